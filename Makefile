@@ -1,0 +1,57 @@
+# Basin's entry points. Each target installs what is missing first (scripts/setup.sh).
+#   make          build build/basin and the tests
+#   make demo     build, then run the demo (scripts/demo.sh)
+#   make test     build, then run every test suite (what CI runs)
+#   make test-fast   as test, skipping suites labelled "slow"
+#   make asan     build with ASan+UBSan in build-asan/ and run the tests there
+#   make fuzz     build the libFuzzer targets with clang and run each for FUZZ_SECONDS
+#   make bench    build and run the benchmarks in bench/
+JOBS ?= 2
+BUILD ?= build
+FUZZ_SECONDS ?= 60
+CMAKE_FLAGS ?=
+
+.PHONY: all setup build demo test test-fast asan fuzz bench format tidy clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+$(BUILD)/.duckdb-root: scripts/setup.sh
+	@mkdir -p $(BUILD)
+	@bash scripts/setup.sh --print-duckdb-root | tail -n 1 > $@.tmp && mv $@.tmp $@
+
+build: $(BUILD)/.duckdb-root
+	@bash scripts/setup.sh
+	cmake -S . -B $(BUILD) -G Ninja -DDUCKDB_ROOT="$$(cat $(BUILD)/.duckdb-root)" $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)/basin
+
+test: build
+	bash scripts/run_tests.sh $(BUILD)
+
+test-fast: build
+	BASIN_SKIP_SLOW=1 bash scripts/run_tests.sh $(BUILD)
+
+asan:
+	$(MAKE) build BUILD=build-asan CMAKE_FLAGS="-DBASIN_SANITIZE=ON -DBASIN_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug"
+	BASIN_SANITIZE=1 bash scripts/run_tests.sh build-asan
+
+fuzz:
+	$(MAKE) build BUILD=build-fuzz CMAKE_FLAGS="-DBASIN_FUZZ=ON -DBASIN_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++"
+	bash scripts/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+
+bench: build
+	bash scripts/run_benchmarks.sh $(BUILD)
+
+format:
+	find src tests bench fuzz include -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+tidy: build
+	find src -name '*.cc' | xargs clang-tidy -p $(BUILD) --quiet
+
+clean:
+	rm -rf build build-asan build-fuzz

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what Basin needs to build and test, idempotently:
+#   1. Debian packages (skipped when all are present),
+#   2. DuckDB 1.4.4 (header + shared library) from the npm registry, unless DUCKDB_ROOT
+#      points at a folder holding duckdb.h and libduckdb.so.
+# Prints the DuckDB folder on its last line of output to stdout when called with --print-duckdb-root.
+set -euo pipefail
+
+DUCKDB_VERSION=1.4.4
+DUCKDB_BINDINGS_VERSION=1.4.4-r.4
+CACHE_DIR="${BASIN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/basin}"
+DUCKDB_DIR="$CACHE_DIR/duckdb-$DUCKDB_VERSION"
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config clang clang-format clang-tidy libclang-rt-14-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libroaring-dev nlohmann-json3-dev libcli11-dev libfmt-dev libedit-dev
+  libzstd-dev zlib1g-dev libssl-dev
+  curl ca-certificates
+)
+
+log() { echo "[setup] $*" >&2; }
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  # node and npm fetch DuckDB and the interop readers; Debian's nodejs only when none is on PATH.
+  command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  log "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  if ! $sudo apt-get update -qq >&2 || \
+     ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2; then
+    log "ERROR: could not install Debian packages: ${missing[*]}"
+    log "       install them by hand (apt-get install ...) and run this again"
+    exit 1
+  fi
+}
+
+fetch_duckdb() {
+  if [ -n "${DUCKDB_ROOT:-}" ]; then
+    if [ -f "$DUCKDB_ROOT/duckdb.h" ] && [ -f "$DUCKDB_ROOT/libduckdb.so" ]; then
+      DUCKDB_DIR="$DUCKDB_ROOT"; return 0
+    fi
+    log "ERROR: DUCKDB_ROOT=$DUCKDB_ROOT does not hold duckdb.h and libduckdb.so"; exit 1
+  fi
+  if [ -f "$DUCKDB_DIR/duckdb.h" ] && [ -f "$DUCKDB_DIR/libduckdb.so" ]; then return 0; fi
+  log "fetching DuckDB $DUCKDB_VERSION from the npm registry into $DUCKDB_DIR"
+  local tmp; tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' RETURN
+  if ! (cd "$tmp" && npm pack --silent "duckdb@$DUCKDB_VERSION" \
+          "@duckdb/node-bindings-linux-x64@$DUCKDB_BINDINGS_VERSION" >/dev/null 2>"$tmp/npm.err"); then
+    log "ERROR: could not fetch DuckDB packages with npm:"; cat "$tmp/npm.err" >&2
+    log "       set DUCKDB_ROOT to a folder with duckdb.h and libduckdb.so (DuckDB's release archive)"
+    exit 1
+  fi
+  mkdir -p "$tmp/src" "$tmp/lib" "$DUCKDB_DIR.partial"
+  tar -xzf "$tmp/duckdb-$DUCKDB_VERSION.tgz" -C "$tmp/src" package/src/duckdb/src/include/duckdb.h
+  tar -xzf "$tmp/duckdb-node-bindings-linux-x64-$DUCKDB_BINDINGS_VERSION.tgz" -C "$tmp/lib" package/libduckdb.so
+  cp "$tmp/src/package/src/duckdb/src/include/duckdb.h" "$tmp/lib/package/libduckdb.so" "$DUCKDB_DIR.partial/"
+  rm -rf "$DUCKDB_DIR" && mv "$DUCKDB_DIR.partial" "$DUCKDB_DIR"
+}
+
+install_packages
+fetch_duckdb
+if [ "${1:-}" = "--print-duckdb-root" ]; then echo "$DUCKDB_DIR"; fi
