@@ -1,0 +1,140 @@
+// Delta Lake log actions, as the protocol defines them (PROTOCOL.md "Actions").
+// Parsed from JSON commit lines and from checkpoint rows (which Basin renders as JSON
+// through DuckDB), so one parser serves both.
+//
+// Paths are kept exactly as the log holds them (URL-encoded, relative to the table root
+// or absolute URIs); see DecodeDataPath() in delta/paths.h.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace basin::delta {
+
+using PartitionValues = std::map<std::string, std::optional<std::string>>;
+
+struct DeletionVectorDescriptor {
+  char storage_type = 'u';          // 'u' relative path (with random prefix), 'i' inline, 'p' absolute path
+  std::string path_or_inline_dv;
+  std::optional<int32_t> offset;    // byte offset in the DV file; absent for 'i'
+  int32_t size_in_bytes = 0;
+  int64_t cardinality = 0;          // number of deleted rows
+
+  // storage_type + path_or_inline_dv (+ '@' offset): identity of the DV for log replay.
+  std::string UniqueId() const;
+};
+
+struct AddFile {
+  std::string path;
+  PartitionValues partition_values;
+  int64_t size = 0;
+  int64_t modification_time = 0;
+  bool data_change = true;
+  std::optional<std::string> stats;  // JSON text; from `stats` or a checkpoint's `stats_parsed`
+  std::map<std::string, std::string> tags;
+  std::optional<DeletionVectorDescriptor> deletion_vector;
+  std::optional<int64_t> base_row_id;
+  std::optional<int64_t> default_row_commit_version;
+  std::optional<std::string> clustering_provider;
+
+  // Replay key: path plus DV unique id (PROTOCOL.md "Action Reconciliation").
+  std::string ReplayKey() const;
+};
+
+struct RemoveFile {
+  std::string path;
+  std::optional<int64_t> deletion_timestamp;
+  bool data_change = true;
+  bool extended_file_metadata = false;
+  PartitionValues partition_values;
+  std::optional<int64_t> size;
+  std::optional<DeletionVectorDescriptor> deletion_vector;
+
+  std::string ReplayKey() const;
+};
+
+struct Protocol {
+  int32_t min_reader_version = 1;
+  int32_t min_writer_version = 2;
+  std::optional<std::vector<std::string>> reader_features;  // present iff reader version 3
+  std::optional<std::vector<std::string>> writer_features;  // present iff writer version 7
+
+  bool HasReaderFeature(const std::string& name) const;
+  bool HasWriterFeature(const std::string& name) const;
+};
+
+struct Metadata {
+  std::string id;
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  std::string format_provider = "parquet";
+  std::map<std::string, std::string> format_options;
+  std::string schema_string;  // JSON text of the table schema (delta/schema.h parses it)
+  std::vector<std::string> partition_columns;
+  std::map<std::string, std::string> configuration;
+  std::optional<int64_t> created_time;
+};
+
+struct SetTransaction {
+  std::string app_id;
+  int64_t version = 0;
+  std::optional<int64_t> last_updated;
+};
+
+struct CommitInfo {
+  nlohmann::json raw;  // the whole object; operation, operationParameters, metrics, engineInfo...
+  std::optional<int64_t> in_commit_timestamp;
+  std::optional<int64_t> timestamp;
+  std::optional<std::string> operation;
+};
+
+struct DomainMetadata {
+  std::string domain;
+  std::string configuration;
+  bool removed = false;
+};
+
+struct CheckpointMetadata {
+  int64_t version = 0;
+  std::map<std::string, std::string> tags;
+};
+
+struct Sidecar {
+  std::string path;  // relative to _delta_log/_sidecars/, or absolute
+  int64_t size_in_bytes = 0;
+  int64_t modification_time = 0;
+};
+
+struct CdcFile {
+  std::string path;
+  PartitionValues partition_values;
+  int64_t size = 0;
+  bool data_change = false;
+};
+
+// An action type this reader does not know; kept so replay can ignore it knowingly.
+struct UnknownAction {
+  std::string name;
+};
+
+using Action = std::variant<AddFile, RemoveFile, Protocol, Metadata, SetTransaction, CommitInfo,
+                            DomainMetadata, CheckpointMetadata, Sidecar, CdcFile, UnknownAction>;
+
+// Parses one JSON object holding exactly one action ({"add": {...}}), or a checkpoint row
+// rendered as JSON (one non-null action column among nulls). `where` names the source for
+// errors ("_delta_log/00000000000000000003.json line 2"). Returns nullopt for a row with no
+// action. Corruption (naming `where` and the field) for malformed input; never crashes.
+Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where);
+
+// All actions of a JSON commit file's content, one per non-empty line.
+Result<std::vector<Action>> ParseCommitFile(std::string_view content, const std::string& where);
+
+}  // namespace basin::delta
