@@ -1,1 +1,131 @@
-int main() { return 0; }
+// `basin`: the command line. This file maps arguments onto the subcommands in commands.h;
+// CLI11's exceptions stop here.
+#include <duckdb.h>
+
+#include <iostream>
+#include <map>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/output_format.h"
+#include "cli/version.h"
+
+namespace {
+
+using basin::cli::DemoDataOptions;
+using basin::cli::DescribeCommandOptions;
+using basin::cli::SqlCommandOptions;
+
+constexpr const char* kDescription =
+    "Basin: SQL over Delta Lake tables, executed by embedded DuckDB.\n"
+    "Run 'basin help COMMAND' for a command's options.";
+
+std::string VersionText() {
+  return std::string("basin ") + basin::cli::kBasinVersion + " (DuckDB " + duckdb_library_version() + ")";
+}
+
+CLI::App* AddSqlCommand(CLI::App& app, SqlCommandOptions& options) {
+  CLI::App* sql = app.add_subcommand("sql", "Run SQL statements (-c, -f, stdin) or open the interactive shell");
+  sql->add_option("-w,--warehouse", options.warehouse_dir, "Folder that relative delta_scan paths resolve against")
+      ->envname("BASIN_WAREHOUSE");
+  sql->add_option("--format", options.format, "Result format: table, csv or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  CLI::Option* command = sql->add_option("-c,--command", options.command, "SQL text to run");
+  sql->add_option("-f,--file", options.file, "File of SQL statements to run")->excludes(command);
+  sql->add_flag("--stats", options.show_stats, "Print on stderr how many data files each scan read (data skipping)");
+  sql->add_flag("--timer", options.show_timing, "Print each statement's run time on stderr");
+  sql->add_flag("!--no-data-skipping", options.data_skipping, "Read every file of each snapshot");
+  return sql;
+}
+
+CLI::App* AddDescribeCommand(CLI::App& app, DescribeCommandOptions& options) {
+  CLI::App* describe =
+      app.add_subcommand("describe", "Show a Delta table's schema, protocol, files, size and properties");
+  describe->add_option("path", options.table_path, "The table's folder")->required();
+  describe->add_option("-w,--warehouse", options.warehouse_dir, "Folder that a relative path resolves against")
+      ->envname("BASIN_WAREHOUSE");
+  describe->add_option("--at-version", options.version, "Describe this older version instead of the latest");
+  return describe;
+}
+
+// CLI11's App::help() describes the parsed subcommand; help needs the one asked for.
+std::string HelpText(const CLI::App& command, const std::string& usage_name) {
+  return command.get_formatter()->make_help(&command, usage_name, CLI::AppFormatMode::Normal);
+}
+
+// Hidden (no group): it exists for scripts/demo.sh and the tests, not for users.
+CLI::App* AddDemoDataCommand(CLI::App& app, DemoDataOptions& options) {
+  CLI::App* demo = app.add_subcommand("demo-data", "Write the demo's events table");
+  demo->group("");
+  demo->add_option("path", options.table_path, "Folder of the new table")->required();
+  demo->add_option("--rows", options.rows, "Number of rows");
+  return demo;
+}
+
+// Usage errors are reported like every other error: "Error: InvalidArgument: ...", status 1.
+int ReportParseError(const CLI::App& app, const CLI::ParseError& error) {
+  if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(error);
+  basin::cli::WriteError(basin::Status::InvalidArgument(error.what()), std::cerr);
+  std::cerr << "Run 'basin help' for usage.\n";
+  return 1;
+}
+
+int PrintHelp(const std::map<std::string, CLI::App*>& commands, const CLI::App& app, const std::string& topic) {
+  if (topic.empty()) {
+    std::cout << HelpText(app, "basin");
+    return 0;
+  }
+  auto command = commands.find(topic);
+  if (command == commands.end()) {
+    basin::cli::WriteError(basin::Status::InvalidArgument("no command '" + topic + "'"), std::cerr);
+    return 1;
+  }
+  std::cout << HelpText(*command->second, "basin " + topic);
+  return 0;
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app(kDescription, "basin");
+  app.set_version_flag("--version", VersionText());
+  // At most one command, so that "help sql" reads "sql" as help's argument.
+  app.require_subcommand(0, 1);
+
+  SqlCommandOptions sql_options;
+  DescribeCommandOptions describe_options;
+  DemoDataOptions demo_options;
+  std::string help_topic;
+  std::map<std::string, CLI::App*> commands = {
+      {"sql", AddSqlCommand(app, sql_options)},
+      {"describe", AddDescribeCommand(app, describe_options)},
+      {"demo-data", AddDemoDataCommand(app, demo_options)},
+  };
+  CLI::App* help = app.add_subcommand("help", "Show this help, or a command's help");
+  help->add_option("command", help_topic, "The command to explain");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return ReportParseError(app, error);
+  }
+
+  if (commands["sql"]->parsed()) return basin::cli::RunSqlCommand(sql_options);
+  if (commands["describe"]->parsed()) return basin::cli::RunDescribeCommand(describe_options);
+  if (commands["demo-data"]->parsed()) return basin::cli::RunDemoDataCommand(demo_options);
+  if (help->parsed()) return PrintHelp(commands, app, help_topic);
+  std::cerr << HelpText(app, "basin");
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Basin code returns Status; what still throws here (CLI11 setup, std::bad_alloc) is a bug
+  // or an exhausted machine, reported like any other error.
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& error) {
+    basin::cli::WriteError(basin::Status::Internal(error.what()), std::cerr);
+    return 1;
+  }
+}

@@ -123,6 +123,7 @@ struct CdcFile {
 // An action type this reader does not know; kept so replay can ignore it knowingly.
 struct UnknownAction {
   std::string name;
+  nlohmann::json raw;  // the action's body, so a rewrite of the log can carry it along
 };
 
 using Action = std::variant<AddFile, RemoveFile, Protocol, Metadata, SetTransaction, CommitInfo,
@@ -134,7 +135,19 @@ using Action = std::variant<AddFile, RemoveFile, Protocol, Metadata, SetTransact
 // action. Corruption (naming `where` and the field) for malformed input; never crashes.
 Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where);
 
-// All actions of a JSON commit file's content, one per non-empty line.
+// All actions of a JSON commit file's content, one per non-empty line. Errors name
+// `where` and the line number.
 Result<std::vector<Action>> ParseCommitFile(std::string_view content, const std::string& where);
+// As ParseCommitFile, parsing only the lines that contain `needle`: a cheap way to pick
+// one action type out of a large commit ("\"commitInfo\"").
+Result<std::vector<Action>> ParseCommitLinesContaining(std::string_view content, const std::string& where,
+                                                       std::string_view needle);
+
+// One JSON line (no newline) in the log's form: {"add":{...}}. Optional fields that are
+// unset are omitted. ParseAction(SerializeAction(a)) gives back `a`.
+std::string SerializeAction(const Action& action);
+
+// The action's name in the log: "add", "metaData", ... (UnknownAction: its name).
+std::string ActionName(const Action& action);
 
 }  // namespace basin::delta

@@ -2,6 +2,10 @@
 
 #include <duckdb.h>
 
+#include <cstring>
+
+#include "engine/functions.h"
+
 namespace basin::engine {
 
 namespace {
@@ -66,6 +70,12 @@ std::string TypeName(duckdb_logical_type type) {
       duckdb_destroy_logical_type(&child);
       return name;
     }
+    case DUCKDB_TYPE_ARRAY: {
+      duckdb_logical_type child = duckdb_array_type_child_type(type);
+      std::string name = TypeName(child) + "[" + std::to_string(duckdb_array_type_array_size(type)) + "]";
+      duckdb_destroy_logical_type(&child);
+      return name;
+    }
     case DUCKDB_TYPE_MAP: {
       duckdb_logical_type key = duckdb_map_type_key_type(type);
       duckdb_logical_type value = duckdb_map_type_value_type(type);
@@ -92,6 +102,249 @@ std::string TypeName(duckdb_logical_type type) {
   }
 }
 
+// Owns a duckdb_value or duckdb_logical_type for one scope.
+struct ValueGuard {
+  duckdb_value value;
+  ~ValueGuard() { duckdb_destroy_value(&value); }
+};
+struct TypeGuard {
+  duckdb_logical_type type;
+  ~TypeGuard() { duckdb_destroy_logical_type(&type); }
+};
+
+bool RowIsValid(duckdb_vector vector, idx_t row) {
+  uint64_t* validity = duckdb_vector_get_validity(vector);
+  return validity == nullptr || duckdb_validity_row_is_valid(validity, row);
+}
+
+template <typename T>
+T At(duckdb_vector vector, idx_t row) {
+  T out;
+  std::memcpy(&out, static_cast<const char*>(duckdb_vector_get_data(vector)) + row * sizeof(T), sizeof(T));
+  return out;
+}
+
+// A scalar cell as a duckdb_value, so DuckDB renders it exactly as it renders columns.
+Result<duckdb_value> ScalarValue(duckdb_vector vector, duckdb_logical_type type, idx_t row) {
+  switch (duckdb_get_type_id(type)) {
+    case DUCKDB_TYPE_BOOLEAN: return duckdb_create_bool(At<bool>(vector, row));
+    case DUCKDB_TYPE_TINYINT: return duckdb_create_int8(At<int8_t>(vector, row));
+    case DUCKDB_TYPE_SMALLINT: return duckdb_create_int16(At<int16_t>(vector, row));
+    case DUCKDB_TYPE_INTEGER: return duckdb_create_int32(At<int32_t>(vector, row));
+    case DUCKDB_TYPE_BIGINT: return duckdb_create_int64(At<int64_t>(vector, row));
+    case DUCKDB_TYPE_UTINYINT: return duckdb_create_uint8(At<uint8_t>(vector, row));
+    case DUCKDB_TYPE_USMALLINT: return duckdb_create_uint16(At<uint16_t>(vector, row));
+    case DUCKDB_TYPE_UINTEGER: return duckdb_create_uint32(At<uint32_t>(vector, row));
+    case DUCKDB_TYPE_UBIGINT: return duckdb_create_uint64(At<uint64_t>(vector, row));
+    case DUCKDB_TYPE_HUGEINT: return duckdb_create_hugeint(At<duckdb_hugeint>(vector, row));
+    case DUCKDB_TYPE_UHUGEINT: return duckdb_create_uhugeint(At<duckdb_uhugeint>(vector, row));
+    case DUCKDB_TYPE_FLOAT: return duckdb_create_float(At<float>(vector, row));
+    case DUCKDB_TYPE_DOUBLE: return duckdb_create_double(At<double>(vector, row));
+    case DUCKDB_TYPE_DATE: return duckdb_create_date(At<duckdb_date>(vector, row));
+    case DUCKDB_TYPE_TIME: return duckdb_create_time(At<duckdb_time>(vector, row));
+    case DUCKDB_TYPE_TIME_NS: return duckdb_create_time_ns(At<duckdb_time_ns>(vector, row));
+    case DUCKDB_TYPE_TIME_TZ: return duckdb_create_time_tz_value(At<duckdb_time_tz>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP: return duckdb_create_timestamp(At<duckdb_timestamp>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_TZ: return duckdb_create_timestamp_tz(At<duckdb_timestamp>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_S: return duckdb_create_timestamp_s(At<duckdb_timestamp_s>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_MS: return duckdb_create_timestamp_ms(At<duckdb_timestamp_ms>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_NS: return duckdb_create_timestamp_ns(At<duckdb_timestamp_ns>(vector, row));
+    case DUCKDB_TYPE_INTERVAL: return duckdb_create_interval(At<duckdb_interval>(vector, row));
+    case DUCKDB_TYPE_VARCHAR:
+    case DUCKDB_TYPE_BLOB: {
+      auto str = At<duckdb_string_t>(vector, row);
+      const char* data = duckdb_string_t_data(&str);
+      uint32_t length = duckdb_string_t_length(str);
+      // `str` is a copy: inlined strings live inside it, so use them before it goes away.
+      if (duckdb_get_type_id(type) == DUCKDB_TYPE_VARCHAR) return duckdb_create_varchar_length(data, length);
+      return duckdb_create_blob(reinterpret_cast<const uint8_t*>(data), length);
+    }
+    case DUCKDB_TYPE_UUID: {
+      // DuckDB stores UUIDs as a hugeint with the top bit flipped, so they sort as strings.
+      auto stored = At<duckdb_hugeint>(vector, row);
+      duckdb_uhugeint uuid{stored.lower, static_cast<uint64_t>(stored.upper) ^ (uint64_t{1} << 63)};
+      return duckdb_create_uuid(uuid);
+    }
+    case DUCKDB_TYPE_DECIMAL: {
+      duckdb_decimal decimal{duckdb_decimal_width(type), duckdb_decimal_scale(type), {}};
+      auto widen = [](int64_t v) { return duckdb_hugeint{static_cast<uint64_t>(v), v < 0 ? -1 : 0}; };
+      switch (duckdb_decimal_internal_type(type)) {
+        case DUCKDB_TYPE_SMALLINT: decimal.value = widen(At<int16_t>(vector, row)); break;
+        case DUCKDB_TYPE_INTEGER: decimal.value = widen(At<int32_t>(vector, row)); break;
+        case DUCKDB_TYPE_BIGINT: decimal.value = widen(At<int64_t>(vector, row)); break;
+        default: decimal.value = At<duckdb_hugeint>(vector, row); break;
+      }
+      return duckdb_create_decimal(decimal);
+    }
+    case DUCKDB_TYPE_ENUM: {
+      uint64_t index = 0;
+      switch (duckdb_enum_internal_type(type)) {
+        case DUCKDB_TYPE_UTINYINT: index = At<uint8_t>(vector, row); break;
+        case DUCKDB_TYPE_USMALLINT: index = At<uint16_t>(vector, row); break;
+        default: index = At<uint32_t>(vector, row); break;
+      }
+      char* text = duckdb_enum_dictionary_value(type, index);
+      duckdb_value value = duckdb_create_varchar(text);
+      duckdb_free(text);
+      return value;
+    }
+    default:
+      return Status::NotImplemented("cannot read DuckDB values of type " + TypeName(type) + " in results");
+  }
+}
+
+Result<Value> CellValue(duckdb_vector vector, idx_t row) {
+  Value out;
+  if (!RowIsValid(vector, row)) return out;
+  TypeGuard type{duckdb_vector_get_column_type(vector)};
+  switch (duckdb_get_type_id(type.type)) {
+    case DUCKDB_TYPE_LIST:
+    case DUCKDB_TYPE_MAP: {
+      bool is_map = duckdb_get_type_id(type.type) == DUCKDB_TYPE_MAP;
+      out.kind = is_map ? Value::Kind::kMap : Value::Kind::kList;
+      auto entry = At<duckdb_list_entry>(vector, row);
+      duckdb_vector child = duckdb_list_vector_get_child(vector);
+      for (idx_t i = 0; i < entry.length; i++) {
+        if (is_map) {
+          ASSIGN_OR_RETURN(Value key, CellValue(duckdb_struct_vector_get_child(child, 0), entry.offset + i));
+          ASSIGN_OR_RETURN(Value value, CellValue(duckdb_struct_vector_get_child(child, 1), entry.offset + i));
+          out.children.emplace_back(key.ToString(), std::move(value));
+        } else {
+          ASSIGN_OR_RETURN(Value element, CellValue(child, entry.offset + i));
+          out.children.emplace_back("", std::move(element));
+        }
+      }
+      return out;
+    }
+    case DUCKDB_TYPE_ARRAY: {
+      out.kind = Value::Kind::kList;
+      idx_t size = duckdb_array_type_array_size(type.type);
+      duckdb_vector child = duckdb_array_vector_get_child(vector);
+      for (idx_t i = 0; i < size; i++) {
+        ASSIGN_OR_RETURN(Value element, CellValue(child, row * size + i));
+        out.children.emplace_back("", std::move(element));
+      }
+      return out;
+    }
+    case DUCKDB_TYPE_STRUCT: {
+      out.kind = Value::Kind::kStruct;
+      idx_t n = duckdb_struct_type_child_count(type.type);
+      for (idx_t i = 0; i < n; i++) {
+        char* name = duckdb_struct_type_child_name(type.type, i);
+        std::string field = name;
+        duckdb_free(name);
+        ASSIGN_OR_RETURN(Value value, CellValue(duckdb_struct_vector_get_child(vector, i), row));
+        out.children.emplace_back(std::move(field), std::move(value));
+      }
+      return out;
+    }
+    case DUCKDB_TYPE_UNION: {
+      // A union is a struct whose first child is the tag of the member that holds the value.
+      auto tag = At<uint8_t>(duckdb_struct_vector_get_child(vector, 0), row);
+      return CellValue(duckdb_struct_vector_get_child(vector, tag + 1), row);
+    }
+    case DUCKDB_TYPE_VARCHAR: {
+      auto str = At<duckdb_string_t>(vector, row);
+      out.kind = Value::Kind::kScalar;
+      out.text.assign(duckdb_string_t_data(&str), duckdb_string_t_length(str));
+      return out;
+    }
+    case DUCKDB_TYPE_INTEGER:
+      out.kind = Value::Kind::kScalar;
+      out.text = std::to_string(At<int32_t>(vector, row));
+      return out;
+    case DUCKDB_TYPE_BIGINT:
+      out.kind = Value::Kind::kScalar;
+      out.text = std::to_string(At<int64_t>(vector, row));
+      return out;
+    default: {
+      ASSIGN_OR_RETURN(duckdb_value raw, ScalarValue(vector, type.type, row));
+      ValueGuard value{raw};
+      char* text = duckdb_get_varchar(value.value);
+      out.kind = Value::Kind::kScalar;
+      out.text = text != nullptr ? text : "";
+      duckdb_free(text);
+      return out;
+    }
+  }
+}
+
+ColumnType DescribeType(std::string name, duckdb_logical_type type) {
+  ColumnType out;
+  out.name = std::move(name);
+  out.type_name = TypeName(type);
+  switch (duckdb_get_type_id(type)) {
+    case DUCKDB_TYPE_DECIMAL:
+      out.width = duckdb_decimal_width(type);
+      out.scale = duckdb_decimal_scale(type);
+      break;
+    case DUCKDB_TYPE_LIST: {
+      out.kind = ColumnType::Kind::kList;
+      TypeGuard child{duckdb_list_type_child_type(type)};
+      out.children.push_back(DescribeType("", child.type));
+      break;
+    }
+    case DUCKDB_TYPE_ARRAY: {
+      out.kind = ColumnType::Kind::kList;
+      TypeGuard child{duckdb_array_type_child_type(type)};
+      out.children.push_back(DescribeType("", child.type));
+      break;
+    }
+    case DUCKDB_TYPE_MAP: {
+      out.kind = ColumnType::Kind::kMap;
+      TypeGuard key{duckdb_map_type_key_type(type)};
+      TypeGuard value{duckdb_map_type_value_type(type)};
+      out.children.push_back(DescribeType("", key.type));
+      out.children.push_back(DescribeType("", value.type));
+      break;
+    }
+    case DUCKDB_TYPE_STRUCT: {
+      out.kind = ColumnType::Kind::kStruct;
+      idx_t n = duckdb_struct_type_child_count(type);
+      for (idx_t i = 0; i < n; i++) {
+        char* child_name = duckdb_struct_type_child_name(type, i);
+        TypeGuard child{duckdb_struct_type_child_type(type, i)};
+        out.children.push_back(DescribeType(child_name, child.type));
+        duckdb_free(child_name);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+// Walks a materialized result chunk by chunk, calling `cell(column, row, value)` for the
+// columns selected by `want`.
+template <typename Want, typename Cell>
+Status ForEachCell(duckdb_result& result, Want want, Cell cell) {
+  idx_t columns = duckdb_column_count(&result);
+  idx_t chunks = duckdb_result_chunk_count(result);
+  idx_t row_base = 0;
+  for (idx_t k = 0; k < chunks; k++) {
+    duckdb_data_chunk chunk = duckdb_result_get_chunk(result, k);
+    idx_t size = duckdb_data_chunk_get_size(chunk);
+    Status st;
+    for (idx_t c = 0; c < columns && st.ok(); c++) {
+      if (!want(c)) continue;
+      duckdb_vector vector = duckdb_data_chunk_get_vector(chunk, c);
+      for (idx_t r = 0; r < size; r++) {
+        Result<Value> value = CellValue(vector, r);
+        if (!value.ok()) {
+          st = value.status();
+          break;
+        }
+        cell(c, row_base + r, std::move(value).value());
+      }
+    }
+    duckdb_destroy_data_chunk(&chunk);
+    RETURN_IF_ERROR(st);
+    row_base += size;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options) {
@@ -100,7 +353,6 @@ Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options)
   if (duckdb_create_config(&config) != DuckDBSuccess) return Status::Internal("duckdb_create_config failed");
   if (options.threads > 0) duckdb_set_config(config, "threads", std::to_string(options.threads).c_str());
   if (!options.memory_limit.empty()) duckdb_set_config(config, "memory_limit", options.memory_limit.c_str());
-  duckdb_set_config(config, "TimeZone", "UTC");
   char* error = nullptr;
   const char* path = options.path.empty() ? nullptr : options.path.c_str();
   duckdb_database raw = nullptr;
@@ -112,6 +364,17 @@ Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options)
   }
   duckdb_destroy_config(&config);
   db->db_ = raw;
+  // TimeZone belongs to the ICU extension, which loads only once the database is open, so
+  // it cannot be part of the open config.
+  duckdb_connection setup = nullptr;
+  if (duckdb_connect(raw, &setup) != DuckDBSuccess) return Status::Internal("cannot connect to DuckDB");
+  ResultGuard guard;
+  duckdb_state state = duckdb_query(setup, "SET GLOBAL TimeZone='UTC'", &guard.result);
+  Status st = state == DuckDBSuccess ? Status::OK()
+                                     : StatusFromDuckDB(duckdb_result_error(&guard.result),
+                                                        duckdb_result_error_type(&guard.result));
+  duckdb_disconnect(&setup);
+  RETURN_IF_ERROR(st);
   return db;
 }
 
@@ -125,6 +388,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(std::shared_ptr<Database> d
     return Status::Internal("cannot connect to DuckDB");
   }
   RETURN_IF_ERROR(conn->Execute("SET TimeZone='UTC'; SET parquet_metadata_cache=true"));
+  RETURN_IF_ERROR(RegisterBasinFunctions(*conn));
   return conn;
 }
 
@@ -153,21 +417,51 @@ Result<QueryResult> Connection::Query(const std::string& sql) {
     out.column_types.push_back(TypeName(type));
     duckdb_destroy_logical_type(&type);
   }
-  idx_t rows = duckdb_row_count(&guard.result);
-  out.rows.reserve(rows);
-  for (idx_t r = 0; r < rows; r++) {
-    std::vector<std::optional<std::string>> row;
-    row.reserve(columns);
-    for (idx_t c = 0; c < columns; c++) {
-      if (duckdb_value_is_null(&guard.result, c, r)) {
-        row.emplace_back(std::nullopt);
-        continue;
-      }
-      char* text = duckdb_value_varchar(&guard.result, c, r);
-      row.emplace_back(text != nullptr ? std::optional<std::string>(text) : std::nullopt);
-      duckdb_free(text);
-    }
-    out.rows.push_back(std::move(row));
+  // Walks chunks rather than using duckdb_value_varchar, which renders nested values and
+  // TIMESTAMP WITH TIME ZONE as NULL (and cannot be mixed with chunk access).
+  out.rows.assign(duckdb_row_count(&guard.result), std::vector<std::optional<std::string>>(columns));
+  RETURN_IF_ERROR(ForEachCell(
+      guard.result, [](idx_t) { return true; },
+      [&](idx_t c, idx_t r, Value value) {
+        if (value.kind == Value::Kind::kScalar) {
+          out.rows[r][c] = std::move(value.text);
+        } else if (!value.is_null()) {
+          out.rows[r][c] = value.ToString();
+        }
+      }));
+  return out;
+}
+
+Result<ValueResult> Connection::QueryValues(const std::string& sql) {
+  ResultGuard guard;
+  if (duckdb_query(conn_, sql.c_str(), &guard.result) != DuckDBSuccess) {
+    return StatusFromDuckDB(duckdb_result_error(&guard.result), duckdb_result_error_type(&guard.result));
+  }
+  ValueResult out;
+  idx_t columns = duckdb_column_count(&guard.result);
+  for (idx_t c = 0; c < columns; c++) {
+    out.column_names.emplace_back(duckdb_column_name(&guard.result, c));
+    TypeGuard type{duckdb_column_logical_type(&guard.result, c)};
+    out.column_types.push_back(TypeName(type.type));
+  }
+  out.rows.assign(duckdb_row_count(&guard.result), std::vector<Value>(columns));
+  RETURN_IF_ERROR(ForEachCell(
+      guard.result, [](idx_t) { return true; },
+      [&](idx_t c, idx_t r, Value value) { out.rows[r][c] = std::move(value); }));
+  return out;
+}
+
+Result<std::vector<ColumnType>> Connection::DescribeQuery(const std::string& select_sql) {
+  ResultGuard guard;
+  std::string sql = "SELECT * FROM (" + select_sql + "\n) LIMIT 0";
+  if (duckdb_query(conn_, sql.c_str(), &guard.result) != DuckDBSuccess) {
+    return StatusFromDuckDB(duckdb_result_error(&guard.result), duckdb_result_error_type(&guard.result));
+  }
+  std::vector<ColumnType> out;
+  idx_t columns = duckdb_column_count(&guard.result);
+  for (idx_t c = 0; c < columns; c++) {
+    TypeGuard type{duckdb_column_logical_type(&guard.result, c)};
+    out.push_back(DescribeType(duckdb_column_name(&guard.result, c), type.type));
   }
   return out;
 }
@@ -183,6 +477,79 @@ Result<uint64_t> Connection::CountRows(const std::string& sql) {
 void Connection::Interrupt() { duckdb_interrupt(conn_); }
 
 double Connection::Progress() { return duckdb_query_progress(conn_).percentage; }
+
+std::string Value::ToString() const {
+  switch (kind) {
+    case Kind::kNull: return "NULL";
+    case Kind::kScalar: return text;
+    case Kind::kList: {
+      std::string out = "[";
+      for (size_t i = 0; i < children.size(); i++) {
+        if (i > 0) out += ", ";
+        out += children[i].second.ToString();
+      }
+      return out + "]";
+    }
+    case Kind::kStruct: {
+      std::string out = "{";
+      for (size_t i = 0; i < children.size(); i++) {
+        if (i > 0) out += ", ";
+        out += QuoteLiteral(children[i].first) + ": " + children[i].second.ToString();
+      }
+      return out + "}";
+    }
+    case Kind::kMap: {
+      std::string out = "{";
+      for (size_t i = 0; i < children.size(); i++) {
+        if (i > 0) out += ", ";
+        out += children[i].first + "=" + children[i].second.ToString();
+      }
+      return out + "}";
+    }
+  }
+  return "";
+}
+
+const Value* Value::Find(std::string_view name) const {
+  for (const auto& [key, value] : children) {
+    if (key == name) return &value;
+  }
+  return nullptr;
+}
+
+Result<std::unique_ptr<Appender>> Appender::Open(Connection& conn, const std::string& schema,
+                                                 const std::string& table) {
+  std::unique_ptr<Appender> out(new Appender());
+  out->table_ = schema + "." + table;
+  duckdb_appender raw = nullptr;
+  const char* catalog = schema == "temp" ? "temp" : nullptr;
+  const char* schema_name = schema == "temp" ? "main" : schema.c_str();
+  if (duckdb_appender_create_ext(conn.raw(), catalog, schema_name, table.c_str(), &raw) != DuckDBSuccess) {
+    std::string msg = raw != nullptr && duckdb_appender_error(raw) ? duckdb_appender_error(raw) : "unknown error";
+    duckdb_appender_destroy(&raw);
+    return Status::NotFound("cannot append to table " + out->table_ + ": " + msg);
+  }
+  out->appender_ = raw;
+  return out;
+}
+
+Appender::~Appender() {
+  if (appender_ != nullptr) duckdb_appender_destroy(&appender_);
+}
+
+Status Appender::Check(int state, const char* what) {
+  if (state == DuckDBSuccess) return Status::OK();
+  const char* error = duckdb_appender_error(appender_);
+  return Status::InvalidArgument(std::string(what) + " into " + table_ + " failed: " + (error ? error : "unknown error"));
+}
+
+Status Appender::Append(int64_t value) { return Check(duckdb_append_int64(appender_, value), "append"); }
+Status Appender::Append(std::string_view value) {
+  return Check(duckdb_append_varchar_length(appender_, value.data(), value.size()), "append");
+}
+Status Appender::AppendNull() { return Check(duckdb_append_null(appender_), "append"); }
+Status Appender::EndRow() { return Check(duckdb_appender_end_row(appender_), "append"); }
+Status Appender::Close() { return Check(duckdb_appender_close(appender_), "close appender"); }
 
 std::string QuoteLiteral(std::string_view s) {
   std::string out = "'";

@@ -18,6 +18,7 @@
 
 struct _duckdb_database;
 struct _duckdb_connection;
+struct _duckdb_appender;
 
 namespace basin::engine {
 
@@ -53,6 +54,38 @@ struct QueryResult {
   const std::optional<std::string>& at(size_t row, size_t col) const { return rows[row][col]; }
 };
 
+// One result cell with its nested structure kept (Connection::QueryValues): what Basin
+// reads when it needs the parts of a STRUCT, LIST or MAP, e.g. COPY ... RETURN_STATS.
+struct Value {
+  enum class Kind { kNull, kScalar, kList, kStruct, kMap };
+  Kind kind = Kind::kNull;
+  std::string text;  // kScalar: DuckDB's text rendering of the value
+  // kList: elements (first is empty); kStruct: (field name, value); kMap: (key text, value).
+  std::vector<std::pair<std::string, Value>> children;
+
+  bool is_null() const { return kind == Kind::kNull; }
+  // The text QueryResult shows: 1, {'a': 1, 'b': x}, [1, 2], {k=v}.
+  std::string ToString() const;
+  // kStruct/kMap: the child named `name`, or nullptr.
+  const Value* Find(std::string_view name) const;
+};
+
+// A result column's type as a tree (Connection::DescribeQuery).
+struct ColumnType {
+  enum class Kind { kScalar, kList, kStruct, kMap };
+  std::string name;       // column or struct field name; empty for list elements, map keys/values
+  Kind kind = Kind::kScalar;
+  std::string type_name;  // DuckDB's name: "BIGINT", "DECIMAL(10,2)", "STRUCT(...)", "INTEGER[]"
+  int width = 0, scale = 0;         // DECIMAL
+  std::vector<ColumnType> children;  // kStruct: fields; kList: [element]; kMap: [key, value]
+};
+
+struct ValueResult {
+  std::vector<std::string> column_names;
+  std::vector<std::string> column_types;
+  std::vector<std::vector<Value>> rows;
+};
+
 class Connection {
  public:
   static Result<std::unique_ptr<Connection>> Open(std::shared_ptr<Database> db);
@@ -65,6 +98,11 @@ class Connection {
   Status Execute(const std::string& sql);
   // Runs statements and materializes the last one's result.
   Result<QueryResult> Query(const std::string& sql);
+  // As Query, keeping nested values as trees.
+  Result<ValueResult> QueryValues(const std::string& sql);
+  // The result columns of a SELECT (or any statement usable as a subquery) without reading
+  // its rows.
+  Result<std::vector<ColumnType>> DescribeQuery(const std::string& select_sql);
   // Runs the statement and returns the number of rows it produced, without materializing.
   Result<uint64_t> CountRows(const std::string& sql);
 
@@ -80,6 +118,32 @@ class Connection {
   explicit Connection(std::shared_ptr<Database> db) : db_(std::move(db)) {}
   std::shared_ptr<Database> db_;
   _duckdb_connection* conn_ = nullptr;
+};
+
+// Appends rows to a table through DuckDB's appender (much faster than INSERT for many
+// rows). Rows become visible when Close() returns OK. Thread safety: like its Connection.
+class Appender {
+ public:
+  // `schema` "temp" for a temporary table. NotFound when the table does not exist.
+  static Result<std::unique_ptr<Appender>> Open(Connection& conn, const std::string& schema,
+                                                const std::string& table);
+  ~Appender();
+  Appender(const Appender&) = delete;
+  Appender& operator=(const Appender&) = delete;
+
+  // One value per column, in table order, then EndRow().
+  Status Append(int64_t value);
+  Status Append(std::string_view value);
+  Status AppendNull();
+  Status EndRow();
+  // Flushes the appended rows; errors name the table.
+  Status Close();
+
+ private:
+  Appender() = default;
+  Status Check(int state, const char* what);
+  _duckdb_appender* appender_ = nullptr;
+  std::string table_;
 };
 
 // 'it''s' — a SQL string literal.

@@ -5,7 +5,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
 
 #include "storage/object_store.h"
 
@@ -22,9 +26,73 @@ struct FaultOptions {
   // Writes (Put/PutIfAbsent/Delete) are kept in an unsynced buffer until Sync();
   // DropUnsynced() forgets them, as a machine crash would.
   bool buffer_writes = false;
+  // An injected failure of a write lands after the write took effect, as when the storage
+  // applied a request but its reply was lost. Reads always fail before doing anything.
+  bool fail_after_write = false;
 };
 
-class FaultyObjectStore;
+// Every ObjectStore call (not LocalPath/Describe) counts as one call for fail_nth_call and
+// draws once from the seeded generator when failure_probability > 0. Injected failures
+// are IOError with retryable() set and "injected fault" in the message.
+//
+// With buffer_writes, reads see this store's unsynced writes (like a page cache), the base
+// store does not; PutIfAbsent is atomic against both.
+class FaultyObjectStore final : public ObjectStore {
+ public:
+  FaultyObjectStore(std::shared_ptr<ObjectStore> base, FaultOptions options);
+
+  Result<std::string> Get(const std::string& key) override;
+  Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override;
+  Result<ObjectInfo> Head(const std::string& key) override;
+  Status Put(const std::string& key, const std::string& data) override;
+  Status PutIfAbsent(const std::string& key, const std::string& data) override;
+  Status Delete(const std::string& key) override;
+  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override;
+  // nullopt for a key with an unsynced write, whose file is not (yet) what readers see.
+  std::optional<std::string> LocalPath(const std::string& key) const override;
+  std::string Describe() const override;
+
+  // Replaces the settings: the Nth-call count restarts and the generator is reseeded.
+  // Unsynced writes stay buffered until Sync() or DropUnsynced().
+  void SetOptions(FaultOptions options);
+  FaultOptions options() const;
+
+  uint64_t calls() const;              // ObjectStore calls so far, failed ones included
+  uint64_t injected_failures() const;  // of which failed by injection
+
+  // Applies the unsynced writes to the base store, in key order. On a base failure the
+  // writes not yet applied stay buffered.
+  Status Sync();
+  // Forgets the unsynced writes, as a crash before they reached the disk would.
+  void DropUnsynced();
+  size_t unsynced_writes() const;
+
+ private:
+  // A buffered write: the new bytes, or nullopt for a delete.
+  struct PendingWrite {
+    std::optional<std::string> data;
+    int64_t modification_time_ms = 0;
+  };
+  enum class Fault { kNone, kBefore, kAfter };
+
+  // Counts the call, sleeps for the latency, and decides whether (and when) it fails.
+  Fault BeginCall();
+  Status InjectedFault(const char* operation, const std::string& key) const;
+  Status FinishWrite(Fault fault, const char* operation, const std::string& key, Status status) const;
+  // The buffered state of `key`: nullopt when it has no unsynced write.
+  std::optional<PendingWrite> FindPending(const std::string& key) const;
+  Status BufferedPutIfAbsent(const std::string& key, const std::string& data);
+
+  const std::shared_ptr<ObjectStore> base_;
+  mutable std::mutex mu_;
+  FaultOptions options_;                         // guarded by mu_
+  std::mt19937_64 rng_;                          // guarded by mu_
+  uint64_t calls_ = 0;                           // guarded by mu_
+  uint64_t calls_since_options_ = 0;             // guarded by mu_
+  uint64_t injected_failures_ = 0;               // guarded by mu_
+  std::map<std::string, PendingWrite> pending_;  // guarded by mu_
+};
+
 std::shared_ptr<FaultyObjectStore> NewFaultyObjectStore(std::shared_ptr<ObjectStore> base, FaultOptions options);
 
 }  // namespace basin

@@ -50,7 +50,7 @@ class ObjectStore {
   virtual Result<std::vector<ObjectInfo>> List(const std::string& prefix) = 0;
 
   // A local filesystem path for `key`, when the backend keeps objects as local files that
-  // DuckDB can open directly; nullopt otherwise.
+  // DuckDB can open directly; nullopt otherwise. LocalPath("") is the root folder.
   virtual std::optional<std::string> LocalPath(const std::string& key) const = 0;
 
   // A short description for messages ("local:/data/wh", "memory").

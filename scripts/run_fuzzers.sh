@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target in BUILD_DIR/fuzz/ (the *_fuzz executables of a -DBASIN_FUZZ=ON
+# build; `make fuzz` makes one) for SECONDS each, then prints one closing line
+#   fuzz: N targets ran for S s each, K crashes
+# Exits non-zero when any target crashed, leaked, hung (-timeout), ran out of memory
+# (-rss_limit_mb) or tripped UBSan, or when there is no target to run.
+#
+# Each target keeps a corpus in BUILD_DIR/fuzz-corpus/<name>, seeded from real inputs in the
+# shared test data (../shared/testdata or $BASIN_TESTDATA): Delta log commits for the
+# log-action fuzzer, deletion-vector files for the deletion-vector fuzzer. Crash inputs land
+# in BUILD_DIR/fuzz-artifacts/<name>/; rerun one with `BUILD_DIR/fuzz/<name> <file>`.
+set -uo pipefail
+
+BUILD_DIR="${1:-build-fuzz}"
+SECONDS_EACH="${2:-60}"
+SEEDS_PER_TARGET=40
+REPO_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TESTDATA="${BASIN_TESTDATA:-$REPO_DIR/../shared/testdata}"
+
+if ! [[ "$SECONDS_EACH" =~ ^[0-9]+$ ]] || [ "$SECONDS_EACH" -eq 0 ]; then
+  echo "usage: $0 BUILD_DIR SECONDS (SECONDS a positive integer, got '$SECONDS_EACH')" >&2
+  exit 2
+fi
+
+mapfile -t targets < <(find "$BUILD_DIR/fuzz" -maxdepth 1 -type f -name '*_fuzz' -perm -u+x 2>/dev/null | sort)
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "[fuzz] no *_fuzz executables in $BUILD_DIR/fuzz (build with -DBASIN_FUZZ=ON, e.g. make fuzz)" >&2
+  echo "fuzz: 0 targets ran, 1 failed (nothing to run)"
+  exit 1
+fi
+
+# Copies up to SEEDS_PER_TARGET small files matching find's arguments into corpus folder $1,
+# spread evenly over the sorted list so that every writer's tables contribute.
+seed_from() {
+  local corpus="$1"; shift
+  [ -d "$TESTDATA/delta" ] || return 0
+  local files
+  mapfile -d '' files < <(find "$TESTDATA/delta" "$@" -type f -size -64k -print0 2>/dev/null | sort -z)
+  local step=$(( (${#files[@]} + SEEDS_PER_TARGET - 1) / SEEDS_PER_TARGET ))
+  [ "$step" -ge 1 ] || return 0
+  for ((i = 0; i < ${#files[@]}; i += step)); do
+    local file="${files[$i]}"
+    # Distinct cases reuse file names (00000000000000000000.json), so name seeds by path.
+    local flat="${file#"$TESTDATA/delta/"}"
+    cp -n "$file" "$corpus/seed-${flat//\//_}"
+  done
+}
+
+seed_corpus() {
+  local name="$1" corpus="$2"
+  case "$name" in
+    *log_action*|*commit*|*checkpoint*) seed_from "$corpus" -path '*_delta_log/*' -name '*.json' ;;
+    *deletion_vector*) seed_from "$corpus" -name 'deletion_vector_*.bin' ;;
+  esac
+  if [ -d "$REPO_DIR/fuzz/corpus/$name" ]; then cp -n "$REPO_DIR/fuzz/corpus/$name"/* "$corpus/" 2>/dev/null; fi
+  return 0
+}
+
+# UBSan only reports by default; make it fail the run like ASan does.
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+
+[ -d "$TESTDATA/delta" ] || echo "[fuzz] $TESTDATA/delta is absent: corpora start empty"
+ran=0
+crashes=0
+failed_targets=()
+for bin in "${targets[@]}"; do
+  name="$(basename "$bin")"
+  corpus="$BUILD_DIR/fuzz-corpus/$name"
+  artifacts="$BUILD_DIR/fuzz-artifacts/$name"
+  log="$BUILD_DIR/fuzz-$name.log"
+  mkdir -p "$corpus" "$artifacts"
+  seed_corpus "$name" "$corpus"
+  echo "[fuzz] $name: ${SECONDS_EACH}s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs)"
+  "$bin" "$corpus" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
+  status=$?
+  ran=$((ran + 1))
+  runs="$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)"
+  if [ "$status" -ne 0 ]; then
+    crashes=$((crashes + 1))
+    failed_targets+=("$name")
+    echo "[fuzz] $name FAILED (exit $status); last lines of $log:"
+    tail -n 30 "$log" | sed 's/^/    /'
+    find "$artifacts" -type f -newer "$bin" -printf '    input: %p\n' 2>/dev/null | tail -n 3
+  else
+    echo "[fuzz] $name ok: ${runs:-?} executions, corpus now $(find "$corpus" -type f | wc -l) inputs"
+  fi
+done
+
+if [ "$crashes" -gt 0 ]; then echo "[fuzz] failing targets: ${failed_targets[*]}"; fi
+echo "fuzz: $ran targets ran for $SECONDS_EACH s each, $crashes crashes"
+[ "$crashes" -eq 0 ]

@@ -1,0 +1,46 @@
+// The `basin` subcommands, as plain options and a function that runs each. main.cc maps
+// the command line onto these (CLI11 stays there); each returns the process exit status:
+// 0 on success, 1 after printing "Error: <code name>: <message>" to stderr.
+//
+// Thread safety: called once, from the main thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace basin::cli {
+
+struct SqlCommandOptions {
+  std::string warehouse_dir;   // relative delta_scan paths resolve against it
+  std::string format = "table";
+  std::string command;         // -c: SQL text to run
+  std::string file;            // -f: a file of SQL statements
+  bool show_stats = false;     // files read vs files in the snapshot, per scan
+  bool show_timing = false;
+  bool data_skipping = true;
+};
+
+// Runs -c text, else the -f file, else the interactive shell when stdin is a terminal,
+// else the statements read from stdin.
+int RunSqlCommand(const SqlCommandOptions& options);
+
+struct DescribeCommandOptions {
+  std::string table_path;
+  std::string warehouse_dir;       // a relative table_path resolves against it
+  std::optional<int64_t> version;  // an older version instead of the latest
+};
+
+// Prints a Delta table's schema, protocol, partitioning, files, size, rows, version and
+// properties.
+int RunDescribeCommand(const DescribeCommandOptions& options);
+
+struct DemoDataOptions {
+  std::string table_path;
+  int64_t rows = 300000;  // spread evenly over 30 days
+};
+
+// Writes the demo's events table (hidden command used by scripts/demo.sh and the tests).
+int RunDemoDataCommand(const DemoDataOptions& options);
+
+}  // namespace basin::cli

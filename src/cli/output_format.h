@@ -1,0 +1,41 @@
+// How `basin` prints query results and errors.
+//
+//   table  an aligned ASCII box with a header and a "(N rows)" footer; NULL shows as NULL
+//   csv    a header line, then one line per row; RFC 4180 quoting; NULL is an empty field,
+//          an empty string is ""
+//   json   one JSON array of objects per result, on one line; numbers and booleans are
+//          JSON numbers and booleans, NULL is null, everything else (including nested
+//          values, in DuckDB's text form) is a string
+//
+// Thread safety: free functions over caller-owned values.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "engine/duckdb.h"
+
+namespace basin::cli {
+
+enum class OutputFormat { kTable, kCsv, kJson };
+
+// InvalidArgument naming the accepted values for anything but "table", "csv", "json".
+Result<OutputFormat> ParseOutputFormat(std::string_view name);
+std::string_view OutputFormatName(OutputFormat format);
+
+void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out);
+
+// `footer`: the "(N rows)" line.
+void WriteTable(const engine::QueryResult& result, std::ostream& out, bool footer = true);
+void WriteCsv(const engine::QueryResult& result, std::ostream& out);
+void WriteJson(const engine::QueryResult& result, std::ostream& out);
+
+// "Error: <code name>: <message>" on one line.
+void WriteError(const Status& status, std::ostream& err);
+
+// True for DuckDB numeric type names (integers, floating point, DECIMAL(p,s)).
+bool IsNumericType(std::string_view duckdb_type);
+
+}  // namespace basin::cli

@@ -1,0 +1,69 @@
+// `basin sql`: where the statements come from, and running them.
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/query_monitor.h"
+#include "cli/shell.h"
+#include "cli/statement_runner.h"
+
+namespace basin::cli {
+
+namespace {
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open SQL file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IOError("cannot read SQL file '" + path + "'");
+  return text.str();
+}
+
+std::string ReadStdin() {
+  return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+}
+
+Result<RunnerSettings> MakeRunnerSettings(const SqlCommandOptions& options) {
+  RunnerSettings settings;
+  ASSIGN_OR_RETURN(settings.format, ParseOutputFormat(options.format));
+  settings.show_stats = options.show_stats;
+  settings.show_timing = options.show_timing;
+  settings.show_progress = isatty(STDERR_FILENO) != 0;
+  return settings;
+}
+
+Status RunSql(const SqlCommandOptions& options) {
+  ASSIGN_OR_RETURN(RunnerSettings settings, MakeRunnerSettings(options));
+  ASSIGN_OR_RETURN(std::unique_ptr<sql::Session> session,
+                   sql::Session::Open({.warehouse_dir = options.warehouse_dir,
+                                       .data_skipping = options.data_skipping}));
+  if (settings.show_progress) RETURN_IF_ERROR(EnableProgressTracking(session->connection()));
+  StatementRunner runner(*session, settings, std::cout, std::cerr);
+  if (!options.command.empty()) return runner.Run(options.command);
+  if (!options.file.empty()) {
+    ASSIGN_OR_RETURN(std::string text, ReadFile(options.file));
+    return runner.Run(text);
+  }
+  if (isatty(STDIN_FILENO) != 0) {
+    Shell shell(runner, DefaultHistoryPath());
+    shell.Run();
+    return Status::OK();
+  }
+  return runner.Run(ReadStdin());
+}
+
+}  // namespace
+
+int RunSqlCommand(const SqlCommandOptions& options) {
+  Status status = RunSql(options);
+  if (status.ok()) return 0;
+  WriteError(status, std::cerr);
+  return 1;
+}
+
+}  // namespace basin::cli

@@ -1,0 +1,49 @@
+#include "cli/statement_runner.h"
+
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "cli/query_monitor.h"
+#include "cli/statement_splitter.h"
+
+namespace basin::cli {
+
+StatementRunner::StatementRunner(sql::Session& session, RunnerSettings settings, std::ostream& out,
+                                 std::ostream& err)
+    : session_(session), settings_(settings), out_(out), err_(err) {}
+
+Status StatementRunner::Run(std::string_view text) {
+  std::vector<SqlStatement> statements = SplitStatements(text);
+  for (size_t i = 0; i < statements.size(); i++) {
+    Status status = RunOne(statements[i].text);
+    if (status.ok()) continue;
+    if (statements.size() == 1) return status;
+    return status.WithContext(fmt::format("statement {} (line {})", i + 1, statements[i].line));
+  }
+  return Status::OK();
+}
+
+Status StatementRunner::RunOne(const std::string& statement) {
+  auto start = std::chrono::steady_clock::now();
+  Result<std::vector<sql::StatementResult>> results = [&] {
+    QueryMonitor monitor(session_.connection(), MonitorOptions{.show_progress = settings_.show_progress});
+    return session_.Execute(statement);
+  }();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  RETURN_IF_ERROR(results);
+  for (const sql::StatementResult& result : *results) Report(result);
+  if (settings_.show_timing) err_ << fmt::format("Run Time: {:.3f} s\n", seconds) << std::flush;
+  return Status::OK();
+}
+
+void StatementRunner::Report(const sql::StatementResult& result) {
+  if (result.returns_rows) WriteResult(result.result, settings_.format, out_);
+  if (settings_.show_stats && result.files_total > 0) {
+    err_ << fmt::format("Files: {} of {} read ({} skipped by data skipping)\n", result.files_read,
+                        result.files_total, result.files_total - result.files_read)
+         << std::flush;
+  }
+}
+
+}  // namespace basin::cli

@@ -1,0 +1,411 @@
+#include "delta/actions.h"
+
+#include <algorithm>
+#include <array>
+
+#include "delta/json_fields.h"
+#include "delta/paths.h"
+
+namespace basin::delta {
+
+using json = nlohmann::json;
+using namespace json_fields;  // NOLINT(google-build-using-namespace): the accessors read as field names
+
+std::string DeletionVectorDescriptor::UniqueId() const {
+  std::string id(1, storage_type);
+  id += path_or_inline_dv;
+  if (offset) id += "@" + std::to_string(*offset);
+  return id;
+}
+
+namespace {
+
+// Log paths are URIs; two spellings of one file (encoded or not) must reconcile.
+std::string MakeReplayKey(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+  std::string key = DecodeDataPath(path);
+  if (dv) {
+    key += '\0';
+    key += dv->UniqueId();
+  }
+  return key;
+}
+
+}  // namespace
+
+std::string AddFile::ReplayKey() const { return MakeReplayKey(path, deletion_vector); }
+std::string RemoveFile::ReplayKey() const { return MakeReplayKey(path, deletion_vector); }
+
+bool Protocol::HasReaderFeature(const std::string& name) const {
+  return reader_features && std::find(reader_features->begin(), reader_features->end(), name) != reader_features->end();
+}
+
+bool Protocol::HasWriterFeature(const std::string& name) const {
+  return writer_features && std::find(writer_features->begin(), writer_features->end(), name) != writer_features->end();
+}
+
+namespace {
+
+// The body of one action: `body` is the object under the action's name (`prefix`).
+struct Body {
+  const json& obj;
+  std::string_view prefix;
+  const std::string& where;
+  Field operator[](std::string_view name) const { return Field{obj, prefix, name, where}; }
+};
+
+Result<std::optional<DeletionVectorDescriptor>> ParseDeletionVector(const Body& b) {
+  Field f = b["deletionVector"];
+  const json* v = f.Find();
+  if (v == nullptr) return std::optional<DeletionVectorDescriptor>();
+  if (!v->is_object()) return f.WrongType("an object");
+  std::string prefix = f.Name();
+  Body dv{*v, prefix, b.where};
+  DeletionVectorDescriptor out;
+  ASSIGN_OR_RETURN(std::string storage_type, RequiredString(dv["storageType"]));
+  if (storage_type != "u" && storage_type != "i" && storage_type != "p") {
+    return dv["storageType"].WrongType("one of 'u', 'i', 'p'");
+  }
+  out.storage_type = storage_type[0];
+  ASSIGN_OR_RETURN(out.path_or_inline_dv, RequiredString(dv["pathOrInlineDv"]));
+  ASSIGN_OR_RETURN(out.offset, OptionalInt32(dv["offset"]));
+  ASSIGN_OR_RETURN(out.size_in_bytes, RequiredInt32(dv["sizeInBytes"]));
+  ASSIGN_OR_RETURN(out.cardinality, RequiredInt64(dv["cardinality"]));
+  return std::optional<DeletionVectorDescriptor>(std::move(out));
+}
+
+Result<AddFile> ParseAdd(const Body& b) {
+  AddFile out;
+  ASSIGN_OR_RETURN(out.path, RequiredString(b["path"]));
+  if (b["partitionValues"].Find() == nullptr) return b["partitionValues"].Missing();
+  ASSIGN_OR_RETURN(out.partition_values, OptionalNullableStringMap(b["partitionValues"]));
+  ASSIGN_OR_RETURN(out.size, RequiredInt64(b["size"]));
+  ASSIGN_OR_RETURN(out.modification_time, RequiredInt64(b["modificationTime"]));
+  ASSIGN_OR_RETURN(out.data_change, RequiredBool(b["dataChange"]));
+  ASSIGN_OR_RETURN(out.stats, OptionalString(b["stats"]));
+  if (!out.stats) {
+    // Checkpoints written with writeStatsAsStruct carry the stats as a struct instead.
+    Field parsed = b["stats_parsed"];
+    if (const json* v = parsed.Find(); v != nullptr) {
+      if (!v->is_object()) return parsed.WrongType("an object");
+      out.stats = Dump(*v);
+    }
+  }
+  ASSIGN_OR_RETURN(out.tags, OptionalStringMap(b["tags"]));
+  ASSIGN_OR_RETURN(out.deletion_vector, ParseDeletionVector(b));
+  ASSIGN_OR_RETURN(out.base_row_id, OptionalInt64(b["baseRowId"]));
+  ASSIGN_OR_RETURN(out.default_row_commit_version, OptionalInt64(b["defaultRowCommitVersion"]));
+  ASSIGN_OR_RETURN(out.clustering_provider, OptionalString(b["clusteringProvider"]));
+  return out;
+}
+
+Result<RemoveFile> ParseRemove(const Body& b) {
+  RemoveFile out;
+  ASSIGN_OR_RETURN(out.path, RequiredString(b["path"]));
+  ASSIGN_OR_RETURN(out.deletion_timestamp, OptionalInt64(b["deletionTimestamp"]));
+  ASSIGN_OR_RETURN(out.data_change, RequiredBool(b["dataChange"]));
+  ASSIGN_OR_RETURN(auto extended, OptionalBool(b["extendedFileMetadata"]));
+  out.extended_file_metadata = extended.value_or(false);
+  ASSIGN_OR_RETURN(out.partition_values, OptionalNullableStringMap(b["partitionValues"]));
+  ASSIGN_OR_RETURN(out.size, OptionalInt64(b["size"]));
+  ASSIGN_OR_RETURN(out.deletion_vector, ParseDeletionVector(b));
+  return out;
+}
+
+Result<Protocol> ParseProtocol(const Body& b) {
+  Protocol out;
+  ASSIGN_OR_RETURN(out.min_reader_version, RequiredInt32(b["minReaderVersion"]));
+  ASSIGN_OR_RETURN(out.min_writer_version, RequiredInt32(b["minWriterVersion"]));
+  ASSIGN_OR_RETURN(out.reader_features, OptionalStringList(b["readerFeatures"]));
+  ASSIGN_OR_RETURN(out.writer_features, OptionalStringList(b["writerFeatures"]));
+  return out;
+}
+
+Result<Metadata> ParseMetadata(const Body& b) {
+  Metadata out;
+  ASSIGN_OR_RETURN(out.id, RequiredString(b["id"]));
+  ASSIGN_OR_RETURN(out.name, OptionalString(b["name"]));
+  ASSIGN_OR_RETURN(out.description, OptionalString(b["description"]));
+  Field format = b["format"];
+  const json* fv = format.Find();
+  if (fv == nullptr) return format.Missing();
+  if (!fv->is_object()) return format.WrongType("an object");
+  Body fb{*fv, "metaData.format", b.where};
+  ASSIGN_OR_RETURN(out.format_provider, RequiredString(fb["provider"]));
+  ASSIGN_OR_RETURN(out.format_options, OptionalStringMap(fb["options"]));
+  ASSIGN_OR_RETURN(out.schema_string, RequiredString(b["schemaString"]));
+  ASSIGN_OR_RETURN(auto partition_columns, OptionalStringList(b["partitionColumns"]));
+  if (!partition_columns) return b["partitionColumns"].Missing();
+  out.partition_columns = std::move(*partition_columns);
+  ASSIGN_OR_RETURN(out.configuration, OptionalStringMap(b["configuration"]));
+  ASSIGN_OR_RETURN(out.created_time, OptionalInt64(b["createdTime"]));
+  return out;
+}
+
+Result<SetTransaction> ParseTxn(const Body& b) {
+  SetTransaction out;
+  ASSIGN_OR_RETURN(out.app_id, RequiredString(b["appId"]));
+  ASSIGN_OR_RETURN(out.version, RequiredInt64(b["version"]));
+  ASSIGN_OR_RETURN(out.last_updated, OptionalInt64(b["lastUpdated"]));
+  return out;
+}
+
+Result<CommitInfo> ParseCommitInfo(const Body& b) {
+  CommitInfo out;
+  out.raw = b.obj;
+  // Only the in-commit timestamp is protocol-defined; the rest is free-form provenance,
+  // so a writer's odd types there are ignored rather than fatal.
+  ASSIGN_OR_RETURN(out.in_commit_timestamp, OptionalInt64(b["inCommitTimestamp"]));
+  if (auto ts = OptionalInt64(b["timestamp"]); ts.ok()) out.timestamp = *ts;
+  if (auto op = OptionalString(b["operation"]); op.ok()) out.operation = *op;
+  return out;
+}
+
+Result<DomainMetadata> ParseDomainMetadata(const Body& b) {
+  DomainMetadata out;
+  ASSIGN_OR_RETURN(out.domain, RequiredString(b["domain"]));
+  ASSIGN_OR_RETURN(out.configuration, RequiredString(b["configuration"]));
+  ASSIGN_OR_RETURN(out.removed, RequiredBool(b["removed"]));
+  return out;
+}
+
+Result<CheckpointMetadata> ParseCheckpointMetadata(const Body& b) {
+  CheckpointMetadata out;
+  ASSIGN_OR_RETURN(out.version, RequiredInt64(b["version"]));
+  ASSIGN_OR_RETURN(out.tags, OptionalStringMap(b["tags"]));
+  return out;
+}
+
+Result<Sidecar> ParseSidecar(const Body& b) {
+  Sidecar out;
+  ASSIGN_OR_RETURN(out.path, RequiredString(b["path"]));
+  ASSIGN_OR_RETURN(out.size_in_bytes, RequiredInt64(b["sizeInBytes"]));
+  ASSIGN_OR_RETURN(out.modification_time, RequiredInt64(b["modificationTime"]));
+  return out;
+}
+
+Result<CdcFile> ParseCdc(const Body& b) {
+  CdcFile out;
+  ASSIGN_OR_RETURN(out.path, RequiredString(b["path"]));
+  ASSIGN_OR_RETURN(out.partition_values, OptionalNullableStringMap(b["partitionValues"]));
+  ASSIGN_OR_RETURN(out.size, RequiredInt64(b["size"]));
+  ASSIGN_OR_RETURN(out.data_change, RequiredBool(b["dataChange"]));
+  return out;
+}
+
+template <typename T>
+Result<std::optional<Action>> Wrap(Result<T> parsed) {
+  if (!parsed.ok()) return parsed.status();
+  return std::optional<Action>(Action(std::move(parsed).value()));
+}
+
+constexpr std::array<std::string_view, 10> kKnownActions = {
+    "add", "remove", "metaData", "protocol", "txn", "commitInfo", "domainMetadata", "checkpointMetadata", "sidecar",
+    "cdc"};
+
+Result<std::optional<Action>> ParseKnown(std::string_view name, const json& body, const std::string& where) {
+  if (!body.is_object()) {
+    return Status::Corruption(where + ": action '" + std::string(name) + "' must be a JSON object");
+  }
+  Body b{body, name, where};
+  if (name == "add") return Wrap(ParseAdd(b));
+  if (name == "remove") return Wrap(ParseRemove(b));
+  if (name == "metaData") return Wrap(ParseMetadata(b));
+  if (name == "protocol") return Wrap(ParseProtocol(b));
+  if (name == "txn") return Wrap(ParseTxn(b));
+  if (name == "commitInfo") return Wrap(ParseCommitInfo(b));
+  if (name == "domainMetadata") return Wrap(ParseDomainMetadata(b));
+  if (name == "checkpointMetadata") return Wrap(ParseCheckpointMetadata(b));
+  if (name == "sidecar") return Wrap(ParseSidecar(b));
+  return Wrap(ParseCdc(b));
+}
+
+}  // namespace
+
+Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where) {
+  json doc = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Status::Corruption(where + ": not valid JSON");
+  if (!doc.is_object()) return Status::Corruption(where + ": an action must be a JSON object");
+  // A checkpoint row has one column per action type, all null but one.
+  const json* known_body = nullptr;
+  std::string_view known_name;
+  const json* unknown_body = nullptr;
+  std::string unknown_name;
+  for (const auto& [name, body] : doc.items()) {
+    if (body.is_null()) continue;
+    auto it = std::find(kKnownActions.begin(), kKnownActions.end(), name);
+    if (it == kKnownActions.end()) {
+      if (unknown_body == nullptr) {
+        unknown_body = &body;
+        unknown_name = name;
+      }
+      continue;
+    }
+    if (known_body != nullptr) {
+      return Status::Corruption(where + ": more than one action in one line ('" + std::string(known_name) +
+                                "' and '" + name + "')");
+    }
+    known_body = &body;
+    known_name = *it;
+  }
+  if (known_body != nullptr) return ParseKnown(known_name, *known_body, where);
+  if (unknown_body != nullptr) return std::optional<Action>(UnknownAction{unknown_name, *unknown_body});
+  return std::optional<Action>();
+}
+
+Result<std::vector<Action>> ParseCommitFile(std::string_view content, const std::string& where) {
+  return ParseCommitLinesContaining(content, where, "");
+}
+
+Result<std::vector<Action>> ParseCommitLinesContaining(std::string_view content, const std::string& where,
+                                                       std::string_view needle) {
+  std::vector<Action> actions;
+  size_t line_number = 0;
+  size_t pos = 0;
+  while (pos < content.size()) {
+    size_t end = content.find('\n', pos);
+    if (end == std::string_view::npos) end = content.size();
+    std::string_view line = content.substr(pos, end - pos);
+    pos = end + 1;
+    line_number++;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    if (line.find(needle) == std::string_view::npos) continue;
+    ASSIGN_OR_RETURN(auto action, ParseAction(line, where + " line " + std::to_string(line_number)));
+    if (action) actions.push_back(std::move(*action));
+  }
+  return actions;
+}
+
+namespace {
+
+json PartitionValuesJson(const PartitionValues& values) {
+  json out = json::object();
+  for (const auto& [key, value] : values) out[key] = value ? json(*value) : json(nullptr);
+  return out;
+}
+
+json StringMapJson(const std::map<std::string, std::string>& values) {
+  json out = json::object();
+  for (const auto& [key, value] : values) out[key] = value;
+  return out;
+}
+
+json DeletionVectorJson(const DeletionVectorDescriptor& dv) {
+  json out = {{"storageType", std::string(1, dv.storage_type)},
+              {"pathOrInlineDv", dv.path_or_inline_dv},
+              {"sizeInBytes", dv.size_in_bytes},
+              {"cardinality", dv.cardinality}};
+  if (dv.offset) out["offset"] = *dv.offset;
+  return out;
+}
+
+template <typename T>
+void SetIf(json& obj, const char* name, const std::optional<T>& value) {
+  if (value) obj[name] = *value;
+}
+
+json StringListJson(const std::vector<std::string>& values) {
+  json out = json::array();
+  for (const auto& v : values) out.push_back(v);
+  return out;
+}
+
+struct BodyWriter {
+  json operator()(const AddFile& a) const {
+    json out = {{"path", a.path},
+                {"partitionValues", PartitionValuesJson(a.partition_values)},
+                {"size", a.size},
+                {"modificationTime", a.modification_time},
+                {"dataChange", a.data_change}};
+    SetIf(out, "stats", a.stats);
+    if (!a.tags.empty()) out["tags"] = StringMapJson(a.tags);
+    if (a.deletion_vector) out["deletionVector"] = DeletionVectorJson(*a.deletion_vector);
+    SetIf(out, "baseRowId", a.base_row_id);
+    SetIf(out, "defaultRowCommitVersion", a.default_row_commit_version);
+    SetIf(out, "clusteringProvider", a.clustering_provider);
+    return out;
+  }
+  json operator()(const RemoveFile& r) const {
+    json out = {{"path", r.path}, {"dataChange", r.data_change}};
+    SetIf(out, "deletionTimestamp", r.deletion_timestamp);
+    if (r.extended_file_metadata) out["extendedFileMetadata"] = true;
+    if (r.extended_file_metadata || !r.partition_values.empty()) {
+      out["partitionValues"] = PartitionValuesJson(r.partition_values);
+    }
+    SetIf(out, "size", r.size);
+    if (r.deletion_vector) out["deletionVector"] = DeletionVectorJson(*r.deletion_vector);
+    return out;
+  }
+  json operator()(const Protocol& p) const {
+    json out = {{"minReaderVersion", p.min_reader_version}, {"minWriterVersion", p.min_writer_version}};
+    if (p.reader_features) out["readerFeatures"] = StringListJson(*p.reader_features);
+    if (p.writer_features) out["writerFeatures"] = StringListJson(*p.writer_features);
+    return out;
+  }
+  json operator()(const Metadata& m) const {
+    json out = {{"id", m.id},
+                {"format", {{"provider", m.format_provider}, {"options", StringMapJson(m.format_options)}}},
+                {"schemaString", m.schema_string},
+                {"partitionColumns", StringListJson(m.partition_columns)},
+                {"configuration", StringMapJson(m.configuration)}};
+    SetIf(out, "name", m.name);
+    SetIf(out, "description", m.description);
+    SetIf(out, "createdTime", m.created_time);
+    return out;
+  }
+  json operator()(const SetTransaction& t) const {
+    json out = {{"appId", t.app_id}, {"version", t.version}};
+    SetIf(out, "lastUpdated", t.last_updated);
+    return out;
+  }
+  json operator()(const CommitInfo& c) const {
+    json out = c.raw.is_object() ? c.raw : json::object();
+    SetIf(out, "inCommitTimestamp", c.in_commit_timestamp);
+    SetIf(out, "timestamp", c.timestamp);
+    SetIf(out, "operation", c.operation);
+    return out;
+  }
+  json operator()(const DomainMetadata& d) const {
+    return {{"domain", d.domain}, {"configuration", d.configuration}, {"removed", d.removed}};
+  }
+  json operator()(const CheckpointMetadata& c) const {
+    json out = {{"version", c.version}};
+    if (!c.tags.empty()) out["tags"] = StringMapJson(c.tags);
+    return out;
+  }
+  json operator()(const Sidecar& s) const {
+    return {{"path", s.path}, {"sizeInBytes", s.size_in_bytes}, {"modificationTime", s.modification_time}};
+  }
+  json operator()(const CdcFile& c) const {
+    return {{"path", c.path},
+            {"partitionValues", PartitionValuesJson(c.partition_values)},
+            {"size", c.size},
+            {"dataChange", c.data_change}};
+  }
+  json operator()(const UnknownAction& u) const { return u.raw; }
+};
+
+struct NameOf {
+  std::string operator()(const AddFile&) const { return "add"; }
+  std::string operator()(const RemoveFile&) const { return "remove"; }
+  std::string operator()(const Protocol&) const { return "protocol"; }
+  std::string operator()(const Metadata&) const { return "metaData"; }
+  std::string operator()(const SetTransaction&) const { return "txn"; }
+  std::string operator()(const CommitInfo&) const { return "commitInfo"; }
+  std::string operator()(const DomainMetadata&) const { return "domainMetadata"; }
+  std::string operator()(const CheckpointMetadata&) const { return "checkpointMetadata"; }
+  std::string operator()(const Sidecar&) const { return "sidecar"; }
+  std::string operator()(const CdcFile&) const { return "cdc"; }
+  std::string operator()(const UnknownAction& u) const { return u.name; }
+};
+
+}  // namespace
+
+std::string ActionName(const Action& action) { return std::visit(NameOf{}, action); }
+
+std::string SerializeAction(const Action& action) {
+  json line = json::object();
+  line[ActionName(action)] = std::visit(BodyWriter{}, action);
+  return Dump(line);
+}
+
+}  // namespace basin::delta

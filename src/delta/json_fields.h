@@ -1,0 +1,55 @@
+// Typed, exception-free access to fields of parsed JSON objects, for the log parsers.
+// Every accessor reports a wrong type or a missing required field as Corruption naming
+// `where` (the file and line) and the field ("add.size"); null counts as absent.
+//
+// Thread safety: stateless functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace basin::delta::json_fields {
+
+using nlohmann::json;
+
+// A field: `obj` is an object; `prefix` is the enclosing field's name ("add"), or empty.
+struct Field {
+  const json& obj;
+  std::string_view prefix;
+  std::string_view name;
+  const std::string& where;
+
+  const json* Find() const;  // nullptr when absent or null
+  std::string Name() const;  // "add.size"
+  Status Missing() const;
+  Status WrongType(std::string_view expected) const;
+};
+
+Result<std::string> RequiredString(const Field& f);
+Result<std::optional<std::string>> OptionalString(const Field& f);
+Result<int64_t> RequiredInt64(const Field& f);
+Result<std::optional<int64_t>> OptionalInt64(const Field& f);
+Result<int32_t> RequiredInt32(const Field& f);
+Result<std::optional<int32_t>> OptionalInt32(const Field& f);
+Result<bool> RequiredBool(const Field& f);
+Result<std::optional<bool>> OptionalBool(const Field& f);
+// Array of strings; absent -> nullopt.
+Result<std::optional<std::vector<std::string>>> OptionalStringList(const Field& f);
+// A string-to-string map: a JSON object, or a list of {"key": k, "value": v} entries (the
+// form some engines give Parquet MAPs). Null values are dropped.
+Result<std::map<std::string, std::string>> OptionalStringMap(const Field& f);
+// As OptionalStringMap, but keeps null values (partition values).
+Result<std::map<std::string, std::optional<std::string>>> OptionalNullableStringMap(const Field& f);
+
+// Serializes without throwing: invalid UTF-8 in strings is replaced.
+std::string Dump(const json& value);
+
+}  // namespace basin::delta::json_fields

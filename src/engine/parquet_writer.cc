@@ -1,0 +1,353 @@
+#include "engine/parquet_writer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace basin::engine {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// Delta truncates string statistics to this many characters (Spark's default).
+constexpr size_t kStatsStringPrefix = 32;
+
+// A leaf column whose statistics go into the stats JSON.
+struct StatsColumn {
+  std::vector<std::string> path;
+  const ColumnType* type;
+  std::string key;  // how RETURN_STATS names it: "a"."b"
+};
+
+void CollectStatsColumns(const ColumnType& column, std::vector<std::string> path, std::vector<StatsColumn>& out) {
+  path.push_back(column.name);
+  switch (column.kind) {
+    case ColumnType::Kind::kStruct:
+      for (const ColumnType& child : column.children) CollectStatsColumns(child, path, out);
+      return;
+    case ColumnType::Kind::kList:
+    case ColumnType::Kind::kMap:
+      return;  // Delta keeps no statistics for arrays and maps
+    case ColumnType::Kind::kScalar: {
+      std::string key;
+      for (const std::string& part : path) key += (key.empty() ? "" : ".") + QuoteIdentifier(part);
+      out.push_back(StatsColumn{std::move(path), &column, std::move(key)});
+      return;
+    }
+  }
+}
+
+// The byte offset where UTF-8 code point number `count` starts (or the size).
+size_t Utf8PrefixBytes(std::string_view s, size_t count) {
+  size_t seen = 0;
+  for (size_t i = 0; i < s.size(); i++) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) {
+      if (seen == count) return i;
+      seen++;
+    }
+  }
+  return s.size();
+}
+
+// "2024-01-02 03:04:05.123456[+00]" -> "2024-01-02T03:04:05.123" (+ "Z" when `utc`);
+// nullopt for anything else (BC dates, years past 9999, other offsets).
+std::optional<std::string> DeltaTimestampStat(const std::string& text, bool utc) {
+  std::string body = text;
+  if (utc) {
+    if (body.size() < 3 || body.compare(body.size() - 3, 3, "+00") != 0) return std::nullopt;
+    body.resize(body.size() - 3);
+  }
+  if (body.size() < 19 || body[4] != '-' || body[10] != ' ' || body.find_first_of("+-", 10) != std::string::npos) {
+    return std::nullopt;
+  }
+  std::string out = body.substr(0, 10) + "T" + body.substr(11, 8) + ".";
+  std::string fraction = body.size() > 20 ? body.substr(20) : "";
+  fraction.resize(3, '0');
+  out += fraction;
+  if (utc) out += "Z";
+  return out;
+}
+
+// RETURN_STATS renders min/max as text; Delta wants typed JSON. nullopt: no usable bound.
+std::optional<json> StatValue(const ColumnType& type, const std::string& text, bool is_max) {
+  const std::string& t = type.type_name;
+  if (t == "TINYINT" || t == "SMALLINT" || t == "INTEGER" || t == "BIGINT") {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+    return json(v);
+  }
+  if (t == "FLOAT" || t == "DOUBLE" || (t.rfind("DECIMAL", 0) == 0 && type.width <= 15)) {
+    // Decimals wider than a double's exact range would make the bound lossy, so they get none.
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || !std::isfinite(v)) return std::nullopt;
+    return json(v);
+  }
+  if (t == "VARCHAR") {
+    size_t cut = Utf8PrefixBytes(text, kStatsStringPrefix);
+    if (cut == text.size()) return json(text);
+    // A prefix is still a lower bound; an upper bound would need a tie-breaker, so omit it.
+    if (is_max) return std::nullopt;
+    return json(text.substr(0, cut));
+  }
+  if (t == "DATE") {
+    if (text.size() != 10 || text[4] != '-') return std::nullopt;
+    return json(text);
+  }
+  if (t == "TIMESTAMP WITH TIME ZONE" || t == "TIMESTAMP") {
+    auto v = DeltaTimestampStat(text, t != "TIMESTAMP");
+    if (!v) return std::nullopt;
+    return json(*v);
+  }
+  return std::nullopt;  // booleans, binary and the rest: Delta keeps no min/max for them
+}
+
+void SetPath(json& root, const std::vector<std::string>& path, json value) {
+  json* node = &root;
+  for (size_t i = 0; i + 1 < path.size(); i++) {
+    json& child = (*node)[path[i]];
+    if (!child.is_object()) child = json::object();
+    node = &child;
+  }
+  (*node)[path.back()] = std::move(value);
+}
+
+std::string BuildStats(int64_t num_records, const Value& column_statistics, const std::vector<StatsColumn>& columns) {
+  json stats = json::object();
+  stats["numRecords"] = num_records;
+  json min_values = json::object(), max_values = json::object(), null_count = json::object();
+  for (const StatsColumn& column : columns) {
+    const Value* entry = column_statistics.Find(column.key);
+    if (entry == nullptr) continue;
+    if (const Value* nulls = entry->Find("null_count"); nulls != nullptr && !nulls->is_null()) {
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(nulls->text.data(), nulls->text.data() + nulls->text.size(), n);
+      if (ec == std::errc()) SetPath(null_count, column.path, n);
+    }
+    const Value* has_nan = entry->Find("has_nan");
+    if (has_nan != nullptr && has_nan->text == "true") continue;  // min/max would hide NaN
+    if (const Value* min = entry->Find("min"); min != nullptr && !min->is_null()) {
+      if (auto v = StatValue(*column.type, min->text, false)) SetPath(min_values, column.path, std::move(*v));
+    }
+    if (const Value* max = entry->Find("max"); max != nullptr && !max->is_null()) {
+      if (auto v = StatValue(*column.type, max->text, true)) SetPath(max_values, column.path, std::move(*v));
+    }
+  }
+  stats["minValues"] = std::move(min_values);
+  stats["maxValues"] = std::move(max_values);
+  stats["nullCount"] = std::move(null_count);
+  return stats.dump();
+}
+
+// Partition values as the protocol serializes them: timestamps in UTC without an offset.
+std::optional<std::string> SerializePartitionValue(const ColumnType& type, const Value& value) {
+  if (value.is_null()) return std::nullopt;
+  std::string text = value.text;
+  if (type.type_name == "TIMESTAMP WITH TIME ZONE" && text.size() > 3 &&
+      text.compare(text.size() - 3, 3, "+00") == 0) {
+    text.resize(text.size() - 3);
+  }
+  return text;
+}
+
+// Log paths are URIs: everything outside the unreserved set (and '/', '=') is escaped,
+// including the '%' of the folder names DuckDB escapes itself.
+std::string PercentEncodePath(std::string_view path) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char ch : path) {
+    if (std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == '~' || ch == '/' || ch == '=') {
+      out += static_cast<char>(ch);
+    } else {
+      out += '%';
+      out += kHex[ch >> 4];
+      out += kHex[ch & 15];
+    }
+  }
+  return out;
+}
+
+const ColumnType* FindColumn(const std::vector<ColumnType>& columns, const std::string& name) {
+  for (const ColumnType& c : columns) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+Result<std::string> NewUuid(Connection& conn) {
+  ASSIGN_OR_RETURN(QueryResult r, conn.Query("SELECT gen_random_uuid()::VARCHAR"));
+  return *r.at(0, 0);
+}
+
+Result<std::string> ReadLocalFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IOError("cannot read staged data file " + path);
+  std::ostringstream data;
+  data << in.rdbuf();
+  return data.str();
+}
+
+Result<delta::DataTypePtr> DeltaType(const ColumnType& column, const std::string& where) {
+  auto out = std::make_shared<delta::DataType>();
+  switch (column.kind) {
+    case ColumnType::Kind::kList: {
+      out->kind = delta::DataType::Kind::kArray;
+      ASSIGN_OR_RETURN(out->element_type, DeltaType(column.children[0], where + ".element"));
+      return delta::DataTypePtr(out);
+    }
+    case ColumnType::Kind::kMap: {
+      out->kind = delta::DataType::Kind::kMap;
+      ASSIGN_OR_RETURN(out->key_type, DeltaType(column.children[0], where + ".key"));
+      ASSIGN_OR_RETURN(out->value_type, DeltaType(column.children[1], where + ".value"));
+      return delta::DataTypePtr(out);
+    }
+    case ColumnType::Kind::kStruct: {
+      out->kind = delta::DataType::Kind::kStruct;
+      for (const ColumnType& child : column.children) {
+        delta::StructField field;
+        field.name = child.name;
+        ASSIGN_OR_RETURN(field.type, DeltaType(child, where + "." + child.name));
+        out->struct_type.fields.push_back(std::move(field));
+      }
+      return delta::DataTypePtr(out);
+    }
+    case ColumnType::Kind::kScalar:
+      break;
+  }
+  static const std::pair<const char*, const char*> kPrimitives[] = {
+      {"BOOLEAN", "boolean"}, {"TINYINT", "byte"},   {"SMALLINT", "short"},
+      {"INTEGER", "integer"}, {"BIGINT", "long"},    {"FLOAT", "float"},
+      {"DOUBLE", "double"},   {"VARCHAR", "string"}, {"BLOB", "binary"},
+      {"DATE", "date"},       {"TIMESTAMP WITH TIME ZONE", "timestamp"}, {"TIMESTAMP", "timestamp_ntz"},
+  };
+  for (const auto& [duck, delta_name] : kPrimitives) {
+    if (column.type_name == duck) {
+      out->primitive = delta_name;
+      return delta::DataTypePtr(out);
+    }
+  }
+  if (column.type_name.rfind("DECIMAL", 0) == 0) {
+    out->primitive = "decimal";
+    out->precision = column.width;
+    out->scale = column.scale;
+    return delta::DataTypePtr(out);
+  }
+  return Status::Unsupported("column " + where + " has DuckDB type " + column.type_name +
+                             ", which Delta tables cannot store; cast it");
+}
+
+}  // namespace
+
+Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& select_sql) {
+  ASSIGN_OR_RETURN(std::vector<ColumnType> columns, conn.DescribeQuery(select_sql));
+  delta::StructType schema;
+  for (const ColumnType& column : columns) {
+    delta::StructField field;
+    field.name = column.name;
+    ASSIGN_OR_RETURN(field.type, DeltaType(column, column.name));
+    schema.fields.push_back(std::move(field));
+  }
+  return schema;
+}
+
+Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::string& select_sql,
+                                                   ObjectStore& table_store, const WriteOptions& options) {
+  const std::string where = "writing data files to " + table_store.Describe();
+  ASSIGN_OR_RETURN(std::vector<ColumnType> columns, conn.DescribeQuery(select_sql));
+  std::vector<const ColumnType*> partition_types;
+  for (const std::string& name : options.partition_columns) {
+    const ColumnType* column = FindColumn(columns, name);
+    if (column == nullptr) {
+      return Status::InvalidArgument(where + ": partition column '" + name + "' is not in the query's columns");
+    }
+    partition_types.push_back(column);
+  }
+  std::vector<StatsColumn> stats_columns;
+  for (const ColumnType& column : columns) {
+    bool is_partition = std::find(options.partition_columns.begin(), options.partition_columns.end(),
+                                  column.name) != options.partition_columns.end();
+    if (!is_partition) CollectStatsColumns(column, {}, stats_columns);
+  }
+  if (stats_columns.size() > static_cast<size_t>(std::max(options.num_indexed_cols, 0))) {
+    stats_columns.resize(std::max(options.num_indexed_cols, 0));
+  }
+
+  // Local stores get the files in place; others through a staging folder and Put().
+  std::optional<std::string> local_root = table_store.LocalPath("");
+  ASSIGN_OR_RETURN(std::string uuid, NewUuid(conn));
+  std::string dir = local_root ? *local_root : (fs::temp_directory_path() / ("basin-write-" + uuid)).string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IOError(where + ": cannot create folder " + dir + ": " + ec.message());
+  struct StagingCleanup {
+    std::string dir;
+    bool active;
+    ~StagingCleanup() {
+      std::error_code ignored;
+      if (active) fs::remove_all(dir, ignored);
+    }
+  } cleanup{dir, !local_root.has_value()};
+
+  bool directory_mode = !options.partition_columns.empty() || options.target_file_size_bytes.has_value();
+  std::string copy = "COPY (" + select_sql + "\n) TO ";
+  copy += QuoteLiteral(directory_mode ? dir : dir + "/part-00000-" + uuid + ".c000.snappy.parquet");
+  copy += " (FORMAT parquet, COMPRESSION snappy, RETURN_STATS";
+  if (directory_mode) copy += ", FILENAME_PATTERN 'part-00000-{uuid}.c000.snappy', APPEND";
+  if (!options.partition_columns.empty()) {
+    copy += ", PARTITION_BY (";
+    for (size_t i = 0; i < options.partition_columns.size(); i++) {
+      copy += (i > 0 ? ", " : "") + QuoteIdentifier(options.partition_columns[i]);
+    }
+    copy += ")";
+  }
+  if (options.target_file_size_bytes) copy += ", FILE_SIZE_BYTES " + std::to_string(*options.target_file_size_bytes);
+  if (options.row_group_size) copy += ", ROW_GROUP_SIZE " + std::to_string(*options.row_group_size);
+  copy += ")";
+  ASSIGN_OR_RETURN(ValueResult copied, conn.QueryValues(copy));
+
+  std::vector<delta::AddFile> adds;
+  for (const auto& row : copied.rows) {
+    // filename, count, file_size_bytes, footer_size_bytes, column_statistics, partition_keys
+    const std::string& filename = row[0].text;
+    int64_t count = std::stoll(row[1].text);
+    if (filename.rfind(dir + "/", 0) != 0) {
+      return Status::Internal(where + ": DuckDB wrote " + filename + " outside " + dir);
+    }
+    std::string key = filename.substr(dir.size() + 1);
+    if (count == 0) {
+      // DuckDB writes an empty file for an empty result; a Delta table needs none.
+      fs::remove(filename, ec);
+      continue;
+    }
+    if (!local_root) {
+      ASSIGN_OR_RETURN(std::string bytes, ReadLocalFile(filename));
+      RETURN_IF_ERROR_CTX(table_store.Put(key, bytes), where);
+    }
+    ASSIGN_OR_RETURN(ObjectInfo info, table_store.Head(key));
+    delta::AddFile add;
+    add.path = PercentEncodePath(key);
+    add.size = static_cast<int64_t>(info.size_bytes);
+    add.modification_time = info.modification_time_ms;
+    add.data_change = true;
+    for (size_t i = 0; i < options.partition_columns.size(); i++) {
+      const Value* value = row[5].Find(options.partition_columns[i]);
+      add.partition_values[options.partition_columns[i]] =
+          value != nullptr ? SerializePartitionValue(*partition_types[i], *value) : std::nullopt;
+    }
+    add.stats = BuildStats(count, row[4], stats_columns);
+    adds.push_back(std::move(add));
+  }
+  return adds;
+}
+
+}  // namespace basin::engine

@@ -1,0 +1,48 @@
+// Writing Delta data files: DuckDB runs `COPY (select) TO ... (FORMAT parquet, RETURN_STATS)`
+// and Basin turns what it returns into `add` actions with Delta statistics (numRecords,
+// minValues, maxValues, nullCount) and serialized partition values.
+//
+// Column names in the files are the names the SELECT produces; for a table with column
+// mapping, the caller aliases columns to their physical names, and partition values and
+// stats then use those names too (as the protocol wants).
+//
+// Thread safety: functions; the Connection is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "delta/actions.h"
+#include "delta/schema.h"
+#include "engine/duckdb.h"
+#include "storage/object_store.h"
+
+namespace basin::engine {
+
+struct WriteOptions {
+  // Hive-style folders (col=value/) in this order; these columns are not stored in files.
+  std::vector<std::string> partition_columns;
+  // Roll over to a new file after about this many bytes (DuckDB's FILE_SIZE_BYTES).
+  std::optional<int64_t> target_file_size_bytes;
+  std::optional<int64_t> row_group_size;
+  // Min/max/null statistics for the first N leaf columns (delta.dataSkippingNumIndexedCols).
+  int num_indexed_cols = 32;
+};
+
+// Writes the rows of `select_sql` as new uniquely named Parquet files under the root of
+// `table_store` and returns one AddFile (data_change = true) per file, with its relative
+// URL-encoded path, size, modification time, partition values and stats JSON. Writes go
+// straight to the folder when the store is local, else through a temporary folder and
+// Put(). Zero rows produce no files. Errors name the statement and the store.
+Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::string& select_sql,
+                                                   ObjectStore& table_store, const WriteOptions& options = {});
+
+// The Delta schema of the rows `select_sql` produces (all fields nullable), for creating a
+// table from a query. Unsupported, naming the column, for DuckDB types Delta lacks
+// (unsigned integers, HUGEINT, INTERVAL, TIME, UUID, UNION, ENUM is read as string).
+Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& select_sql);
+
+}  // namespace basin::engine

@@ -1,0 +1,43 @@
+// File-level data skipping: which files of a snapshot MAY hold rows matching a predicate,
+// judged from each file's Delta statistics (numRecords, minValues, maxValues, nullCount;
+// physical column names under column mapping) and partition values.
+//
+// Predicates are DuckDB syntax trees as json_serialize_sql() gives them. Understood:
+// column <op> constant (=, <>, <, <=, >, >=, either operand order), BETWEEN, IN (...),
+// IS [NOT] NULL, AND, OR. Anything else, missing statistics, NaN, or a constant whose type
+// does not match the column, keeps the file: skipping never drops a file that could match.
+//
+// Thread safety: functions of their arguments.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "delta/snapshot.h"
+#include "engine/duckdb.h"
+
+namespace basin::engine {
+
+// How column references in the predicate name this table's columns.
+struct SkippingScope {
+  // Names that qualify this table's columns (its alias, or the table name): "t" in t.col.
+  std::vector<std::string> qualifiers;
+  // Names of the other tables in the same FROM; a.b with `a` among them is not ours.
+  std::vector<std::string> other_qualifiers;
+};
+
+// Indexes into snapshot.files of the files that may contain rows for which `predicate`
+// is true, in increasing order.
+std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const nlohmann::json& predicate,
+                                  const SkippingScope& scope = {});
+
+// Convenience for tests and tools: parses `where_sql` (a boolean SQL expression) with
+// DuckDB and applies FilesMatching with unqualified column names. InvalidArgument when
+// DuckDB cannot parse it.
+Result<std::vector<size_t>> FilesMatchingWhere(Connection& conn, const delta::Snapshot& snapshot,
+                                               const std::string& where_sql);
+
+}  // namespace basin::engine

@@ -1,0 +1,310 @@
+#include "sql/session.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "delta/history.h"
+#include "delta/snapshot.h"
+#include "engine/scan.h"
+#include "engine/skipping.h"
+#include "sql/lexer.h"
+
+namespace basin::sql {
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+// obj[key] when it is a string, else "" (the syntax tree reuses keys with other types).
+std::string Str(const json& obj, const char* key) {
+  if (!obj.is_object()) return "";
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+bool IsKeyword(const Token& t, std::string_view word) {
+  if (t.kind != Token::Kind::kIdentifier || t.text.size() != word.size()) return false;
+  for (size_t i = 0; i < word.size(); i++) {
+    if (std::toupper(static_cast<unsigned char>(t.text[i])) != word[i]) return false;
+  }
+  return true;
+}
+
+// What the syntax tree says about one delta_scan call: the predicate of the SELECT whose
+// FROM holds it, if data skipping may use that predicate for it.
+struct CallContext {
+  const json* where = nullptr;
+  engine::SkippingScope scope;
+};
+
+// Table references of a FROM clause. `skippable` is false below the null-supplying side
+// of an outer join (or any join but inner/cross), where dropping files changes results.
+void CollectTableRefs(const json& ref, bool skippable, std::vector<std::pair<const json*, bool>>& out) {
+  if (!ref.is_object()) return;
+  std::string type = Str(ref, "type");
+  if (type == "JOIN") {
+    std::string join = Str(ref, "join_type");
+    bool inner = join == "INNER" && (Str(ref, "ref_type").empty() || Str(ref, "ref_type") == "REGULAR");
+    if (ref.contains("left")) CollectTableRefs(ref["left"], skippable && inner, out);
+    if (ref.contains("right")) CollectTableRefs(ref["right"], skippable && inner, out);
+    return;
+  }
+  if (type == "CROSS_PRODUCT") {
+    if (ref.contains("left")) CollectTableRefs(ref["left"], skippable, out);
+    if (ref.contains("right")) CollectTableRefs(ref["right"], skippable, out);
+    return;
+  }
+  out.emplace_back(&ref, skippable);
+}
+
+std::string RefName(const json& ref) {
+  std::string alias = Str(ref, "alias");
+  if (!alias.empty()) return alias;
+  if (Str(ref, "type") == "BASE_TABLE") return Str(ref, "table_name");
+  return "";
+}
+
+// Finds every SELECT_NODE in the tree and records, by query_location, the context of each
+// delta_scan table function in its FROM.
+void CollectCalls(const json& node, std::map<uint64_t, CallContext>& out) {
+  if (node.is_array()) {
+    for (const json& child : node) CollectCalls(child, out);
+    return;
+  }
+  if (!node.is_object()) return;
+  if (Str(node, "type") == "SELECT_NODE" && node.contains("from_table")) {
+    std::vector<std::pair<const json*, bool>> refs;
+    CollectTableRefs(node["from_table"], true, refs);
+    for (const auto& [ref, skippable] : refs) {
+      if (Str(*ref, "type") != "TABLE_FUNCTION" || !ref->contains("function")) continue;
+      const json& function = (*ref)["function"];
+      if (Str(function, "function_name") != "delta_scan") continue;
+      auto location_json = ref->find("query_location");
+      if (location_json == ref->end() || !location_json->is_number_unsigned()) continue;
+      uint64_t location = location_json->get<uint64_t>();
+      CallContext context;
+      if (skippable && node.contains("where_clause") && !node["where_clause"].is_null()) {
+        context.where = &node["where_clause"];
+      }
+      std::string name = RefName(*ref);
+      if (!name.empty()) context.scope.qualifiers.push_back(name);
+      for (const auto& [other, unused] : refs) {
+        if (other == ref) continue;
+        std::string other_name = RefName(*other);
+        if (!other_name.empty()) context.scope.other_qualifiers.push_back(other_name);
+      }
+      out[location] = std::move(context);
+    }
+  }
+  for (const auto& [key, child] : node.items()) {
+    if (child.is_structured()) CollectCalls(child, out);
+  }
+}
+
+std::string FormatMs(int64_t ms) {
+  // DuckDB's rendering of TIMESTAMP WITH TIME ZONE in UTC, so history rows read like query rows.
+  std::string text = delta::FormatTimestampMs(ms);  // "2024-01-31 12:00:00.000 UTC"
+  if (text.size() > 4 && text.compare(text.size() - 4, 4, " UTC") == 0) text.resize(text.size() - 4);
+  return text + "+00";
+}
+
+std::string JoinList(const std::optional<std::vector<std::string>>& items) {
+  json out = json::array();
+  if (items) {
+    for (const auto& item : *items) out.push_back(item);
+  }
+  return out.dump();
+}
+
+}  // namespace
+
+struct Session::Impl {
+  SessionOptions options;
+  std::shared_ptr<engine::Database> db;
+  std::unique_ptr<engine::Connection> conn;
+
+  Result<std::string> TableFolder(const std::string& path) const {
+    fs::path folder(path);
+    if (folder.is_relative() && !options.warehouse_dir.empty()) folder = fs::path(options.warehouse_dir) / folder;
+    std::error_code ec;
+    if (!fs::is_directory(folder / "_delta_log", ec)) {
+      return Status::NotFound("table " + path + ": no Delta table at " + folder.string() + " (no _delta_log folder)");
+    }
+    return folder.lexically_normal().string();
+  }
+
+  Result<std::shared_ptr<ObjectStore>> OpenStore(const std::string& path) const {
+    ASSIGN_OR_RETURN(std::string folder, TableFolder(path));
+    return OpenLocalObjectStore(folder);
+  }
+
+  Result<std::shared_ptr<delta::Snapshot>> Load(const DeltaScanCall& call) {
+    ASSIGN_OR_RETURN(auto store, OpenStore(call.path));
+    delta::SnapshotOptions snapshot_options;
+    snapshot_options.version = call.version;
+    snapshot_options.timestamp = call.timestamp;
+    auto snapshot = delta::LoadSnapshot(store, call.path, *conn, snapshot_options);
+    if (!snapshot.ok()) return snapshot.status().WithContext("table " + call.path);
+    return snapshot;
+  }
+
+  // DESCRIBE HISTORY / DESCRIBE DETAIL delta_scan(...); nullopt for other statements.
+  Result<std::optional<StatementResult>> TryBasinStatement(const std::string& statement) {
+    ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(statement));
+    if (tokens.size() < 3 || !IsKeyword(tokens[0], "DESCRIBE") ||
+        !(IsKeyword(tokens[1], "HISTORY") || IsKeyword(tokens[1], "DETAIL")) || !IsKeyword(tokens[2], "DELTA_SCAN")) {
+      return std::optional<StatementResult>();
+    }
+    bool history = IsKeyword(tokens[1], "HISTORY");
+    ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(statement));
+    if (calls.size() != 1) return Status::InvalidArgument("expected one delta_scan(...) after DESCRIBE");
+    const DeltaScanCall& call = calls[0];
+    // What may follow the call: LIMIT n for history, nothing else.
+    size_t next = 0;
+    while (next < tokens.size() && tokens[next].begin < call.end) next++;
+    std::optional<size_t> limit;
+    if (history && next + 1 < tokens.size() && IsKeyword(tokens[next], "LIMIT") &&
+        tokens[next + 1].kind == Token::Kind::kNumber) {
+      limit = std::stoull(tokens[next + 1].text);
+      next += 2;
+    }
+    if (next != tokens.size()) {
+      return Status::InvalidArgument("unexpected '" + tokens[next].text + "' after delta_scan(...) in DESCRIBE");
+    }
+    StatementResult out;
+    out.statement = statement;
+    out.returns_rows = true;
+    engine::QueryResult& r = out.result;
+    if (history) {
+      ASSIGN_OR_RETURN(auto store, OpenStore(call.path));
+      auto commits = delta::ReadHistory(store, limit.value_or(0));
+      if (!commits.ok()) return commits.status().WithContext("table " + call.path);
+      r.column_names = {"version", "timestamp", "operation", "operationParameters", "operationMetrics", "engineInfo"};
+      r.column_types = {"BIGINT", "TIMESTAMP WITH TIME ZONE", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"};
+      for (const delta::CommitSummary& c : *commits) {
+        auto dump = [](const json& j) -> std::optional<std::string> {
+          if (j.is_null()) return std::nullopt;
+          return j.dump();
+        };
+        r.rows.push_back({std::to_string(c.version), FormatMs(c.timestamp_ms), c.operation,
+                          dump(c.operation_parameters), dump(c.operation_metrics), c.engine_info});
+      }
+      return std::optional<StatementResult>(std::move(out));
+    }
+    ASSIGN_OR_RETURN(auto snapshot, Load(call));
+    r.column_names = {"location",        "version",         "minReaderVersion", "minWriterVersion",
+                      "readerFeatures",  "writerFeatures",  "partitionColumns", "numFiles",
+                      "sizeInBytes",     "numRecords",      "schema"};
+    r.column_types = {"VARCHAR", "BIGINT",  "INTEGER", "INTEGER", "VARCHAR", "VARCHAR",
+                      "VARCHAR", "BIGINT",  "BIGINT",  "BIGINT",  "VARCHAR"};
+    int64_t records = snapshot->num_records();
+    r.rows.push_back({*TableFolder(call.path), std::to_string(snapshot->version),
+                      std::to_string(snapshot->protocol.min_reader_version),
+                      std::to_string(snapshot->protocol.min_writer_version),
+                      JoinList(snapshot->protocol.reader_features), JoinList(snapshot->protocol.writer_features),
+                      JoinList(snapshot->metadata.partition_columns), std::to_string(snapshot->files.size()),
+                      std::to_string(snapshot->size_bytes()),
+                      records >= 0 ? std::optional<std::string>(std::to_string(records)) : std::nullopt,
+                      snapshot->metadata.schema_string});
+    out.files_total = snapshot->files.size();
+    return std::optional<StatementResult>(std::move(out));
+  }
+
+  // The predicate contexts of the delta_scan calls, by offset; empty when DuckDB's parser
+  // cannot serialize the statement (only SELECTs serialize), which means no skipping.
+  std::map<uint64_t, CallContext> SkippingContexts(const std::string& statement, json& tree) {
+    std::map<uint64_t, CallContext> out;
+    auto r = conn->Query("SELECT json_serialize_sql(" + engine::QuoteLiteral(statement) + ")");
+    if (!r.ok() || r->row_count() != 1 || !r->at(0, 0)) return out;
+    tree = json::parse(*r->at(0, 0), nullptr, false);
+    if (tree.is_discarded() || !tree.is_object() || !tree.contains("error") || tree["error"] != false || !tree.contains("statements")) return out;
+    CollectCalls(tree["statements"], out);
+    return out;
+  }
+
+  Result<StatementResult> Run(const std::string& statement) {
+    ASSIGN_OR_RETURN(auto basin_statement, TryBasinStatement(statement));
+    if (basin_statement) return std::move(*basin_statement);
+
+    StatementResult out;
+    out.statement = statement;
+    ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(statement));
+    std::string rewritten = statement;
+    std::vector<engine::ScanPlan> plans;
+    json tree;
+    std::map<uint64_t, CallContext> contexts;
+    if (!calls.empty() && options.data_skipping) contexts = SkippingContexts(statement, tree);
+
+    Status st;
+    // Back to front, so earlier offsets stay valid as text is replaced.
+    for (auto it = calls.rbegin(); it != calls.rend() && st.ok(); ++it) {
+      auto snapshot = Load(*it);
+      if (!snapshot.ok()) {
+        st = snapshot.status();
+        break;
+      }
+      engine::ScanOptions scan_options;
+      auto context = contexts.find(it->begin);
+      if (context != contexts.end() && context->second.where != nullptr) {
+        scan_options.file_indexes = engine::FilesMatching(**snapshot, *context->second.where, context->second.scope);
+      }
+      auto plan = engine::BuildScanSql(**snapshot, *conn, scan_options);
+      if (!plan.ok()) {
+        st = plan.status().WithContext("table " + it->path);
+        break;
+      }
+      out.files_read += plan->files_read;
+      out.files_total += plan->files_total;
+      rewritten.replace(it->begin, it->end - it->begin, "(" + plan->sql + ")");
+      plans.push_back(std::move(plan).value());
+    }
+    if (st.ok()) {
+      auto result = conn->Query(rewritten);
+      if (result.ok()) {
+        out.result = std::move(result).value();
+        out.returns_rows = out.result.column_count() > 0;
+      } else {
+        st = result.status();
+      }
+    }
+    for (const auto& plan : plans) engine::DropScanTempTables(*conn, plan);
+    RETURN_IF_ERROR(st);
+    return out;
+  }
+};
+
+Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  ASSIGN_OR_RETURN(impl->db, engine::Database::Open());
+  ASSIGN_OR_RETURN(impl->conn, engine::Connection::Open(impl->db));
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+engine::Connection& Session::connection() { return *impl_->conn; }
+const SessionOptions& Session::options() const { return impl_->options; }
+
+Result<std::vector<StatementResult>> Session::Execute(const std::string& text) {
+  ASSIGN_OR_RETURN(std::vector<std::string> statements, SplitStatements(text));
+  std::vector<StatementResult> out;
+  for (size_t i = 0; i < statements.size(); i++) {
+    auto result = impl_->Run(statements[i]);
+    if (!result.ok()) {
+      std::string where = statements.size() > 1 ? "statement " + std::to_string(i + 1) : "statement";
+      std::string shown = statements[i].size() > 120 ? statements[i].substr(0, 117) + "..." : statements[i];
+      return result.status().WithContext(where + " (" + shown + ")");
+    }
+    out.push_back(std::move(result).value());
+  }
+  return out;
+}
+
+}  // namespace basin::sql

@@ -1,0 +1,225 @@
+#include "sql/session.h"
+
+#include <gtest/gtest.h>
+
+#include "delta/commit_writer.h"
+#include "engine/parquet_writer.h"
+#include "sql/lexer.h"
+#include "testing/test_util.h"
+
+namespace basin::sql {
+namespace {
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SessionOptions options;
+    options.warehouse_dir = dir_.str();
+    ASSERT_OK_AND_ASSIGN(session_, Session::Open(options));
+  }
+
+  // Creates table `name` in the warehouse: version 0 from `select_sqls[0]` (one file per
+  // query), each later query appended as its own commit.
+  void CreateTable(const std::string& name, const std::vector<std::string>& select_sqls,
+                   const std::vector<std::string>& partition_columns = {}) {
+    auto& conn = session_->connection();
+    ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir_.str() + "/" + name));
+    ASSERT_OK_AND_ASSIGN(delta::StructType schema, engine::InferDeltaSchema(conn, select_sqls[0]));
+    engine::WriteOptions write;
+    write.partition_columns = partition_columns;
+    for (size_t version = 0; version < select_sqls.size(); version++) {
+      std::vector<delta::Action> actions;
+      if (version == 0) {
+        actions.push_back(delta::Protocol{1, 2, std::nullopt, std::nullopt});
+        delta::Metadata metadata;
+        metadata.id = "00000000-0000-0000-0000-00000000000" + std::to_string(select_sqls.size() % 10);
+        metadata.schema_string = delta::SchemaToJson(schema).dump();
+        metadata.partition_columns = partition_columns;
+        metadata.created_time = 1700000000000;
+        actions.push_back(metadata);
+      }
+      ASSERT_OK_AND_ASSIGN(auto adds, engine::WriteDataFiles(conn, select_sqls[version], *store, write));
+      for (auto& add : adds) actions.push_back(add);
+      actions.push_back(delta::MakeCommitInfo(1700000000000 + static_cast<int64_t>(version) * 1000,
+                                              version == 0 ? "CREATE TABLE" : "WRITE"));
+      ASSERT_OK(delta::WriteCommit(*store, static_cast<int64_t>(version), actions));
+    }
+  }
+
+  std::vector<StatementResult> Run(const std::string& sql) {
+    auto r = session_->Execute(sql);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : std::vector<StatementResult>{};
+  }
+
+  engine::QueryResult One(const std::string& sql) {
+    auto results = Run(sql);
+    EXPECT_EQ(results.size(), 1u);
+    return results.empty() ? engine::QueryResult{} : results[0].result;
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST(LexerTest, SplitsOnSemicolonsOutsideStringsAndComments) {
+  ASSERT_OK_AND_ASSIGN(auto statements,
+                       SplitStatements("SELECT ';' AS a; -- c; d\nSELECT $x$;$x$ /* ; */ ;; SELECT \"a;b\" FROM t"));
+  ASSERT_EQ(statements.size(), 3u);
+  EXPECT_EQ(statements[0], "SELECT ';' AS a");
+  EXPECT_EQ(statements[1], "SELECT $x$;$x$");
+  EXPECT_EQ(statements[2], "SELECT \"a;b\" FROM t");
+  ASSERT_ERROR_CODE(SplitStatements("SELECT 'open"), kInvalidArgument);
+}
+
+TEST(LexerTest, FindsDeltaScanCallsWithArguments) {
+  std::string sql =
+      "SELECT 'delta_scan(''no'')', \"delta_scan\" FROM Delta_Scan ( 'a b' ) -- delta_scan('c')\n"
+      "JOIN delta_scan('d', version => 3) USING (k) JOIN delta_scan('e', timestamp => '2024-01-01') USING (k)";
+  ASSERT_OK_AND_ASSIGN(auto calls, FindDeltaScanCalls(sql));
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].path, "a b");
+  EXPECT_EQ(sql.substr(calls[0].begin, calls[0].end - calls[0].begin), "Delta_Scan ( 'a b' )");
+  EXPECT_EQ(calls[1].version, 3);
+  EXPECT_EQ(calls[2].timestamp, "2024-01-01");
+  ASSERT_ERROR_CODE(FindDeltaScanCalls("SELECT * FROM delta_scan(42)"), kInvalidArgument);
+  ASSERT_ERROR_CODE(FindDeltaScanCalls("SELECT * FROM delta_scan('a', flavour => 1)"), kInvalidArgument);
+}
+
+TEST_F(SessionTest, RewritesCallsKeepingAliasesAndJoins) {
+  CreateTable("people", {"SELECT i AS id, 'p' || i AS name FROM range(5) t(i)"});
+  CreateTable("orders", {"SELECT i AS order_id, i % 3 AS person_id, i * 10 AS amount FROM range(9) t(i)"});
+  engine::QueryResult r = One(
+      "SELECT p.name, sum(o.amount) AS total FROM delta_scan('people') AS p "
+      "JOIN delta_scan('orders') o ON o.person_id = p.id GROUP BY p.name ORDER BY p.name");
+  ASSERT_EQ(r.row_count(), 3u);
+  EXPECT_EQ(r.at(0, 0), "p0");
+  EXPECT_EQ(r.at(0, 1), "90");  // 0 + 30 + 60
+  EXPECT_EQ(r.at(2, 1), "150");
+}
+
+TEST_F(SessionTest, StringsAndCommentsMentioningDeltaScanAreUntouched) {
+  CreateTable("t", {"SELECT 1 AS x"});
+  engine::QueryResult r = One("SELECT 'delta_scan(''t'')' AS s, x /* delta_scan('nope') */ FROM delta_scan('t')");
+  EXPECT_EQ(r.at(0, 0), "delta_scan('t')");
+  EXPECT_EQ(r.at(0, 1), "1");
+}
+
+TEST_F(SessionTest, RunsSeveralStatementsInOrder) {
+  CreateTable("t", {"SELECT i AS x FROM range(3) t(i)"});
+  auto results = Run("CREATE TEMP TABLE copy AS SELECT * FROM delta_scan('t'); SELECT count(*) FROM copy;");
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1].result.at(0, 0), "3");
+  EXPECT_TRUE(results[1].returns_rows);
+}
+
+TEST_F(SessionTest, TimeTravelByVersion) {
+  CreateTable("t", {"SELECT 1 AS x", "SELECT 2 AS x", "SELECT 3 AS x"});
+  EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t')").at(0, 0), "6");
+  EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t', version => 1)").at(0, 0), "3");
+}
+
+TEST_F(SessionTest, DescribeHistoryAndDetail) {
+  CreateTable("t", {"SELECT 1 AS x", "SELECT 2 AS x", "SELECT 3 AS x"});
+  engine::QueryResult history = One("DESCRIBE HISTORY delta_scan('t') LIMIT 2");
+  ASSERT_EQ(history.row_count(), 2u);
+  EXPECT_EQ(history.column_names[0], "version");
+  EXPECT_EQ(history.at(0, 0), "2");
+  EXPECT_EQ(history.at(0, 2), "WRITE");
+  EXPECT_EQ(One("describe history delta_scan('t')").row_count(), 3u);
+
+  engine::QueryResult detail = One("DESCRIBE DETAIL delta_scan('t')");
+  ASSERT_EQ(detail.row_count(), 1u);
+  auto column = [&](const std::string& name) {
+    for (size_t c = 0; c < detail.column_count(); c++) {
+      if (detail.column_names[c] == name) return detail.at(0, c);
+    }
+    return std::optional<std::string>();
+  };
+  EXPECT_EQ(column("version"), "2");
+  EXPECT_EQ(column("numFiles"), "3");
+  EXPECT_EQ(column("numRecords"), "3");
+}
+
+TEST_F(SessionTest, ErrorsNameTheStatementAndTable) {
+  auto r = session_->Execute("SELECT 1; SELECT * FROM delta_scan('missing_table')");
+  ASSERT_ERROR_CODE(r, kNotFound);
+  EXPECT_NE(r.status().message().find("statement 2"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("missing_table"), std::string::npos) << r.status().ToString();
+}
+
+TEST_F(SessionTest, TempTablesAreDroppedAfterEachStatement) {
+  SKIP_WITHOUT_SHARED_TESTDATA(testdata);
+  std::string path = (testdata / "delta/delta-kernel-rs/with-short-dv").string();
+  EXPECT_EQ(One("SELECT count(*) FROM delta_scan(" + engine::QuoteLiteral(path) + ")").at(0, 0), "7");
+  EXPECT_EQ(One("SELECT count(*) FROM duckdb_tables() WHERE temporary").at(0, 0), "0");
+}
+
+// Skipping must never change a result, and must actually skip on selective predicates.
+TEST_F(SessionTest, SkippingNeverChangesResultsAndReadsFewerFiles) {
+  std::vector<std::string> commits;
+  for (int f = 0; f < 24; f++) {
+    std::string base = std::to_string(f * 10);
+    commits.push_back("SELECT (" + base + " + i)::BIGINT AS id, 'name' || lpad((" + base +
+                      " + i)::VARCHAR, 4, '0') AS name, CASE WHEN i = 3 THEN NULL ELSE (" + base +
+                      " + i) * 0.5 END AS score, DATE '2024-01-01' + (" + base + " + i)::INT AS day, " +
+                      std::to_string(f % 4) + " AS part FROM range(10) t(i)");
+  }
+  CreateTable("many", commits, {"part"});
+  CreateTable("small", {"SELECT i::BIGINT AS id FROM range(0, 240, 7) t(i)"});
+  const std::vector<std::string> predicates = {
+      "id = 57",
+      "id < 15",
+      "15 >= id",
+      "id > 230",
+      "id BETWEEN 100 AND 119",
+      "id IN (3, 150, 999)",
+      "id <> 5",
+      "score IS NULL AND id < 50",
+      "score IS NOT NULL",
+      "name = 'name0042'",
+      "name > 'name0200'",
+      "day = DATE '2024-03-01'",
+      "day < '2024-01-05'",
+      "part = 2",
+      "part = 1 AND id < 100",
+      "id = 5 OR id = 200",
+      "id = 5 OR lower(name) = 'name0100'",
+      "NOT (id = 5)",
+      "id = 12.5",
+      "score > 100.25",
+      "m.id = 57",
+      "s.id = 57",
+  };
+  int skipped_somewhere = 0;
+  for (const std::string& predicate : predicates) {
+    for (const std::string& query :
+         {"SELECT id, name, score, day, part FROM delta_scan('many') m WHERE " + predicate + " ORDER BY ALL",
+          "SELECT m.id, s.id FROM delta_scan('many') m JOIN delta_scan('small') s ON m.id = s.id WHERE " + predicate +
+              " ORDER BY ALL",
+          "SELECT s.id, m.id FROM delta_scan('small') s LEFT JOIN delta_scan('many') m ON m.id = s.id WHERE " +
+              predicate + " ORDER BY ALL"}) {
+      if (query.find("m.id = 57") != std::string::npos && query.find(" m ") == std::string::npos) continue;
+      SessionOptions off_options;
+      off_options.warehouse_dir = dir_.str();
+      off_options.data_skipping = false;
+      ASSERT_OK_AND_ASSIGN(auto off, Session::Open(off_options));
+      auto with = session_->Execute(query);
+      auto without = off->Execute(query);
+      ASSERT_EQ(with.ok(), without.ok()) << query;
+      if (!with.ok()) continue;  // e.g. s.id in the single-table query
+      EXPECT_EQ((*with)[0].result.rows, (*without)[0].result.rows) << query;
+      EXPECT_EQ((*without)[0].files_read, (*without)[0].files_total);
+      EXPECT_LE((*with)[0].files_read, (*without)[0].files_read);
+      if ((*with)[0].files_read < (*without)[0].files_read) skipped_somewhere++;
+    }
+  }
+  EXPECT_GE(skipped_somewhere, 15);
+  auto point = session_->Execute("SELECT * FROM delta_scan('many') WHERE id = 57");
+  ASSERT_OK(point.status());
+  EXPECT_EQ((*point)[0].files_read, 1u);
+  EXPECT_EQ((*point)[0].files_total, 24u);
+}
+
+}  // namespace
+}  // namespace basin::sql

@@ -1,0 +1,398 @@
+// The behaviour every ObjectStore backend must have (see storage/object_store.h).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "storage/faulty_object_store.h"
+#include "storage/object_store.h"
+#include "testing/test_util.h"
+
+namespace basin {
+namespace {
+
+using basin::testing::TempDir;
+
+struct Backend {
+  std::string name;
+  bool local = false;  // keeps objects as files under a folder (LocalPath, other processes)
+  std::function<std::shared_ptr<ObjectStore>(const TempDir&)> open;
+};
+
+std::shared_ptr<ObjectStore> OpenLocal(const TempDir& dir) {
+  auto store = OpenLocalObjectStore(dir.str() + "/root");
+  EXPECT_TRUE(store.ok()) << store.status().ToString();
+  return store.ok() ? *store : nullptr;
+}
+
+std::vector<Backend> Backends() {
+  return {
+      {"local", true, OpenLocal},
+      {"memory", false, [](const TempDir&) { return NewMemoryObjectStore(); }},
+      {"faulty_memory", false, [](const TempDir&) { return NewFaultyObjectStore(NewMemoryObjectStore(), {}); }},
+      {"faulty_local", true, [](const TempDir& dir) { return NewFaultyObjectStore(OpenLocal(dir), {}); }},
+      // Unsynced writes must look, to this store's own readers, exactly like synced ones.
+      {"faulty_buffered", false,
+       [](const TempDir&) {
+         FaultOptions options;
+         options.buffer_writes = true;
+         return NewFaultyObjectStore(NewMemoryObjectStore(), options);
+       }},
+  };
+}
+
+class ObjectStoreConformance : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    store_ = GetParam().open(dir_);
+    ASSERT_NE(store_, nullptr);
+  }
+
+  std::vector<std::string> Keys(const std::string& prefix) {
+    auto listed = store_->List(prefix);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    std::vector<std::string> keys;
+    if (listed.ok()) {
+      for (const auto& info : *listed) keys.push_back(info.key);
+    }
+    return keys;
+  }
+
+  TempDir dir_;
+  std::shared_ptr<ObjectStore> store_;
+};
+
+TEST_P(ObjectStoreConformance, PutThenGet) {
+  ASSERT_OK(store_->Put("a/b/c.txt", "hello"));
+  ASSERT_OK_AND_ASSIGN(std::string data, store_->Get("a/b/c.txt"));
+  EXPECT_EQ(data, "hello");
+}
+
+TEST_P(ObjectStoreConformance, BinaryAndEmptyObjects) {
+  std::string binary("\0\x01\xff\n\r", 5);
+  ASSERT_OK(store_->Put("bin", binary));
+  ASSERT_OK(store_->Put("empty", ""));
+  ASSERT_OK_AND_ASSIGN(std::string got, store_->Get("bin"));
+  EXPECT_EQ(got, binary);
+  ASSERT_OK_AND_ASSIGN(std::string empty, store_->Get("empty"));
+  EXPECT_EQ(empty, "");
+  ASSERT_OK_AND_ASSIGN(ObjectInfo info, store_->Head("empty"));
+  EXPECT_EQ(info.size_bytes, 0u);
+}
+
+TEST_P(ObjectStoreConformance, PutOverwrites) {
+  ASSERT_OK(store_->Put("k", "first, longer value"));
+  ASSERT_OK(store_->Put("k", "second"));
+  ASSERT_OK_AND_ASSIGN(std::string data, store_->Get("k"));
+  EXPECT_EQ(data, "second");
+  ASSERT_OK_AND_ASSIGN(ObjectInfo info, store_->Head("k"));
+  EXPECT_EQ(info.size_bytes, 6u);
+}
+
+TEST_P(ObjectStoreConformance, MissingObjectsAreNotFound) {
+  ASSERT_ERROR_CODE(store_->Get("nope"), kNotFound);
+  ASSERT_ERROR_CODE(store_->GetRange("nope", 0, 1), kNotFound);
+  ASSERT_ERROR_CODE(store_->Head("nope/deeper"), kNotFound);
+  // A folder is not an object.
+  ASSERT_OK(store_->Put("dir/file", "x"));
+  ASSERT_ERROR_CODE(store_->Get("dir"), kNotFound);
+  ASSERT_ERROR_CODE(store_->Head("dir"), kNotFound);
+  // A path through an object is not an object either.
+  ASSERT_ERROR_CODE(store_->Get("dir/file/below"), kNotFound);
+}
+
+TEST_P(ObjectStoreConformance, GetRange) {
+  ASSERT_OK(store_->Put("r", "0123456789"));
+  ASSERT_OK_AND_ASSIGN(std::string middle, store_->GetRange("r", 3, 4));
+  EXPECT_EQ(middle, "3456");
+  ASSERT_OK_AND_ASSIGN(std::string tail, store_->GetRange("r", 8, 2));
+  EXPECT_EQ(tail, "89");
+  ASSERT_OK_AND_ASSIGN(std::string none, store_->GetRange("r", 10, 0));
+  EXPECT_EQ(none, "");
+}
+
+TEST_P(ObjectStoreConformance, GetRangePastTheEndIsCorruptionNamingTheKey) {
+  ASSERT_OK(store_->Put("short", "0123"));
+  for (auto [offset, length] : std::vector<std::pair<uint64_t, uint64_t>>{{2, 3}, {5, 0}, {0, UINT64_MAX}, {UINT64_MAX, 2}}) {
+    auto got = store_->GetRange("short", offset, length);
+    ASSERT_ERROR_CODE(got, kCorruption);
+    EXPECT_NE(got.status().message().find("short"), std::string::npos) << got.status().ToString();
+  }
+}
+
+TEST_P(ObjectStoreConformance, Head) {
+  int64_t before_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  ASSERT_OK(store_->Put("x/y", "12345"));
+  ASSERT_OK_AND_ASSIGN(ObjectInfo info, store_->Head("x/y"));
+  EXPECT_EQ(info.key, "x/y");
+  EXPECT_EQ(info.size_bytes, 5u);
+  // File systems may round times down to their granularity; allow a few seconds either way.
+  EXPECT_GT(info.modification_time_ms, before_ms - 5000);
+  EXPECT_LT(info.modification_time_ms, before_ms + 60000);
+}
+
+TEST_P(ObjectStoreConformance, Delete) {
+  ASSERT_OK(store_->Put("d/one", "1"));
+  ASSERT_OK(store_->Delete("d/one"));
+  ASSERT_ERROR_CODE(store_->Get("d/one"), kNotFound);
+  EXPECT_TRUE(Keys("d/").empty());
+  // Deleting what is absent is fine.
+  ASSERT_OK(store_->Delete("d/one"));
+  ASSERT_OK(store_->Delete("never/existed"));
+}
+
+TEST_P(ObjectStoreConformance, ListIsSortedBytewiseAndRecursive) {
+  // Put in an order unrelated to the sorted one; include names that sort differently
+  // bytewise than by locale or by "folders first" ('.' < '/' < '0' < 'A' < '_' < 'a' < 0xC3).
+  std::vector<std::string> keys = {"t/_delta_log/00000000000000000010.json",
+                                   "t/_delta_log/00000000000000000002.json",
+                                   "t/b.parquet",
+                                   "t/a/x.parquet",
+                                   "t/a.b",
+                                   "t/A",
+                                   "t/\xc3\xa9t\xc3\xa9",
+                                   "t/_delta_log/_sidecars/s.parquet",
+                                   "u/other"};
+  for (const auto& key : keys) ASSERT_OK(store_->Put(key, key));
+  std::vector<std::string> expected = {"t/A",
+                                       "t/_delta_log/00000000000000000002.json",
+                                       "t/_delta_log/00000000000000000010.json",
+                                       "t/_delta_log/_sidecars/s.parquet",
+                                       "t/a.b",
+                                       "t/a/x.parquet",
+                                       "t/b.parquet",
+                                       "t/\xc3\xa9t\xc3\xa9"};
+  EXPECT_EQ(Keys("t/"), expected);
+
+  ASSERT_OK_AND_ASSIGN(auto infos, store_->List("t/_delta_log/"));
+  ASSERT_EQ(infos.size(), 3u);
+  EXPECT_EQ(infos[0].key, "t/_delta_log/00000000000000000002.json");
+  EXPECT_EQ(infos[0].size_bytes, infos[0].key.size());
+}
+
+TEST_P(ObjectStoreConformance, ListPrefixes) {
+  for (const std::string key : {"log/0001.json", "log/0002.json", "log/0010.json", "log/0001.checkpoint.parquet",
+                                "logbook/x", "lo", "other/log/0001.json"}) {
+    ASSERT_OK(store_->Put(key, "v"));
+  }
+  EXPECT_EQ(Keys("log/000"), (std::vector<std::string>{"log/0001.checkpoint.parquet", "log/0001.json",
+                                                       "log/0002.json"}));
+  EXPECT_EQ(Keys("log/0001"), (std::vector<std::string>{"log/0001.checkpoint.parquet", "log/0001.json"}));
+  // Without the '/', "log" is a plain string prefix: it also matches "logbook/".
+  EXPECT_EQ(Keys("log"), (std::vector<std::string>{"log/0001.checkpoint.parquet", "log/0001.json",
+                                                   "log/0002.json", "log/0010.json", "logbook/x"}));
+  EXPECT_EQ(Keys("log/").size(), 4u);
+  EXPECT_EQ(Keys("").size(), 7u);
+  EXPECT_EQ(Keys("lo"), Keys("l"));
+  // Nothing matching is an empty list, not NotFound.
+  EXPECT_TRUE(Keys("missing/").empty());
+  EXPECT_TRUE(Keys("log/9").empty());
+  // A prefix naming one object lists it.
+  EXPECT_EQ(Keys("log/0010.json"), (std::vector<std::string>{"log/0010.json"}));
+}
+
+TEST_P(ObjectStoreConformance, KeysMayNotEscapeTheRoot) {
+  for (const std::string key : {"../escape", "a/../../escape", "a/..", "/abs", "", "a//b", "a/./b", "a/"}) {
+    ASSERT_ERROR_CODE(store_->Put(key, "x"), kInvalidArgument);
+    ASSERT_ERROR_CODE(store_->PutIfAbsent(key, "x"), kInvalidArgument);
+    ASSERT_ERROR_CODE(store_->Get(key), kInvalidArgument);
+    ASSERT_ERROR_CODE(store_->Head(key), kInvalidArgument);
+    ASSERT_ERROR_CODE(store_->Delete(key), kInvalidArgument);
+  }
+  ASSERT_ERROR_CODE(store_->List("../"), kInvalidArgument);
+  ASSERT_ERROR_CODE(store_->List("a/../"), kInvalidArgument);
+  ASSERT_ERROR_CODE(store_->List("/"), kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "escape"));
+}
+
+TEST_P(ObjectStoreConformance, PutIfAbsentCreatesOnce) {
+  ASSERT_OK(store_->PutIfAbsent("_delta_log/00000000000000000000.json", "first"));
+  auto second = store_->PutIfAbsent("_delta_log/00000000000000000000.json", "second");
+  ASSERT_ERROR_CODE(second, kAlreadyExists);
+  EXPECT_FALSE(second.retryable());
+  ASSERT_OK_AND_ASSIGN(std::string data, store_->Get("_delta_log/00000000000000000000.json"));
+  EXPECT_EQ(data, "first");
+  // After a delete the key is free again.
+  ASSERT_OK(store_->Delete("_delta_log/00000000000000000000.json"));
+  ASSERT_OK(store_->PutIfAbsent("_delta_log/00000000000000000000.json", "third"));
+  ASSERT_OK_AND_ASSIGN(std::string again, store_->Get("_delta_log/00000000000000000000.json"));
+  EXPECT_EQ(again, "third");
+  // Objects written with Put count as present too.
+  ASSERT_OK(store_->Put("p", "put"));
+  ASSERT_ERROR_CODE(store_->PutIfAbsent("p", "x"), kAlreadyExists);
+}
+
+TEST_P(ObjectStoreConformance, ConcurrentPutIfAbsentHasExactlyOneWinner) {
+  constexpr int kThreads = 8;
+  constexpr int kRounds = 20;
+  // Large enough that a torn or interleaved write would show.
+  auto payload = [](int thread) { return std::string(64 * 1024, static_cast<char>('a' + thread)); };
+  for (int round = 0; round < kRounds; round++) {
+    std::string key = "race/" + std::to_string(round);
+    std::atomic<int> winners{0};
+    std::atomic<int> losers{0};
+    std::atomic<int> others{0};
+    std::atomic<int> winner_id{-1};
+    std::atomic<bool> go{false};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; t++) {
+      threads.emplace_back([&, t] {
+        while (!go.load()) std::this_thread::yield();
+        Status st = store_->PutIfAbsent(key, payload(t));
+        if (st.ok()) {
+          winners++;
+          winner_id = t;
+        } else if (st.IsAlreadyExists()) {
+          losers++;
+        } else {
+          others++;
+        }
+      });
+    }
+    go = true;
+    for (auto& thread : threads) thread.join();
+    ASSERT_EQ(winners.load(), 1) << key;
+    ASSERT_EQ(losers.load(), kThreads - 1) << key;
+    ASSERT_EQ(others.load(), 0) << key;
+    ASSERT_OK_AND_ASSIGN(std::string data, store_->Get(key));
+    EXPECT_EQ(data, payload(winner_id.load())) << key;
+  }
+  // Losers leave nothing behind that looks like the key.
+  ASSERT_OK_AND_ASSIGN(auto listed, store_->List("race/"));
+  std::set<std::string> keys;
+  for (const auto& info : listed) {
+    if (info.key.find("/.") == std::string::npos) keys.insert(info.key);
+  }
+  EXPECT_EQ(keys.size(), static_cast<size_t>(kRounds));
+}
+
+TEST_P(ObjectStoreConformance, ConcurrentPutsLeaveOneWholeValue) {
+  constexpr int kThreads = 4;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; i++) EXPECT_OK(store_->Put("same", std::string(32 * 1024, static_cast<char>('a' + t))));
+    });
+  }
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    while (!stop.load()) {
+      auto got = store_->Get("same");
+      if (!got.ok()) continue;  // not written yet
+      ASSERT_EQ(got->size(), 32u * 1024);
+      EXPECT_EQ(got->find_first_not_of((*got)[0]), std::string::npos) << "torn read";
+    }
+  });
+  for (auto& thread : threads) thread.join();
+  stop = true;
+  reader.join();
+}
+
+TEST_P(ObjectStoreConformance, LocalPath) {
+  ASSERT_OK(store_->Put("f/data.parquet", "PAR1"));
+  auto path = store_->LocalPath("f/data.parquet");
+  if (!GetParam().local) {
+    EXPECT_FALSE(path.has_value());
+    return;
+  }
+  ASSERT_TRUE(path.has_value());
+  EXPECT_EQ(*path, (dir_.path() / "root" / "f" / "data.parquet").string());
+  EXPECT_TRUE(std::filesystem::is_regular_file(*path));
+  ASSERT_TRUE(store_->LocalPath("").has_value());
+  EXPECT_EQ(*store_->LocalPath(""), (dir_.path() / "root").string());
+  EXPECT_FALSE(store_->LocalPath("../x").has_value());
+}
+
+TEST_P(ObjectStoreConformance, DescribeIsNotEmpty) { EXPECT_FALSE(store_->Describe().empty()); }
+
+// Several processes race to commit sequential versions, as Delta writers do: each tries
+// the next version and moves on when it loses. Every version must land exactly once.
+TEST_P(ObjectStoreConformance, MultiProcessPutIfAbsentCommitsEachVersionOnce) {
+  if (!GetParam().local) GTEST_SKIP() << "only stores backed by files are shared between processes";
+  constexpr int kProcesses = 4;
+  constexpr int kCommitsEach = 25;
+  auto version_key = [](int version) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "_delta_log/%020d.json", version);
+    return std::string(name);
+  };
+  std::string root = *store_->LocalPath("");
+  std::vector<pid_t> children;
+  for (int p = 0; p < kProcesses; p++) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // Each child opens its own store, as a separate writer would.
+      auto store = OpenLocalObjectStore(root);
+      if (!store.ok()) ::_exit(2);
+      int version = 0;
+      for (int commit = 0; commit < kCommitsEach;) {
+        Status st = (*store)->PutIfAbsent(version_key(version),
+                                          "writer " + std::to_string(p) + " commit " + std::to_string(commit));
+        if (st.ok()) {
+          commit++;
+        } else if (!st.IsAlreadyExists()) {
+          ::_exit(3);
+        }
+        version++;
+      }
+      ::_exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_EQ(WEXITSTATUS(status), 0);
+  }
+  std::set<std::string> contents;
+  for (int version = 0; version < kProcesses * kCommitsEach; version++) {
+    ASSERT_OK_AND_ASSIGN(std::string data, store_->Get(version_key(version)));
+    EXPECT_TRUE(contents.insert(data).second) << "duplicate commit " << data;
+  }
+  EXPECT_EQ(contents.size(), static_cast<size_t>(kProcesses * kCommitsEach));
+  ASSERT_ERROR_CODE(store_->Head(version_key(kProcesses * kCommitsEach)), kNotFound);
+  // No temporary files are left behind.
+  ASSERT_OK_AND_ASSIGN(auto listed, store_->List("_delta_log/"));
+  EXPECT_EQ(listed.size(), static_cast<size_t>(kProcesses * kCommitsEach));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, ObjectStoreConformance, ::testing::ValuesIn(Backends()),
+                         [](const ::testing::TestParamInfo<Backend>& info) { return info.param.name; });
+
+// Backend-specific behaviour the suite cannot express.
+TEST(LocalObjectStore, RootMustBeAFolder) {
+  TempDir dir;
+  std::string file = dir.str() + "/file";
+  { std::FILE* f = std::fopen(file.c_str(), "w"); ASSERT_NE(f, nullptr); std::fclose(f); }
+  ASSERT_ERROR_CODE(OpenLocalObjectStore(file), kInvalidArgument);
+  ASSERT_OK(OpenLocalObjectStore(dir.str() + "/new/nested/root"));
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "new" / "nested" / "root"));
+}
+
+TEST(LocalObjectStore, SeesFilesWrittenByOthersAndReportsIOErrors) {
+  TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir.str()));
+  ASSERT_OK(store->Put("locked/x", "1"));
+  // Another writer (or a reopened store) sees the same files.
+  ASSERT_OK_AND_ASSIGN(auto again, OpenLocalObjectStore(dir.str() + "/"));
+  ASSERT_OK_AND_ASSIGN(std::string data, again->Get("locked/x"));
+  EXPECT_EQ(data, "1");
+  // A folder cannot be created where a file is: an IOError naming the path.
+  auto st = store->Put("locked/x/y", "2");
+  ASSERT_ERROR_CODE(st, kIOError);
+  EXPECT_NE(st.message().find("locked/x"), std::string::npos) << st.ToString();
+}
+
+}  // namespace
+}  // namespace basin
