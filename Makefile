@@ -10,6 +10,7 @@ JOBS ?= 2
 BUILD ?= build
 FUZZ_SECONDS ?= 60
 CMAKE_FLAGS ?=
+TARGET ?= all
 
 .PHONY: all setup build demo test test-fast asan fuzz bench format tidy clean
 
@@ -25,7 +26,7 @@ $(BUILD)/.duckdb-root: scripts/setup.sh
 build: $(BUILD)/.duckdb-root
 	@bash scripts/setup.sh
 	cmake -S . -B $(BUILD) -G Ninja -DDUCKDB_ROOT="$$(cat $(BUILD)/.duckdb-root)" $(CMAKE_FLAGS)
-	cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) --target $(TARGET)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)/basin
@@ -41,7 +42,7 @@ asan:
 	BASIN_SANITIZE=1 bash scripts/run_tests.sh build-asan
 
 fuzz:
-	$(MAKE) build BUILD=build-fuzz CMAKE_FLAGS="-DBASIN_FUZZ=ON -DBASIN_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++"
+	$(MAKE) build BUILD=build-fuzz TARGET=fuzzers CMAKE_FLAGS="-DBASIN_FUZZ=ON -DBASIN_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++"
 	bash scripts/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
 
 bench: build

@@ -1,5 +1,7 @@
 #include "bench_util.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -7,8 +9,6 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
-
-#include <fmt/format.h>
 
 #include "delta/commit_writer.h"
 #include "delta/paths.h"
@@ -41,7 +41,8 @@ int64_t Scaled(int64_t full_size, int64_t minimum) {
 
 int TimedRuns(int default_runs) {
   int runs = default_runs;
-  if (const char* text = std::getenv("BASIN_BENCH_RUNS"); text != nullptr && *text != '\0') runs = std::atoi(text);
+  if (const char* text = std::getenv("BASIN_BENCH_RUNS"); text != nullptr && *text != '\0')
+    runs = std::atoi(text);
   return std::max(runs, 5);
 }
 
@@ -61,6 +62,16 @@ Result<double> TimeOnce(const std::function<Status()>& body) {
 }
 
 }  // namespace
+
+Result<double> MedianSeconds(int runs, const std::function<Status()>& body) {
+  RETURN_IF_ERROR_CTX(body(), "warm-up run");
+  std::vector<double> seconds;
+  for (int run = 0; run < runs; run++) {
+    ASSIGN_OR_RETURN(double elapsed, TimeOnce(body));
+    seconds.push_back(elapsed);
+  }
+  return Median(std::move(seconds));
+}
 
 Result<Comparison> TimeInterleaved(int runs, const std::function<Status()>& basin,
                                    const std::function<Status()>& peer) {
@@ -128,11 +139,12 @@ Result<GeneratedTable> CreateTable(engine::Connection& conn, const fs::path& roo
     ASSIGN_OR_RETURN(auto added, engine::WriteDataFiles(conn, select, *store));
     for (auto& add : added) table.files.push_back(std::move(add));
   }
-  ASSIGN_OR_RETURN(table.rows, QueryInt(conn, "SELECT count(*) FROM read_parquet(" + table.DataFileListSql() + ")"));
+  ASSIGN_OR_RETURN(table.rows,
+                   QueryInt(conn, "SELECT count(*) FROM read_parquet(" + table.DataFileListSql() + ")"));
 
-  const int64_t now_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
   delta::Metadata metadata;
   std::random_device rd;
   metadata.id = "basin-bench-" + std::to_string(rd()) + "-" + std::to_string(rd());
@@ -143,7 +155,8 @@ Result<GeneratedTable> CreateTable(engine::Connection& conn, const fs::path& roo
   actions.emplace_back(delta::Protocol{});
   actions.emplace_back(std::move(metadata));
   for (const auto& add : table.files) actions.emplace_back(add);
-  RETURN_IF_ERROR_CTX(delta::WriteCommit(*store, 0, actions), "committing the generated table at " + root.string());
+  RETURN_IF_ERROR_CTX(delta::WriteCommit(*store, 0, actions),
+                      "committing the generated table at " + root.string());
   return table;
 }
 
@@ -189,7 +202,8 @@ Status WriteAppendOnlyLog(const fs::path& table_root, int64_t commits) {
       actions.emplace_back(delta::Protocol{});
       delta::Metadata metadata;
       metadata.id = "basin-bench-append-only-log";
-      metadata.schema_string = R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
+      metadata.schema_string =
+          R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
       metadata.created_time = kFirstCommitMs;
       actions.emplace_back(std::move(metadata));
     }
@@ -197,8 +211,9 @@ Status WriteAppendOnlyLog(const fs::path& table_root, int64_t commits) {
     add.path = fmt::format("part-{:08d}.parquet", version);
     add.size = 500 + version % 100;
     add.modification_time = kFirstCommitMs + version;
-    add.stats = fmt::format(R"({{"numRecords":10,"minValues":{{"id":{}}},"maxValues":{{"id":{}}},"nullCount":{{"id":0}}}})",
-                            version * 10, version * 10 + 9);
+    add.stats = fmt::format(
+        R"({{"numRecords":10,"minValues":{{"id":{}}},"maxValues":{{"id":{}}},"nullCount":{{"id":0}}}})",
+        version * 10, version * 10 + 9);
     actions.emplace_back(std::move(add));
     std::string commit;
     for (const auto& action : actions) commit += delta::SerializeAction(action) + "\n";
@@ -209,6 +224,8 @@ Status WriteAppendOnlyLog(const fs::path& table_root, int64_t commits) {
   }
   return Status::OK();
 }
+
+namespace {
 
 // Every action of the log's JSON commits (0, 1, ... up to the first missing one) as one
 // newline-delimited file whose lines carry their version: {"version":7,"add":{...}}.
@@ -228,6 +245,8 @@ Status CollectCommitActions(const fs::path& log, const fs::path& out_file) {
   return Status::OK();
 }
 
+}  // namespace
+
 Status WriteClassicCheckpoints(engine::Connection& conn, const fs::path& table_root, int64_t interval) {
   if (interval <= 0) return Status::InvalidArgument("checkpoint interval must be positive");
   const fs::path log = table_root / "_delta_log";
@@ -236,9 +255,12 @@ Status WriteClassicCheckpoints(engine::Connection& conn, const fs::path& table_r
   // The column types are the classic checkpoint schema (PROTOCOL.md "Checkpoint Schema").
   Status loaded = conn.Execute(
       "CREATE OR REPLACE TEMP TABLE bench_log_actions AS SELECT version, add, metaData, protocol "
-      "FROM read_json(" + engine::QuoteLiteral(actions_file.string()) + ", format = 'newline_delimited', "
+      "FROM read_json(" +
+      engine::QuoteLiteral(actions_file.string()) +
+      ", format = 'newline_delimited', "
       "columns = {'version': 'BIGINT', "
-      "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime BIGINT, "
+      "'add': 'STRUCT(path VARCHAR, partitionValues MAP(VARCHAR, VARCHAR), size BIGINT, modificationTime "
+      "BIGINT, "
       "dataChange BOOLEAN, stats VARCHAR, tags MAP(VARCHAR, VARCHAR))', "
       "'metaData': 'STRUCT(id VARCHAR, name VARCHAR, description VARCHAR, format STRUCT(provider VARCHAR, "
       "options MAP(VARCHAR, VARCHAR)), schemaString VARCHAR, partitionColumns VARCHAR[], "
@@ -253,27 +275,30 @@ Status WriteClassicCheckpoints(engine::Connection& conn, const fs::path& table_r
   for (int64_t version = interval; version <= latest; version += interval) {
     const std::string rows_sql =
         "SELECT NULL::STRUCT(appId VARCHAR, version BIGINT, lastUpdated BIGINT) AS txn, add, "
-        "NULL::STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN, extendedFileMetadata BOOLEAN, "
+        "NULL::STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN, extendedFileMetadata "
+        "BOOLEAN, "
         "partitionValues MAP(VARCHAR, VARCHAR), size BIGINT) AS remove, metaData, protocol "
-        "FROM bench_log_actions WHERE version <= " + std::to_string(version) +
-        " AND (add IS NOT NULL OR metaData IS NOT NULL OR protocol IS NOT NULL)";
+        "FROM bench_log_actions WHERE version <= " +
+        std::to_string(version) + " AND (add IS NOT NULL OR metaData IS NOT NULL OR protocol IS NOT NULL)";
     const fs::path file = log / fmt::format("{:020d}.checkpoint.parquet", version);
-    RETURN_IF_ERROR_CTX(
-        conn.Execute("COPY (" + rows_sql + ") TO " + engine::QuoteLiteral(file.string()) + " (FORMAT parquet)"),
-        "writing checkpoint " + file.string());
+    RETURN_IF_ERROR_CTX(conn.Execute("COPY (" + rows_sql + ") TO " + engine::QuoteLiteral(file.string()) +
+                                     " (FORMAT parquet)"),
+                        "writing checkpoint " + file.string());
     newest = version;
     ASSIGN_OR_RETURN(newest_rows, QueryInt(conn, "SELECT count(*) FROM (" + rows_sql + ")"));
   }
   RETURN_IF_ERROR(conn.Execute("DROP TABLE bench_log_actions"));
   if (newest < 0) return Status::OK();
   ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(table_root.string()));
-  return store->Put("_delta_log/_last_checkpoint", fmt::format(R"({{"version":{},"size":{}}})", newest, newest_rows));
+  return store->Put("_delta_log/_last_checkpoint",
+                    fmt::format(R"({{"version":{},"size":{}}})", newest, newest_rows));
 }
 
 Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql) {
   ASSIGN_OR_RETURN(auto result, conn.Query(sql));
   int64_t value = 0;
-  const std::string text = result.row_count() == 1 && result.column_count() >= 1 ? result.at(0, 0).value_or("") : "";
+  const std::string text =
+      result.row_count() == 1 && result.column_count() >= 1 ? result.at(0, 0).value_or("") : "";
   auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || err != std::errc() || end != text.data() + text.size()) {
     return Status::InvalidArgument("expected one integer from: " + sql);
@@ -289,7 +314,8 @@ Result<engine::QueryResult> QueryBasin(sql::Session& session, const std::string&
   return std::move(results.back().result);
 }
 
-Status ExpectSameRows(const engine::QueryResult& basin, const engine::QueryResult& peer, const std::string& what) {
+Status ExpectSameRows(const engine::QueryResult& basin, const engine::QueryResult& peer,
+                      const std::string& what) {
   if (basin.row_count() != peer.row_count()) {
     return Status::InvalidArgument(what + ": Basin returned " + std::to_string(basin.row_count()) +
                                    " rows, the peer " + std::to_string(peer.row_count()));

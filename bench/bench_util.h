@@ -41,6 +41,9 @@ struct Comparison {
   double peer_median() const { return Median(peer_seconds); }
 };
 
+// Runs `body` once untimed, then `runs` times; returns the median wall time in seconds.
+Result<double> MedianSeconds(int runs, const std::function<Status()>& body);
+
 // Runs each side once untimed (warm caches for both), then `runs` times each, alternating
 // which goes first, so drift in machine load hits both alike. Stops at the first error.
 Result<Comparison> TimeInterleaved(int runs, const std::function<Status()>& basin,
@@ -98,7 +101,8 @@ Status WriteAppendOnlyLog(const std::filesystem::path& table_root, int64_t commi
 // _last_checkpoint naming the newest. DuckDB reads the JSON commits and COPYs the rows.
 // REQUIRES: the log is append-only with a single protocol and metaData (as
 // WriteAppendOnlyLog writes), so a checkpoint is every add plus those two.
-Status WriteClassicCheckpoints(engine::Connection& conn, const std::filesystem::path& table_root, int64_t interval);
+Status WriteClassicCheckpoints(engine::Connection& conn, const std::filesystem::path& table_root,
+                               int64_t interval);
 
 // The single integer `sql` returns (a count), run directly on DuckDB.
 Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql);
@@ -110,7 +114,8 @@ Result<std::unique_ptr<sql::Session>> OpenSession();
 Result<engine::QueryResult> QueryBasin(sql::Session& session, const std::string& sql);
 
 // InvalidArgument describing the first difference when the two results' rows differ.
-Status ExpectSameRows(const engine::QueryResult& basin, const engine::QueryResult& peer, const std::string& what);
+Status ExpectSameRows(const engine::QueryResult& basin, const engine::QueryResult& peer,
+                      const std::string& what);
 
 // Prints "[<name> +<seconds since start>s] <text>" and flushes: setup can take a while.
 void Progress(const std::string& name, const std::string& text);

@@ -2,10 +2,10 @@
 // commits, against the same log with the checkpoints removed (every JSON commit replayed).
 // The peer is Basin itself without checkpoints; the ratio shows what checkpoints buy.
 
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "bench_util.h"
 #include "delta/snapshot.h"
@@ -50,21 +50,23 @@ Status Run() {
     ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(root.string()));
     ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, root.string(), *conn));
     if (snapshot->version != commits - 1 || static_cast<int64_t>(snapshot->files.size()) != commits) {
-      return Status::Internal(fmt::format("{}: snapshot at version {} with {} files, expected version {} with {}",
-                                          root.string(), snapshot->version, snapshot->files.size(), commits - 1,
-                                          commits));
+      return Status::Internal(
+          fmt::format("{}: snapshot at version {} with {} files, expected version {} with {}", root.string(),
+                      snapshot->version, snapshot->files.size(), commits - 1, commits));
     }
     return Status::OK();
   };
   const int runs = TimedRuns();
-  ASSIGN_OR_RETURN(Comparison timing, TimeInterleaved(
-                                          runs, [&] { return load(checkpointed); }, [&] { return load(json_only); }));
+  ASSIGN_OR_RETURN(Comparison timing,
+                   TimeInterleaved(
+                       runs, [&] { return load(checkpointed); }, [&] { return load(json_only); }));
   const double speedup = timing.peer_median() / timing.basin_median();
-  PrintSummary("snapshot_bench",
-               fmt::format("LoadSnapshot of {} commits (scale {}), median of {} runs: with a checkpoint every {} "
-                           "{:.4f} s, JSON commits only {:.4f} s, json_only/checkpointed = {:.1f}x",
-                           commits, Scale(), runs, kCheckpointInterval, timing.basin_median(), timing.peer_median(),
-                           speedup));
+  PrintSummary(
+      "snapshot_bench",
+      fmt::format("LoadSnapshot of {} commits (scale {}), median of {} runs: with a checkpoint every {} "
+                  "{:.4f} s, JSON commits only {:.4f} s, json_only/checkpointed = {:.1f}x",
+                  commits, Scale(), runs, kCheckpointInterval, timing.basin_median(), timing.peer_median(),
+                  speedup));
   return Status::OK();
 }
 

@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       (void)field.PhysicalName();
       (void)field.ColumnMappingId();
     }
-    auto again = ParseSchema(SchemaToJson(*schema).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    auto again =
+        ParseSchema(SchemaToJson(*schema).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     if (!again.ok()) std::abort();
   }
 

@@ -7,7 +7,8 @@
 #
 # Each target keeps a corpus in BUILD_DIR/fuzz-corpus/<name>, seeded from real inputs in the
 # shared test data (../shared/testdata or $BASIN_TESTDATA): Delta log commits for the
-# log-action fuzzer, deletion-vector files for the deletion-vector fuzzer. Crash inputs land
+# log-action fuzzer, deletion-vector files for the deletion-vector fuzzer, Variant values
+# for the variant fuzzer. Crash inputs land
 # in BUILD_DIR/fuzz-artifacts/<name>/; rerun one with `BUILD_DIR/fuzz/<name> <file>`.
 set -uo pipefail
 
@@ -29,19 +30,20 @@ if [ ${#targets[@]} -eq 0 ]; then
   exit 1
 fi
 
-# Copies up to SEEDS_PER_TARGET small files matching find's arguments into corpus folder $1,
-# spread evenly over the sorted list so that every writer's tables contribute.
+# Copies up to SEEDS_PER_TARGET small files under $TESTDATA/$2 matching find's further
+# arguments into corpus folder $1, spread evenly over the sorted list so that every
+# writer's tables contribute.
 seed_from() {
-  local corpus="$1"; shift
-  [ -d "$TESTDATA/delta" ] || return 0
+  local corpus="$1" base="$TESTDATA/$2"; shift 2
+  [ -d "$base" ] || return 0
   local files
-  mapfile -d '' files < <(find "$TESTDATA/delta" "$@" -type f -size -64k -print0 2>/dev/null | sort -z)
+  mapfile -d '' files < <(find "$base" "$@" -type f -size -64k -print0 2>/dev/null | sort -z)
   local step=$(( (${#files[@]} + SEEDS_PER_TARGET - 1) / SEEDS_PER_TARGET ))
   [ "$step" -ge 1 ] || return 0
   for ((i = 0; i < ${#files[@]}; i += step)); do
     local file="${files[$i]}"
     # Distinct cases reuse file names (00000000000000000000.json), so name seeds by path.
-    local flat="${file#"$TESTDATA/delta/"}"
+    local flat="${file#"$TESTDATA/"}"
     cp -n "$file" "$corpus/seed-${flat//\//_}"
   done
 }
@@ -49,8 +51,9 @@ seed_from() {
 seed_corpus() {
   local name="$1" corpus="$2"
   case "$name" in
-    *log_action*|*commit*|*checkpoint*) seed_from "$corpus" -path '*_delta_log/*' -name '*.json' ;;
-    *deletion_vector*) seed_from "$corpus" -name 'deletion_vector_*.bin' ;;
+    *log_action*|*commit*|*checkpoint*) seed_from "$corpus" delta -path '*_delta_log/*' -name '*.json' ;;
+    *deletion_vector*) seed_from "$corpus" delta -name 'deletion_vector_*.bin' ;;
+    *variant*) seed_from "$corpus" parquet -name '*.variant.bin' ;;
   esac
   if [ -d "$REPO_DIR/fuzz/corpus/$name" ]; then cp -n "$REPO_DIR/fuzz/corpus/$name"/* "$corpus/" 2>/dev/null; fi
   return 0
@@ -60,7 +63,7 @@ seed_corpus() {
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
-[ -d "$TESTDATA/delta" ] || echo "[fuzz] $TESTDATA/delta is absent: corpora start empty"
+[ -d "$TESTDATA" ] || echo "[fuzz] $TESTDATA is absent: corpora start empty"
 ran=0
 crashes=0
 failed_targets=()

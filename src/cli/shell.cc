@@ -10,7 +10,7 @@
 #include <editline/readline.h>
 
 #include "cli/query_monitor.h"
-#include "cli/statement_splitter.h"
+#include "sql/lexer.h"
 
 namespace basin::cli {
 
@@ -102,7 +102,7 @@ std::optional<std::string> Shell::ReadInput() {
       if (line->starts_with(".")) return *line;
     }
     input += input.empty() ? *line : "\n" + *line;
-    if (IsCompleteInput(input)) return input;
+    if (sql::IsCompleteInput(input)) return input;
   }
 }
 

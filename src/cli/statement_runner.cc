@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/query_monitor.h"
-#include "cli/statement_splitter.h"
+#include "sql/lexer.h"
 
 namespace basin::cli {
 
@@ -14,7 +14,7 @@ StatementRunner::StatementRunner(sql::Session& session, RunnerSettings settings,
     : session_(session), settings_(settings), out_(out), err_(err) {}
 
 Status StatementRunner::Run(std::string_view text) {
-  std::vector<SqlStatement> statements = SplitStatements(text);
+  ASSIGN_OR_RETURN(std::vector<sql::Statement> statements, sql::SplitStatements(text));
   for (size_t i = 0; i < statements.size(); i++) {
     Status status = RunOne(statements[i].text);
     if (status.ok()) continue;

@@ -36,11 +36,13 @@ std::string AddFile::ReplayKey() const { return MakeReplayKey(path, deletion_vec
 std::string RemoveFile::ReplayKey() const { return MakeReplayKey(path, deletion_vector); }
 
 bool Protocol::HasReaderFeature(const std::string& name) const {
-  return reader_features && std::find(reader_features->begin(), reader_features->end(), name) != reader_features->end();
+  return reader_features &&
+         std::find(reader_features->begin(), reader_features->end(), name) != reader_features->end();
 }
 
 bool Protocol::HasWriterFeature(const std::string& name) const {
-  return writer_features && std::find(writer_features->begin(), writer_features->end(), name) != writer_features->end();
+  return writer_features &&
+         std::find(writer_features->begin(), writer_features->end(), name) != writer_features->end();
 }
 
 namespace {
@@ -199,8 +201,8 @@ Result<std::optional<Action>> Wrap(Result<T> parsed) {
 }
 
 constexpr std::array<std::string_view, 10> kKnownActions = {
-    "add", "remove", "metaData", "protocol", "txn", "commitInfo", "domainMetadata", "checkpointMetadata", "sidecar",
-    "cdc"};
+    "add",        "remove",         "metaData",           "protocol", "txn",
+    "commitInfo", "domainMetadata", "checkpointMetadata", "sidecar",  "cdc"};
 
 Result<std::optional<Action>> ParseKnown(std::string_view name, const json& body, const std::string& where) {
   if (!body.is_object()) {

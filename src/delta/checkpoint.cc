@@ -12,8 +12,8 @@ namespace basin::delta {
 namespace {
 
 // The action columns a checkpoint may hold; others (commitInfo, cdc) never matter here.
-constexpr const char* kCheckpointColumns[] = {"add",      "remove",         "metaData",           "protocol",
-                                              "txn",      "domainMetadata", "checkpointMetadata", "sidecar"};
+constexpr const char* kCheckpointColumns[] = {"add", "remove",         "metaData",           "protocol",
+                                              "txn", "domainMetadata", "checkpointMetadata", "sidecar"};
 
 // A local copy of an object for DuckDB, removed when it goes out of scope.
 class TempCopy {
@@ -28,7 +28,8 @@ class TempCopy {
   Status Create(const std::string& data) {
     std::random_device rd;
     std::uniform_int_distribution<uint64_t> dist;
-    path_ = (std::filesystem::temp_directory_path() / ("basin-log-" + std::to_string(dist(rd)) + ".parquet")).string();
+    path_ = (std::filesystem::temp_directory_path() / ("basin-log-" + std::to_string(dist(rd)) + ".parquet"))
+                .string();
     std::ofstream out(path_, std::ios::binary | std::ios::trunc);
     out.write(data.data(), static_cast<std::streamsize>(data.size()));
     out.close();
@@ -111,7 +112,8 @@ Status ReadLocalParquetActions(engine::Connection& conn, const std::string& path
                                std::vector<Action>* out) {
   std::string source = "read_parquet(" + engine::QuoteLiteral(path) + ")";
   auto described = conn.Query("DESCRIBE SELECT * FROM " + source);
-  if (!described.ok()) return Status::Corruption(name + ": cannot read checkpoint Parquet: " + described.status().message());
+  if (!described.ok())
+    return Status::Corruption(name + ": cannot read checkpoint Parquet: " + described.status().message());
   std::string columns;
   std::string any_action;
   for (const auto& row : described->rows) {
@@ -124,9 +126,10 @@ Status ReadLocalParquetActions(engine::Connection& conn, const std::string& path
     }
   }
   if (columns.empty()) return Status::Corruption(name + ": not a Delta checkpoint (no action columns)");
-  auto rows = conn.Query("SELECT to_json(t) FROM (SELECT " + columns + " FROM " + source + " WHERE " + any_action +
-                         ") t");
-  if (!rows.ok()) return Status::Corruption(name + ": cannot read checkpoint Parquet: " + rows.status().message());
+  auto rows = conn.Query("SELECT to_json(t) FROM (SELECT " + columns + " FROM " + source + " WHERE " +
+                         any_action + ") t");
+  if (!rows.ok())
+    return Status::Corruption(name + ": cannot read checkpoint Parquet: " + rows.status().message());
   out->reserve(out->size() + rows->row_count());
   for (size_t i = 0; i < rows->row_count(); i++) {
     const auto& cell = rows->at(i, 0);

@@ -5,7 +5,8 @@
 namespace basin::delta {
 
 Status WriteCommit(ObjectStore& store, int64_t version, const std::vector<Action>& actions) {
-  if (version < 0) return Status::InvalidArgument("commit version must not be negative, got " + std::to_string(version));
+  if (version < 0)
+    return Status::InvalidArgument("commit version must not be negative, got " + std::to_string(version));
   std::string content;
   for (const auto& action : actions) {
     content += SerializeAction(action);
@@ -14,13 +15,14 @@ Status WriteCommit(ObjectStore& store, int64_t version, const std::vector<Action
   std::string key = CommitKey(version);
   Status st = store.PutIfAbsent(key, content);
   if (st.IsAlreadyExists()) {
-    return Status::Conflict("version " + std::to_string(version) + " was already committed by another writer (" +
-                            key + " exists)");
+    return Status::Conflict("version " + std::to_string(version) +
+                            " was already committed by another writer (" + key + " exists)");
   }
   return st.WithContext("writing " + key);
 }
 
-CommitInfo MakeCommitInfo(int64_t timestamp_ms, const std::string& operation, nlohmann::json operation_parameters) {
+CommitInfo MakeCommitInfo(int64_t timestamp_ms, const std::string& operation,
+                          nlohmann::json operation_parameters) {
   CommitInfo info;
   info.timestamp = timestamp_ms;
   info.operation = operation;

@@ -66,7 +66,8 @@ Result<int64_t> ParseTimestampMs(std::string_view text) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   int64_t year, month, day, hour = 0, minute = 0, second = 0, millis = 0;
-  if (!Digits(s, 4, &year) || !Char(s, '-') || !Digits(s, 2, &month) || !Char(s, '-') || !Digits(s, 2, &day)) {
+  if (!Digits(s, 4, &year) || !Char(s, '-') || !Digits(s, 2, &month) || !Char(s, '-') ||
+      !Digits(s, 2, &day)) {
     return bad();
   }
   if (month < 1 || month > 12 || day < 1 || day > 31) return bad();
@@ -110,10 +111,10 @@ std::string FormatTimestampMs(int64_t ms) {
   int64_t y, m, d;
   CivilFromDays(days, &y, &m, &d);
   char buf[128];
-  std::snprintf(buf, sizeof(buf), "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%03lld UTC", static_cast<long long>(y),
-                static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(rem / 3600000),
-                static_cast<long long>(rem / 60000 % 60), static_cast<long long>(rem / 1000 % 60),
-                static_cast<long long>(rem % 1000));
+  std::snprintf(buf, sizeof(buf), "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%03lld UTC",
+                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                static_cast<long long>(rem / 3600000), static_cast<long long>(rem / 60000 % 60),
+                static_cast<long long>(rem / 1000 % 60), static_cast<long long>(rem % 1000));
   return buf;
 }
 
@@ -190,7 +191,8 @@ Result<int64_t> VersionAtTimestamp(ObjectStore& store, const LogListing& listing
   if (timestamp_ms < earliest_time) {
     return Status::NotFound(table + ": timestamp " + FormatTimestampMs(timestamp_ms) +
                             " is before the earliest available commit (version " +
-                            std::to_string(commits[0].first) + " at " + FormatTimestampMs(earliest_time) + ")");
+                            std::to_string(commits[0].first) + " at " + FormatTimestampMs(earliest_time) +
+                            ")");
   }
   // The last index whose time is <= timestamp_ms.
   size_t lo = 0, hi = commits.size() - 1;
@@ -223,8 +225,10 @@ Result<std::vector<CommitSummary>> ReadHistory(std::shared_ptr<ObjectStore> stor
       const auto& raw = info->raw;
       if (auto p = raw.find("operationParameters"); p != raw.end()) summary.operation_parameters = *p;
       if (auto m = raw.find("operationMetrics"); m != raw.end()) summary.operation_metrics = *m;
-      if (auto e = raw.find("engineInfo"); e != raw.end() && e->is_string()) summary.engine_info = e->get<std::string>();
-      if (auto b = raw.find("isBlindAppend"); b != raw.end() && b->is_boolean()) summary.is_blind_append = b->get<bool>();
+      if (auto e = raw.find("engineInfo"); e != raw.end() && e->is_string())
+        summary.engine_info = e->get<std::string>();
+      if (auto b = raw.find("isBlindAppend"); b != raw.end() && b->is_boolean())
+        summary.is_blind_append = b->get<bool>();
     }
     out.push_back(std::move(summary));
   }

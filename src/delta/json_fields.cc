@@ -15,7 +15,9 @@ std::string Field::Name() const {
   return std::string(prefix) + "." + std::string(name);
 }
 
-Status Field::Missing() const { return Status::Corruption(where + ": missing required field '" + Name() + "'"); }
+Status Field::Missing() const {
+  return Status::Corruption(where + ": missing required field '" + Name() + "'");
+}
 
 Status Field::WrongType(std::string_view expected) const {
   return Status::Corruption(where + ": field '" + Name() + "' must be " + std::string(expected));
@@ -39,7 +41,8 @@ Result<std::optional<int64_t>> OptionalInt64(const Field& f) {
   if (v == nullptr) return std::optional<int64_t>();
   if (v->is_number_unsigned()) {
     auto u = v->get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return f.WrongType("a 64-bit integer");
+    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      return f.WrongType("a 64-bit integer");
     return std::optional<int64_t>(static_cast<int64_t>(u));
   }
   if (v->is_number_integer()) return std::optional<int64_t>(v->get<int64_t>());

@@ -88,8 +88,8 @@ int64_t LogListing::latest_version() const {
 }
 
 int64_t LogListing::earliest_version() const {
-  bool from_zero = commits.count(0) > 0 ||
-                   std::any_of(compactions.begin(), compactions.end(), [](const LogFile& f) { return f.version == 0; });
+  bool from_zero = commits.count(0) > 0 || std::any_of(compactions.begin(), compactions.end(),
+                                                       [](const LogFile& f) { return f.version == 0; });
   if (from_zero) return 0;
   if (!checkpoints.empty()) return checkpoints.front().version;
   return commits.begin()->first;
@@ -160,7 +160,8 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<int6
     // The longest compaction starting here that stays within the segment.
     const LogFile* compaction = nullptr;
     for (const auto& c : listing.compactions) {
-      if (c.version == next && c.end_version <= target && (compaction == nullptr || c.end_version > compaction->end_version)) {
+      if (c.version == next && c.end_version <= target &&
+          (compaction == nullptr || c.end_version > compaction->end_version)) {
         compaction = &c;
       }
     }
@@ -172,12 +173,14 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<int6
     auto commit = listing.commits.find(next);
     if (commit == listing.commits.end()) {
       return Status::Corruption(table + ": the Delta log is missing version " + std::to_string(next) + " (" +
-                                CommitKey(next) + ") needed to reconstruct version " + std::to_string(target));
+                                CommitKey(next) + ") needed to reconstruct version " +
+                                std::to_string(target));
     }
     segment.deltas.push_back(LogFile{LogFileType::kCommit, next, next, 0, 0, commit->second});
     next++;
   }
-  if (auto last = listing.commits.find(target); last != listing.commits.end()) segment.last_commit = last->second;
+  if (auto last = listing.commits.find(target); last != listing.commits.end())
+    segment.last_commit = last->second;
   return segment;
 }
 

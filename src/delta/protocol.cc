@@ -25,12 +25,13 @@ const std::vector<std::string>& SupportedReaderFeatures() {
 Status ValidateReadProtocol(const Protocol& protocol, const std::string& where) {
   int32_t version = protocol.min_reader_version;
   if (version < 1 || version > 3) {
-    return Status::Unsupported(where + ": the table requires Delta reader version " + std::to_string(version) +
-                               "; Basin reads versions 1 to 3");
+    return Status::Unsupported(where + ": the table requires Delta reader version " +
+                               std::to_string(version) + "; Basin reads versions 1 to 3");
   }
   if (version < 3) return Status::OK();
   if (!protocol.reader_features) {
-    return Status::Corruption(where + ": reader version 3 requires a readerFeatures list in the protocol action");
+    return Status::Corruption(where +
+                              ": reader version 3 requires a readerFeatures list in the protocol action");
   }
   const auto& supported = SupportedReaderFeatures();
   for (const auto& feature : *protocol.reader_features) {

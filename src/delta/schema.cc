@@ -15,8 +15,8 @@ namespace {
 constexpr int kMaxNestingDepth = 64;
 
 constexpr std::array<std::string_view, 14> kPrimitiveTypes = {
-    "string", "long", "integer", "short", "byte", "float", "double", "boolean", "binary", "date", "timestamp",
-    "timestamp_ntz", "void", "variant"};
+    "string",  "long",   "integer", "short",     "byte",          "float", "double",
+    "boolean", "binary", "date",    "timestamp", "timestamp_ntz", "void",  "variant"};
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -94,7 +94,8 @@ class SchemaParser {
 
   Result<StructType> ParseStruct(const json& obj, const std::string& parent, int depth) {
     auto fields = obj.find("fields");
-    if (fields == obj.end() || !fields->is_array()) return Error(parent, "is a struct without a 'fields' list");
+    if (fields == obj.end() || !fields->is_array())
+      return Error(parent, "is a struct without a 'fields' list");
     StructType out;
     out.fields.reserve(fields->size());
     for (const json& f : *fields) {
@@ -179,7 +180,8 @@ std::string DataType::ToDuckDBType() const {
     case Kind::kPrimitive:
       break;
   }
-  if (primitive == "decimal") return "DECIMAL(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
+  if (primitive == "decimal")
+    return "DECIMAL(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
   if (primitive == "string") return "VARCHAR";
   if (primitive == "long") return "BIGINT";
   if (primitive == "integer") return "INTEGER";
@@ -212,7 +214,8 @@ json DataType::ToJson() const {
     case Kind::kPrimitive:
       break;
   }
-  if (primitive == "decimal") return "decimal(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
+  if (primitive == "decimal")
+    return "decimal(" + std::to_string(precision) + "," + std::to_string(scale) + ")";
   return primitive;
 }
 
@@ -230,7 +233,8 @@ Result<StructType> ParseSchema(const std::string& schema_json) {
 json SchemaToJson(const StructType& schema) {
   json fields = json::array();
   for (const auto& f : schema.fields) {
-    fields.push_back({{"name", f.name}, {"type", f.type->ToJson()}, {"nullable", f.nullable}, {"metadata", f.metadata}});
+    fields.push_back(
+        {{"name", f.name}, {"type", f.type->ToJson()}, {"nullable", f.nullable}, {"metadata", f.metadata}});
   }
   return {{"type", "struct"}, {"fields", fields}};
 }

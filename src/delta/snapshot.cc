@@ -1,6 +1,7 @@
 #include "delta/snapshot.h"
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_map>
 
 #include "delta/checkpoint.h"
@@ -37,7 +38,8 @@ void ToLogOrder(const LogFile& file, std::vector<Action>& actions) {
 // "protocol" are parsed: this runs before anything else is trusted.
 Result<std::optional<Protocol>> NewestProtocolIn(const std::vector<DeltaFile>& deltas) {
   for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) {
-    ASSIGN_OR_RETURN(auto actions, ParseCommitLinesContaining(it->content, it->file.object.key, "\"protocol\""));
+    ASSIGN_OR_RETURN(auto actions,
+                     ParseCommitLinesContaining(it->content, it->file.object.key, "\"protocol\""));
     ToLogOrder(it->file, actions);
     if (auto found = ProtocolIn(actions)) return found;
   }
@@ -116,12 +118,15 @@ int64_t Snapshot::size_bytes() const {
   return total;
 }
 
-Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> store, const std::string& table_root,
-                                               engine::Connection& conn, const SnapshotOptions& options) {
+Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> store,
+                                               const std::string& table_root, engine::Connection& conn,
+                                               const SnapshotOptions& options) {
   if (options.version && options.timestamp) {
     return Status::InvalidArgument(table_root + ": time travel takes a version or a timestamp, not both");
   }
-  ASSIGN_OR_RETURN(LogListing listing, ListLog(*store));
+  auto listed = ListLog(*store);
+  if (!listed.ok()) return listed.status().WithContext("listing the Delta log of " + table_root);
+  const LogListing& listing = *listed;
   std::optional<int64_t> version = options.version;
   if (options.timestamp) {
     ASSIGN_OR_RETURN(int64_t ts, ParseTimestampMs(*options.timestamp));
@@ -149,7 +154,8 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
 
   Replay replay;
   if (segment.checkpoint) {
-    ASSIGN_OR_RETURN(std::vector<Action> checkpoint_actions, ReadCheckpointFiles(*store, conn, *segment.checkpoint));
+    ASSIGN_OR_RETURN(std::vector<Action> checkpoint_actions,
+                     ReadCheckpointFiles(*store, conn, *segment.checkpoint));
     if (!protocol) {
       protocol = ProtocolIn(checkpoint_actions);
       if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));

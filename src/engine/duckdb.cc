@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/functions.h"
+#include "engine/vector_access.h"
 
 namespace basin::engine {
 
@@ -107,22 +108,6 @@ struct ValueGuard {
   duckdb_value value;
   ~ValueGuard() { duckdb_destroy_value(&value); }
 };
-struct TypeGuard {
-  duckdb_logical_type type;
-  ~TypeGuard() { duckdb_destroy_logical_type(&type); }
-};
-
-bool RowIsValid(duckdb_vector vector, idx_t row) {
-  uint64_t* validity = duckdb_vector_get_validity(vector);
-  return validity == nullptr || duckdb_validity_row_is_valid(validity, row);
-}
-
-template <typename T>
-T At(duckdb_vector vector, idx_t row) {
-  T out;
-  std::memcpy(&out, static_cast<const char*>(duckdb_vector_get_data(vector)) + row * sizeof(T), sizeof(T));
-  return out;
-}
 
 // A scalar cell as a duckdb_value, so DuckDB renders it exactly as it renders columns.
 Result<duckdb_value> ScalarValue(duckdb_vector vector, duckdb_logical_type type, idx_t row) {
@@ -196,7 +181,7 @@ Result<duckdb_value> ScalarValue(duckdb_vector vector, duckdb_logical_type type,
 Result<Value> CellValue(duckdb_vector vector, idx_t row) {
   Value out;
   if (!RowIsValid(vector, row)) return out;
-  TypeGuard type{duckdb_vector_get_column_type(vector)};
+  LogicalTypeGuard type{duckdb_vector_get_column_type(vector)};
   switch (duckdb_get_type_id(type.type)) {
     case DUCKDB_TYPE_LIST:
     case DUCKDB_TYPE_MAP: {
@@ -208,10 +193,10 @@ Result<Value> CellValue(duckdb_vector vector, idx_t row) {
         if (is_map) {
           ASSIGN_OR_RETURN(Value key, CellValue(duckdb_struct_vector_get_child(child, 0), entry.offset + i));
           ASSIGN_OR_RETURN(Value value, CellValue(duckdb_struct_vector_get_child(child, 1), entry.offset + i));
-          out.children.emplace_back(key.ToString(), std::move(value));
+          out.AddChild(key.ToString(), std::move(value));
         } else {
           ASSIGN_OR_RETURN(Value element, CellValue(child, entry.offset + i));
-          out.children.emplace_back("", std::move(element));
+          out.AddChild("", std::move(element));
         }
       }
       return out;
@@ -222,7 +207,7 @@ Result<Value> CellValue(duckdb_vector vector, idx_t row) {
       duckdb_vector child = duckdb_array_vector_get_child(vector);
       for (idx_t i = 0; i < size; i++) {
         ASSIGN_OR_RETURN(Value element, CellValue(child, row * size + i));
-        out.children.emplace_back("", std::move(element));
+        out.AddChild("", std::move(element));
       }
       return out;
     }
@@ -234,7 +219,7 @@ Result<Value> CellValue(duckdb_vector vector, idx_t row) {
         std::string field = name;
         duckdb_free(name);
         ASSIGN_OR_RETURN(Value value, CellValue(duckdb_struct_vector_get_child(vector, i), row));
-        out.children.emplace_back(std::move(field), std::move(value));
+        out.AddChild(std::move(field), std::move(value));
       }
       return out;
     }
@@ -280,20 +265,20 @@ ColumnType DescribeType(std::string name, duckdb_logical_type type) {
       break;
     case DUCKDB_TYPE_LIST: {
       out.kind = ColumnType::Kind::kList;
-      TypeGuard child{duckdb_list_type_child_type(type)};
+      LogicalTypeGuard child{duckdb_list_type_child_type(type)};
       out.children.push_back(DescribeType("", child.type));
       break;
     }
     case DUCKDB_TYPE_ARRAY: {
       out.kind = ColumnType::Kind::kList;
-      TypeGuard child{duckdb_array_type_child_type(type)};
+      LogicalTypeGuard child{duckdb_array_type_child_type(type)};
       out.children.push_back(DescribeType("", child.type));
       break;
     }
     case DUCKDB_TYPE_MAP: {
       out.kind = ColumnType::Kind::kMap;
-      TypeGuard key{duckdb_map_type_key_type(type)};
-      TypeGuard value{duckdb_map_type_value_type(type)};
+      LogicalTypeGuard key{duckdb_map_type_key_type(type)};
+      LogicalTypeGuard value{duckdb_map_type_value_type(type)};
       out.children.push_back(DescribeType("", key.type));
       out.children.push_back(DescribeType("", value.type));
       break;
@@ -303,7 +288,7 @@ ColumnType DescribeType(std::string name, duckdb_logical_type type) {
       idx_t n = duckdb_struct_type_child_count(type);
       for (idx_t i = 0; i < n; i++) {
         char* child_name = duckdb_struct_type_child_name(type, i);
-        TypeGuard child{duckdb_struct_type_child_type(type, i)};
+        LogicalTypeGuard child{duckdb_struct_type_child_type(type, i)};
         out.children.push_back(DescribeType(child_name, child.type));
         duckdb_free(child_name);
       }
@@ -441,7 +426,7 @@ Result<ValueResult> Connection::QueryValues(const std::string& sql) {
   idx_t columns = duckdb_column_count(&guard.result);
   for (idx_t c = 0; c < columns; c++) {
     out.column_names.emplace_back(duckdb_column_name(&guard.result, c));
-    TypeGuard type{duckdb_column_logical_type(&guard.result, c)};
+    LogicalTypeGuard type{duckdb_column_logical_type(&guard.result, c)};
     out.column_types.push_back(TypeName(type.type));
   }
   out.rows.assign(duckdb_row_count(&guard.result), std::vector<Value>(columns));
@@ -460,7 +445,7 @@ Result<std::vector<ColumnType>> Connection::DescribeQuery(const std::string& sel
   std::vector<ColumnType> out;
   idx_t columns = duckdb_column_count(&guard.result);
   for (idx_t c = 0; c < columns; c++) {
-    TypeGuard type{duckdb_column_logical_type(&guard.result, c)};
+    LogicalTypeGuard type{duckdb_column_logical_type(&guard.result, c)};
     out.push_back(DescribeType(duckdb_column_name(&guard.result, c), type.type));
   }
   return out;
@@ -486,7 +471,7 @@ std::string Value::ToString() const {
       std::string out = "[";
       for (size_t i = 0; i < children.size(); i++) {
         if (i > 0) out += ", ";
-        out += children[i].second.ToString();
+        out += children[i].ToString();
       }
       return out + "]";
     }
@@ -494,7 +479,7 @@ std::string Value::ToString() const {
       std::string out = "{";
       for (size_t i = 0; i < children.size(); i++) {
         if (i > 0) out += ", ";
-        out += QuoteLiteral(children[i].first) + ": " + children[i].second.ToString();
+        out += QuoteLiteral(child_names[i]) + ": " + children[i].ToString();
       }
       return out + "}";
     }
@@ -502,7 +487,7 @@ std::string Value::ToString() const {
       std::string out = "{";
       for (size_t i = 0; i < children.size(); i++) {
         if (i > 0) out += ", ";
-        out += children[i].first + "=" + children[i].second.ToString();
+        out += child_names[i] + "=" + children[i].ToString();
       }
       return out + "}";
     }
@@ -511,8 +496,8 @@ std::string Value::ToString() const {
 }
 
 const Value* Value::Find(std::string_view name) const {
-  for (const auto& [key, value] : children) {
-    if (key == name) return &value;
+  for (size_t i = 0; i < children.size(); i++) {
+    if (child_names[i] == name) return &children[i];
   }
   return nullptr;
 }

@@ -60,8 +60,15 @@ struct Value {
   enum class Kind { kNull, kScalar, kList, kStruct, kMap };
   Kind kind = Kind::kNull;
   std::string text;  // kScalar: DuckDB's text rendering of the value
-  // kList: elements (first is empty); kStruct: (field name, value); kMap: (key text, value).
-  std::vector<std::pair<std::string, Value>> children;
+  // kList: elements; kStruct: field values; kMap: values. `child_names` runs parallel to
+  // `children`: field names (kStruct), key texts (kMap), empty strings (kList).
+  std::vector<std::string> child_names;
+  std::vector<Value> children;
+
+  void AddChild(std::string name, Value child) {
+    child_names.push_back(std::move(name));
+    children.push_back(std::move(child));
+  }
 
   bool is_null() const { return kind == Kind::kNull; }
   // The text QueryResult shows: 1, {'a': 1, 'b': x}, [1, 2], {k=v}.

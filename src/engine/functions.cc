@@ -10,41 +10,11 @@
 #include <vector>
 
 #include "engine/variant.h"
+#include "engine/vector_access.h"
 
 namespace basin::engine {
 
 namespace {
-
-struct LogicalTypeGuard {
-  duckdb_logical_type type;
-  ~LogicalTypeGuard() { duckdb_destroy_logical_type(&type); }
-};
-
-bool IsValid(duckdb_vector vector, idx_t row) {
-  uint64_t* validity = duckdb_vector_get_validity(vector);
-  return validity == nullptr || duckdb_validity_row_is_valid(validity, row);
-}
-
-template <typename T>
-T At(duckdb_vector vector, idx_t row) {
-  T out;
-  std::memcpy(&out, static_cast<const char*>(duckdb_vector_get_data(vector)) + row * sizeof(T), sizeof(T));
-  return out;
-}
-
-// A VARCHAR or BLOB cell. Views the vector's own memory: short strings are stored inline in
-// the duckdb_string_t, so the element is not copied.
-std::string_view BytesAt(duckdb_vector vector, idx_t row) {
-  auto* strings = static_cast<duckdb_string_t*>(duckdb_vector_get_data(vector));
-  return {duckdb_string_t_data(&strings[row]), duckdb_string_t_length(strings[row])};
-}
-
-std::string ChildName(duckdb_logical_type struct_type, idx_t index) {
-  char* raw = duckdb_struct_type_child_name(struct_type, index);
-  std::string name = raw;
-  duckdb_free(raw);
-  return name;
-}
 
 // One level of a variant as DuckDB hands it over: a group with an encoded `value` and/or a
 // shredded `typed_value`, plus what typed_value holds.
@@ -104,7 +74,7 @@ Result<ShreddedGroup> DescribeGroup(duckdb_vector group, duckdb_logical_type typ
   LogicalTypeGuard typed_guard{nullptr};
   idx_t count = duckdb_struct_type_child_count(type);
   for (idx_t i = 0; i < count; i++) {
-    std::string name = ChildName(type, i);
+    std::string name = StructChildName(type, i);
     LogicalTypeGuard child{duckdb_struct_type_child_type(type, i)};
     duckdb_vector vector = duckdb_struct_vector_get_child(group, i);
     if (name == "value" || (top_level && name == "metadata")) {
@@ -128,7 +98,7 @@ Result<ShreddedGroup> DescribeGroup(duckdb_vector group, duckdb_logical_type typ
       idx_t fields = duckdb_struct_type_child_count(typed_type);
       std::vector<std::pair<std::string, ShreddedGroup>> named;
       for (idx_t i = 0; i < fields; i++) {
-        std::string name = ChildName(typed_type, i);
+        std::string name = StructChildName(typed_type, i);
         LogicalTypeGuard field_type{duckdb_struct_type_child_type(typed_type, i)};
         ASSIGN_OR_RETURN(ShreddedGroup field,
                          DescribeGroup(duckdb_struct_vector_get_child(out.typed, i), field_type.type,
@@ -223,7 +193,7 @@ Status AppendPrimitive(const ShreddedGroup& node, idx_t row, std::string* out) {
       variant_json::AppendTimestamp(At<int64_t>(v, row), TimeUnit::kMicros, true, out);
       break;
     case DUCKDB_TYPE_TIMESTAMP_NS:
-      // DuckDB reads nanosecond timestamps with and without time zone alike, as UTC instants.
+      // TIMESTAMP_NS has no time zone variant in DuckDB, so no offset is shown.
       variant_json::AppendTimestamp(At<int64_t>(v, row), TimeUnit::kNanos, false, out);
       break;
     case DUCKDB_TYPE_VARCHAR:
@@ -249,8 +219,8 @@ Status AppendPrimitive(const ShreddedGroup& node, idx_t row, std::string* out) {
   return Status::OK();
 }
 
-Status Conflict(const char* what) {
-  return Status::Corruption(std::string("invalid shredded variant: ") + what);
+Status InvalidShredding(const std::string& what) {
+  return Status::Corruption("invalid shredded variant: " + what);
 }
 
 // Appends the JSON of the variant that `node` holds at `row` (VariantShredding.md,
@@ -258,9 +228,9 @@ Status Conflict(const char* what) {
 // missing (both columns null), which only a shredded object field may be.
 Result<bool> AppendShredded(const ShreddedGroup& node, idx_t row, const VariantMetadata& metadata,
                             std::string* out) {
-  if (!IsValid(node.group, row)) return false;
-  bool has_value = node.value != nullptr && IsValid(node.value, row);
-  bool has_typed = node.typed != nullptr && IsValid(node.typed, row);
+  if (!RowIsValid(node.group, row)) return false;
+  bool has_value = node.value != nullptr && RowIsValid(node.value, row);
+  bool has_typed = node.typed != nullptr && RowIsValid(node.typed, row);
   if (!has_typed) {
     if (!has_value) return false;
     RETURN_IF_ERROR(AppendVariantJson(metadata, BytesAt(node.value, row), out));
@@ -270,17 +240,17 @@ Result<bool> AppendShredded(const ShreddedGroup& node, idx_t row, const VariantM
     case ShreddedGroup::Kind::kUnshredded:
       break;
     case ShreddedGroup::Kind::kPrimitive:
-      if (has_value) return Conflict("conflicting value and typed_value for a primitive");
+      if (has_value) return InvalidShredding("conflicting value and typed_value for a primitive");
       RETURN_IF_ERROR(AppendPrimitive(node, row, out));
       return true;
     case ShreddedGroup::Kind::kArray: {
-      if (has_value) return Conflict("conflicting value and typed_value for an array");
+      if (has_value) return InvalidShredding("conflicting value and typed_value for an array");
       auto entry = At<duckdb_list_entry>(node.typed, row);
       out->push_back('[');
       for (idx_t i = 0; i < entry.length; i++) {
         if (i > 0) out->push_back(',');
         ASSIGN_OR_RETURN(bool present, AppendShredded(node.children[0], entry.offset + i, metadata, out));
-        if (!present) return Conflict("array element has neither value nor typed_value");
+        if (!present) return InvalidShredding("array element has neither value nor typed_value");
       }
       out->push_back(']');
       return true;
@@ -295,15 +265,15 @@ Result<bool> AppendShredded(const ShreddedGroup& node, idx_t row, const VariantM
       if (has_value) {
         // A partially shredded object: the fields that were not shredded.
         auto rest = VariantObjectFieldsJson(metadata, BytesAt(node.value, row));
-        if (!rest.ok()) return Conflict("value beside a shredded object is not an object");
+        if (!rest.ok()) return rest.status().WithContext("value of a partially shredded object");
         for (auto& field : *rest) fields.push_back(std::move(field));
         std::sort(fields.begin(), fields.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });
         auto duplicate = std::adjacent_find(fields.begin(), fields.end(),
                                             [](const auto& a, const auto& b) { return a.first == b.first; });
         if (duplicate != fields.end()) {
-          return Status::Corruption("invalid shredded variant: field '" + std::string(duplicate->first) +
-                                    "' is both shredded and in value");
+          return InvalidShredding("field '" + std::string(duplicate->first) +
+                                  "' is both shredded and in value");
         }
       }
       out->push_back('{');
@@ -326,19 +296,19 @@ Status VariantChunkToJson(duckdb_data_chunk input, duckdb_vector output) {
   ASSIGN_OR_RETURN(ShreddedGroup root, DescribeGroup(group, type.type, "argument", true, 0));
   duckdb_vector metadata_vector = nullptr;
   for (idx_t i = 0; i < duckdb_struct_type_child_count(type.type); i++) {
-    if (ChildName(type.type, i) == "metadata") metadata_vector = duckdb_struct_vector_get_child(group, i);
+    if (StructChildName(type.type, i) == "metadata") metadata_vector = duckdb_struct_vector_get_child(group, i);
   }
   if (metadata_vector == nullptr) return NotAVariant("argument", "has no metadata field");
 
   std::string json;
   idx_t rows = duckdb_data_chunk_get_size(input);
   for (idx_t row = 0; row < rows; row++) {
-    if (!IsValid(group, row)) {
+    if (!RowIsValid(group, row)) {
       duckdb_vector_ensure_validity_writable(output);
       duckdb_validity_set_row_invalid(duckdb_vector_get_validity(output), row);
       continue;
     }
-    if (!IsValid(metadata_vector, row)) return Status::Corruption("malformed variant: metadata is NULL");
+    if (!RowIsValid(metadata_vector, row)) return Status::Corruption("malformed variant: metadata is NULL");
     ASSIGN_OR_RETURN(VariantMetadata metadata, VariantMetadata::Parse(BytesAt(metadata_vector, row)));
     json.clear();
     ASSIGN_OR_RETURN(bool present, AppendShredded(root, row, metadata, &json));

@@ -72,8 +72,8 @@ Result<std::vector<std::string_view>> ArrayElements(std::string_view v) {
   out.reserve(layout.count);
   if (layout.offsets[0] != 0) return Malformed("array: first element offset is not 0");
   for (uint64_t i = 0; i < layout.count; i++) {
-    if (layout.offsets[i + 1] <= layout.offsets[i]) {
-      return Malformed("array: element " + std::to_string(i) + " has no bytes (offsets out of order)");
+    if (layout.offsets[i + 1] <= layout.offsets[i] || layout.offsets[i + 1] > layout.values.size()) {
+      return Malformed("array: element " + std::to_string(i) + " has offsets out of order or out of bounds");
     }
     out.push_back(layout.values.substr(layout.offsets[i], layout.offsets[i + 1] - layout.offsets[i]));
   }

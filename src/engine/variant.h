@@ -14,8 +14,9 @@
 //
 // Every malformed input (bad header or version, offsets out of bounds or overlapping,
 // sizes that disagree, unknown type ids, invalid UTF-8, duplicate keys, nesting deeper
-// than kMaxVariantDepth) gives Corruption; decoding never reads outside the given bytes,
-// and the output is at most a small multiple of the input size.
+// than kMaxVariantDepth) gives Corruption; decoding never reads outside the given bytes.
+// Values may not share bytes, so each byte of `value` is decoded once and the output stays
+// within a constant times (value size x longest dictionary key), never exponential.
 //
 // Thread safety: free functions over caller-owned bytes; a VariantMetadata is immutable.
 #pragma once

@@ -1,5 +1,7 @@
 #include "sql/lexer.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <charconv>
 
@@ -119,13 +121,18 @@ Result<std::vector<Token>> Tokenize(std::string_view s) {
   return out;
 }
 
-Result<std::vector<std::string>> SplitStatements(std::string_view text) {
+Result<std::vector<Statement>> SplitStatements(std::string_view text) {
   ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(text));
-  std::vector<std::string> out;
+  std::vector<Statement> out;
   size_t begin = std::string_view::npos;
   size_t last_end = 0;
+  int line = 1;
+  size_t line_counted_to = 0;
   auto flush = [&]() {
-    if (begin != std::string_view::npos) out.emplace_back(text.substr(begin, last_end - begin));
+    if (begin == std::string_view::npos) return;
+    line += static_cast<int>(std::count(text.begin() + line_counted_to, text.begin() + begin, '\n'));
+    line_counted_to = begin;
+    out.push_back({std::string(text.substr(begin, last_end - begin)), line});
     begin = std::string_view::npos;
   };
   for (const Token& t : tokens) {
@@ -138,6 +145,13 @@ Result<std::vector<std::string>> SplitStatements(std::string_view text) {
   }
   flush();
   return out;
+}
+
+bool IsCompleteInput(std::string_view text) {
+  auto tokens = Tokenize(text);
+  if (!tokens.ok() || tokens->empty()) return false;
+  const Token& last = tokens->back();
+  return last.kind == Token::Kind::kPunctuation && last.text == ";" && tokens->size() > 1;
 }
 
 Result<std::vector<DeltaScanCall>> FindDeltaScanCalls(std::string_view statement) {

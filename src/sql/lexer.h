@@ -27,9 +27,19 @@ struct Token {
 // offset) for an unterminated string, identifier, comment or dollar quote.
 Result<std::vector<Token>> Tokenize(std::string_view text);
 
-// The statements in `text`, split on ';' outside strings and comments, trimmed, empty
-// ones dropped.
-Result<std::vector<std::string>> SplitStatements(std::string_view text);
+struct Statement {
+  std::string text;  // from its first token to its last, without the ';'
+  int line = 1;      // 1-based line of its first token in the input
+};
+
+// The statements in `text`, split on ';' outside strings and comments, empty ones dropped.
+// InvalidArgument for an unterminated string, identifier, comment or dollar quote.
+Result<std::vector<Statement>> SplitStatements(std::string_view text);
+
+// True when `text` holds at least one statement and nothing but whitespace and comments
+// follows its last top-level ';': what an interactive shell waits for before running input.
+// Input that ends inside a string or comment is not complete.
+bool IsCompleteInput(std::string_view text);
 
 // delta_scan('path' [, version => N | , timestamp => '...'])
 struct DeltaScanCall {

@@ -148,9 +148,8 @@ struct Session::Impl {
     delta::SnapshotOptions snapshot_options;
     snapshot_options.version = call.version;
     snapshot_options.timestamp = call.timestamp;
-    auto snapshot = delta::LoadSnapshot(store, call.path, *conn, snapshot_options);
-    if (!snapshot.ok()) return snapshot.status().WithContext("table " + call.path);
-    return snapshot;
+    // Snapshot errors name the table already.
+    return delta::LoadSnapshot(store, call.path, *conn, snapshot_options);
   }
 
   // DESCRIBE HISTORY / DESCRIBE DETAIL delta_scan(...); nullopt for other statements.
@@ -255,7 +254,7 @@ struct Session::Impl {
       }
       auto plan = engine::BuildScanSql(**snapshot, *conn, scan_options);
       if (!plan.ok()) {
-        st = plan.status().WithContext("table " + it->path);
+        st = plan.status();  // names the table already
         break;
       }
       out.files_read += plan->files_read;
@@ -293,14 +292,14 @@ engine::Connection& Session::connection() { return *impl_->conn; }
 const SessionOptions& Session::options() const { return impl_->options; }
 
 Result<std::vector<StatementResult>> Session::Execute(const std::string& text) {
-  ASSIGN_OR_RETURN(std::vector<std::string> statements, SplitStatements(text));
+  ASSIGN_OR_RETURN(std::vector<Statement> statements, SplitStatements(text));
   std::vector<StatementResult> out;
   for (size_t i = 0; i < statements.size(); i++) {
-    auto result = impl_->Run(statements[i]);
+    auto result = impl_->Run(statements[i].text);
     if (!result.ok()) {
-      std::string where = statements.size() > 1 ? "statement " + std::to_string(i + 1) : "statement";
-      std::string shown = statements[i].size() > 120 ? statements[i].substr(0, 117) + "..." : statements[i];
-      return result.status().WithContext(where + " (" + shown + ")");
+      if (statements.size() == 1) return result.status();
+      return result.status().WithContext("statement " + std::to_string(i + 1) + " (line " +
+                                         std::to_string(statements[i].line) + ")");
     }
     out.push_back(std::move(result).value());
   }

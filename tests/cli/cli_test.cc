@@ -10,6 +10,7 @@
 #include <csignal>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <gmock/gmock.h>
 #include <nlohmann/json.hpp>
@@ -337,7 +338,10 @@ TEST_F(DemoTableTest, RefusesToOverwriteATable) {
 // The interactive shell, driven through a pseudo-terminal.
 class ShellTest : public CliTest {
  protected:
-  // Starts `basin sql` on a pty, types `lines`, and returns everything it printed.
+  static constexpr const char* kCtrlC = "\x03";
+
+  // Starts `basin sql` on a pty, types `lines` (kCtrlC: press Ctrl-C), and returns
+  // everything it printed.
   std::string Converse(const std::vector<std::string>& lines) {
     int master = -1;
     pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
@@ -348,15 +352,22 @@ class ShellTest : public CliTest {
     }
     std::string transcript;
     for (const std::string& line : lines) {
-      std::string typed = line + "\r";
+      // Ctrl-C goes alone, once the statement before it has had time to start.
+      if (line == kCtrlC) std::this_thread::sleep_for(std::chrono::seconds(1));
+      std::string typed = line == kCtrlC ? line : line + "\r";
       EXPECT_EQ(write(master, typed.data(), typed.size()), static_cast<ssize_t>(typed.size()));
       transcript += Drain(master, std::chrono::milliseconds(300));
     }
     transcript += Drain(master, std::chrono::milliseconds(5000));
     int status = 0;
-    if (waitpid(pid, &status, WNOHANG) != pid) {  // still running: .quit did not end it
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (waitpid(pid, &status, WNOHANG) != pid) {
+      if (std::chrono::steady_clock::now() > deadline) {  // .quit did not end it
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     close(master);
@@ -399,6 +410,22 @@ TEST_F(ShellTest, KeepsGoingAfterAnError) {
   EXPECT_EQ(exit_code_, 0);
   EXPECT_THAT(transcript, HasSubstr("Error: InvalidArgument: "));
   EXPECT_THAT(transcript, HasSubstr("|     7 |"));
+}
+
+TEST_F(ShellTest, CtrlCInterruptsTheRunningStatementNotTheShell) {
+  // Runs for hours unless interrupted.
+  std::string transcript = Converse({"SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b;", kCtrlC,
+                                     "SELECT 'alive' AS state;", ".quit"});
+  EXPECT_EQ(exit_code_, 0);
+  EXPECT_THAT(transcript, HasSubstr("Error: Cancelled: "));
+  EXPECT_THAT(transcript, HasSubstr("| alive |"));
+}
+
+TEST_F(ShellTest, CtrlCAtThePromptDiscardsThePartialStatement) {
+  std::string transcript = Converse({"SELECT 'discarded'", kCtrlC, "SELECT 'kept' AS s;", ".quit"});
+  EXPECT_EQ(exit_code_, 0);
+  EXPECT_THAT(transcript, HasSubstr("| kept |"));
+  EXPECT_THAT(transcript, ::testing::Not(HasSubstr("| discarded")));
 }
 
 }  // namespace

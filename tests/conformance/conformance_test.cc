@@ -11,6 +11,8 @@
 //
 // Each case is its own parameterized test; a summary line "N passed, N failed" follows them.
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -19,15 +21,13 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
@@ -219,8 +219,8 @@ struct Column {
 };
 
 Result<std::vector<Column>> DescribeTable(engine::Connection& conn, const std::string& table) {
-  ASSIGN_OR_RETURN(auto described,
-                   conn.Query("SELECT column_name, column_type FROM (DESCRIBE " + QuoteIdentifier(table) + ")"));
+  ASSIGN_OR_RETURN(auto described, conn.Query("SELECT column_name, column_type FROM (DESCRIBE " +
+                                              QuoteIdentifier(table) + ")"));
   std::vector<Column> columns;
   for (const auto& row : described.rows) columns.push_back({row[0].value_or(""), row[1].value_or("")});
   return columns;
@@ -293,8 +293,8 @@ Status CompareTables(engine::Connection& conn, const std::string& actual, const 
       // DuckDB's supertype of the two, e.g. DECIMAL(5,2) + DECIMAL(10,5) -> DECIMAL(13,5). It has
       // none for some timestamp pairs (TIMESTAMP_NS, TIMESTAMPTZ): Basin's type is used there.
       auto common = conn.Query("SELECT typeof([NULL::" + have.type + ", NULL::" + want.type + "][1])");
-      const std::string target = common.ok() && common->row_count() == 1 && common->at(0, 0) ? *common->at(0, 0)
-                                                                                            : have.type;
+      const std::string target =
+          common.ok() && common->row_count() == 1 && common->at(0, 0) ? *common->at(0, 0) : have.type;
       actual_expr = "CAST(" + actual_expr + " AS " + target + ")";
       expected_expr = "CAST(" + expected_expr + " AS " + target + ")";
     }
@@ -307,7 +307,8 @@ Status CompareTables(engine::Connection& conn, const std::string& actual, const 
   if (expected_select.empty()) return Mismatch("expected table has no columns");
 
   ASSIGN_OR_RETURN(int64_t actual_rows, ScalarInt(conn, "SELECT count(*) FROM " + QuoteIdentifier(actual)));
-  ASSIGN_OR_RETURN(int64_t expected_rows, ScalarInt(conn, "SELECT count(*) FROM " + QuoteIdentifier(expected)));
+  ASSIGN_OR_RETURN(int64_t expected_rows,
+                   ScalarInt(conn, "SELECT count(*) FROM " + QuoteIdentifier(expected)));
   const std::string a = "SELECT " + actual_select + " FROM " + QuoteIdentifier(actual);
   const std::string e = "SELECT " + expected_select + " FROM " + QuoteIdentifier(expected);
   const std::string only_actual = "(" + a + " EXCEPT ALL " + e + ")";
@@ -316,8 +317,8 @@ Status CompareTables(engine::Connection& conn, const std::string& actual, const 
   ASSIGN_OR_RETURN(int64_t missing, ScalarInt(conn, "SELECT count(*) FROM " + only_expected));
   if (actual_rows == expected_rows && extra == 0 && missing == 0) return Status::OK();
 
-  std::string detail = std::to_string(actual_rows) + " rows, expected " + std::to_string(expected_rows) + "; " +
-                       std::to_string(extra) + " unexpected, " + std::to_string(missing) + " missing";
+  std::string detail = std::to_string(actual_rows) + " rows, expected " + std::to_string(expected_rows) +
+                       "; " + std::to_string(extra) + " unexpected, " + std::to_string(missing) + " missing";
   if (extra > 0) {
     ASSIGN_OR_RETURN(auto sample, conn.Query(kSampleRows + only_actual + " LIMIT 3"));
     detail += "\n    unexpected:" + FormatRows(sample);
@@ -417,12 +418,14 @@ class CaseChecker {
     std::string list;
     for (const auto& f : files) list += (list.empty() ? "" : ", ") + QuoteLiteral(f.string());
     RETURN_IF_ERROR_CTX(
-        conn().Execute("CREATE OR REPLACE TEMP TABLE expected_rows AS SELECT * FROM read_parquet([" + list + "])"),
+        conn().Execute("CREATE OR REPLACE TEMP TABLE expected_rows AS SELECT * FROM read_parquet([" + list +
+                       "])"),
         VersionLabel(version) + ": reading expected rows");
     if (auto fixes = ExpectedColumnFixes().find(c_.id()); fixes != ExpectedColumnFixes().end()) {
       for (const auto& [column, expr] : fixes->second) {
-        RETURN_IF_ERROR_CTX(conn().Execute("UPDATE expected_rows SET " + QuoteIdentifier(column) + " = " + expr),
-                            "fixing expected column " + column);
+        RETURN_IF_ERROR_CTX(
+            conn().Execute("UPDATE expected_rows SET " + QuoteIdentifier(column) + " = " + expr),
+            "fixing expected column " + column);
       }
     }
     return CompareTables(conn(), "basin_result", "expected_rows").WithContext(VersionLabel(version));
@@ -588,7 +591,8 @@ TEST(Conformance, TestDataIsComplete) {
   std::map<std::string, bool> found;
   for (const auto& c : AllCases()) found[c.id()] = true;
   for (const auto& [id, _] : ReadmeExpectations()) {
-    EXPECT_TRUE(found.count(id)) << id << " is listed in testdata/README.md but not under " << testdata / "delta";
+    EXPECT_TRUE(found.count(id)) << id << " is listed in testdata/README.md but not under "
+                                 << testdata / "delta";
   }
   EXPECT_EQ(AllCases().size(), ReadmeExpectations().size());
 }
@@ -601,12 +605,12 @@ class ComparatorTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(auto db, engine::Database::Open());
     ASSERT_OK_AND_ASSIGN(conn_, engine::Connection::Open(db));
-    ASSERT_OK(conn_->Execute(
-        "CREATE TABLE expected_rows AS SELECT * FROM (VALUES "
-        "(1, 'a', 1.50::DECIMAL(5,2), TIMESTAMP '2024-01-01 10:00:00', {'x': [1, 2]}), "
-        "(2, 'b', 2.25::DECIMAL(5,2), TIMESTAMP '2024-01-02 10:00:00', {'x': [3]}), "
-        "(2, 'b', 2.25::DECIMAL(5,2), TIMESTAMP '2024-01-02 10:00:00', {'x': [3]}), "
-        "(3, NULL, NULL, NULL, NULL)) t(id, s, d, ts, nested)"));
+    ASSERT_OK(
+        conn_->Execute("CREATE TABLE expected_rows AS SELECT * FROM (VALUES "
+                       "(1, 'a', 1.50::DECIMAL(5,2), TIMESTAMP '2024-01-01 10:00:00', {'x': [1, 2]}), "
+                       "(2, 'b', 2.25::DECIMAL(5,2), TIMESTAMP '2024-01-02 10:00:00', {'x': [3]}), "
+                       "(2, 'b', 2.25::DECIMAL(5,2), TIMESTAMP '2024-01-02 10:00:00', {'x': [3]}), "
+                       "(3, NULL, NULL, NULL, NULL)) t(id, s, d, ts, nested)"));
   }
 
   // basin_result := expected_rows transformed by `select` (a SELECT over expected_rows).
@@ -622,8 +626,9 @@ TEST_F(ComparatorTest, AcceptsSameRowsInAnyOrderAndEquivalentTypes) {
   EXPECT_OK(Compare("SELECT * FROM expected_rows"));
   EXPECT_OK(Compare("SELECT * FROM expected_rows ORDER BY id DESC"));
   // Upper-case names, a wider decimal, the timestamp as an instant (INT96 vs TIMESTAMPTZ).
-  EXPECT_OK(Compare("SELECT id AS ID, s AS S, d::DECIMAL(20,10) AS d, ts::TIMESTAMPTZ AS ts, nested "
-                    "FROM expected_rows"));
+  EXPECT_OK(
+      Compare("SELECT id AS ID, s AS S, d::DECIMAL(20,10) AS d, ts::TIMESTAMPTZ AS ts, nested "
+              "FROM expected_rows"));
   EXPECT_OK(Compare("SELECT nested, ts, d, s, id FROM expected_rows"));
 }
 
@@ -631,9 +636,11 @@ TEST_F(ComparatorTest, RejectsWrongRows) {
   EXPECT_FALSE(Compare("SELECT * FROM expected_rows LIMIT 0").ok());
   EXPECT_FALSE(Compare("SELECT * FROM expected_rows WHERE id <> 3").ok());
   // Same set of distinct rows, but a duplicate lost and another added.
-  EXPECT_FALSE(Compare("SELECT DISTINCT * FROM expected_rows UNION ALL SELECT * FROM expected_rows WHERE id = 1")
-                   .ok());
-  EXPECT_FALSE(Compare("SELECT * FROM expected_rows UNION ALL SELECT * FROM expected_rows WHERE id = 3").ok());
+  EXPECT_FALSE(
+      Compare("SELECT DISTINCT * FROM expected_rows UNION ALL SELECT * FROM expected_rows WHERE id = 1")
+          .ok());
+  EXPECT_FALSE(
+      Compare("SELECT * FROM expected_rows UNION ALL SELECT * FROM expected_rows WHERE id = 3").ok());
   EXPECT_FALSE(Compare("SELECT id, s, d + 0.01 AS d, ts, nested FROM expected_rows").ok());
   EXPECT_FALSE(Compare("SELECT id, s, d, ts + INTERVAL 1 HOUR AS ts, nested FROM expected_rows").ok());
   EXPECT_FALSE(Compare("SELECT id, s, d, ts, {'x': [1]} AS nested FROM expected_rows").ok());

@@ -51,7 +51,8 @@ TEST(ActionsTest, ReplayKeyIsDecodedPathPlusDeletionVector) {
   RemoveFile r;
   r.path = "a b.parquet";
   EXPECT_EQ(a.ReplayKey(), r.ReplayKey());
-  a.deletion_vector = DeletionVectorDescriptor{'i', "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", std::nullopt, 40, 1};
+  a.deletion_vector = DeletionVectorDescriptor{'i', "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L",
+                                               std::nullopt, 40, 1};
   EXPECT_NE(a.ReplayKey(), r.ReplayKey());
   r.deletion_vector = a.deletion_vector;
   EXPECT_EQ(a.ReplayKey(), r.ReplayKey());
@@ -59,13 +60,15 @@ TEST(ActionsTest, ReplayKeyIsDecodedPathPlusDeletionVector) {
 }
 
 TEST(ActionsTest, CheckpointRowsTakeTheOneNonNullAction) {
-  auto txn = ParseOne<SetTransaction>(R"({"add":null,"remove":null,"txn":{"appId":"my-app","version":3},"metaData":null})");
+  auto txn = ParseOne<SetTransaction>(
+      R"({"add":null,"remove":null,"txn":{"appId":"my-app","version":3},"metaData":null})");
   EXPECT_EQ(txn.app_id, "my-app");
   EXPECT_EQ(txn.version, 3);
   auto none = ParseAction(R"({"add":null,"txn":null})", kWhere);
   ASSERT_OK(none);
   EXPECT_FALSE(none->has_value());
-  ASSERT_ERROR_CODE(ParseAction(R"({"add":{"path":"a"},"txn":{"appId":"x","version":1}})", kWhere), kCorruption);
+  ASSERT_ERROR_CODE(ParseAction(R"({"add":{"path":"a"},"txn":{"appId":"x","version":1}})", kWhere),
+                    kCorruption);
 }
 
 TEST(ActionsTest, CheckpointStatsParsedAndKeyValueMaps) {
@@ -82,12 +85,16 @@ TEST(ActionsTest, CheckpointStatsParsedAndKeyValueMaps) {
 }
 
 TEST(ActionsTest, MissingOrMistypedFieldsAreCorruptionNamingWhereAndField) {
-  Status st = ParseAction(R"({"add":{"partitionValues":{},"size":1,"modificationTime":1,"dataChange":true}})", kWhere).status();
+  Status st =
+      ParseAction(R"({"add":{"partitionValues":{},"size":1,"modificationTime":1,"dataChange":true}})", kWhere)
+          .status();
   ASSERT_EQ(st.code(), ErrorCode::kCorruption);
   EXPECT_NE(st.message().find(kWhere), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("add.path"), std::string::npos) << st.message();
 
-  st = ParseAction(R"({"add":{"path":"a","partitionValues":{},"size":"big","modificationTime":1,"dataChange":true}})", kWhere)
+  st = ParseAction(
+           R"({"add":{"path":"a","partitionValues":{},"size":"big","modificationTime":1,"dataChange":true}})",
+           kWhere)
            .status();
   ASSERT_EQ(st.code(), ErrorCode::kCorruption);
   EXPECT_NE(st.message().find("add.size"), std::string::npos) << st.message();
@@ -98,15 +105,17 @@ TEST(ActionsTest, MissingOrMistypedFieldsAreCorruptionNamingWhereAndField) {
 
   st = ParseAction(R"({"protocol":{"minReaderVersion":99999999999,"minWriterVersion":2}})", kWhere).status();
   EXPECT_EQ(st.code(), ErrorCode::kCorruption);
-  st = ParseAction(R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,)"
-                   R"("deletionVector":{"storageType":"x","pathOrInlineDv":"","sizeInBytes":1,"cardinality":1}}})",
-                   kWhere)
+  st = ParseAction(
+           R"({"add":{"path":"a","partitionValues":{},"size":1,"modificationTime":1,"dataChange":true,)"
+           R"("deletionVector":{"storageType":"x","pathOrInlineDv":"","sizeInBytes":1,"cardinality":1}}})",
+           kWhere)
            .status();
   EXPECT_EQ(st.code(), ErrorCode::kCorruption);
   ASSERT_ERROR_CODE(ParseAction("[1,2]", kWhere), kCorruption);
   ASSERT_ERROR_CODE(ParseAction(R"({"add":"text"})", kWhere), kCorruption);
-  ASSERT_ERROR_CODE(ParseAction(R"({"metaData":{"id":"x","format":{"provider":"parquet"},"schemaString":"{}"}})", kWhere),
-                    kCorruption);
+  ASSERT_ERROR_CODE(
+      ParseAction(R"({"metaData":{"id":"x","format":{"provider":"parquet"},"schemaString":"{}"}})", kWhere),
+      kCorruption);
 }
 
 TEST(ActionsTest, UnknownActionsAreKeptByName) {
@@ -117,13 +126,14 @@ TEST(ActionsTest, UnknownActionsAreKeptByName) {
 }
 
 TEST(ActionsTest, CommitFileErrorsNameTheLine) {
-  std::string content =
-      "{\"commitInfo\":{\"timestamp\":1,\"operation\":\"WRITE\"}}\n{\"add\":{\"path\":\n";
+  std::string content = "{\"commitInfo\":{\"timestamp\":1,\"operation\":\"WRITE\"}}\n{\"add\":{\"path\":\n";
   Status st = ParseCommitFile(content, "_delta_log/00000000000000000003.json").status();
   ASSERT_EQ(st.code(), ErrorCode::kCorruption);
-  EXPECT_NE(st.message().find("_delta_log/00000000000000000003.json line 2"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("_delta_log/00000000000000000003.json line 2"), std::string::npos)
+      << st.message();
 
-  ASSERT_OK_AND_ASSIGN(auto actions, ParseCommitFile("\n{\"txn\":{\"appId\":\"a\",\"version\":1}}\r\n\n", "x"));
+  ASSERT_OK_AND_ASSIGN(auto actions,
+                       ParseCommitFile("\n{\"txn\":{\"appId\":\"a\",\"version\":1}}\r\n\n", "x"));
   ASSERT_EQ(actions.size(), 1u);
   EXPECT_TRUE(std::holds_alternative<SetTransaction>(actions[0]));
 }
@@ -168,7 +178,8 @@ TEST(ActionsTest, SerializeRoundTripsEveryActionType) {
   md.schema_string = R"({"type":"struct","fields":[]})";
   md.partition_columns = {"x"};
   md.configuration = {{"k", "v"}};
-  Protocol protocol{3, 7, std::vector<std::string>{"deletionVectors"}, std::vector<std::string>{"deletionVectors"}};
+  Protocol protocol{3, 7, std::vector<std::string>{"deletionVectors"},
+                    std::vector<std::string>{"deletionVectors"}};
   std::vector<Action> actions = {add,
                                  remove,
                                  md,

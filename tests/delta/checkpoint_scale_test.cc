@@ -26,8 +26,10 @@ TEST(CheckpointScaleTest, TenThousandFileCheckpointLoadsQuickly) {
       "COPY (SELECT {'path': 'part=' || (i % 100) || '/part-' || lpad(i::VARCHAR, 5, '0') || "
       "'-6b1b4a4e-1e5e-4e47-a1c8-c000.snappy.parquet', 'partitionValues': MAP {'part': (i % 100)::VARCHAR}, "
       "'size': 1000 + i, 'modificationTime': 1700000000000 + i, 'dataChange': false, "
-      "'stats': '{\"numRecords\":10,\"minValues\":{\"id\":' || i || ',\"value\":\"a\"},\"maxValues\":{\"id\":' || "
-      "(i + 9) || ',\"value\":\"z\"},\"nullCount\":{\"id\":0,\"value\":0}}', 'tags': NULL::MAP(VARCHAR, VARCHAR), "
+      "'stats': '{\"numRecords\":10,\"minValues\":{\"id\":' || i || "
+      "',\"value\":\"a\"},\"maxValues\":{\"id\":' || "
+      "(i + 9) || ',\"value\":\"z\"},\"nullCount\":{\"id\":0,\"value\":0}}', 'tags': NULL::MAP(VARCHAR, "
+      "VARCHAR), "
       "'deletionVector': NULL::STRUCT(storageType VARCHAR, pathOrInlineDv VARCHAR, \"offset\" INTEGER, "
       "sizeInBytes INTEGER, cardinality BIGINT), "
       "'stats_parsed': {'numRecords': 10::BIGINT, 'minValues': {'id': i, 'value': 'a'}, "
@@ -36,12 +38,18 @@ TEST(CheckpointScaleTest, TenThousandFileCheckpointLoadsQuickly) {
       "NULL::STRUCT(path VARCHAR, deletionTimestamp BIGINT, dataChange BOOLEAN) AS remove, "
       "NULL::STRUCT(minReaderVersion INTEGER, minWriterVersion INTEGER) AS protocol, "
       "NULL::STRUCT(id VARCHAR, schemaString VARCHAR, partitionColumns VARCHAR[], "
-      "format STRUCT(provider VARCHAR, options MAP(VARCHAR, VARCHAR)), configuration MAP(VARCHAR, VARCHAR)) AS metaData "
-      "FROM range(" + std::to_string(kFiles) + ") t(i) "
+      "format STRUCT(provider VARCHAR, options MAP(VARCHAR, VARCHAR)), configuration MAP(VARCHAR, VARCHAR)) "
+      "AS metaData "
+      "FROM range(" +
+      std::to_string(kFiles) +
+      ") t(i) "
       "UNION ALL SELECT NULL, NULL, {'minReaderVersion': 1, 'minWriterVersion': 2}, NULL "
-      "UNION ALL SELECT NULL, NULL, NULL, {'id': 'x', 'schemaString': " + engine::QuoteLiteral(schema) +
-      ", 'partitionColumns': ['part'], 'format': {'provider': 'parquet', 'options': MAP {}}, 'configuration': MAP {}}"
-      ") TO " + engine::QuoteLiteral(checkpoint) + " (FORMAT parquet)"));
+      "UNION ALL SELECT NULL, NULL, NULL, {'id': 'x', 'schemaString': " +
+      engine::QuoteLiteral(schema) +
+      ", 'partitionColumns': ['part'], 'format': {'provider': 'parquet', 'options': MAP {}}, "
+      "'configuration': MAP {}}"
+      ") TO " +
+      engine::QuoteLiteral(checkpoint) + " (FORMAT parquet)"));
 
   auto start = std::chrono::steady_clock::now();
   ASSERT_OK_AND_ASSIGN(auto snapshot, LoadSnapshot(store, dir.str(), *conn));

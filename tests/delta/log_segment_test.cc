@@ -41,12 +41,13 @@ TEST(LogFileTest, ClassifiesLogFileNames) {
   EXPECT_EQ(compaction->version, 4);
   EXPECT_EQ(compaction->end_version, 6);
 
-  for (const std::string& junk : std::vector<std::string>
-       {"_last_checkpoint", "." + V(1) + ".json.crc", V(1) + ".crc", ".tmp/" + V(5) + ".json",
-        "_staged_commits/" + V(1) + ".3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json",
-        "_sidecars/" + V(2) + ".checkpoint.0000000001.0000000002.bd18.parquet", ".s3-optimization-0", "123.json",
-        V(1) + ".json.tmp", V(6) + "." + V(4) + ".compacted.json", V(1) + ".checkpoint.0000000004.0000000003.parquet",
-        V(1) + ".checkpoint..parquet", "99999999999999999999.json"}) {
+  for (const std::string& junk : std::vector<std::string>{
+           "_last_checkpoint", "." + V(1) + ".json.crc", V(1) + ".crc", ".tmp/" + V(5) + ".json",
+           "_staged_commits/" + V(1) + ".3a0d65cd-4056-49b8-937b-95f9e3ee90e5.json",
+           "_sidecars/" + V(2) + ".checkpoint.0000000001.0000000002.bd18.parquet", ".s3-optimization-0",
+           "123.json", V(1) + ".json.tmp", V(6) + "." + V(4) + ".compacted.json",
+           V(1) + ".checkpoint.0000000004.0000000003.parquet", V(1) + ".checkpoint..parquet",
+           "99999999999999999999.json"}) {
     EXPECT_FALSE(ParseLogFile(Obj(junk))) << junk;
   }
   EXPECT_FALSE(ParseLogFile(ObjectInfo{"other/" + V(1) + ".json", 1, 0}));
@@ -120,7 +121,8 @@ TEST_F(LogSegmentTest, PicksNewestCheckpointAtOrBelowTarget) {
 
   Status before = Segment(4).status();
   ASSERT_EQ(before.code(), ErrorCode::kNotFound);
-  EXPECT_NE(before.message().find("version 4 is not available: the log holds versions 5..12"), std::string::npos)
+  EXPECT_NE(before.message().find("version 4 is not available: the log holds versions 5..12"),
+            std::string::npos)
       << before.message();
   ASSERT_ERROR_CODE(Segment(13), kNotFound);
 }

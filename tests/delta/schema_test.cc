@@ -68,15 +68,21 @@ TEST(SchemaTest, MalformedSchemasAreCorruptionNamingTheColumn) {
   ASSERT_ERROR_CODE(ParseSchema("not json"), kCorruption);
   ASSERT_ERROR_CODE(ParseSchema(R"({"type":"array"})"), kCorruption);
   ASSERT_ERROR_CODE(ParseSchema(R"({"type":"struct"})"), kCorruption);
-  Status st = ParseSchema(R"({"type":"struct","fields":[{"name":"s","type":{"type":"struct","fields":[{"name":"x"}]}}]})")
-                  .status();
+  Status st =
+      ParseSchema(
+          R"({"type":"struct","fields":[{"name":"s","type":{"type":"struct","fields":[{"name":"x"}]}}]})")
+          .status();
   ASSERT_EQ(st.code(), ErrorCode::kCorruption);
   EXPECT_NE(st.message().find("s.x"), std::string::npos) << st.message();
-  ASSERT_ERROR_CODE(ParseSchema(R"j({"type":"struct","fields":[{"name":"d","type":"decimal(50,2)"}]})j"), kCorruption);
-  ASSERT_ERROR_CODE(ParseSchema(R"j({"type":"struct","fields":[{"name":"d","type":"decimal(5,7)"}]})j"), kCorruption);
-  ASSERT_ERROR_CODE(ParseSchema(R"({"type":"struct","fields":[{"name":"a","type":{"type":"array"}}]})"), kCorruption);
-  ASSERT_ERROR_CODE(ParseSchema(R"({"type":"struct","fields":[{"name":"n","type":"long","nullable":"yes"}]})"),
+  ASSERT_ERROR_CODE(ParseSchema(R"j({"type":"struct","fields":[{"name":"d","type":"decimal(50,2)"}]})j"),
                     kCorruption);
+  ASSERT_ERROR_CODE(ParseSchema(R"j({"type":"struct","fields":[{"name":"d","type":"decimal(5,7)"}]})j"),
+                    kCorruption);
+  ASSERT_ERROR_CODE(ParseSchema(R"({"type":"struct","fields":[{"name":"a","type":{"type":"array"}}]})"),
+                    kCorruption);
+  ASSERT_ERROR_CODE(
+      ParseSchema(R"({"type":"struct","fields":[{"name":"n","type":"long","nullable":"yes"}]})"),
+      kCorruption);
 }
 
 TEST(SchemaTest, UnknownTypesAreUnsupported) {
@@ -88,16 +94,19 @@ TEST(SchemaTest, UnknownTypesAreUnsupported) {
 TEST(SchemaTest, DeepNestingIsRefusedNotOverflowed) {
   std::string type = "\"long\"";
   for (int i = 0; i < 5000; i++) type = R"({"type":"array","elementType":)" + type + "}";
-  ASSERT_ERROR_CODE(ParseSchema(R"({"type":"struct","fields":[{"name":"deep","type":)" + type + "}]}"), kCorruption);
+  ASSERT_ERROR_CODE(ParseSchema(R"({"type":"struct","fields":[{"name":"deep","type":)" + type + "}]}"),
+                    kCorruption);
 }
 
 TEST(ProtocolTest, AcceptsReadableProtocols) {
   EXPECT_OK(ValidateReadProtocol(Protocol{1, 2, std::nullopt, std::nullopt}, "t"));
   EXPECT_OK(ValidateReadProtocol(Protocol{2, 5, std::nullopt, std::nullopt}, "t"));
   for (const auto& feature : SupportedReaderFeatures()) {
-    EXPECT_OK(ValidateReadProtocol(Protocol{3, 7, std::vector<std::string>{feature}, std::vector<std::string>{}}, "t"));
+    EXPECT_OK(ValidateReadProtocol(
+        Protocol{3, 7, std::vector<std::string>{feature}, std::vector<std::string>{}}, "t"));
   }
-  EXPECT_OK(ValidateReadProtocol(Protocol{3, 7, std::vector<std::string>{}, std::vector<std::string>{}}, "t"));
+  EXPECT_OK(
+      ValidateReadProtocol(Protocol{3, 7, std::vector<std::string>{}, std::vector<std::string>{}}, "t"));
 }
 
 TEST(ProtocolTest, RefusesWhatBasinCannotRead) {
@@ -105,7 +114,8 @@ TEST(ProtocolTest, RefusesWhatBasinCannotRead) {
   ASSERT_EQ(st.code(), ErrorCode::kUnsupported);
   EXPECT_NE(st.message().find("99"), std::string::npos);
   EXPECT_NE(st.message().find("tbl version 0"), std::string::npos);
-  st = ValidateReadProtocol(Protocol{3, 7, std::vector<std::string>{"deletionVectors", "blahabl"}, std::nullopt}, "t");
+  st = ValidateReadProtocol(
+      Protocol{3, 7, std::vector<std::string>{"deletionVectors", "blahabl"}, std::nullopt}, "t");
   ASSERT_EQ(st.code(), ErrorCode::kUnsupported);
   EXPECT_NE(st.message().find("blahabl"), std::string::npos);
   st = ValidateReadProtocol(Protocol{3, 7, std::vector<std::string>{"catalogManaged"}, std::nullopt}, "t");

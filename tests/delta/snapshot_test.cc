@@ -17,7 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kSchema = R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
+const char* kSchema =
+    R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}}]})";
 
 Metadata TableMetadata(std::map<std::string, std::string> configuration = {}) {
   Metadata m;
@@ -78,7 +79,8 @@ class SnapshotTest : public ::testing::Test {
       for (const auto& a : actions) out << SerializeAction(a) << "\n";
     }
     Status st = conn_->Execute("COPY (SELECT * FROM read_json_auto(" + engine::QuoteLiteral(json.string()) +
-                               ", sample_size=-1)) TO " + engine::QuoteLiteral(parquet.string()) + " (FORMAT parquet)");
+                               ", sample_size=-1)) TO " + engine::QuoteLiteral(parquet.string()) +
+                               " (FORMAT parquet)");
     EXPECT_TRUE(st.ok()) << st.ToString();
     std::ifstream in(parquet, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
@@ -91,14 +93,15 @@ class SnapshotTest : public ::testing::Test {
 
 TEST_F(SnapshotTest, ReplayReconcilesFilesTransactionsAndDomains) {
   ASSERT_OK(WriteCommit(*store_, 0,
-                        {MakeCommitInfo(1, "CREATE TABLE"), Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(),
-                         Add("a.parquet", 1), Add("b%20c.parquet", 2)}));
-  ASSERT_OK(WriteCommit(*store_, 1,
-                        {Remove("a.parquet"), Add("d.parquet", 4), SetTransaction{"app", 1, std::nullopt},
-                         DomainMetadata{"delta.clustering", "{}", false}, DomainMetadata{"other", "{\"x\":1}", false}}));
+                        {MakeCommitInfo(1, "CREATE TABLE"), Protocol{1, 2, std::nullopt, std::nullopt},
+                         TableMetadata(), Add("a.parquet", 1), Add("b%20c.parquet", 2)}));
+  ASSERT_OK(WriteCommit(
+      *store_, 1,
+      {Remove("a.parquet"), Add("d.parquet", 4), SetTransaction{"app", 1, std::nullopt},
+       DomainMetadata{"delta.clustering", "{}", false}, DomainMetadata{"other", "{\"x\":1}", false}}));
   AddFile with_dv = Add("b c.parquet", 2);
-  with_dv.deletion_vector = DeletionVectorDescriptor{'i', "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L",
-                                                     std::nullopt, 40, 1};
+  with_dv.deletion_vector = DeletionVectorDescriptor{
+      'i', "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", std::nullopt, 40, 1};
   // The remove spells the path decoded; reconciliation still matches it.
   ASSERT_OK(WriteCommit(*store_, 2,
                         {Remove("b c.parquet"), with_dv, SetTransaction{"app", 2, std::nullopt},
@@ -151,7 +154,8 @@ TEST_F(SnapshotTest, CorruptCommitLineNamesFileAndLine) {
   ASSERT_OK(store_->Put(CommitKey(1), "{\"commitInfo\":{}}\n{\"add\":{\"path\":\"x\",\"size\":}\n"));
   Status st = Load().status();
   ASSERT_EQ(st.code(), ErrorCode::kCorruption);
-  EXPECT_NE(st.message().find("_delta_log/00000000000000000001.json line 2"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("_delta_log/00000000000000000001.json line 2"), std::string::npos)
+      << st.message();
   ASSERT_OK(LoadVersion(0));
 }
 
@@ -164,13 +168,15 @@ TEST_F(SnapshotTest, LogWithoutProtocolOrMetadataIsCorruption) {
 }
 
 TEST_F(SnapshotTest, NewestProtocolDecidesAndIsCheckedFirst) {
-  ASSERT_OK(WriteCommit(*store_, 0, {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(), Add("a.parquet", 1)}));
+  ASSERT_OK(WriteCommit(*store_, 0,
+                        {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(), Add("a.parquet", 1)}));
   // A future protocol along with a malformed schema: the protocol is what gets reported.
   Metadata unreadable = TableMetadata();
   unreadable.schema_string = "{\"type\":\"struct\",\"fields\":[{\"name\":\"g\",\"type\":\"geography\"}]}";
-  ASSERT_OK(WriteCommit(*store_, 1,
-                        {Protocol{3, 7, std::vector<std::string>{"someFutureFeature"}, std::vector<std::string>{}},
-                         unreadable}));
+  ASSERT_OK(
+      WriteCommit(*store_, 1,
+                  {Protocol{3, 7, std::vector<std::string>{"someFutureFeature"}, std::vector<std::string>{}},
+                   unreadable}));
   Status st = Load().status();
   ASSERT_EQ(st.code(), ErrorCode::kUnsupported);
   EXPECT_NE(st.message().find("someFutureFeature"), std::string::npos) << st.message();
@@ -206,6 +212,31 @@ TEST_F(SnapshotTest, ReadsParquetCheckpointFromAStoreWithoutLocalFiles) {
   EXPECT_NE(st.message().find("the log holds versions 2..3"), std::string::npos) << st.message();
 }
 
+TEST_F(SnapshotTest, LastCheckpointHintIsNotTrusted) {
+  ASSERT_OK(WriteCommit(*store_, 0,
+                        {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(), Add("a.parquet", 1)}));
+  ASSERT_OK(store_->Put(std::string(kLogFolder) + "_last_checkpoint", "{\"version\":99,\"size\":"));
+  ASSERT_OK_AND_ASSIGN(auto corrupt, Load());
+  EXPECT_EQ(corrupt->version, 0);
+  ASSERT_OK(store_->Put(std::string(kLogFolder) + "_last_checkpoint", "{\"size_in_bytes\":5,\"version\":7}"));
+  ASSERT_OK_AND_ASSIGN(auto stale, Load());
+  EXPECT_EQ(stale->files.size(), 1u);
+}
+
+TEST_F(SnapshotTest, ProtocolFromTheCheckpointIsValidated) {
+  Protocol future{3, 7, std::vector<std::string>{"catalogManaged"},
+                  std::vector<std::string>{"catalogManaged"}};
+  ASSERT_OK(WriteCommit(*store_, 0, {future, TableMetadata()}));
+  ASSERT_OK(WriteCommit(*store_, 1, {Add("a.parquet", 1)}));
+  ASSERT_OK(store_->Put(std::string(kLogFolder) + "00000000000000000001.checkpoint.parquet",
+                        CheckpointBytes({future, TableMetadata(), Add("a.parquet", 1)})));
+  ASSERT_OK(WriteCommit(*store_, 2, {Add("b.parquet", 1)}));
+  ASSERT_OK(store_->Delete(CommitKey(0)));
+  Status st = Load().status();
+  ASSERT_EQ(st.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(st.message().find("catalogManaged"), std::string::npos) << st.message();
+}
+
 TEST_F(SnapshotTest, UnreadableCheckpointIsCorruptionNamingIt) {
   ASSERT_OK(WriteCommit(*store_, 0, {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata()}));
   ASSERT_OK(WriteCommit(*store_, 1, {Add("a.parquet", 1)}));
@@ -225,11 +256,14 @@ TEST_F(SnapshotTest, V2CheckpointWithSidecars) {
   std::string sidecar = CheckpointBytes({Add("a.parquet", 1), Add("b.parquet", 2), Add("c.parquet", 3)});
   ASSERT_OK(store_->Put(std::string(kLogFolder) + "_sidecars/s1.parquet", sidecar));
   std::string top;
-  for (const Action& a : std::vector<Action>{CheckpointMetadata{1, {}}, v2, TableMetadata(),
-                                             Sidecar{"s1.parquet", static_cast<int64_t>(sidecar.size()), 1}}) {
+  for (const Action& a :
+       std::vector<Action>{CheckpointMetadata{1, {}}, v2, TableMetadata(),
+                           Sidecar{"s1.parquet", static_cast<int64_t>(sidecar.size()), 1}}) {
     top += SerializeAction(a) + "\n";
   }
-  ASSERT_OK(store_->Put(std::string(kLogFolder) + "00000000000000000001.checkpoint.1b0e7c6e-0000-4000-8000-00000000000a.json", top));
+  ASSERT_OK(store_->Put(
+      std::string(kLogFolder) + "00000000000000000001.checkpoint.1b0e7c6e-0000-4000-8000-00000000000a.json",
+      top));
   ASSERT_OK(store_->Delete(CommitKey(0)));
   ASSERT_OK_AND_ASSIGN(auto s, Load());
   EXPECT_EQ(s->files.size(), 3u);
@@ -241,8 +275,10 @@ TEST_F(SnapshotTest, V2CheckpointWithSidecars) {
 
 TEST_F(SnapshotTest, TimeTravelByInCommitTimestamp) {
   std::map<std::string, std::string> ict = {{"delta.enableInCommitTimestamps", "true"}};
-  ASSERT_OK(WriteCommit(*store_, 0, {Ict(1000), Protocol{1, 7, std::nullopt, std::vector<std::string>{"inCommitTimestamp"}},
-                                     TableMetadata(ict), Add("a.parquet", 1)}));
+  ASSERT_OK(
+      WriteCommit(*store_, 0,
+                  {Ict(1000), Protocol{1, 7, std::nullopt, std::vector<std::string>{"inCommitTimestamp"}},
+                   TableMetadata(ict), Add("a.parquet", 1)}));
   ASSERT_OK(WriteCommit(*store_, 1, {Ict(2000), Add("b.parquet", 1)}));
   ASSERT_OK(WriteCommit(*store_, 2, {Ict(3000), Add("c.parquet", 1)}));
 
@@ -275,7 +311,8 @@ TEST_F(SnapshotTest, TimeTravelByInCommitTimestamp) {
 TEST(TimeTravelTest, ByFileModificationTimeOnLocalStore) {
   testing::TempDir dir;
   ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir.str()));
-  ASSERT_OK(WriteCommit(*store, 0, {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(), Add("a.parquet", 1)}));
+  ASSERT_OK(WriteCommit(*store, 0,
+                        {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(), Add("a.parquet", 1)}));
   ASSERT_OK(WriteCommit(*store, 1, {Add("b.parquet", 1)}));
   ASSERT_OK(WriteCommit(*store, 2, {Add("c.parquet", 1)}));
   // 2024-01-01, -02 and -03 at midnight UTC.
@@ -311,7 +348,8 @@ TEST(TimestampTest, ParsesTheAcceptedForms) {
   EXPECT_EQ(*ParseTimestampMs("2024-02-29T01:02:03.4Z"), 1709168523400);
   EXPECT_EQ(*ParseTimestampMs("2024-02-29T03:02:03+02:00"), 1709168523000);
   EXPECT_EQ(*ParseTimestampMs("1969-12-31 23:59:59"), -1000);
-  for (const char* bad : {"", "2024", "2024-13-01", "2024-01-01 25:00:00", "2024-01-01X", "2024-01-01 10:00:00 junk"}) {
+  for (const char* bad :
+       {"", "2024", "2024-13-01", "2024-01-01 25:00:00", "2024-01-01X", "2024-01-01 10:00:00 junk"}) {
     EXPECT_EQ(ParseTimestampMs(bad).status().code(), ErrorCode::kInvalidArgument) << bad;
   }
   EXPECT_EQ(FormatTimestampMs(1709168523456), "2024-02-29 01:02:03.456 UTC");

@@ -20,8 +20,8 @@ enum class Count { kLog, kFooters, kError };
 
 struct Expectation {
   Count count;
-  int64_t rows = 0;                      // kLog / kFooters
-  ErrorCode error = ErrorCode::kOk;      // kError
+  int64_t rows = 0;                  // kLog / kFooters
+  ErrorCode error = ErrorCode::kOk;  // kError
 };
 
 Expectation Log(int64_t rows) { return {Count::kLog, rows}; }
@@ -178,8 +178,10 @@ TEST_F(TestdataSnapshots, RefusalsNameWhatIsWrong) {
   auto message = [&](const std::string& table) {
     return Load(TableRoot(testdata / "delta" / table)).status().message();
   };
-  EXPECT_NE(message("delta-kernel-rs-golden/deltalog-invalid-protocol-version").find("99"), std::string::npos);
-  EXPECT_NE(message("delta-kernel-rs-golden/versions-not-contiguous").find("missing version 1"), std::string::npos);
+  EXPECT_NE(message("delta-kernel-rs-golden/deltalog-invalid-protocol-version").find("99"),
+            std::string::npos);
+  EXPECT_NE(message("delta-kernel-rs-golden/versions-not-contiguous").find("missing version 1"),
+            std::string::npos);
   EXPECT_NE(message("delta-rs/simple_table_features").find("reader version 5"), std::string::npos);
   EXPECT_NE(message("delta-io-delta/catalog-owned-preview").find("catalogManaged"), std::string::npos);
 }
@@ -218,7 +220,8 @@ TEST_F(TestdataSnapshots, TimeTravelAcrossCheckpointsAndCompactions) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
   SnapshotOptions v15;
   v15.version = 15;
-  ASSERT_OK_AND_ASSIGN(auto compacted, Load(testdata / "delta/delta-kernel-rs/compacted-log-files-table", v15));
+  ASSERT_OK_AND_ASSIGN(auto compacted,
+                       Load(testdata / "delta/delta-kernel-rs/compacted-log-files-table", v15));
   EXPECT_EQ(compacted->num_records(), 8);
 
   fs::path dv = testdata / "delta/delta-io-delta/basic-dv-with-checkpoint";
@@ -250,8 +253,9 @@ TEST_F(TestdataSnapshots, DatCasesMatchEveryExpectedVersion) {
       EXPECT_EQ(s->version, meta["version"].get<int64_t>());
       EXPECT_EQ(s->protocol.min_reader_version, meta["min_reader_version"].get<int>());
       EXPECT_EQ(s->protocol.min_writer_version, meta["min_writer_version"].get<int>());
-      auto rows = conn_->Query("SELECT count(*) FROM read_parquet(" +
-                               engine::QuoteLiteral((expected.path() / "table_content.parquet").string()) + ")");
+      auto rows =
+          conn_->Query("SELECT count(*) FROM read_parquet(" +
+                       engine::QuoteLiteral((expected.path() / "table_content.parquet").string()) + ")");
       ASSERT_OK(rows);
       EXPECT_EQ(s->num_records(), std::stoll(*rows->at(0, 0)));
     }
@@ -287,20 +291,23 @@ TEST_F(TestdataSnapshots, InCommitTimestampsAreTheCommitTime) {
 TEST_F(TestdataSnapshots, CheckpointDetailsSurviveReplay) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
   // Stats only as a struct in the checkpoint, rendered back to JSON text.
-  ASSERT_OK_AND_ASSIGN(auto struct_stats, Load(testdata / "delta/delta-kernel-rs/v1-multi-part-partitioned-struct-stats-only"));
+  ASSERT_OK_AND_ASSIGN(auto struct_stats,
+                       Load(testdata / "delta/delta-kernel-rs/v1-multi-part-partitioned-struct-stats-only"));
   for (const auto& f : struct_stats->files) {
     ASSERT_TRUE(f.stats) << f.path;
     EXPECT_NE(f.stats->find("numRecords"), std::string::npos);
     EXPECT_EQ(f.partition_values.count("part"), 1u);
   }
-  ASSERT_OK_AND_ASSIGN(auto dv, Load(TableRoot(testdata / "delta/delta-kernel-rs-golden/dv-partitioned-with-checkpoint")));
+  ASSERT_OK_AND_ASSIGN(
+      auto dv, Load(TableRoot(testdata / "delta/delta-kernel-rs-golden/dv-partitioned-with-checkpoint")));
   EXPECT_EQ(dv->files.size(), 15u);
   size_t with_dv = 0;
   for (const auto& f : dv->files) with_dv += f.deletion_vector ? 1 : 0;
   EXPECT_EQ(with_dv, 2u);
   ASSERT_OK_AND_ASSIGN(auto liquid, Load(testdata / "delta/delta-rs/table_with_liquid_clustering"));
   EXPECT_FALSE(liquid->domain_metadata.empty());
-  ASSERT_OK_AND_ASSIGN(auto v2, Load(TableRoot(testdata / "delta/delta-kernel-rs-golden/v2-checkpoint-parquet")));
+  ASSERT_OK_AND_ASSIGN(auto v2,
+                       Load(TableRoot(testdata / "delta/delta-kernel-rs-golden/v2-checkpoint-parquet")));
   EXPECT_TRUE(v2->protocol.HasReaderFeature("v2Checkpoint"));
   EXPECT_EQ(v2->schema.fields.size(), 1u);
 }

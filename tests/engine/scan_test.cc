@@ -156,9 +156,11 @@ TEST_F(ScanTest, EmptySnapshotHasSchemaAndNoRows) {
   EXPECT_EQ(Scan("SELECT count(*) FROM ({})").at(0, 0), "0");
 }
 
-TEST_F(ScanTest, VariantColumnsAreUnsupported) {
+TEST_F(ScanTest, VariantColumnsAreJsonText) {
   SetSchema(Struct({Field("v", "\"variant\"")}));
-  ASSERT_ERROR_CODE(BuildScanSql(snapshot_, *conn_), kUnsupported);
+  ASSERT_OK_AND_ASSIGN(ScanPlan plan, BuildScanSql(snapshot_, *conn_));
+  ASSERT_OK_AND_ASSIGN(auto columns, conn_->DescribeQuery(plan.sql));
+  EXPECT_EQ(columns[0].type_name, "VARCHAR");
 }
 
 TEST_F(ScanTest, DeletionVectorsRemoveRowsAndTempTablesAreDropped) {

@@ -66,9 +66,17 @@ TEST(LexerTest, SplitsOnSemicolonsOutsideStringsAndComments) {
   ASSERT_OK_AND_ASSIGN(auto statements,
                        SplitStatements("SELECT ';' AS a; -- c; d\nSELECT $x$;$x$ /* ; */ ;; SELECT \"a;b\" FROM t"));
   ASSERT_EQ(statements.size(), 3u);
-  EXPECT_EQ(statements[0], "SELECT ';' AS a");
-  EXPECT_EQ(statements[1], "SELECT $x$;$x$");
-  EXPECT_EQ(statements[2], "SELECT \"a;b\" FROM t");
+  EXPECT_EQ(statements[0].text, "SELECT ';' AS a");
+  EXPECT_EQ(statements[1].text, "SELECT $x$;$x$");
+  EXPECT_EQ(statements[1].line, 2);
+  EXPECT_EQ(statements[2].text, "SELECT \"a;b\" FROM t");
+  EXPECT_EQ(statements[2].line, 2);
+  EXPECT_TRUE(IsCompleteInput("SELECT 1;"));
+  EXPECT_TRUE(IsCompleteInput("SELECT 1; -- done\n"));
+  EXPECT_FALSE(IsCompleteInput("SELECT ';"));
+  EXPECT_FALSE(IsCompleteInput("SELECT 1; SELECT 2"));
+  EXPECT_FALSE(IsCompleteInput("SELECT 1 /* ; */"));
+  EXPECT_FALSE(IsCompleteInput("-- only a comment;"));
   ASSERT_ERROR_CODE(SplitStatements("SELECT 'open"), kInvalidArgument);
 }
 

@@ -80,8 +80,12 @@ TEST_F(TestdataReadTest, SkippingMatchesAFullScanOnPartitionedTables) {
   EXPECT_EQ(with[0].result.rows, without[0].result.rows);
 }
 
-TEST_F(TestdataReadTest, VariantTablesAreUnsupported) {
-  ASSERT_ERROR_CODE(Query("SELECT * FROM delta_scan('delta-io-delta/spark-variant-checkpoint')"), kUnsupported);
+TEST_F(TestdataReadTest, VariantColumnsReadAsJson) {
+  // More in tests/engine/variant_test.cc.
+  ASSERT_OK_AND_ASSIGN(auto r,
+                       Query("SELECT v FROM delta_scan('delta-io-delta/spark-variant-checkpoint') WHERE id = 7"));
+  ASSERT_EQ(r.row_count(), 1u);
+  EXPECT_EQ(r.at(0, 0), "{\"key\":7}");
 }
 
 TEST_F(TestdataReadTest, DescribeHistoryOfASparkTable) {

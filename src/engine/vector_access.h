@@ -1,0 +1,48 @@
+// Reading DuckDB result and argument vectors through the C API: RAII for logical types and
+// typed access to a row's cell. Internal to src/engine.
+//
+// Thread safety: functions of their arguments; a vector is read by one thread at a time.
+#pragma once
+
+#include <duckdb.h>
+
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace basin::engine {
+
+// Owns a duckdb_logical_type for one scope.
+struct LogicalTypeGuard {
+  duckdb_logical_type type;
+  ~LogicalTypeGuard() { duckdb_destroy_logical_type(&type); }
+};
+
+inline bool RowIsValid(duckdb_vector vector, idx_t row) {
+  uint64_t* validity = duckdb_vector_get_validity(vector);
+  return validity == nullptr || duckdb_validity_row_is_valid(validity, row);
+}
+
+// The fixed-width cell at `row`, copied out (vector data need not be aligned for T).
+template <typename T>
+T At(duckdb_vector vector, idx_t row) {
+  T out;
+  std::memcpy(&out, static_cast<const char*>(duckdb_vector_get_data(vector)) + row * sizeof(T), sizeof(T));
+  return out;
+}
+
+// A VARCHAR or BLOB cell. Views the vector's own memory: short strings are stored inline in
+// the duckdb_string_t, so the element is not copied.
+inline std::string_view BytesAt(duckdb_vector vector, idx_t row) {
+  auto* strings = static_cast<duckdb_string_t*>(duckdb_vector_get_data(vector));
+  return {duckdb_string_t_data(&strings[row]), duckdb_string_t_length(strings[row])};
+}
+
+inline std::string StructChildName(duckdb_logical_type struct_type, idx_t index) {
+  char* raw = duckdb_struct_type_child_name(struct_type, index);
+  std::string name = raw;
+  duckdb_free(raw);
+  return name;
+}
+
+}  // namespace basin::engine
