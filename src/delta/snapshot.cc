@@ -36,10 +36,18 @@ void ToLogOrder(const LogFile& file, std::vector<Action>& actions) {
 
 // The newest protocol action among commit files (newest last). Only lines that mention
 // "protocol" are parsed: this runs before anything else is trusted.
-Result<std::optional<Protocol>> NewestProtocolIn(const std::vector<DeltaFile>& deltas) {
+// How errors name a commit or compaction file: "<table> _delta_log/...json (version 3)".
+std::string DescribeLogFile(const std::string& table_root, const LogFile& file) {
+  std::string versions = file.end_version != file.version
+                             ? "versions " + std::to_string(file.version) + ".." + std::to_string(file.end_version)
+                             : "version " + std::to_string(file.version);
+  return table_root + ": " + file.object.key + " (" + versions + ")";
+}
+
+Result<std::optional<Protocol>> NewestProtocolIn(const std::vector<DeltaFile>& deltas, const std::string& table_root) {
   for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) {
-    ASSIGN_OR_RETURN(auto actions,
-                     ParseCommitLinesContaining(it->content, it->file.object.key, "\"protocol\""));
+    ASSIGN_OR_RETURN(auto actions, ParseCommitLinesContaining(it->content, DescribeLogFile(table_root, it->file),
+                                                              "\"protocol\""));
     ToLogOrder(it->file, actions);
     if (auto found = ProtocolIn(actions)) return found;
   }
@@ -149,13 +157,14 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   }
 
   // The protocol decides whether anything else can be read, so it is checked first.
-  ASSIGN_OR_RETURN(std::optional<Protocol> protocol, NewestProtocolIn(deltas));
+  ASSIGN_OR_RETURN(std::optional<Protocol> protocol, NewestProtocolIn(deltas, table_root));
   if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
 
   Replay replay;
   if (segment.checkpoint) {
-    ASSIGN_OR_RETURN(std::vector<Action> checkpoint_actions,
-                     ReadCheckpointFiles(*store, conn, *segment.checkpoint));
+    auto checkpoint_actions_or = ReadCheckpointFiles(*store, conn, *segment.checkpoint);
+    if (!checkpoint_actions_or.ok()) return checkpoint_actions_or.status().WithContext(where);
+    std::vector<Action> checkpoint_actions = std::move(checkpoint_actions_or).value();
     if (!protocol) {
       protocol = ProtocolIn(checkpoint_actions);
       if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
@@ -170,7 +179,7 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   if (!protocol) return Status::Corruption(where + ": the log has no protocol action");
 
   for (auto& delta : deltas) {
-    ASSIGN_OR_RETURN(std::vector<Action> actions, ParseCommitFile(delta.content, delta.file.object.key));
+    ASSIGN_OR_RETURN(std::vector<Action> actions, ParseCommitFile(delta.content, DescribeLogFile(table_root, delta.file)));
     delta.content.clear();
     // Writers (Databricks) list a compaction's actions newest first, not fully reconciled:
     // the first action per key is the one that holds. A reconciled file has one action per

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <filesystem>
 #include <map>
 
 #include "delta/deletion_vector.h"
@@ -169,6 +170,11 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
                                       snapshot.store->Describe() + " (not a local store)");
       }
       path = *local;
+    }
+    // DuckDB would report a bare glob miss; say which table version lost which file.
+    if (std::error_code ec; !std::filesystem::exists(path, ec)) {
+      return Status::NotFound("table " + table + " version " + std::to_string(snapshot.version) + ": data file " +
+                              decoded + " is missing (" + path + ")");
     }
     bool with_dv = add.deletion_vector.has_value() && add.deletion_vector->cardinality > 0;
     FileGroup& group = groups[{add.partition_values, with_dv}];
