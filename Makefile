@@ -2,7 +2,7 @@
 #   make          build build/basin and the tests
 #   make demo     build, then run the demo (scripts/demo.sh)
 #   make test     build, then run every test suite (what CI runs)
-#   make test-fast   as test, skipping suites labelled "slow"
+#   make test-fast   as test, skipping suites labelled "slow" and the fuzzers (not in CI)
 #   make asan     build with ASan+UBSan in build-asan/ and run the tests there
 #   make fuzz     build the libFuzzer targets with clang and run each for FUZZ_SECONDS
 #   make bench    build and run the benchmarks in bench/
@@ -41,9 +41,10 @@ asan:
 	$(MAKE) build BUILD=build-asan CMAKE_FLAGS="-DBASIN_SANITIZE=ON -DBASIN_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug"
 	BASIN_SANITIZE=1 bash scripts/run_tests.sh build-asan
 
+BUILD_FUZZ ?= build-fuzz
 fuzz:
-	$(MAKE) build BUILD=build-fuzz TARGET=fuzzers CMAKE_FLAGS="-DBASIN_FUZZ=ON -DBASIN_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++"
-	bash scripts/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS)
+	$(MAKE) build BUILD=$(BUILD_FUZZ) TARGET=fuzzers CMAKE_FLAGS="-DBASIN_FUZZ=ON -DBASIN_BENCH=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++"
+	bash scripts/run_fuzzers.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 bench: build
 	bash scripts/run_benchmarks.sh $(BUILD)

@@ -79,7 +79,7 @@ for bin in "${targets[@]}"; do
     -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
   status=$?
   ran=$((ran + 1))
-  runs="$(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)"
+  runs="$(grep -aEo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -aEo '[0-9]+$' | tail -1)"
   if [ "$status" -ne 0 ]; then
     crashes=$((crashes + 1))
     failed_targets+=("$name")
