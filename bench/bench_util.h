@@ -96,14 +96,6 @@ std::string LineitemSelect(int64_t begin, int64_t end);
 // without WriteCommit's fsyncs, which would make setup take minutes.
 Status WriteAppendOnlyLog(const std::filesystem::path& table_root, int64_t commits);
 
-// Writes a classic single-file Parquet checkpoint (txn/add/remove/metaData/protocol columns,
-// one action per row) at every multiple of `interval` below the latest version, and
-// _last_checkpoint naming the newest. DuckDB reads the JSON commits and COPYs the rows.
-// REQUIRES: the log is append-only with a single protocol and metaData (as
-// WriteAppendOnlyLog writes), so a checkpoint is every add plus those two.
-Status WriteClassicCheckpoints(engine::Connection& conn, const std::filesystem::path& table_root,
-                               int64_t interval);
-
 // The single integer `sql` returns (a count), run directly on DuckDB.
 Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql);
 

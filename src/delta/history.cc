@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "delta/snapshot.h"
@@ -212,12 +213,21 @@ Result<int64_t> VersionAtTimestamp(ObjectStore& store, const LogListing& listing
 
 Result<std::vector<CommitSummary>> ReadHistory(std::shared_ptr<ObjectStore> store, size_t limit) {
   ASSIGN_OR_RETURN(LogListing listing, ListLog(*store));
+  // Modification times made monotonic, as time travel uses them, so that history shows the
+  // times a `timestamp =>` query resolves against.
+  std::map<int64_t, int64_t> commit_times;
+  std::optional<int64_t> previous;
+  for (const auto& [version, object] : listing.commits) {
+    int64_t time = previous ? std::max(object.modification_time_ms, *previous + 1) : object.modification_time_ms;
+    commit_times[version] = time;
+    previous = time;
+  }
   std::vector<CommitSummary> out;
   for (auto it = listing.commits.rbegin(); it != listing.commits.rend(); ++it) {
     if (limit != 0 && out.size() >= limit) break;
     CommitSummary summary;
     summary.version = it->first;
-    summary.timestamp_ms = it->second.modification_time_ms;
+    summary.timestamp_ms = commit_times[it->first];
     ASSIGN_OR_RETURN(auto info, ReadCommitInfo(*store, it->second));
     if (info) {
       if (info->in_commit_timestamp) summary.timestamp_ms = *info->in_commit_timestamp;

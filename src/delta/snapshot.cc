@@ -64,10 +64,15 @@ bool ConfigIsTrue(const Metadata& metadata, const std::string& key) {
 
 // The table state as actions are applied in log order (PROTOCOL.md "Action Reconciliation").
 struct Replay {
+  explicit Replay(bool keep_tombstones) : keep_tombstones(keep_tombstones) {}
+
   // Checkpoint removes are tombstones for VACUUM; they never hide a file of the checkpoint.
   void ApplyCheckpoint(std::vector<Action>& actions) {
     for (auto& a : actions) {
-      if (std::holds_alternative<RemoveFile>(a)) continue;
+      if (auto* remove = std::get_if<RemoveFile>(&a)) {
+        if (keep_tombstones) tombstones.insert_or_assign(remove->ReplayKey(), std::move(*remove));
+        continue;
+      }
       Apply(a);
     }
   }
@@ -75,9 +80,12 @@ struct Replay {
   void Apply(Action& a) {
     if (auto* add = std::get_if<AddFile>(&a)) {
       std::string key = add->ReplayKey();
+      if (keep_tombstones) tombstones.erase(key);
       files.insert_or_assign(std::move(key), std::move(*add));
     } else if (auto* remove = std::get_if<RemoveFile>(&a)) {
-      files.erase(remove->ReplayKey());
+      std::string key = remove->ReplayKey();
+      files.erase(key);
+      if (keep_tombstones) tombstones.insert_or_assign(std::move(key), std::move(*remove));
     } else if (auto* m = std::get_if<Metadata>(&a)) {
       metadata = std::move(*m);
     } else if (auto* txn = std::get_if<SetTransaction>(&a)) {
@@ -97,7 +105,9 @@ struct Replay {
 
   void StartCommit() { last_commit_info.reset(); }
 
+  const bool keep_tombstones;
   std::unordered_map<std::string, AddFile> files;
+  std::unordered_map<std::string, RemoveFile> tombstones;
   std::optional<Metadata> metadata;
   std::map<std::string, SetTransaction> txns;
   std::map<std::string, DomainMetadata> domains;
@@ -160,7 +170,7 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   ASSIGN_OR_RETURN(std::optional<Protocol> protocol, NewestProtocolIn(deltas, table_root));
   if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
 
-  Replay replay;
+  Replay replay(options.keep_tombstones);
   if (segment.checkpoint) {
     auto checkpoint_actions_or = ReadCheckpointFiles(*store, conn, *segment.checkpoint);
     if (!checkpoint_actions_or.ok()) return checkpoint_actions_or.status().WithContext(where);
@@ -199,6 +209,8 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   snapshot->schema = std::move(*schema);
   snapshot->files.reserve(replay.files.size());
   for (auto& [key, add] : replay.files) snapshot->files.push_back(std::move(add));
+  snapshot->tombstones.reserve(replay.tombstones.size());
+  for (auto& [key, remove] : replay.tombstones) snapshot->tombstones.push_back(std::move(remove));
   snapshot->set_transactions = std::move(replay.txns);
   snapshot->domain_metadata = std::move(replay.domains);
   snapshot->store = std::move(store);

@@ -34,6 +34,9 @@ struct Snapshot {
   std::vector<AddFile> files;           // active files, in no particular order
   std::map<std::string, SetTransaction> set_transactions;  // by appId
   std::map<std::string, DomainMetadata> domain_metadata;   // by domain, live ones only
+  // Removed files not re-added since, for checkpoints and VACUUM; filled only when
+  // SnapshotOptions::keep_tombstones (tombstones can outnumber live files).
+  std::vector<RemoveFile> tombstones;
   int64_t timestamp_ms = 0;             // in-commit timestamp when enabled, else commit file mtime
 
   // The table's root; data file paths in `files` are relative to it.
@@ -47,6 +50,7 @@ struct Snapshot {
 struct SnapshotOptions {
   std::optional<int64_t> version;        // exactly this version (NotFound if not reconstructable)
   std::optional<std::string> timestamp;  // the latest version committed at or before this time
+  bool keep_tombstones = false;          // fill Snapshot::tombstones
 };
 
 // REQUIRES: `store` is rooted at the table folder (keys like "_delta_log/...").

@@ -181,15 +181,20 @@ Result<std::vector<DeltaScanCall>> FindDeltaScanCalls(std::string_view statement
       std::string name = tokens[j].text;
       const Token& value = tokens[j + 2];
       j += 3;
-      if (EqualsIgnoreCase(name, "version") && value.kind == Token::Kind::kNumber) {
-        int64_t v = 0;
+      if (EqualsIgnoreCase(name, "version")) {
+        int64_t v = -1;
         auto [end, ec] = std::from_chars(value.text.data(), value.text.data() + value.text.size(), v);
-        if (ec != std::errc() || end != value.text.data() + value.text.size()) return bad("version must be an integer");
+        if (value.kind != Token::Kind::kNumber || ec != std::errc() || end != value.text.data() + value.text.size()) {
+          return bad("version must be a non-negative integer, got " + value.text);
+        }
+        if (call.version) return bad("version is given twice");
         call.version = v;
-      } else if (EqualsIgnoreCase(name, "timestamp") && value.kind == Token::Kind::kString) {
+      } else if (EqualsIgnoreCase(name, "timestamp")) {
+        if (value.kind != Token::Kind::kString) return bad("timestamp must be a string such as '2024-06-01 12:00:00'");
+        if (call.timestamp) return bad("timestamp is given twice");
         call.timestamp = value.text;
       } else {
-        return bad("unknown argument '" + name + "'");
+        return bad("unknown argument '" + name + "' (expected version or timestamp)");
       }
     }
     if (j >= tokens.size() || tokens[j].text != ")") return bad("expected ')'");

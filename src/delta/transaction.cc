@@ -1,0 +1,282 @@
+#include "delta/transaction.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "delta/checkpoint_writer.h"
+#include "delta/commit_writer.h"
+#include "delta/log_segment.h"
+
+namespace basin::delta {
+
+namespace {
+
+uint64_t SeedFrom(uint64_t seed) {
+  if (seed != 0) return seed;
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+// A random (version 4) UUID.
+std::string NewUuid(std::mt19937_64& rng) {
+  uint64_t hi = rng(), lo = rng();
+  hi = (hi & ~0xF000ULL) | 0x4000ULL;
+  lo = (lo & ~(0xC000ULL << 48)) | (0x8000ULL << 48);
+  char text[40];
+  std::snprintf(text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx",
+                static_cast<unsigned long long>(hi >> 32), static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
+                static_cast<unsigned long long>(hi & 0xFFFF), static_cast<unsigned long long>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+  return text;
+}
+
+bool InCommitTimestampsEnabled(const Metadata& metadata) {
+  auto it = metadata.configuration.find("delta.enableInCommitTimestamps");
+  if (it == metadata.configuration.end()) return false;
+  std::string v = it->second;
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  return v == "true";
+}
+
+const CommitInfo* FindCommitInfo(const std::vector<Action>& actions) {
+  for (const auto& a : actions) {
+    if (const auto* info = std::get_if<CommitInfo>(&a)) return info;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::string table_root, int64_t read_version,
+                         TransactionOptions options)
+    : store_(std::move(store)),
+      table_root_(std::move(table_root)),
+      read_version_(read_version),
+      options_(std::move(options)),
+      rng_(SeedFrom(options_.seed)),
+      txn_id_(NewUuid(rng_)) {}
+
+Transaction::Transaction(std::shared_ptr<const Snapshot> read_snapshot, TransactionOptions options)
+    : Transaction(read_snapshot->store, read_snapshot->table_root, read_snapshot->version, std::move(options)) {
+  previous_commit_timestamp_ms_ = read_snapshot->timestamp_ms;
+  read_snapshot_ = std::move(read_snapshot);
+}
+
+Transaction Transaction::CreateTable(std::shared_ptr<ObjectStore> store, std::string table_root,
+                                     TransactionOptions options) {
+  Transaction txn(std::move(store), std::move(table_root), -1, std::move(options));
+  txn.operation_ = "CREATE TABLE";
+  return txn;
+}
+
+void Transaction::ReadWholeTable() { read_whole_table_ = true; }
+
+void Transaction::ReadFiles(const std::vector<AddFile>& files) {
+  for (const auto& f : files) read_files_.emplace(f.ReplayKey(), f.path);
+}
+
+void Transaction::Add(AddFile add) { adds_.push_back(std::move(add)); }
+void Transaction::Remove(RemoveFile remove) { removes_.push_back(std::move(remove)); }
+void Transaction::UpdateMetadata(Metadata metadata) { new_metadata_ = std::move(metadata); }
+void Transaction::UpdateProtocol(Protocol protocol) { new_protocol_ = std::move(protocol); }
+
+void Transaction::SetTransactionId(std::string app_id, int64_t version) {
+  txn_ = SetTransaction{std::move(app_id), version, std::nullopt};
+}
+
+void Transaction::SetOperation(std::string operation, nlohmann::json parameters) {
+  operation_ = std::move(operation);
+  operation_parameters_ = std::move(parameters);
+}
+
+void Transaction::SetOperationMetrics(nlohmann::json metrics) { operation_metrics_ = std::move(metrics); }
+
+int64_t Transaction::Now() const {
+  if (options_.clock_ms) return options_.clock_ms();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Transaction::Backoff(int attempt) {
+  if (attempt < 2 || options_.backoff_max_ms <= 0) return;
+  int64_t cap = options_.backoff_initial_ms;
+  for (int i = 2; i < attempt && cap < options_.backoff_max_ms; i++) cap *= 2;
+  cap = std::clamp<int64_t>(cap, 0, options_.backoff_max_ms);
+  int64_t sleep_ms = std::uniform_int_distribution<int64_t>(0, cap)(rng_);
+  std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+}
+
+bool Transaction::IsBlindAppend() const {
+  if (read_whole_table_ || !read_files_.empty() || !removes_.empty() || new_metadata_ || new_protocol_) return false;
+  return std::all_of(adds_.begin(), adds_.end(), [](const AddFile& a) { return a.data_change; });
+}
+
+TransactionFootprint Transaction::Footprint() const {
+  TransactionFootprint footprint;
+  footprint.read_whole_table = read_whole_table_;
+  footprint.read_files = read_files_;
+  for (const auto& r : removes_) footprint.removed_files.emplace(r.ReplayKey(), r.path);
+  footprint.changes_metadata = new_metadata_.has_value();
+  footprint.changes_protocol = new_protocol_.has_value();
+  if (txn_) footprint.txn_app_id = txn_->app_id;
+  footprint.is_blind_append = IsBlindAppend();
+  return footprint;
+}
+
+const Metadata* Transaction::EffectiveMetadata() const {
+  if (new_metadata_) return &*new_metadata_;
+  return read_snapshot_ ? &read_snapshot_->metadata : nullptr;
+}
+
+std::vector<Action> Transaction::BuildActions(int64_t now_ms) const {
+  CommitInfo info = MakeCommitInfo(now_ms, operation_, operation_parameters_);
+  info.raw["isolationLevel"] = "WriteSerializable";
+  info.raw["isBlindAppend"] = IsBlindAppend();
+  if (read_version_ >= 0) info.raw["readVersion"] = read_version_;
+  if (operation_metrics_) info.raw["operationMetrics"] = *operation_metrics_;
+  info.raw["txnId"] = txn_id_;
+  const Metadata* metadata = EffectiveMetadata();
+  if (metadata && InCommitTimestampsEnabled(*metadata)) {
+    // PROTOCOL.md "In-Commit Timestamps": strictly increasing across commits.
+    int64_t ict = std::max(now_ms, previous_commit_timestamp_ms_ + 1);
+    info.in_commit_timestamp = ict;
+    info.timestamp = ict;
+  }
+
+  std::vector<Action> actions;
+  actions.reserve(4 + removes_.size() + adds_.size());
+  actions.emplace_back(std::move(info));  // first: readers of in-commit timestamps rely on it
+  if (new_protocol_) actions.emplace_back(*new_protocol_);
+  if (new_metadata_) actions.emplace_back(*new_metadata_);
+  if (txn_) {
+    SetTransaction txn = *txn_;
+    txn.last_updated = now_ms;
+    actions.emplace_back(std::move(txn));
+  }
+  for (const auto& r : removes_) {
+    RemoveFile remove = r;
+    if (!remove.deletion_timestamp) remove.deletion_timestamp = now_ms;
+    actions.emplace_back(std::move(remove));
+  }
+  for (const auto& a : adds_) actions.emplace_back(a);
+  return actions;
+}
+
+Result<std::optional<std::vector<Action>>> Transaction::ReadCommit(int64_t version) {
+  const std::string key = CommitKey(version);
+  for (int attempt = 1;; attempt++) {
+    Backoff(attempt);
+    auto content = store_->Get(key);
+    if (content.ok()) {
+      ASSIGN_OR_RETURN(auto actions, ParseCommitFile(*content, table_root_ + ": " + key));
+      return std::optional<std::vector<Action>>(std::move(actions));
+    }
+    if (content.status().IsNotFound()) return std::optional<std::vector<Action>>();
+    if (!content.status().retryable() || attempt >= options_.max_attempts) {
+      return content.status().WithContext(table_root_ + ": reading concurrent commit " + key);
+    }
+  }
+}
+
+bool Transaction::IsOwnCommit(const std::vector<Action>& actions) const {
+  const CommitInfo* info = FindCommitInfo(actions);
+  if (info == nullptr || !info->raw.is_object()) return false;
+  auto id = info->raw.find("txnId");
+  return id != info->raw.end() && id->is_string() && id->get<std::string>() == txn_id_;
+}
+
+void Transaction::WriteCheckpointIfDue(int64_t version, CommitResult& result) const {
+  const Metadata* metadata = EffectiveMetadata();
+  if (options_.checkpoint_connection == nullptr || metadata == nullptr || version == 0) return;
+  auto interval = CheckpointInterval(*metadata);
+  if (!interval.ok()) {
+    result.checkpoint_status = interval.status().WithContext(table_root_);
+    return;
+  }
+  if (version % *interval != 0) return;
+  auto written = CheckpointVersion(store_, table_root_, *options_.checkpoint_connection, version, Now());
+  if (written.ok()) {
+    result.checkpoint_version = version;
+  } else {
+    result.checkpoint_status = written.status();
+  }
+}
+
+Result<CommitResult> Transaction::Commit() {
+  if (committed_) return Status::InvalidArgument(table_root_ + ": transaction was already committed");
+  committed_ = true;
+  CommitResult result;
+  if (read_version_ < 0 && (!new_protocol_ || !new_metadata_)) {
+    return Status::InvalidArgument(table_root_ + ": creating a table needs a protocol and a metadata action");
+  }
+  if (txn_ && read_snapshot_) {
+    auto it = read_snapshot_->set_transactions.find(txn_->app_id);
+    if (it != read_snapshot_->set_transactions.end() && it->second.version >= txn_->version) {
+      result.skipped = true;
+      result.version = read_version_;
+      return result;
+    }
+  }
+  const TransactionFootprint footprint = Footprint();
+  int64_t version = read_version_ + 1;
+  for (;;) {
+    result.attempts++;
+    Backoff(result.attempts);
+    Status written = WriteCommit(*store_, version, BuildActions(Now()));
+    if (written.ok()) break;
+    // Any failure but a lost race may have landed anyway; only reading it back tells.
+    const bool ambiguous = !written.IsConflict();
+    auto unknown_outcome = [&](const Status& read_error) {
+      return Status::IOError(table_root_ + ": outcome unknown for commit " + CommitKey(version) + " (txnId " +
+                             txn_id_ + "): writing failed (" + written.message() +
+                             ") and reading it back failed (" + read_error.message() + ")");
+    };
+    bool landed = false;
+    for (int64_t v = version;; v++) {
+      auto read = ReadCommit(v);
+      if (!read.ok()) return ambiguous && v == version ? unknown_outcome(read.status()) : read.status();
+      if (!read->has_value()) {
+        if (v == version && ambiguous && !written.retryable()) return written;
+        version = v;
+        break;
+      }
+      std::vector<Action>& actions = **read;
+      if (IsOwnCommit(actions)) {
+        version = v;
+        landed = true;
+        break;
+      }
+      WinningCommit winner{v, std::move(actions)};
+      if (txn_) {
+        for (const auto& a : winner.actions) {
+          const auto* t = std::get_if<SetTransaction>(&a);
+          if (t && t->app_id == txn_->app_id && t->version >= txn_->version) {
+            result.skipped = true;
+            result.version = v;
+            return result;
+          }
+        }
+      }
+      RETURN_IF_ERROR(CheckConflict(footprint, winner, table_root_));
+      if (const CommitInfo* info = FindCommitInfo(winner.actions)) {
+        previous_commit_timestamp_ms_ =
+            info->in_commit_timestamp.value_or(info->timestamp.value_or(previous_commit_timestamp_ms_));
+      }
+    }
+    if (landed) break;
+    if (result.attempts >= options_.max_attempts && ambiguous) return written.WithContext(table_root_);
+    if (result.attempts >= options_.max_attempts) {
+      return Status::Conflict(table_root_ + ": gave up committing after " + std::to_string(result.attempts) +
+                              " attempts; concurrent writers kept taking the next version (latest " +
+                              std::to_string(version - 1) + ")");
+    }
+  }
+  result.version = version;
+  WriteCheckpointIfDue(version, result);
+  return result;
+}
+
+}  // namespace basin::delta

@@ -1,0 +1,152 @@
+// Transaction: one atomic change to a Delta table, committed with optimistic concurrency
+// (PROTOCOL.md "Delta Log Entries"; rules in docs/transactions.md).
+//
+// A transaction starts from a Snapshot (its read version), records what it read and the
+// actions it will commit, and Commit() writes them as version read+1 with put-if-absent.
+// When another writer took that version first, Commit() reads the winning commits, checks
+// them against what this transaction read and writes (delta/conflict_checker.h), and
+// either retries on top of them (bounded, with jittered exponential backoff) or fails with
+// Conflict naming the competing version, its operation and the reason.
+//
+// Ambiguous storage failures (the put may have landed although it reported an error) are
+// resolved by reading the commit back: each commit carries a random commitInfo.txnId, so
+// Commit() recognises its own commit and never writes the same change twice.
+//
+// Thread safety: a Transaction is used by one thread at a time; separate transactions on
+// one table, in threads or processes, are what it is built for.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "delta/actions.h"
+#include "delta/conflict_checker.h"
+#include "delta/snapshot.h"
+#include "engine/duckdb.h"
+#include "storage/object_store.h"
+
+namespace basin::delta {
+
+struct TransactionOptions {
+  // Write attempts before giving up: each lost race and each retryable storage failure of
+  // the commit write counts one. Reads of winning commits retry as many times.
+  int max_attempts = 10;
+  // Backoff before attempt n (n >= 2): uniform in [0, min(initial * 2^(n-2), max)].
+  int64_t backoff_initial_ms = 5;
+  int64_t backoff_max_ms = 500;
+  // Milliseconds since the epoch for commitInfo timestamps and txn lastUpdated; the
+  // system clock when unset.
+  std::function<int64_t()> clock_ms;
+  // Seeds the backoff jitter and commitInfo.txnId; 0 draws a seed from std::random_device.
+  uint64_t seed = 0;
+  // When set, a commit whose version is a multiple of delta.checkpointInterval is followed
+  // by a checkpoint written with this connection (delta/checkpoint_writer.h).
+  engine::Connection* checkpoint_connection = nullptr;
+};
+
+struct CommitResult {
+  // The version committed; when skipped, the version found to hold the appId's version
+  // (the read version, or a concurrent commit's).
+  int64_t version = -1;
+  // SetTransactionId's appId already had a version >= the given one: nothing was written.
+  bool skipped = false;
+  int attempts = 0;  // write attempts made (0 when skipped before writing)
+  // A checkpoint written after the commit, when one was due and succeeded.
+  std::optional<int64_t> checkpoint_version;
+  // Why a due checkpoint was not written. The commit succeeded regardless: this is a
+  // warning for the caller to report, never a commit failure.
+  Status checkpoint_status;
+};
+
+class Transaction {
+ public:
+  // A transaction on the table `read_snapshot` shows, at its version.
+  explicit Transaction(std::shared_ptr<const Snapshot> read_snapshot, TransactionOptions options = {});
+  // A transaction creating the table at `store`'s root as version 0. Commit() requires
+  // UpdateProtocol and UpdateMetadata; it fails with Conflict when the table exists.
+  static Transaction CreateTable(std::shared_ptr<ObjectStore> store, std::string table_root,
+                                 TransactionOptions options = {});
+
+  int64_t read_version() const { return read_version_; }
+
+  // --- what the transaction read ---
+  // The transaction scanned the table with no filter it records: a concurrently added file
+  // could have changed what it saw, so such an add is a conflict (unless blind append).
+  void ReadWholeTable();
+  // Files whose contents the transaction depends on (it may also remove them).
+  void ReadFiles(const std::vector<AddFile>& files);
+
+  // --- what it will commit ---
+  void Add(AddFile add);
+  void Remove(RemoveFile remove);
+  void UpdateMetadata(Metadata metadata);
+  void UpdateProtocol(Protocol protocol);
+  // Idempotent writes: commit a txn action (appId, version) with the data; when the table
+  // already holds version >= `version` for `app_id` (at the read version or in a winning
+  // commit), Commit() writes nothing and reports skipped.
+  void SetTransactionId(std::string app_id, int64_t version);
+  // commitInfo.operation, operationParameters and operationMetrics.
+  void SetOperation(std::string operation, nlohmann::json parameters = nlohmann::json::object());
+  void SetOperationMetrics(nlohmann::json metrics);
+
+  // Commits once; a second call is InvalidArgument. Errors: Conflict (a winning commit
+  // conflicts, or max_attempts lost races; names the version and operation), InvalidArgument
+  // (nothing to create a table with), the store's error when a write or read fails for
+  // good. An IOError whose message says "outcome unknown" means the commit may or may not
+  // have landed (its commitInfo.txnId tells).
+  Result<CommitResult> Commit();
+
+  // The random id written as commitInfo.txnId.
+  const std::string& txn_id() const { return txn_id_; }
+
+ private:
+  Transaction(std::shared_ptr<ObjectStore> store, std::string table_root, int64_t read_version,
+              TransactionOptions options);
+
+  int64_t Now() const;
+  void Backoff(int attempt);
+  bool IsBlindAppend() const;
+  TransactionFootprint Footprint() const;
+  const Metadata* EffectiveMetadata() const;
+  // The actions to commit, commitInfo first.
+  std::vector<Action> BuildActions(int64_t now_ms) const;
+  // The commit at `version`, nullopt when absent; retryable read failures are retried.
+  Result<std::optional<std::vector<Action>>> ReadCommit(int64_t version);
+  // Whether `actions` is this transaction's own commit (an earlier ambiguous write).
+  bool IsOwnCommit(const std::vector<Action>& actions) const;
+  void WriteCheckpointIfDue(int64_t version, CommitResult& result) const;
+
+  std::shared_ptr<ObjectStore> store_;
+  std::string table_root_;
+  int64_t read_version_;
+  TransactionOptions options_;
+  std::mt19937_64 rng_;
+  std::string txn_id_;
+  bool committed_ = false;
+
+  std::shared_ptr<const Snapshot> read_snapshot_;  // null for CreateTable
+  // The newest commit's in-commit timestamp (or time), for monotonic in-commit timestamps.
+  int64_t previous_commit_timestamp_ms_ = -1;
+
+  bool read_whole_table_ = false;
+  std::map<std::string, std::string> read_files_;
+  std::vector<AddFile> adds_;
+  std::vector<RemoveFile> removes_;
+  std::optional<Metadata> new_metadata_;
+  std::optional<Protocol> new_protocol_;
+  std::optional<SetTransaction> txn_;
+  std::string operation_ = "WRITE";
+  nlohmann::json operation_parameters_ = nlohmann::json::object();
+  std::optional<nlohmann::json> operation_metrics_;
+};
+
+}  // namespace basin::delta

@@ -1,0 +1,290 @@
+// Checkpoint writing: the table read back from Basin's checkpoints equals the table
+// replayed from JSON commits alone; tombstone retention; a failed checkpoint never fails
+// its commit.
+#include "delta/checkpoint_writer.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "delta/log_segment.h"
+#include "transaction_test_util.h"
+
+namespace basin::delta {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TableFixture;
+using testing::TestAdd;
+using testing::TestMetadata;
+using testing::TestRemove;
+
+constexpr int64_t kDayMs = 86'400'000;
+
+std::vector<std::string> Serialized(const std::vector<AddFile>& files) {
+  std::vector<std::string> out;
+  for (const auto& f : files) out.push_back(SerializeAction(f));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> Serialized(const std::vector<RemoveFile>& removes) {
+  std::vector<std::string> out;
+  for (const auto& r : removes) out.push_back(SerializeAction(r));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void ExpectSameTable(const Snapshot& a, const Snapshot& b) {
+  EXPECT_EQ(a.version, b.version);
+  EXPECT_EQ(SerializeAction(a.protocol), SerializeAction(b.protocol));
+  EXPECT_EQ(SerializeAction(a.metadata), SerializeAction(b.metadata));
+  EXPECT_EQ(Serialized(a.files), Serialized(b.files));
+  EXPECT_EQ(Serialized(a.tombstones), Serialized(b.tombstones));
+  ASSERT_EQ(a.set_transactions.size(), b.set_transactions.size());
+  for (const auto& [app, txn] : a.set_transactions) {
+    ASSERT_TRUE(b.set_transactions.count(app)) << app;
+    EXPECT_EQ(SerializeAction(txn), SerializeAction(b.set_transactions.at(app)));
+  }
+}
+
+// An add with every optional field the checkpoint schema carries.
+AddFile RichAdd(int i) {
+  AddFile a = TestAdd("day=2024-01-0" + std::to_string(i % 3) + "/part%20" + std::to_string(i) + ".parquet");
+  if (i % 4 == 0) a.partition_values = {{"day", std::nullopt}};
+  a.tags = {{"INSERTION_TIME", std::to_string(1700000000000 + i)}};
+  if (i % 5 == 0) {
+    DeletionVectorDescriptor dv;
+    dv.storage_type = 'u';
+    dv.path_or_inline_dv = "ab^-aqEH.-t@S}K{vb[*k^";
+    dv.offset = 4;
+    dv.size_in_bytes = 40;
+    dv.cardinality = 2;
+    a.deletion_vector = dv;
+  }
+  if (i % 7 == 0) a.stats.reset();
+  return a;
+}
+
+// 25 commits: adds, removes (recent and expired tombstones), txns, a metadata change.
+void Build25Commits(TableFixture& table, int64_t now_ms, std::vector<CommitResult>* results) {
+  ASSERT_OK(table.Create({{"delta.appendOnly", "false"}}));
+  TransactionOptions options = TableFixture::Options();
+  options.checkpoint_connection = &table.conn();
+  options.clock_ms = [now_ms] { return now_ms; };
+  for (int v = 1; v <= 24; v++) {
+    ASSERT_OK_AND_ASSIGN(auto txn, table.Begin(options));
+    txn->Add(RichAdd(v));
+    if (v % 3 == 0) {
+      RemoveFile old = TestRemove(RichAdd(v - 1).path);
+      old.deletion_vector = RichAdd(v - 1).deletion_vector;
+      // Half the tombstones are older than the 7-day default retention.
+      old.deletion_timestamp = v % 2 == 0 ? now_ms - 8 * kDayMs : now_ms - kDayMs;
+      txn->Remove(old);
+    }
+    if (v % 4 == 0) txn->SetTransactionId("app-" + std::to_string(v % 8), v);
+    if (v == 12) {
+      Protocol protocol{1, 2, std::nullopt, std::nullopt};
+      txn->UpdateProtocol(protocol);
+      txn->UpdateMetadata(TestMetadata({{"delta.appendOnly", "false"}, {"owner", "it's me"}}));
+    }
+    ASSERT_OK_AND_ASSIGN(CommitResult result, txn->Commit());
+    EXPECT_EQ(result.version, v);
+    ASSERT_OK(result.checkpoint_status);
+    results->push_back(result);
+  }
+}
+
+void CompareWithAndWithoutCheckpoints(std::shared_ptr<ObjectStore> store) {
+  TableFixture table(store);
+  const int64_t now_ms = 1'750'000'000'000;
+  std::vector<CommitResult> results;
+  Build25Commits(table, now_ms, &results);
+  if (::testing::Test::HasFatalFailure()) return;
+  EXPECT_EQ(results[9].checkpoint_version, 10);
+  EXPECT_EQ(results[19].checkpoint_version, 20);
+  EXPECT_FALSE(results[10].checkpoint_version.has_value());
+  EXPECT_OK(store->Head(std::string(kLogFolder) + "00000000000000000010.checkpoint.parquet").status());
+  EXPECT_OK(store->Head(std::string(kLogFolder) + "00000000000000000020.checkpoint.parquet").status());
+  ASSERT_OK_AND_ASSIGN(std::string last, store->Get(std::string(kLogFolder) + "_last_checkpoint"));
+  auto last_json = nlohmann::json::parse(last, nullptr, false);
+  EXPECT_EQ(last_json["version"], 20);
+
+  // The same commits without the checkpoint files.
+  auto json_only = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(auto listed, store->List(kLogFolder));
+  for (const auto& object : listed) {
+    if (object.key.find(".checkpoint.") != std::string::npos) continue;
+    ASSERT_OK_AND_ASSIGN(std::string data, store->Get(object.key));
+    ASSERT_OK(json_only->Put(object.key, data));
+  }
+  TableFixture replayed(json_only);
+  for (int64_t version : {10, 15, 20, 24}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    SnapshotOptions options;
+    options.version = version;
+    options.keep_tombstones = true;
+    ASSERT_OK_AND_ASSIGN(auto from_checkpoint, table.Load(options));
+    ASSERT_OK_AND_ASSIGN(auto from_json, replayed.Load(options));
+    ASSERT_OK_AND_ASSIGN(auto listing, ListLog(*store));
+    ASSERT_OK_AND_ASSIGN(LogSegment segment, BuildLogSegment(listing, version, "table"));
+    ASSERT_TRUE(segment.checkpoint.has_value());
+    EXPECT_EQ(segment.checkpoint->version, version / 10 * 10);
+    // The checkpoint drops expired tombstones; those removed after it are all replayed.
+    const int64_t checkpoint_version = version / 10 * 10;
+    SnapshotOptions at_checkpoint = options;
+    at_checkpoint.version = checkpoint_version;
+    ASSERT_OK_AND_ASSIGN(auto json_at_checkpoint, replayed.Load(at_checkpoint));
+    std::vector<std::string> in_checkpoint = Serialized(json_at_checkpoint->tombstones);
+    Snapshot expected = *from_json;
+    expected.tombstones.clear();
+    for (const auto& r : from_json->tombstones) {
+      bool recent = r.deletion_timestamp.value_or(0) > now_ms - 7 * kDayMs;
+      bool after_checkpoint = !std::binary_search(in_checkpoint.begin(), in_checkpoint.end(), SerializeAction(r));
+      if (recent || after_checkpoint) expected.tombstones.push_back(r);
+    }
+    EXPECT_LT(expected.tombstones.size(), from_json->tombstones.size());
+    ExpectSameTable(*from_checkpoint, expected);
+  }
+}
+
+TEST(CheckpointWriterTest, LocalTableReadsBackIdenticallyFromCheckpoints) {
+  basin::testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir.str()));
+  CompareWithAndWithoutCheckpoints(store);
+
+  // The file has the protocol's checkpoint schema.
+  TableFixture table(store);
+  auto path = store->LocalPath(std::string(kLogFolder) + "00000000000000000020.checkpoint.parquet");
+  ASSERT_TRUE(path.has_value());
+  ASSERT_OK_AND_ASSIGN(auto columns,
+                       table.conn().DescribeQuery("SELECT * FROM read_parquet(" + engine::QuoteLiteral(*path) + ")"));
+  std::map<std::string, const engine::ColumnType*> by_name;
+  for (const auto& c : columns) by_name[c.name] = &c;
+  for (const char* name : {"txn", "add", "remove", "metaData", "protocol", "domainMetadata"}) {
+    ASSERT_TRUE(by_name.count(name)) << name;
+  }
+  std::map<std::string, std::string> add_fields;
+  for (const auto& f : by_name["add"]->children) add_fields[f.name] = f.type_name;
+  EXPECT_EQ(add_fields["stats"], "VARCHAR");
+  EXPECT_EQ(add_fields["partitionValues"], "MAP(VARCHAR, VARCHAR)");
+  EXPECT_EQ(add_fields["size"], "BIGINT");
+  EXPECT_EQ(add_fields["deletionVector"].rfind("STRUCT(", 0), 0u) << add_fields["deletionVector"];
+  ASSERT_OK_AND_ASSIGN(auto counts, table.conn().Query("SELECT count(\"add\"), count(remove), count(txn), "
+                                                       "count(\"metaData\"), count(protocol) FROM read_parquet(" +
+                                                       engine::QuoteLiteral(*path) + ")"));
+  SnapshotOptions at20;
+  at20.version = 20;
+  ASSERT_OK_AND_ASSIGN(auto snapshot20, table.Load(at20));
+  EXPECT_EQ(counts.at(0, 0), std::to_string(snapshot20->files.size()));
+  EXPECT_NE(counts.at(0, 1), "0");
+  EXPECT_EQ(counts.at(0, 2), std::to_string(snapshot20->set_transactions.size()));
+  EXPECT_EQ(counts.at(0, 3), "1");
+  EXPECT_EQ(counts.at(0, 4), "1");
+}
+
+TEST(CheckpointWriterTest, MemoryTableReadsBackIdenticallyFromCheckpoints) {
+  CompareWithAndWithoutCheckpoints(NewMemoryObjectStore());
+}
+
+TEST(CheckpointWriterTest, RewritingACheckpointGivesTheSameTable) {
+  auto store = NewMemoryObjectStore();
+  TableFixture table(store);
+  ASSERT_OK(table.Create());
+  for (int i = 0; i < 3; i++) {
+    ASSERT_OK_AND_ASSIGN(auto txn, table.Begin());
+    txn->Add(TestAdd("f" + std::to_string(i) + ".parquet"));
+    ASSERT_OK(txn->Commit());
+  }
+  ASSERT_OK_AND_ASSIGN(CheckpointInfo first, CheckpointVersion(store, "table", table.conn(), 3, 0));
+  EXPECT_EQ(first.version, 3);
+  EXPECT_EQ(first.num_add_files, 3);
+  EXPECT_EQ(first.num_actions, 5);  // protocol, metaData, 3 adds
+  ASSERT_OK_AND_ASSIGN(CheckpointInfo again, CheckpointVersion(store, "table", table.conn(), 3, 0));
+  EXPECT_EQ(again.num_actions, first.num_actions);
+  // An older checkpoint written late does not move _last_checkpoint back.
+  ASSERT_OK(CheckpointVersion(store, "table", table.conn(), 1, 0));
+  ASSERT_OK_AND_ASSIGN(std::string last, store->Get(std::string(kLogFolder) + "_last_checkpoint"));
+  EXPECT_EQ(nlohmann::json::parse(last, nullptr, false)["version"], 3);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  EXPECT_EQ(snapshot->files.size(), 3u);
+}
+
+// Fails every Put of a checkpoint file; everything else passes through.
+class NoCheckpointStore final : public ObjectStore {
+ public:
+  explicit NoCheckpointStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
+  Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
+  Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
+    return base_->GetRange(key, offset, length);
+  }
+  Result<ObjectInfo> Head(const std::string& key) override { return base_->Head(key); }
+  Status Put(const std::string& key, const std::string& data) override {
+    if (key.find(".checkpoint.") != std::string::npos) return Status::IOError("disk full writing " + key);
+    return base_->Put(key, data);
+  }
+  Status PutIfAbsent(const std::string& key, const std::string& data) override {
+    return base_->PutIfAbsent(key, data);
+  }
+  Status Delete(const std::string& key) override { return base_->Delete(key); }
+  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
+  std::optional<std::string> LocalPath(const std::string& key) const override { return base_->LocalPath(key); }
+  std::string Describe() const override { return "no-checkpoint(" + base_->Describe() + ")"; }
+
+ private:
+  std::shared_ptr<ObjectStore> base_;
+};
+
+TEST(CheckpointWriterTest, FailedCheckpointDoesNotFailTheCommit) {
+  auto store = std::make_shared<NoCheckpointStore>(NewMemoryObjectStore());
+  TableFixture table(store);
+  ASSERT_OK(table.Create({{"delta.checkpointInterval", "2"}}));
+  TransactionOptions options = TableFixture::Options();
+  options.checkpoint_connection = &table.conn();
+  ASSERT_OK_AND_ASSIGN(auto first, table.Begin(options));
+  first->Add(TestAdd("a.parquet"));
+  ASSERT_OK_AND_ASSIGN(CommitResult r1, first->Commit());
+  EXPECT_OK(r1.checkpoint_status);
+  ASSERT_OK_AND_ASSIGN(auto second, table.Begin(options));
+  second->Add(TestAdd("b.parquet"));
+  ASSERT_OK_AND_ASSIGN(CommitResult r2, second->Commit());
+  EXPECT_EQ(r2.version, 2);
+  EXPECT_FALSE(r2.checkpoint_version.has_value());
+  EXPECT_EQ(r2.checkpoint_status.code(), ErrorCode::kIOError);
+  EXPECT_NE(r2.checkpoint_status.message().find("disk full"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  EXPECT_EQ(snapshot->version, 2);
+  EXPECT_EQ(snapshot->files.size(), 2u);
+}
+
+TEST(CheckpointWriterTest, BadCheckpointIntervalIsReportedNotFatal) {
+  TableFixture table(NewMemoryObjectStore());
+  ASSERT_OK(table.Create({{"delta.checkpointInterval", "often"}}));
+  TransactionOptions options = TableFixture::Options();
+  options.checkpoint_connection = &table.conn();
+  ASSERT_OK_AND_ASSIGN(auto txn, table.Begin(options));
+  txn->Add(TestAdd("a.parquet"));
+  ASSERT_OK_AND_ASSIGN(CommitResult result, txn->Commit());
+  EXPECT_EQ(result.checkpoint_status.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(result.checkpoint_status.message().find("delta.checkpointInterval"), std::string::npos);
+}
+
+TEST(CheckpointWriterTest, TableProperties) {
+  EXPECT_EQ(*CheckpointInterval(TestMetadata()), 10);
+  EXPECT_EQ(*CheckpointInterval(TestMetadata({{"delta.checkpointInterval", "25"}})), 25);
+  ASSERT_ERROR_CODE(CheckpointInterval(TestMetadata({{"delta.checkpointInterval", "0"}})), kInvalidArgument);
+  EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata()), 7 * kDayMs);
+  EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "interval 2 days"}})),
+            2 * kDayMs);
+  EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "INTERVAL 1 HOUR"}})),
+            3'600'000);
+  EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "interval 1 week"}})),
+            7 * kDayMs);
+  ASSERT_ERROR_CODE(DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "soon"}})),
+                    kInvalidArgument);
+  ASSERT_ERROR_CODE(
+      DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "interval 2 fortnights"}})),
+      kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace basin::delta

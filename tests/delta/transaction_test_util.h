@@ -1,0 +1,96 @@
+// Helpers shared by the transaction and checkpoint-writer tests: a one-column table,
+// file actions, and a DuckDB connection to load snapshots with.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "delta/snapshot.h"
+#include "delta/transaction.h"
+#include "engine/duckdb.h"
+#include "testing/test_util.h"
+
+namespace basin::delta::testing {
+
+inline Metadata TestMetadata(std::map<std::string, std::string> configuration = {}) {
+  Metadata m;
+  m.id = "5b7e2f1c-0000-4000-8000-000000000042";
+  m.schema_string =
+      R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
+      R"({"name":"day","type":"string","nullable":true,"metadata":{}}]})";
+  m.partition_columns = {"day"};
+  m.configuration = std::move(configuration);
+  m.created_time = 1700000000000;
+  return m;
+}
+
+inline AddFile TestAdd(const std::string& path, bool data_change = true) {
+  AddFile a;
+  a.path = path;
+  a.partition_values = {{"day", "2024-01-01"}};
+  a.size = 1234;
+  a.modification_time = 1700000000000;
+  a.data_change = data_change;
+  a.stats = R"({"numRecords":3,"minValues":{"id":1},"maxValues":{"id":3},"nullCount":{"id":0}})";
+  return a;
+}
+
+inline RemoveFile TestRemove(const std::string& path, bool data_change = true) {
+  RemoveFile r;
+  r.path = path;
+  r.data_change = data_change;
+  r.partition_values = {{"day", "2024-01-01"}};
+  r.extended_file_metadata = true;
+  r.size = 1234;
+  return r;
+}
+
+// A DuckDB connection and helpers to create and load a table in a store.
+class TableFixture {
+ public:
+  explicit TableFixture(std::shared_ptr<ObjectStore> store) : store_(std::move(store)) {
+    auto db = engine::Database::Open();
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    db_ = *db;
+    auto conn = engine::Connection::Open(db_);
+    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+    conn_ = std::move(*conn);
+  }
+
+  Status Create(std::map<std::string, std::string> configuration = {}) {
+    Transaction txn = Transaction::CreateTable(store_, "table", Options());
+    txn.UpdateProtocol(Protocol{1, 2, std::nullopt, std::nullopt});
+    txn.UpdateMetadata(TestMetadata(std::move(configuration)));
+    return txn.Commit().status();
+  }
+
+  Result<std::shared_ptr<Snapshot>> Load(SnapshotOptions options = {}) {
+    return LoadSnapshot(store_, "table", *conn_, options);
+  }
+
+  // A transaction on the latest version.
+  Result<std::unique_ptr<Transaction>> Begin(TransactionOptions options) {
+    ASSIGN_OR_RETURN(auto snapshot, Load());
+    return std::make_unique<Transaction>(snapshot, std::move(options));
+  }
+  Result<std::unique_ptr<Transaction>> Begin() { return Begin(Options()); }
+
+  // Small backoff so tests with retries stay fast.
+  static TransactionOptions Options() {
+    TransactionOptions options;
+    options.backoff_initial_ms = 1;
+    options.backoff_max_ms = 5;
+    return options;
+  }
+
+  const std::shared_ptr<ObjectStore>& store() const { return store_; }
+  engine::Connection& conn() { return *conn_; }
+
+ private:
+  std::shared_ptr<ObjectStore> store_;
+  std::shared_ptr<engine::Database> db_;
+  std::unique_ptr<engine::Connection> conn_;
+};
+
+}  // namespace basin::delta::testing
