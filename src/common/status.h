@@ -120,10 +120,13 @@ Status ToStatus(const Result<T>& r) { return r.status(); }
     if (!_st.ok()) return _st.WithContext(context);                    \
   } while (0)
 
+// `tmp` is a fresh name and `lhs` may be a declaration, so neither can be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define ASSIGN_OR_RETURN_IMPL(tmp, lhs, rexpr) \
   auto tmp = (rexpr);                          \
   if (!tmp.ok()) return tmp.status();          \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 // `ASSIGN_OR_RETURN(auto x, Foo());` declares x from a Result or returns its error.
 #define ASSIGN_OR_RETURN(lhs, rexpr) ASSIGN_OR_RETURN_IMPL(BASIN_CONCAT(_res_, __LINE__), lhs, rexpr)
