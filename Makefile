@@ -39,7 +39,7 @@ test-fast: build
 
 asan:
 	$(MAKE) build BUILD=build-asan CMAKE_FLAGS="-DBASIN_SANITIZE=ON -DBASIN_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug"
-	BASIN_SANITIZE=1 bash scripts/run_tests.sh build-asan
+	BASIN_SANITIZE=1 BASIN_SKIP_FUZZ=1 bash scripts/run_tests.sh build-asan
 
 BUILD_FUZZ ?= build-fuzz
 fuzz:

@@ -4,7 +4,8 @@
 # prints one closing line "N passed, N failed" counting ctest suites and fuzz targets.
 #
 # BASIN_SKIP_SLOW=1 skips ctest suites labelled "slow" and the fuzzers, for quick local runs;
-# it is ignored in CI (CI=true), which always runs everything.
+# it is ignored in CI (CI=true), which always runs everything. BASIN_SKIP_FUZZ=1 skips only
+# the fuzzers (make asan sets it: the fuzz build has its own sanitizers).
 set -uo pipefail
 BUILD_DIR="${1:-build}"
 FUZZ_BUILD_DIR="${BASIN_FUZZ_BUILD_DIR:-build-fuzz}"
@@ -37,7 +38,7 @@ if [ -z "$total" ]; then
 fi
 passed=$((total - failed))
 
-if [ "$skip_slow" = "0" ]; then
+if [ "$skip_slow" = "0" ] && [ "${BASIN_SKIP_FUZZ:-0}" != "1" ]; then
   echo "[tests] building and running the fuzz targets for ${FUZZ_SECONDS}s each"
   fuzz_log="$BUILD_DIR/fuzz.log"
   make --no-print-directory -C "$(dirname "$0")/.." fuzz BUILD_FUZZ="$FUZZ_BUILD_DIR" \

@@ -346,13 +346,9 @@ class Evaluator {
   }
 
   // Prepares the per-file view, then MayMatch answers for that file.
-  void SetFile(const delta::AddFile& file) {
+  void SetFile(const delta::AddFile& file, const json& stats) {
     file_ = &file;
-    stats_ = json();
-    if (file.stats) {
-      stats_ = json::parse(*file.stats, nullptr, false);
-      if (stats_.is_discarded() || !stats_.is_object()) stats_ = json();
-    }
+    stats_ = &stats;
   }
 
   bool MayMatch(const json& node) {
@@ -444,17 +440,17 @@ class Evaluator {
       }
       return out;
     }
-    if (!stats_.is_object()) return out;
-    if (auto it = stats_.find("numRecords"); it != stats_.end() && it->is_number_integer()) {
+    if (!stats_->is_object()) return out;
+    if (auto it = stats_->find("numRecords"); it != stats_->end() && it->is_number_integer()) {
       out.num_records = it->get<int64_t>();
     }
-    if (const json* n = FindPath(Member(stats_, "nullCount"), ref->physical_path); n && n->is_number_integer()) {
+    if (const json* n = FindPath(Member(*stats_, "nullCount"), ref->physical_path); n && n->is_number_integer()) {
       out.null_count = n->get<int64_t>();
     }
-    if (const json* v = FindPath(Member(stats_, "minValues"), ref->physical_path)) {
+    if (const json* v = FindPath(Member(*stats_, "minValues"), ref->physical_path)) {
       out.min = DatumFromStat(out.family, *v);
     }
-    if (const json* v = FindPath(Member(stats_, "maxValues"), ref->physical_path)) {
+    if (const json* v = FindPath(Member(*stats_, "maxValues"), ref->physical_path)) {
       out.max = DatumFromStat(out.family, *v);
       if (out.max && out.family == Family::kString && Utf8Length(out.max->s) >= kTruncatedStringLength) {
         out.max.reset();
@@ -533,16 +529,35 @@ class Evaluator {
   const SkippingScope& scope_;
   bool mapped_ = false;
   const delta::AddFile* file_ = nullptr;
-  json stats_;
+  const json* stats_ = nullptr;
 };
 
 }  // namespace
 
+ParsedStats ParseFileStats(const delta::Snapshot& snapshot) {
+  ParsedStats out;
+  out.reserve(snapshot.files.size());
+  for (const delta::AddFile& file : snapshot.files) {
+    json stats;
+    if (file.stats) {
+      stats = json::parse(*file.stats, nullptr, false);
+      if (stats.is_discarded() || !stats.is_object()) stats = json();
+    }
+    out.push_back(std::move(stats));
+  }
+  return out;
+}
+
 std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const json& predicate, const SkippingScope& scope) {
+  return FilesMatching(snapshot, ParseFileStats(snapshot), predicate, scope);
+}
+
+std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedStats& stats, const json& predicate,
+                                  const SkippingScope& scope) {
   Evaluator evaluator(snapshot, scope);
   std::vector<size_t> out;
   for (size_t i = 0; i < snapshot.files.size(); i++) {
-    evaluator.SetFile(snapshot.files[i]);
+    evaluator.SetFile(snapshot.files[i], stats[i]);
     if (evaluator.MayMatch(predicate)) out.push_back(i);
   }
   return out;

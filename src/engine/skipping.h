@@ -34,6 +34,16 @@ struct SkippingScope {
 std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const nlohmann::json& predicate,
                                   const SkippingScope& scope = {});
 
+// Each file's stats JSON parsed, indexed like snapshot.files (null when absent or
+// unreadable). Parsing dominates skipping, so callers running many predicates against one
+// snapshot parse once and use the overload below.
+using ParsedStats = std::vector<nlohmann::json>;
+ParsedStats ParseFileStats(const delta::Snapshot& snapshot);
+
+// FilesMatching with `stats` from ParseFileStats(snapshot).
+std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedStats& stats,
+                                  const nlohmann::json& predicate, const SkippingScope& scope = {});
+
 // Convenience for tests and tools: parses `where_sql` (a boolean SQL expression) with
 // DuckDB and applies FilesMatching with unqualified column names. InvalidArgument when
 // DuckDB cannot parse it.

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <list>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "delta/history.h"
+#include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "engine/scan.h"
 #include "engine/skipping.h"
@@ -124,9 +126,22 @@ std::string JoinList(const std::optional<std::vector<std::string>>& items) {
 }  // namespace
 
 struct Session::Impl {
+  // A snapshot of a recent statement, kept so repeated queries skip log replay and stats
+  // parsing. Commits are never rewritten, so (folder, version) identifies a snapshot; the
+  // commit file's size and mtime also guard against a table deleted and written again in
+  // the same folder.
+  struct CachedSnapshot {
+    std::string folder;
+    std::optional<ObjectInfo> commit;  // commit file `snapshot->version`, if still in the log
+    std::shared_ptr<delta::Snapshot> snapshot;
+    std::optional<engine::ParsedStats> stats;  // parsed on the first skipping use
+  };
+  static constexpr size_t kMaxCachedSnapshots = 8;
+
   SessionOptions options;
   std::shared_ptr<engine::Database> db;
   std::unique_ptr<engine::Connection> conn;
+  std::list<std::shared_ptr<CachedSnapshot>> snapshot_cache;  // most recently used first
 
   Result<std::string> TableFolder(const std::string& path) const {
     fs::path folder(path);
@@ -143,13 +158,48 @@ struct Session::Impl {
     return OpenLocalObjectStore(folder);
   }
 
-  Result<std::shared_ptr<delta::Snapshot>> Load(const DeltaScanCall& call) {
-    ASSIGN_OR_RETURN(auto store, OpenStore(call.path));
+  static bool SameObject(const std::optional<ObjectInfo>& a, const std::optional<ObjectInfo>& b) {
+    if (!a || !b) return !a && !b;
+    return a->key == b->key && a->size_bytes == b->size_bytes && a->modification_time_ms == b->modification_time_ms;
+  }
+
+  // The snapshot `call` selects, from the cache when the log still holds the same commit.
+  // Only the log is listed on a hit. Time travel by timestamp always replays the log.
+  Result<std::shared_ptr<CachedSnapshot>> Load(const DeltaScanCall& call) {
+    ASSIGN_OR_RETURN(std::string folder, TableFolder(call.path));
+    ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenLocalObjectStore(folder));
     delta::SnapshotOptions snapshot_options;
     snapshot_options.version = call.version;
     snapshot_options.timestamp = call.timestamp;
+    std::optional<ObjectInfo> commit;
+    bool cacheable = !call.timestamp;
+    if (cacheable) {
+      // A listing that fails or is empty is not cached; LoadSnapshot reports the problem.
+      auto listing = delta::ListLog(*store);
+      cacheable = listing.ok() && !listing->empty();
+      if (cacheable) {
+        // Pinning the listed version keeps the cache key right if a commit lands meanwhile.
+        if (!snapshot_options.version) snapshot_options.version = listing->latest_version();
+        auto found = listing->commits.find(*snapshot_options.version);
+        if (found != listing->commits.end()) commit = found->second;
+        for (auto it = snapshot_cache.begin(); it != snapshot_cache.end(); ++it) {
+          const CachedSnapshot& entry = **it;
+          if (entry.folder == folder && entry.snapshot->version == *snapshot_options.version &&
+              SameObject(entry.commit, commit)) {
+            snapshot_cache.splice(snapshot_cache.begin(), snapshot_cache, it);
+            return snapshot_cache.front();
+          }
+        }
+      }
+    }
     // Snapshot errors name the table already.
-    return delta::LoadSnapshot(store, call.path, *conn, snapshot_options);
+    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, call.path, *conn, snapshot_options));
+    auto entry = std::make_shared<CachedSnapshot>(CachedSnapshot{folder, commit, std::move(snapshot), std::nullopt});
+    if (cacheable) {
+      snapshot_cache.push_front(entry);
+      if (snapshot_cache.size() > kMaxCachedSnapshots) snapshot_cache.pop_back();
+    }
+    return entry;
   }
 
   // DESCRIBE HISTORY / DESCRIBE DETAIL delta_scan(...); nullopt for other statements.
@@ -195,7 +245,8 @@ struct Session::Impl {
       }
       return std::optional<StatementResult>(std::move(out));
     }
-    ASSIGN_OR_RETURN(auto snapshot, Load(call));
+    ASSIGN_OR_RETURN(auto cached, Load(call));
+    const std::shared_ptr<delta::Snapshot>& snapshot = cached->snapshot;
     r.column_names = {"location",        "version",         "minReaderVersion", "minWriterVersion",
                       "readerFeatures",  "writerFeatures",  "partitionColumns", "numFiles",
                       "sizeInBytes",     "numRecords",      "schema"};
@@ -242,17 +293,21 @@ struct Session::Impl {
     Status st;
     // Back to front, so earlier offsets stay valid as text is replaced.
     for (auto it = calls.rbegin(); it != calls.rend() && st.ok(); ++it) {
-      auto snapshot = Load(*it);
-      if (!snapshot.ok()) {
-        st = snapshot.status();
+      auto cached = Load(*it);
+      if (!cached.ok()) {
+        st = cached.status();
         break;
       }
+      const delta::Snapshot& snapshot = *(*cached)->snapshot;
       engine::ScanOptions scan_options;
       auto context = contexts.find(it->begin);
       if (context != contexts.end() && context->second.where != nullptr) {
-        scan_options.file_indexes = engine::FilesMatching(**snapshot, *context->second.where, context->second.scope);
+        std::optional<engine::ParsedStats>& stats = (*cached)->stats;
+        if (!stats) stats = engine::ParseFileStats(snapshot);
+        scan_options.file_indexes =
+            engine::FilesMatching(snapshot, *stats, *context->second.where, context->second.scope);
       }
-      auto plan = engine::BuildScanSql(**snapshot, *conn, scan_options);
+      auto plan = engine::BuildScanSql(snapshot, *conn, scan_options);
       if (!plan.ok()) {
         st = plan.status();  // names the table already
         break;

@@ -1,5 +1,7 @@
 #include "sql/session.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "delta/commit_writer.h"
@@ -125,6 +127,36 @@ TEST_F(SessionTest, TimeTravelByVersion) {
   CreateTable("t", {"SELECT 1 AS x", "SELECT 2 AS x", "SELECT 3 AS x"});
   EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t')").at(0, 0), "6");
   EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t', version => 1)").at(0, 0), "3");
+}
+
+// The session caches snapshots; a commit made between statements must still be seen,
+// by full scans, by skipping (whose parsed stats are cached too) and by DESCRIBE DETAIL.
+TEST_F(SessionTest, CachedSnapshotsNeverGoStale) {
+  CreateTable("t", {"SELECT 1 AS x", "SELECT 2 AS x"});
+  EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t')").at(0, 0), "3");
+  EXPECT_EQ(One("SELECT count(*) FROM delta_scan('t') WHERE x = 4").at(0, 0), "0");
+  EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t', version => 0)").at(0, 0), "1");
+
+  auto& conn = session_->connection();
+  ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir_.str() + "/t"));
+  ASSERT_OK_AND_ASSIGN(auto adds, engine::WriteDataFiles(conn, "SELECT 4 AS x", *store, engine::WriteOptions{}));
+  std::vector<delta::Action> actions(adds.begin(), adds.end());
+  actions.push_back(delta::MakeCommitInfo(1700000005000, "WRITE"));
+  ASSERT_OK(delta::WriteCommit(*store, 2, actions));
+
+  EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t')").at(0, 0), "7");
+  auto point = Run("SELECT count(*) FROM delta_scan('t') WHERE x = 4");
+  ASSERT_EQ(point.size(), 1u);
+  EXPECT_EQ(point[0].result.at(0, 0), "1");
+  EXPECT_EQ(point[0].files_read, 1u);
+  EXPECT_EQ(point[0].files_total, 3u);
+  EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t', version => 0)").at(0, 0), "1");
+  EXPECT_EQ(One("DESCRIBE DETAIL delta_scan('t')").at(0, 1), "2");
+
+  // A table dropped and written again at the same path restarts at version 0.
+  std::filesystem::remove_all(dir_.str() + "/t");
+  CreateTable("t", {"SELECT 1000000 AS x"});
+  EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t', version => 0)").at(0, 0), "1000000");
 }
 
 TEST_F(SessionTest, DescribeHistoryAndDetail) {
