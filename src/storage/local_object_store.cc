@@ -40,6 +40,10 @@ class FileDescriptor {
   FileDescriptor(const FileDescriptor&) = delete;
   FileDescriptor& operator=(const FileDescriptor&) = delete;
   int get() const { return fd_; }
+  void Reset(int fd) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
   // Closes now, reporting the error close(2) may carry for buffered writes.
   int Close() {
     int rc = ::close(fd_);
@@ -68,16 +72,11 @@ class LocalObjectStore final : public ObjectStore {
   explicit LocalObjectStore(std::string root) : root_(std::move(root)) {}
 
   Result<std::string> Get(const std::string& key) override {
-    RETURN_IF_ERROR(ValidateObjectKey(key));
+    FileDescriptor file(-1);
     std::string path = PathOf(key);
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return OpenError(key, path, errno);
-    FileDescriptor file(fd);
-    struct stat st;
-    if (::fstat(file.get(), &st) != 0) return IOErrorAt("cannot stat", path, errno);
-    if (!S_ISREG(st.st_mode)) return NotAnObject(key);
+    ASSIGN_OR_RETURN(uint64_t size, OpenForRead(key, path, file));
     std::string data;
-    data.resize(static_cast<size_t>(st.st_size));
+    data.resize(static_cast<size_t>(size));
     ASSIGN_OR_RETURN(size_t n, ReadAt(file.get(), path, 0, data.data(), data.size()));
     data.resize(n);
     // The file may have grown since fstat (a concurrent in-place writer; not Basin's own
@@ -92,15 +91,9 @@ class LocalObjectStore final : public ObjectStore {
   }
 
   Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
-    RETURN_IF_ERROR(ValidateObjectKey(key));
+    FileDescriptor file(-1);
     std::string path = PathOf(key);
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return OpenError(key, path, errno);
-    FileDescriptor file(fd);
-    struct stat st;
-    if (::fstat(file.get(), &st) != 0) return IOErrorAt("cannot stat", path, errno);
-    if (!S_ISREG(st.st_mode)) return NotAnObject(key);
-    auto size = static_cast<uint64_t>(st.st_size);
+    ASSIGN_OR_RETURN(uint64_t size, OpenForRead(key, path, file));
     if (offset > size || length > size - offset) {
       return ShortObject(key, offset, length, size);
     }
@@ -108,6 +101,18 @@ class LocalObjectStore final : public ObjectStore {
     ASSIGN_OR_RETURN(size_t n, ReadAt(file.get(), path, offset, data.data(), data.size()));
     if (n != data.size()) return ShortObject(key, offset, length, offset + n);
     return data;
+  }
+
+  // Opens the object at `path` into `file` and returns its size. NotFound when absent.
+  Result<uint64_t> OpenForRead(const std::string& key, const std::string& path, FileDescriptor& file) const {
+    RETURN_IF_ERROR(ValidateObjectKey(key));
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return OpenError(key, path, errno);
+    file.Reset(fd);
+    struct stat st;
+    if (::fstat(file.get(), &st) != 0) return IOErrorAt("cannot stat", path, errno);
+    if (!S_ISREG(st.st_mode)) return NotAnObject(key);
+    return static_cast<uint64_t>(st.st_size);
   }
 
   Result<ObjectInfo> Head(const std::string& key) override {
