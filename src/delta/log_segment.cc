@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 namespace basin::delta {
 
 namespace {
@@ -95,8 +97,11 @@ int64_t LogListing::earliest_version() const {
   return commits.begin()->first;
 }
 
-Result<LogListing> ListLog(ObjectStore& store) {
-  ASSIGN_OR_RETURN(auto objects, store.List(kLogFolder));
+Result<LogListing> ListLog(ObjectStore& store, std::optional<int64_t> from_version) {
+  // Every file of version N sorts after the bare "<20 digits>" key prefix of N.
+  std::string start_after;
+  if (from_version) start_after = CommitKey(*from_version).substr(0, std::string(kLogFolder).size() + 20);
+  ASSIGN_OR_RETURN(auto objects, store.ListAfter(kLogFolder, start_after));
   LogListing listing;
   // Multi-part checkpoint parts grouped by (version, part count): only complete sets count.
   std::map<std::pair<int64_t, int32_t>, std::map<int32_t, ObjectInfo>> multi_part;
@@ -182,6 +187,27 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<int6
   if (auto last = listing.commits.find(target); last != listing.commits.end())
     segment.last_commit = last->second;
   return segment;
+}
+
+std::optional<int64_t> ReadLastCheckpointHint(ObjectStore& store) {
+  auto content = store.Get(std::string(kLogFolder) + "_last_checkpoint");
+  if (!content.ok()) return std::nullopt;
+  auto hint = nlohmann::json::parse(*content, nullptr, /*allow_exceptions=*/false);
+  if (!hint.is_object()) return std::nullopt;
+  auto version = hint.find("version");
+  if (version == hint.end() || !version->is_number_integer() || version->get<int64_t>() < 0) return std::nullopt;
+  return version->get<int64_t>();
+}
+
+Result<LogListing> ListLogForLatest(ObjectStore& store) {
+  if (std::optional<int64_t> hint = ReadLastCheckpointHint(store)) {
+    ASSIGN_OR_RETURN(LogListing from_hint, ListLog(store, *hint));
+    bool holds_hinted_checkpoint =
+        std::any_of(from_hint.checkpoints.begin(), from_hint.checkpoints.end(),
+                    [&](const CheckpointFiles& c) { return c.version == *hint; });
+    if (holds_hinted_checkpoint) return from_hint;
+  }
+  return ListLog(store);
 }
 
 }  // namespace basin::delta

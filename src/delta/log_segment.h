@@ -3,9 +3,10 @@
 // checkpoint at or below it, then commits (or log-compaction files standing for runs of
 // commits) up to it.
 //
-// Basin lists the whole _delta_log folder, so `_last_checkpoint` (a hint that saves a
-// listing on stores that can list from a key) is not consulted; a corrupt, stale or
-// missing one therefore changes nothing.
+// Reading the latest version, `_last_checkpoint` is a hint: the listing starts at the
+// checkpoint it names (ObjectStore::ListAfter, which object stores serve without listing
+// older entries). A corrupt, missing or stale hint (naming a checkpoint that is absent or
+// incomplete) falls back to listing the whole folder, so it never changes the result.
 //
 // Thread safety: plain values and stateless functions.
 #pragma once
@@ -63,8 +64,16 @@ struct LogListing {
   int64_t earliest_version() const;  // the oldest version a reader can reconstruct; REQUIRES: !empty()
 };
 
-// Lists and classifies _delta_log/.
-Result<LogListing> ListLog(ObjectStore& store);
+// Lists and classifies _delta_log/, from the files of `from_version` on when given.
+Result<LogListing> ListLog(ObjectStore& store, std::optional<int64_t> from_version = std::nullopt);
+
+// The checkpoint version in _delta_log/_last_checkpoint; nullopt when it is absent or does not
+// parse (it is only a hint).
+std::optional<int64_t> ReadLastCheckpointHint(ObjectStore& store);
+
+// The listing to reconstruct the latest version: from the hinted checkpoint when the listing
+// from there holds that checkpoint complete, else the whole log.
+Result<LogListing> ListLogForLatest(ObjectStore& store);
 
 struct LogSegment {
   int64_t version = -1;

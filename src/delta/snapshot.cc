@@ -142,7 +142,9 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   if (options.version && options.timestamp) {
     return Status::InvalidArgument(table_root + ": time travel takes a version or a timestamp, not both");
   }
-  auto listed = ListLog(*store);
+  // Time travel may need commits older than the newest checkpoint, so only the latest
+  // version starts listing from the `_last_checkpoint` hint.
+  auto listed = options.version || options.timestamp ? ListLog(*store) : ListLogForLatest(*store);
   if (!listed.ok()) return listed.status().WithContext("listing the Delta log of " + table_root);
   const LogListing& listing = *listed;
   std::optional<int64_t> version = options.version;

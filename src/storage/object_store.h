@@ -48,6 +48,10 @@ class ObjectStore {
   // in '/', it names a folder; only objects (not folders) are listed, recursively.
   // An empty result (not NotFound) when nothing matches.
   virtual Result<std::vector<ObjectInfo>> List(const std::string& prefix) = 0;
+  // As List(prefix), keeping only keys that sort after `start_after` (byte order). Stores
+  // that can start a listing at a key (S3's start-after) override this to skip the rest;
+  // the default filters a full listing.
+  virtual Result<std::vector<ObjectInfo>> ListAfter(const std::string& prefix, const std::string& start_after);
 
   // A local filesystem path for `key`, when the backend keeps objects as local files that
   // DuckDB can open directly; nullopt otherwise. LocalPath("") is the root folder.

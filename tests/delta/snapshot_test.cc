@@ -223,6 +223,35 @@ TEST_F(SnapshotTest, LastCheckpointHintIsNotTrusted) {
   EXPECT_EQ(stale->files.size(), 1u);
 }
 
+TEST_F(SnapshotTest, LastCheckpointHintStartsTheListingForTheLatestVersion) {
+  ASSERT_OK(WriteCommit(*store_, 0,
+                        {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(), Add("a.parquet", 1)}));
+  ASSERT_OK(WriteCommit(*store_, 1, {Add("b.parquet", 2)}));
+  ASSERT_OK(store_->Put(std::string(kLogFolder) + "00000000000000000001.checkpoint.parquet",
+                        CheckpointBytes({Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(),
+                                         Add("a.parquet", 1), Add("b.parquet", 2)})));
+  ASSERT_OK(WriteCommit(*store_, 2, {Add("c.parquet", 3)}));
+  const std::string hint_key = std::string(kLogFolder) + "_last_checkpoint";
+
+  ASSERT_OK(store_->Put(hint_key, "{\"version\":1,\"size\":4}"));
+  ASSERT_OK_AND_ASSIGN(LogListing from_hint, ListLogForLatest(*store_));
+  EXPECT_EQ(from_hint.commits.count(0), 0u) << "the listing should start at the hinted checkpoint";
+  EXPECT_EQ(from_hint.commits.count(2), 1u);
+  ASSERT_OK_AND_ASSIGN(auto latest, Load());
+  EXPECT_EQ(latest->version, 2);
+  EXPECT_EQ(latest->num_records(), 6);
+  // Time travel lists everything: version 0 is still reachable.
+  ASSERT_OK_AND_ASSIGN(auto v0, LoadVersion(0));
+  EXPECT_EQ(v0->num_records(), 1);
+
+  // A hint naming a checkpoint that is not there falls back to the whole log.
+  ASSERT_OK(store_->Put(hint_key, "{\"version\":2,\"size\":4}"));
+  ASSERT_OK_AND_ASSIGN(LogListing stale, ListLogForLatest(*store_));
+  EXPECT_EQ(stale.commits.count(0), 1u);
+  ASSERT_OK_AND_ASSIGN(auto again, Load());
+  EXPECT_EQ(again->num_records(), 6);
+}
+
 TEST_F(SnapshotTest, ProtocolFromTheCheckpointIsValidated) {
   Protocol future{3, 7, std::vector<std::string>{"catalogManaged"},
                   std::vector<std::string>{"catalogManaged"}};

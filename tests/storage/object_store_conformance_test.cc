@@ -179,6 +179,28 @@ TEST_P(ObjectStoreConformance, ListIsSortedBytewiseAndRecursive) {
   EXPECT_EQ(infos[0].size_bytes, infos[0].key.size());
 }
 
+TEST_P(ObjectStoreConformance, ListAfterStartsPastAKey) {
+  for (const std::string key : {"log/0001.json", "log/0002.json", "log/0002.checkpoint.parquet", "log/0010.json",
+                                "log/_last_checkpoint", "logbook/x"}) {
+    ASSERT_OK(store_->Put(key, "v"));
+  }
+  auto keys_after = [&](const std::string& start_after) {
+    std::vector<std::string> keys;
+    auto listed = store_->ListAfter("log/", start_after);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    if (listed.ok()) {
+      for (const auto& info : *listed) keys.push_back(info.key);
+    }
+    return keys;
+  };
+  // Every file of version 0002 sorts after the bare version prefix.
+  EXPECT_EQ(keys_after("log/0002"), (std::vector<std::string>{"log/0002.checkpoint.parquet", "log/0002.json",
+                                                               "log/0010.json", "log/_last_checkpoint"}));
+  EXPECT_EQ(keys_after("log/0002.json"), (std::vector<std::string>{"log/0010.json", "log/_last_checkpoint"}));
+  EXPECT_EQ(keys_after("").size(), 5u);
+  EXPECT_TRUE(keys_after("log/~").empty());
+}
+
 TEST_P(ObjectStoreConformance, ListPrefixes) {
   for (const std::string key : {"log/0001.json", "log/0002.json", "log/0010.json", "log/0001.checkpoint.parquet",
                                 "logbook/x", "lo", "other/log/0001.json"}) {
