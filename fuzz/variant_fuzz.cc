@@ -2,10 +2,9 @@
 // the metadata's own header says it ends (so fuzzing reaches the value decoder with valid
 // metadata) and at a split chosen by the first byte. Any outcome but a crash, a sanitizer
 // report, or JSON output that does not parse is fine.
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "engine/variant.h"

@@ -12,11 +12,11 @@
 namespace basin::cli {
 
 struct SqlCommandOptions {
-  std::string warehouse_dir;   // relative delta_scan paths resolve against it
+  std::string warehouse_dir;  // relative delta_scan paths resolve against it
   std::string format = "table";
-  std::string command;         // -c: SQL text to run
-  std::string file;            // -f: a file of SQL statements
-  bool show_stats = false;     // files read vs files in the snapshot, per scan
+  std::string command;      // -c: SQL text to run
+  std::string file;         // -f: a file of SQL statements
+  bool show_stats = false;  // files read vs files in the snapshot, per scan
   bool show_timing = false;
   bool data_skipping = true;
 };

@@ -5,11 +5,11 @@
 //   v1  WRITE (append) the second third
 //   v2  WRITE (append) the last third
 //   v3  DELETE the first day (its files are removed)
+#include <fmt/format.h>
+
 #include <chrono>
 #include <filesystem>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/output_format.h"
@@ -31,7 +31,8 @@ std::string EventsSql(int64_t rows_per_day, int first_day, int end_day) {
       "SELECT i AS event_id, "
       "(TIMESTAMPTZ '{0} 00:00:00+00' + to_microseconds((i * 86400000000 // {1})::BIGINT)) AS ts, "
       "(hash(i) % 5000)::INTEGER AS user_id, "
-      "['view', 'view', 'view', 'click', 'click', 'purchase'][1 + (hash(i // 7) % 6)::INTEGER] AS event_type, "
+      "['view', 'view', 'view', 'click', 'click', 'purchase'][1 + (hash(i // 7) % 6)::INTEGER] AS "
+      "event_type, "
       "['DE', 'FR', 'US', 'JP', 'BR'][1 + (hash(i // 3) % 5)::INTEGER] AS country, "
       "round(((hash(i * 31) % 20000) / 100.0)::DOUBLE, 2) AS amount, "
       "(DATE '{0}' + (i // {1})::INTEGER) AS day "
@@ -40,7 +41,8 @@ std::string EventsSql(int64_t rows_per_day, int first_day, int end_day) {
 }
 
 int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -62,19 +64,22 @@ class DemoTableWriter {
     std::string select_sql = EventsSql(rows_per_day_, first_day, end_day);
     engine::WriteOptions options;
     options.partition_columns = {"day"};
-    ASSIGN_OR_RETURN(std::vector<delta::AddFile> files, engine::WriteDataFiles(conn_, select_sql, *store_, options));
+    ASSIGN_OR_RETURN(std::vector<delta::AddFile> files,
+                     engine::WriteDataFiles(conn_, select_sql, *store_, options));
     int64_t rows = rows_per_day_ * (end_day - first_day);
     std::vector<delta::Action> actions;
     if (version_ == 0) {
-      actions.emplace_back(WithMetrics(delta::MakeCommitInfo(NowMs(), "CREATE TABLE AS SELECT",
-                                                             {{"partitionBy", R"(["day"])"}, {"mode", "ErrorIfExists"}}),
-                                       files, rows));
+      actions.emplace_back(
+          WithMetrics(delta::MakeCommitInfo(NowMs(), "CREATE TABLE AS SELECT",
+                                            {{"partitionBy", R"(["day"])"}, {"mode", "ErrorIfExists"}}),
+                      files, rows));
       delta::Protocol protocol;  // reader 1 / writer 2: readable by every Delta reader
       actions.emplace_back(protocol);
       ASSIGN_OR_RETURN(delta::Metadata metadata, MakeMetadata(select_sql));
       actions.emplace_back(std::move(metadata));
     } else {
-      actions.emplace_back(WithMetrics(delta::MakeCommitInfo(NowMs(), "WRITE", {{"mode", "Append"}}), files, rows));
+      actions.emplace_back(
+          WithMetrics(delta::MakeCommitInfo(NowMs(), "WRITE", {{"mode", "Append"}}), files, rows));
     }
     for (delta::AddFile& file : files) {
       if (file.partition_values["day"] == kFirstDay) first_day_files_.push_back(file);

@@ -1,9 +1,9 @@
 // `basin describe PATH`: a Delta table at a glance, from its latest snapshot.
+#include <fmt/format.h>
+
 #include <ctime>
 #include <filesystem>
 #include <iostream>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/output_format.h"
@@ -72,16 +72,20 @@ void WriteOverview(const delta::Snapshot& snapshot, std::ostream& out) {
   if (snapshot.metadata.name) out << "Name:               " << *snapshot.metadata.name << '\n';
   if (snapshot.metadata.description) out << "Description:        " << *snapshot.metadata.description << '\n';
   out << "Table id:           " << snapshot.metadata.id << '\n';
-  out << "Version:            " << snapshot.version << " (committed " << UtcTime(snapshot.timestamp_ms) << ")\n";
-  out << "Protocol:           reader " << protocol.min_reader_version << ", writer " << protocol.min_writer_version
-      << '\n';
-  if (protocol.reader_features) out << "Reader features:    " << JoinOrNone(*protocol.reader_features) << '\n';
-  if (protocol.writer_features) out << "Writer features:    " << JoinOrNone(*protocol.writer_features) << '\n';
+  out << "Version:            " << snapshot.version << " (committed " << UtcTime(snapshot.timestamp_ms)
+      << ")\n";
+  out << "Protocol:           reader " << protocol.min_reader_version << ", writer "
+      << protocol.min_writer_version << '\n';
+  if (protocol.reader_features)
+    out << "Reader features:    " << JoinOrNone(*protocol.reader_features) << '\n';
+  if (protocol.writer_features)
+    out << "Writer features:    " << JoinOrNone(*protocol.writer_features) << '\n';
   out << "Partition columns:  " << JoinOrNone(snapshot.metadata.partition_columns) << '\n';
   out << "Files:              " << snapshot.files.size() << '\n';
   out << "Size:               " << HumanSize(snapshot.size_bytes()) << '\n';
   int64_t rows = snapshot.num_records();
-  out << "Rows:               " << (rows >= 0 ? std::to_string(rows) : "unknown (files have no statistics)") << '\n';
+  out << "Rows:               " << (rows >= 0 ? std::to_string(rows) : "unknown (files have no statistics)")
+      << '\n';
 }
 
 void WriteSchema(const delta::Snapshot& snapshot, std::ostream& out) {
@@ -104,12 +108,14 @@ void WriteProperties(const delta::Snapshot& snapshot, std::ostream& out) {
   out << "\nProperties:";
   if (snapshot.metadata.configuration.empty()) out << " (none)";
   out << '\n';
-  for (const auto& [key, value] : snapshot.metadata.configuration) out << "  " << key << " = " << value << '\n';
+  for (const auto& [key, value] : snapshot.metadata.configuration)
+    out << "  " << key << " = " << value << '\n';
 }
 
 Result<std::shared_ptr<delta::Snapshot>> LoadTable(const DescribeCommandOptions& options) {
   std::filesystem::path path = options.table_path;
-  if (path.is_relative() && !options.warehouse_dir.empty()) path = std::filesystem::path(options.warehouse_dir) / path;
+  if (path.is_relative() && !options.warehouse_dir.empty())
+    path = std::filesystem::path(options.warehouse_dir) / path;
   if (!std::filesystem::is_directory(path)) {
     return Status::NotFound("no table at '" + path.string() + "' (not a folder)");
   }

@@ -2,10 +2,9 @@
 // CLI11's exceptions stop here.
 #include <duckdb.h>
 
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 #include "cli/output_format.h"
@@ -26,14 +25,17 @@ std::string VersionText() {
 }
 
 CLI::App* AddSqlCommand(CLI::App& app, SqlCommandOptions& options) {
-  CLI::App* sql = app.add_subcommand("sql", "Run SQL statements (-c, -f, stdin) or open the interactive shell");
-  sql->add_option("-w,--warehouse", options.warehouse_dir, "Folder that relative delta_scan paths resolve against")
+  CLI::App* sql =
+      app.add_subcommand("sql", "Run SQL statements (-c, -f, stdin) or open the interactive shell");
+  sql->add_option("-w,--warehouse", options.warehouse_dir,
+                  "Folder that relative delta_scan paths resolve against")
       ->envname("BASIN_WAREHOUSE");
   sql->add_option("--format", options.format, "Result format: table, csv or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   CLI::Option* command = sql->add_option("-c,--command", options.command, "SQL text to run");
   sql->add_option("-f,--file", options.file, "File of SQL statements to run")->excludes(command);
-  sql->add_flag("--stats", options.show_stats, "Print on stderr how many data files each scan read (data skipping)");
+  sql->add_flag("--stats", options.show_stats,
+                "Print on stderr how many data files each scan read (data skipping)");
   sql->add_flag("--timer", options.show_timing, "Print each statement's run time on stderr");
   sql->add_flag("!--no-data-skipping", options.data_skipping, "Read every file of each snapshot");
   return sql;
@@ -43,7 +45,8 @@ CLI::App* AddDescribeCommand(CLI::App& app, DescribeCommandOptions& options) {
   CLI::App* describe =
       app.add_subcommand("describe", "Show a Delta table's schema, protocol, files, size and properties");
   describe->add_option("path", options.table_path, "The table's folder")->required();
-  describe->add_option("-w,--warehouse", options.warehouse_dir, "Folder that a relative path resolves against")
+  describe
+      ->add_option("-w,--warehouse", options.warehouse_dir, "Folder that a relative path resolves against")
       ->envname("BASIN_WAREHOUSE");
   describe->add_option("--at-version", options.version, "Describe this older version instead of the latest");
   return describe;
@@ -71,7 +74,8 @@ int ReportParseError(const CLI::App& app, const CLI::ParseError& error) {
   return 1;
 }
 
-int PrintHelp(const std::map<std::string, CLI::App*>& commands, const CLI::App& app, const std::string& topic) {
+int PrintHelp(const std::map<std::string, CLI::App*>& commands, const CLI::App& app,
+              const std::string& topic) {
   if (topic.empty()) {
     std::cout << HelpText(app, "basin");
     return 0;

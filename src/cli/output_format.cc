@@ -1,7 +1,6 @@
 #include "cli/output_format.h"
 
 #include <array>
-
 #include <nlohmann/json.hpp>
 
 namespace basin::cli {
@@ -41,23 +40,33 @@ Result<OutputFormat> ParseOutputFormat(std::string_view name) {
   if (name == "table") return OutputFormat::kTable;
   if (name == "csv") return OutputFormat::kCsv;
   if (name == "json") return OutputFormat::kJson;
-  return Status::InvalidArgument("unknown output format '" + std::string(name) + "' (use table, csv or json)");
+  return Status::InvalidArgument("unknown output format '" + std::string(name) +
+                                 "' (use table, csv or json)");
 }
 
 std::string_view OutputFormatName(OutputFormat format) {
   switch (format) {
-    case OutputFormat::kTable: return "table";
-    case OutputFormat::kCsv: return "csv";
-    case OutputFormat::kJson: return "json";
+    case OutputFormat::kTable:
+      return "table";
+    case OutputFormat::kCsv:
+      return "csv";
+    case OutputFormat::kJson:
+      return "json";
   }
   return "table";
 }
 
 void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out) {
   switch (format) {
-    case OutputFormat::kTable: WriteTable(result, out); break;
-    case OutputFormat::kCsv: WriteCsv(result, out); break;
-    case OutputFormat::kJson: WriteJson(result, out); break;
+    case OutputFormat::kTable:
+      WriteTable(result, out);
+      break;
+    case OutputFormat::kCsv:
+      WriteCsv(result, out);
+      break;
+    case OutputFormat::kJson:
+      WriteJson(result, out);
+      break;
   }
   out.flush();
 }
@@ -95,8 +104,8 @@ void WriteError(const Status& status, std::ostream& err) {
 
 bool IsNumericType(std::string_view duckdb_type) {
   static constexpr std::array<std::string_view, 12> kNumeric = {
-      "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
-      "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE"};
+      "TINYINT",   "SMALLINT", "INTEGER", "BIGINT",   "HUGEINT", "UTINYINT",
+      "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT",   "DOUBLE"};
   for (std::string_view name : kNumeric) {
     if (duckdb_type == name) return true;
   }

@@ -1,11 +1,11 @@
 #include "cli/query_monitor.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
-
-#include <fmt/format.h>
 
 namespace basin::cli {
 

@@ -1,8 +1,8 @@
 #include "cli/statement_runner.h"
 
-#include <chrono>
-
 #include <fmt/format.h>
+
+#include <chrono>
 
 #include "cli/query_monitor.h"
 #include "sql/lexer.h"

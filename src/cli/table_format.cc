@@ -13,8 +13,8 @@ constexpr size_t kMaxCellWidth = 80;
 // Width in terminal columns, counting one per UTF-8 code point (continuation bytes add
 // nothing). East Asian wide characters are under-counted; that only skews alignment.
 size_t DisplayWidth(std::string_view text) {
-  return static_cast<size_t>(
-      std::count_if(text.begin(), text.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
+  return static_cast<size_t>(std::count_if(
+      text.begin(), text.end(), [](char ch) { return (static_cast<unsigned char>(ch) & 0xC0) != 0x80; }));
 }
 
 // The first `width` code points of `text`.
@@ -32,10 +32,17 @@ std::string CellText(const std::optional<std::string>& cell) {
   std::string out;
   for (char ch : *cell) {
     switch (ch) {
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default: out += ch;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += ch;
     }
   }
   if (DisplayWidth(out) <= kMaxCellWidth) return out;

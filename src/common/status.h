@@ -24,7 +24,9 @@ class [[nodiscard]] Status {
   Status() = default;  // OK
 
   static Status OK() { return Status(); }
-  static Status InvalidArgument(std::string msg) { return Status(ErrorCode::kInvalidArgument, std::move(msg)); }
+  static Status InvalidArgument(std::string msg) {
+    return Status(ErrorCode::kInvalidArgument, std::move(msg));
+  }
   static Status NotFound(std::string msg) { return Status(ErrorCode::kNotFound, std::move(msg)); }
   static Status AlreadyExists(std::string msg) { return Status(ErrorCode::kAlreadyExists, std::move(msg)); }
   static Status Conflict(std::string msg) { return Status(ErrorCode::kConflict, std::move(msg)); }
@@ -72,7 +74,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).ok() && "Result built from an OK status");
   }
@@ -81,9 +83,18 @@ class [[nodiscard]] Result {
   Status status() const { return ok() ? Status::OK() : std::get<Status>(v_); }
 
   // REQUIRES: ok()
-  T& value() & { assert(ok()); return std::get<T>(v_); }
-  const T& value() const& { assert(ok()); return std::get<T>(v_); }
-  T&& value() && { assert(ok()); return std::get<T>(std::move(v_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<T>(std::move(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
@@ -98,7 +109,9 @@ class [[nodiscard]] Result {
 namespace internal {
 inline Status ToStatus(Status s) { return s; }
 template <typename T>
-Status ToStatus(const Result<T>& r) { return r.status(); }
+Status ToStatus(const Result<T>& r) {
+  return r.status();
+}
 }  // namespace internal
 
 }  // namespace basin
@@ -107,17 +120,17 @@ Status ToStatus(const Result<T>& r) { return r.status(); }
 #define BASIN_CONCAT(a, b) BASIN_CONCAT_INNER(a, b)
 
 // Returns the status from the enclosing function when `expr` (a Status or Result) fails.
-#define RETURN_IF_ERROR(expr)                                          \
-  do {                                                                 \
-    ::basin::Status _st = ::basin::internal::ToStatus((expr));         \
-    if (!_st.ok()) return _st;                                         \
+#define RETURN_IF_ERROR(expr)                                  \
+  do {                                                         \
+    ::basin::Status _st = ::basin::internal::ToStatus((expr)); \
+    if (!_st.ok()) return _st;                                 \
   } while (0)
 
 // As RETURN_IF_ERROR, prefixing the message with `context` (a std::string expression).
-#define RETURN_IF_ERROR_CTX(expr, context)                             \
-  do {                                                                 \
-    ::basin::Status _st = ::basin::internal::ToStatus((expr));         \
-    if (!_st.ok()) return _st.WithContext(context);                    \
+#define RETURN_IF_ERROR_CTX(expr, context)                     \
+  do {                                                         \
+    ::basin::Status _st = ::basin::internal::ToStatus((expr)); \
+    if (!_st.ok()) return _st.WithContext(context);            \
   } while (0)
 
 // `tmp` is a fresh name and `lhs` may be a declaration, so neither can be parenthesized.

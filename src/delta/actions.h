@@ -8,12 +8,11 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -22,11 +21,11 @@ namespace basin::delta {
 using PartitionValues = std::map<std::string, std::optional<std::string>>;
 
 struct DeletionVectorDescriptor {
-  char storage_type = 'u';          // 'u' relative path (with random prefix), 'i' inline, 'p' absolute path
+  char storage_type = 'u';  // 'u' relative path (with random prefix), 'i' inline, 'p' absolute path
   std::string path_or_inline_dv;
-  std::optional<int32_t> offset;    // byte offset in the DV file; absent for 'i'
+  std::optional<int32_t> offset;  // byte offset in the DV file; absent for 'i'
   int32_t size_in_bytes = 0;
-  int64_t cardinality = 0;          // number of deleted rows
+  int64_t cardinality = 0;  // number of deleted rows
 
   // storage_type + path_or_inline_dv (+ '@' offset): identity of the DV for log replay.
   std::string UniqueId() const;

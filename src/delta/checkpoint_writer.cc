@@ -22,22 +22,36 @@ using json = nlohmann::json;
 const std::string& CheckpointStructure() {
   static const std::string structure = [] {
     const json map = "MAP(VARCHAR, VARCHAR)";
-    const json dv = {{"storageType", "VARCHAR"}, {"pathOrInlineDv", "VARCHAR"}, {"offset", "INTEGER"},
-                     {"sizeInBytes", "INTEGER"}, {"cardinality", "BIGINT"}};
+    const json dv = {{"storageType", "VARCHAR"},
+                     {"pathOrInlineDv", "VARCHAR"},
+                     {"offset", "INTEGER"},
+                     {"sizeInBytes", "INTEGER"},
+                     {"cardinality", "BIGINT"}};
     json s;
     s["txn"] = {{"appId", "VARCHAR"}, {"version", "BIGINT"}, {"lastUpdated", "BIGINT"}};
-    s["add"] = {{"path", "VARCHAR"}, {"partitionValues", map}, {"size", "BIGINT"}, {"modificationTime", "BIGINT"},
-                {"dataChange", "BOOLEAN"}, {"stats", "VARCHAR"}, {"tags", map}, {"deletionVector", dv},
-                {"baseRowId", "BIGINT"}, {"defaultRowCommitVersion", "BIGINT"}, {"clusteringProvider", "VARCHAR"}};
-    s["remove"] = {{"path", "VARCHAR"}, {"deletionTimestamp", "BIGINT"}, {"dataChange", "BOOLEAN"},
-                   {"extendedFileMetadata", "BOOLEAN"}, {"partitionValues", map}, {"size", "BIGINT"},
+    s["add"] = {{"path", "VARCHAR"},
+                {"partitionValues", map},
+                {"size", "BIGINT"},
+                {"modificationTime", "BIGINT"},
+                {"dataChange", "BOOLEAN"},
+                {"stats", "VARCHAR"},
+                {"tags", map},
+                {"deletionVector", dv},
+                {"baseRowId", "BIGINT"},
+                {"defaultRowCommitVersion", "BIGINT"},
+                {"clusteringProvider", "VARCHAR"}};
+    s["remove"] = {{"path", "VARCHAR"},       {"deletionTimestamp", "BIGINT"},
+                   {"dataChange", "BOOLEAN"}, {"extendedFileMetadata", "BOOLEAN"},
+                   {"partitionValues", map},  {"size", "BIGINT"},
                    {"deletionVector", dv}};
-    s["metaData"] = {{"id", "VARCHAR"}, {"name", "VARCHAR"}, {"description", "VARCHAR"},
-                     {"format", {{"provider", "VARCHAR"}, {"options", map}}}, {"schemaString", "VARCHAR"},
-                     {"partitionColumns", json::array({"VARCHAR"})}, {"configuration", map},
-                     {"createdTime", "BIGINT"}};
-    s["protocol"] = {{"minReaderVersion", "INTEGER"}, {"minWriterVersion", "INTEGER"},
-                     {"readerFeatures", json::array({"VARCHAR"})}, {"writerFeatures", json::array({"VARCHAR"})}};
+    s["metaData"] = {{"id", "VARCHAR"},           {"name", "VARCHAR"},
+                     {"description", "VARCHAR"},  {"format", {{"provider", "VARCHAR"}, {"options", map}}},
+                     {"schemaString", "VARCHAR"}, {"partitionColumns", json::array({"VARCHAR"})},
+                     {"configuration", map},      {"createdTime", "BIGINT"}};
+    s["protocol"] = {{"minReaderVersion", "INTEGER"},
+                     {"minWriterVersion", "INTEGER"},
+                     {"readerFeatures", json::array({"VARCHAR"})},
+                     {"writerFeatures", json::array({"VARCHAR"})}};
     s["domainMetadata"] = {{"domain", "VARCHAR"}, {"configuration", "VARCHAR"}, {"removed", "BOOLEAN"}};
     return s.dump();
   }();
@@ -49,7 +63,8 @@ constexpr char kRowsTable[] = "basin_checkpoint_rows";
 
 std::string CheckpointKey(int64_t version) {
   char name[64];
-  std::snprintf(name, sizeof(name), "%s%020lld.checkpoint.parquet", kLogFolder, static_cast<long long>(version));
+  std::snprintf(name, sizeof(name), "%s%020lld.checkpoint.parquet", kLogFolder,
+                static_cast<long long>(version));
   return name;
 }
 
@@ -79,8 +94,8 @@ Result<std::string> ReadWholeFile(const std::string& path) {
 Result<std::vector<Action>> CheckpointActions(const Snapshot& snapshot, int64_t now_ms) {
   ASSIGN_OR_RETURN(int64_t retention_ms, DeletedFileRetentionMs(snapshot.metadata));
   std::vector<Action> actions;
-  actions.reserve(2 + snapshot.set_transactions.size() + snapshot.domain_metadata.size() + snapshot.files.size() +
-                  snapshot.tombstones.size());
+  actions.reserve(2 + snapshot.set_transactions.size() + snapshot.domain_metadata.size() +
+                  snapshot.files.size() + snapshot.tombstones.size());
   actions.emplace_back(snapshot.protocol);
   actions.emplace_back(snapshot.metadata);
   for (const auto& [app, txn] : snapshot.set_transactions) actions.emplace_back(txn);
@@ -95,8 +110,10 @@ Result<std::vector<Action>> CheckpointActions(const Snapshot& snapshot, int64_t 
 }
 
 // Has DuckDB write `actions` as a Parquet checkpoint at the local path `out_path`.
-Status WriteParquet(engine::Connection& conn, const std::vector<Action>& actions, const std::string& out_path) {
-  RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kRowsTable + " (action VARCHAR)"));
+Status WriteParquet(engine::Connection& conn, const std::vector<Action>& actions,
+                    const std::string& out_path) {
+  RETURN_IF_ERROR(
+      conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kRowsTable + " (action VARCHAR)"));
   struct DropRows {
     engine::Connection& conn;
     ~DropRows() { (void)conn.Execute(std::string("DROP TABLE IF EXISTS temp.") + kRowsTable); }
@@ -167,16 +184,16 @@ Result<int64_t> DeletedFileRetentionMs(const Metadata& metadata) {
   std::string rest;
   in >> rest;
   if (!unit.empty() && unit.back() == 's') unit.pop_back();
-  static const std::pair<const char*, int64_t> kUnits[] = {
-      {"millisecond", 1}, {"second", 1000}, {"minute", 60'000}, {"hour", 3'600'000},
-      {"day", 86'400'000}, {"week", 604'800'000}};
+  static const std::pair<const char*, int64_t> kUnits[] = {{"millisecond", 1},  {"second", 1000},
+                                                           {"minute", 60'000},  {"hour", 3'600'000},
+                                                           {"day", 86'400'000}, {"week", 604'800'000}};
   if (ec == std::errc() && end == word.data() + word.size() && amount >= 0 && rest.empty()) {
     for (const auto& [name, ms] : kUnits) {
       if (unit == name) return amount * ms;
     }
   }
-  return Status::InvalidArgument("delta.deletedFileRetentionDuration must look like 'interval 7 days', got '" +
-                                 it->second + "'");
+  return Status::InvalidArgument(
+      "delta.deletedFileRetentionDuration must look like 'interval 7 days', got '" + it->second + "'");
 }
 
 Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
@@ -186,8 +203,9 @@ Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& c
   auto actions = CheckpointActions(snapshot, now_ms);
   if (!actions.ok()) return actions.status().WithContext(where);
   ASSIGN_OR_RETURN(auto uuid, conn.Query("SELECT gen_random_uuid()::VARCHAR"));
-  ScopedFile local{(fs::temp_directory_path() / ("basin-checkpoint-" + uuid.at(0, 0).value_or("x") + ".parquet"))
-                       .string()};
+  ScopedFile local{
+      (fs::temp_directory_path() / ("basin-checkpoint-" + uuid.at(0, 0).value_or("x") + ".parquet"))
+          .string()};
   RETURN_IF_ERROR_CTX(WriteParquet(conn, *actions, local.path), where);
   auto bytes = ReadWholeFile(local.path);
   if (!bytes.ok()) return bytes.status().WithContext(where);

@@ -25,9 +25,9 @@ Status CheckConflict(const TransactionFootprint& txn, const WinningCommit& winne
     }
     if (const auto* t = std::get_if<SetTransaction>(&a)) {
       if (txn.txn_app_id && *txn.txn_app_id == t->app_id) {
-        return conflict("advanced application transaction '" + t->app_id + "' to version " +
-                            std::to_string(t->version),
-                        "ConcurrentTransactionException");
+        return conflict(
+            "advanced application transaction '" + t->app_id + "' to version " + std::to_string(t->version),
+            "ConcurrentTransactionException");
       }
     }
     if (const auto* remove = std::get_if<RemoveFile>(&a)) {

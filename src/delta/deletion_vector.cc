@@ -39,7 +39,8 @@ constexpr std::string_view kZ85Alphabet =
 constexpr std::array<int8_t, 256> MakeZ85DecodeTable() {
   std::array<int8_t, 256> table{};
   for (auto& v : table) v = -1;
-  for (size_t i = 0; i < kZ85Alphabet.size(); i++) table[static_cast<unsigned char>(kZ85Alphabet[i])] = static_cast<int8_t>(i);
+  for (size_t i = 0; i < kZ85Alphabet.size(); i++)
+    table[static_cast<unsigned char>(kZ85Alphabet[i])] = static_cast<int8_t>(i);
   return table;
 }
 constexpr std::array<int8_t, 256> kZ85DecodeTable = MakeZ85DecodeTable();
@@ -165,7 +166,8 @@ Status ValidatePortableBitmap32(std::string_view bytes, size_t base, Bucket* buc
   } else if ((cookie & 0xffff) == kSerialCookie) {
     has_runs = true;
     containers = (cookie >> 16) + 1;
-    if (!r.Take((containers + 7) / 8, &run_flags)) return BitmapCorruption("truncated run-container flags", at());
+    if (!r.Take((containers + 7) / 8, &run_flags))
+      return BitmapCorruption("truncated run-container flags", at());
   } else {
     return BitmapCorruption("unknown 32-bit bitmap cookie " + Hex32(cookie), at());
   }
@@ -179,13 +181,15 @@ Status ValidatePortableBitmap32(std::string_view bytes, size_t base, Bucket* buc
   std::vector<std::pair<uint16_t, uint32_t>> headers(containers);  // key, cardinality
   for (uint32_t i = 0; i < containers; i++) {
     uint16_t key, card_minus_one;
-    if (!r.ReadU16(&key) || !r.ReadU16(&card_minus_one)) return BitmapCorruption("truncated container header", at());
+    if (!r.ReadU16(&key) || !r.ReadU16(&card_minus_one))
+      return BitmapCorruption("truncated container header", at());
     if (i > 0 && key <= headers[i - 1].first) return BitmapCorruption("container keys not ascending", at());
     headers[i] = {key, uint32_t{card_minus_one} + 1};
   }
   if (!has_runs || containers >= kNoOffsetThreshold) {
     std::string_view offsets;
-    if (!r.Take(size_t{containers} * 4, &offsets)) return BitmapCorruption("truncated container offsets", at());
+    if (!r.Take(size_t{containers} * 4, &offsets))
+      return BitmapCorruption("truncated container offsets", at());
   }
   uint64_t total = 0;
   for (uint32_t i = 0; i < containers; i++) {
@@ -198,7 +202,8 @@ Status ValidatePortableBitmap32(std::string_view bytes, size_t base, Bucket* buc
       int64_t previous_end = -1;
       for (uint16_t j = 0; j < runs; j++) {
         uint16_t start, length_minus_one;
-        if (!r.ReadU16(&start) || !r.ReadU16(&length_minus_one)) return BitmapCorruption("truncated run", at());
+        if (!r.ReadU16(&start) || !r.ReadU16(&length_minus_one))
+          return BitmapCorruption("truncated run", at());
         int64_t end = int64_t{start} + length_minus_one;
         if (end > 0xffff) return BitmapCorruption("run past the end of its container", at());
         if (start <= previous_end) return BitmapCorruption("runs overlap or are not ascending", at());
@@ -208,7 +213,8 @@ Status ValidatePortableBitmap32(std::string_view bytes, size_t base, Bucket* buc
     } else if (expected > kMaxArrayContainerCardinality) {
       std::string_view words;
       if (!r.Take(kBitsetContainerBytes, &words)) return BitmapCorruption("truncated bitset container", at());
-      for (size_t w = 0; w < kBitsetContainerBytes; w += 4) actual += std::popcount(LoadLE32(words.data() + w));
+      for (size_t w = 0; w < kBitsetContainerBytes; w += 4)
+        actual += std::popcount(LoadLE32(words.data() + w));
     } else {
       int32_t previous = -1;
       for (uint32_t j = 0; j < expected; j++) {
@@ -235,10 +241,12 @@ Result<ParsedBitmapArray> ParseBitmapArray(std::string_view bytes) {
   ByteReader r(bytes);
   uint32_t magic;
   if (!r.ReadU32(&magic)) {
-    return BitmapCorruption("only " + std::to_string(bytes.size()) + " bytes, too short for the magic number", 0);
+    return BitmapCorruption("only " + std::to_string(bytes.size()) + " bytes, too short for the magic number",
+                            0);
   }
   if (magic != kBitmapArrayMagic) {
-    std::string what = "magic number " + std::to_string(magic) + ", expected " + std::to_string(kBitmapArrayMagic);
+    std::string what =
+        "magic number " + std::to_string(magic) + ", expected " + std::to_string(kBitmapArrayMagic);
     if (magic == kNativeBitmapArrayMagic || magic == __builtin_bswap32(kNativeBitmapArrayMagic)) {
       // PROTOCOL.md's inline example is in this format, big-endian; Delta readers refuse it.
       what += " (the native RoaringBitmapArray format, which tables may not use)";
@@ -258,7 +266,8 @@ Result<ParsedBitmapArray> ParseBitmapArray(std::string_view bytes) {
     Bucket bucket;
     if (!r.ReadU32(&bucket.key)) return BitmapCorruption("truncated bucket key", r.position());
     if (bucket.key > 0x7fffffff) {
-      return BitmapCorruption("bucket key " + std::to_string(bucket.key) + " has its sign bit set", r.position() - 4);
+      return BitmapCorruption("bucket key " + std::to_string(bucket.key) + " has its sign bit set",
+                              r.position() - 4);
     }
     if (!out.buckets.empty() && bucket.key <= out.buckets.back().key) {
       return BitmapCorruption("bucket keys not ascending", r.position() - 4);
@@ -288,15 +297,16 @@ Result<std::vector<uint64_t>> Materialize(const ParsedBitmapArray& parsed) {
   positions.reserve(parsed.cardinality);
   std::vector<uint32_t> low;
   for (const Bucket& bucket : parsed.buckets) {
-    RoaringBitmap bitmap(roaring_bitmap_portable_deserialize_safe(bucket.bitmap.data(), bucket.bitmap.size()));
+    RoaringBitmap bitmap(
+        roaring_bitmap_portable_deserialize_safe(bucket.bitmap.data(), bucket.bitmap.size()));
     if (bitmap == nullptr) {
       return Status::Corruption("malformed deletion vector bitmap: libroaring rejected bucket " +
                                 std::to_string(bucket.key));
     }
     uint64_t cardinality = roaring_bitmap_get_cardinality(bitmap.get());
     if (cardinality != bucket.cardinality) {
-      return Status::Corruption("malformed deletion vector bitmap: bucket " + std::to_string(bucket.key) + " holds " +
-                                std::to_string(cardinality) + " values, expected " +
+      return Status::Corruption("malformed deletion vector bitmap: bucket " + std::to_string(bucket.key) +
+                                " holds " + std::to_string(cardinality) + " values, expected " +
                                 std::to_string(bucket.cardinality));
     }
     low.resize(cardinality);
@@ -332,8 +342,8 @@ Result<std::vector<uint64_t>> LoadInline(const DeletionVectorDescriptor& dv) {
   // crate (delta-kernel-rs) encodes a short tail instead. Either way at most 3 extra bytes.
   auto size = static_cast<size_t>(dv.size_in_bytes);
   if (decoded->size() < size || decoded->size() - size > 3) {
-    return Status::Corruption("the log says sizeInBytes " + std::to_string(size) + ", the inline data holds " +
-                              std::to_string(decoded->size()) + " bytes");
+    return Status::Corruption("the log says sizeInBytes " + std::to_string(size) +
+                              ", the inline data holds " + std::to_string(decoded->size()) + " bytes");
   }
   return DecodeChecked(std::string_view(*decoded).substr(0, size), dv);
 }
@@ -377,7 +387,8 @@ Result<std::string> Z85Decode(std::string_view text) {
     size_t missing = 0;
     if (i + 5 == text.size()) {
       while (missing < 5 && text[i + missing] == '#') missing++;
-      if (missing > 3) return Status::InvalidArgument("Z85 group at position " + std::to_string(i) + " is all padding");
+      if (missing > 3)
+        return Status::InvalidArgument("Z85 group at position " + std::to_string(i) + " is all padding");
     }
     uint64_t value = 0;
     for (size_t j = i + missing; j < i + 5; j++) {
@@ -422,12 +433,14 @@ Result<std::string> DeletionVectorKey(const DeletionVectorDescriptor& dv) {
       std::string_view prefix = std::string_view(path).substr(0, path.size() - kUuidZ85Length);
       auto uuid = Z85Decode(std::string_view(path).substr(prefix.size()));
       if (!uuid.ok()) {
-        return Status::Corruption("deletion vector pathOrInlineDv '" + path + "': " + uuid.status().message());
+        return Status::Corruption("deletion vector pathOrInlineDv '" + path +
+                                  "': " + uuid.status().message());
       }
       const auto* u = reinterpret_cast<const unsigned char*>(uuid->data());
       char text[37];
-      std::snprintf(text, sizeof(text), "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                    u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+      std::snprintf(text, sizeof(text),
+                    "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+                    u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
       std::string key = prefix.empty() ? "" : std::string(prefix) + "/";
       return key + "deletion_vector_" + text + ".bin";
     }
@@ -471,8 +484,9 @@ Result<std::vector<uint64_t>> LoadDeletionVector(ObjectStore& store, const Delet
   int64_t offset = dv.offset.value_or(1);
   std::string where = DescribeFile(*key, offset);
   if (offset < 1 || dv.size_in_bytes < 0 || dv.cardinality < 0) {
-    return WithDvContext(Status::Corruption("offset must be at least 1 and sizeInBytes and cardinality non-negative"),
-                         where, context);
+    return WithDvContext(
+        Status::Corruption("offset must be at least 1 and sizeInBytes and cardinality non-negative"), where,
+        context);
   }
 
   ObjectStore* source = &store;
@@ -481,16 +495,18 @@ Result<std::vector<uint64_t>> LoadDeletionVector(ObjectStore& store, const Delet
   if (dv.storage_type == 'p') {
     if (!key->starts_with("/")) {
       if (IsAbsoluteDataPath(*key)) {
-        return WithDvContext(Status::NotImplemented("only local file paths are supported for absolute-path DVs"),
-                             where, context);
+        return WithDvContext(
+            Status::NotImplemented("only local file paths are supported for absolute-path DVs"), where,
+            context);
       }
       // A relative 'p' path is read like a relative data file path: from the table root.
     } else {
       std::optional<std::string> root = store.LocalPath("");
       if (!root) {
-        return WithDvContext(Status::NotImplemented("an absolute-path DV needs a table on the local file system, not " +
-                                                    store.Describe()),
-                             where, context);
+        return WithDvContext(
+            Status::NotImplemented("an absolute-path DV needs a table on the local file system, not " +
+                                   store.Describe()),
+            where, context);
       }
       std::string under_root = *root + "/";
       if (key->starts_with(under_root)) {
@@ -529,7 +545,8 @@ std::string SerializeRoaringBitmapArray(const std::vector<uint64_t>& positions) 
   for (size_t i = 0; i < sorted.size();) {
     auto key = static_cast<uint32_t>(sorted[i] >> 32);
     low.clear();
-    for (; i < sorted.size() && (sorted[i] >> 32) == key; i++) low.push_back(static_cast<uint32_t>(sorted[i]));
+    for (; i < sorted.size() && (sorted[i] >> 32) == key; i++)
+      low.push_back(static_cast<uint32_t>(sorted[i]));
     RoaringBitmap bitmap(roaring_bitmap_of_ptr(low.size(), low.data()));
     roaring_bitmap_run_optimize(bitmap.get());
     std::string serialized(roaring_bitmap_portable_size_in_bytes(bitmap.get()), '\0');

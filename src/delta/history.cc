@@ -218,7 +218,8 @@ Result<std::vector<CommitSummary>> ReadHistory(std::shared_ptr<ObjectStore> stor
   std::map<int64_t, int64_t> commit_times;
   std::optional<int64_t> previous;
   for (const auto& [version, object] : listing.commits) {
-    int64_t time = previous ? std::max(object.modification_time_ms, *previous + 1) : object.modification_time_ms;
+    int64_t time =
+        previous ? std::max(object.modification_time_ms, *previous + 1) : object.modification_time_ms;
     commit_times[version] = time;
     previous = time;
   }

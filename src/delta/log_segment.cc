@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace basin::delta {
 
@@ -195,16 +194,16 @@ std::optional<int64_t> ReadLastCheckpointHint(ObjectStore& store) {
   auto hint = nlohmann::json::parse(*content, nullptr, /*allow_exceptions=*/false);
   if (!hint.is_object()) return std::nullopt;
   auto version = hint.find("version");
-  if (version == hint.end() || !version->is_number_integer() || version->get<int64_t>() < 0) return std::nullopt;
+  if (version == hint.end() || !version->is_number_integer() || version->get<int64_t>() < 0)
+    return std::nullopt;
   return version->get<int64_t>();
 }
 
 Result<LogListing> ListLogForLatest(ObjectStore& store) {
   if (std::optional<int64_t> hint = ReadLastCheckpointHint(store)) {
     ASSIGN_OR_RETURN(LogListing from_hint, ListLog(store, *hint));
-    bool holds_hinted_checkpoint =
-        std::any_of(from_hint.checkpoints.begin(), from_hint.checkpoints.end(),
-                    [&](const CheckpointFiles& c) { return c.version == *hint; });
+    bool holds_hinted_checkpoint = std::any_of(from_hint.checkpoints.begin(), from_hint.checkpoints.end(),
+                                               [&](const CheckpointFiles& c) { return c.version == *hint; });
     if (holds_hinted_checkpoint) return from_hint;
   }
   return ListLog(store);

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 
@@ -41,11 +40,11 @@ struct DataType {
     kMap,
   };
   Kind kind = Kind::kPrimitive;
-  std::string primitive;           // kPrimitive: the Delta name; decimals as "decimal"
-  int precision = 0, scale = 0;    // decimals
-  StructType struct_type;          // kStruct
-  DataTypePtr element_type;        // kArray
-  bool contains_null = true;       // kArray
+  std::string primitive;             // kPrimitive: the Delta name; decimals as "decimal"
+  int precision = 0, scale = 0;      // decimals
+  StructType struct_type;            // kStruct
+  DataTypePtr element_type;          // kArray
+  bool contains_null = true;         // kArray
   DataTypePtr key_type, value_type;  // kMap
   bool value_contains_null = true;   // kMap
 

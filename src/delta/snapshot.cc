@@ -38,16 +38,17 @@ void ToLogOrder(const LogFile& file, std::vector<Action>& actions) {
 // "protocol" are parsed: this runs before anything else is trusted.
 // How errors name a commit or compaction file: "<table> _delta_log/...json (version 3)".
 std::string DescribeLogFile(const std::string& table_root, const LogFile& file) {
-  std::string versions = file.end_version != file.version
-                             ? "versions " + std::to_string(file.version) + ".." + std::to_string(file.end_version)
-                             : "version " + std::to_string(file.version);
+  std::string versions = file.end_version != file.version ? "versions " + std::to_string(file.version) +
+                                                                ".." + std::to_string(file.end_version)
+                                                          : "version " + std::to_string(file.version);
   return table_root + ": " + file.object.key + " (" + versions + ")";
 }
 
-Result<std::optional<Protocol>> NewestProtocolIn(const std::vector<DeltaFile>& deltas, const std::string& table_root) {
+Result<std::optional<Protocol>> NewestProtocolIn(const std::vector<DeltaFile>& deltas,
+                                                 const std::string& table_root) {
   for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) {
-    ASSIGN_OR_RETURN(auto actions, ParseCommitLinesContaining(it->content, DescribeLogFile(table_root, it->file),
-                                                              "\"protocol\""));
+    ASSIGN_OR_RETURN(auto actions, ParseCommitLinesContaining(
+                                       it->content, DescribeLogFile(table_root, it->file), "\"protocol\""));
     ToLogOrder(it->file, actions);
     if (auto found = ProtocolIn(actions)) return found;
   }
@@ -191,7 +192,8 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   if (!protocol) return Status::Corruption(where + ": the log has no protocol action");
 
   for (auto& delta : deltas) {
-    ASSIGN_OR_RETURN(std::vector<Action> actions, ParseCommitFile(delta.content, DescribeLogFile(table_root, delta.file)));
+    ASSIGN_OR_RETURN(std::vector<Action> actions,
+                     ParseCommitFile(delta.content, DescribeLogFile(table_root, delta.file)));
     delta.content.clear();
     // Writers (Databricks) list a compaction's actions newest first, not fully reconciled:
     // the first action per key is the one that holds. A reconciled file has one action per

@@ -30,20 +30,20 @@ struct Snapshot {
   int64_t version = -1;
   Protocol protocol;
   Metadata metadata;
-  StructType schema;                    // parsed metadata.schema_string
-  std::vector<AddFile> files;           // active files, in no particular order
+  StructType schema;                                       // parsed metadata.schema_string
+  std::vector<AddFile> files;                              // active files, in no particular order
   std::map<std::string, SetTransaction> set_transactions;  // by appId
   std::map<std::string, DomainMetadata> domain_metadata;   // by domain, live ones only
   // Removed files not re-added since, for checkpoints and VACUUM; filled only when
   // SnapshotOptions::keep_tombstones (tombstones can outnumber live files).
   std::vector<RemoveFile> tombstones;
-  int64_t timestamp_ms = 0;             // in-commit timestamp when enabled, else commit file mtime
+  int64_t timestamp_ms = 0;  // in-commit timestamp when enabled, else commit file mtime
 
   // The table's root; data file paths in `files` are relative to it.
   std::shared_ptr<ObjectStore> store;
-  std::string table_root;               // human-readable location, for messages
+  std::string table_root;  // human-readable location, for messages
 
-  int64_t num_records() const;          // sum of stats numRecords minus DV cardinalities; -1 if unknown
+  int64_t num_records() const;  // sum of stats numRecords minus DV cardinalities; -1 if unknown
   int64_t size_bytes() const;
 };
 
@@ -55,8 +55,9 @@ struct SnapshotOptions {
 
 // REQUIRES: `store` is rooted at the table folder (keys like "_delta_log/...").
 // `conn` reads Parquet checkpoints and sidecars.
-Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> store, const std::string& table_root,
-                                               engine::Connection& conn, const SnapshotOptions& options = {});
+Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> store,
+                                               const std::string& table_root, engine::Connection& conn,
+                                               const SnapshotOptions& options = {});
 
 // One commit as DESCRIBE HISTORY shows it.
 struct CommitSummary {

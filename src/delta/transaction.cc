@@ -26,10 +26,10 @@ std::string NewUuid(std::mt19937_64& rng) {
   hi = (hi & ~0xF000ULL) | 0x4000ULL;
   lo = (lo & ~(0xC000ULL << 48)) | (0x8000ULL << 48);
   char text[40];
-  std::snprintf(text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx",
-                static_cast<unsigned long long>(hi >> 32), static_cast<unsigned long long>((hi >> 16) & 0xFFFF),
-                static_cast<unsigned long long>(hi & 0xFFFF), static_cast<unsigned long long>(lo >> 48),
-                static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
+  std::snprintf(
+      text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(hi >> 32),
+      static_cast<unsigned long long>((hi >> 16) & 0xFFFF), static_cast<unsigned long long>(hi & 0xFFFF),
+      static_cast<unsigned long long>(lo >> 48), static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
   return text;
 }
 
@@ -60,7 +60,8 @@ Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::string table_r
       txn_id_(NewUuid(rng_)) {}
 
 Transaction::Transaction(std::shared_ptr<const Snapshot> read_snapshot, TransactionOptions options)
-    : Transaction(read_snapshot->store, read_snapshot->table_root, read_snapshot->version, std::move(options)) {
+    : Transaction(read_snapshot->store, read_snapshot->table_root, read_snapshot->version,
+                  std::move(options)) {
   previous_commit_timestamp_ms_ = read_snapshot->timestamp_ms;
   read_snapshot_ = std::move(read_snapshot);
 }
@@ -96,7 +97,8 @@ void Transaction::SetOperationMetrics(nlohmann::json metrics) { operation_metric
 
 int64_t Transaction::Now() const {
   if (options_.clock_ms) return options_.clock_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -110,7 +112,8 @@ void Transaction::Backoff(int attempt) {
 }
 
 bool Transaction::IsBlindAppend() const {
-  if (read_whole_table_ || !read_files_.empty() || !removes_.empty() || new_metadata_ || new_protocol_) return false;
+  if (read_whole_table_ || !read_files_.empty() || !removes_.empty() || new_metadata_ || new_protocol_)
+    return false;
   return std::all_of(adds_.begin(), adds_.end(), [](const AddFile& a) { return a.data_change; });
 }
 

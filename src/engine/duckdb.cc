@@ -39,29 +39,52 @@ struct ResultGuard {
 
 std::string TypeName(duckdb_logical_type type) {
   switch (duckdb_get_type_id(type)) {
-    case DUCKDB_TYPE_BOOLEAN: return "BOOLEAN";
-    case DUCKDB_TYPE_TINYINT: return "TINYINT";
-    case DUCKDB_TYPE_SMALLINT: return "SMALLINT";
-    case DUCKDB_TYPE_INTEGER: return "INTEGER";
-    case DUCKDB_TYPE_BIGINT: return "BIGINT";
-    case DUCKDB_TYPE_HUGEINT: return "HUGEINT";
-    case DUCKDB_TYPE_UTINYINT: return "UTINYINT";
-    case DUCKDB_TYPE_USMALLINT: return "USMALLINT";
-    case DUCKDB_TYPE_UINTEGER: return "UINTEGER";
-    case DUCKDB_TYPE_UBIGINT: return "UBIGINT";
-    case DUCKDB_TYPE_FLOAT: return "FLOAT";
-    case DUCKDB_TYPE_DOUBLE: return "DOUBLE";
-    case DUCKDB_TYPE_VARCHAR: return "VARCHAR";
-    case DUCKDB_TYPE_BLOB: return "BLOB";
-    case DUCKDB_TYPE_DATE: return "DATE";
-    case DUCKDB_TYPE_TIME: return "TIME";
-    case DUCKDB_TYPE_TIMESTAMP: return "TIMESTAMP";
-    case DUCKDB_TYPE_TIMESTAMP_TZ: return "TIMESTAMP WITH TIME ZONE";
-    case DUCKDB_TYPE_TIMESTAMP_S: return "TIMESTAMP_S";
-    case DUCKDB_TYPE_TIMESTAMP_MS: return "TIMESTAMP_MS";
-    case DUCKDB_TYPE_TIMESTAMP_NS: return "TIMESTAMP_NS";
-    case DUCKDB_TYPE_INTERVAL: return "INTERVAL";
-    case DUCKDB_TYPE_UUID: return "UUID";
+    case DUCKDB_TYPE_BOOLEAN:
+      return "BOOLEAN";
+    case DUCKDB_TYPE_TINYINT:
+      return "TINYINT";
+    case DUCKDB_TYPE_SMALLINT:
+      return "SMALLINT";
+    case DUCKDB_TYPE_INTEGER:
+      return "INTEGER";
+    case DUCKDB_TYPE_BIGINT:
+      return "BIGINT";
+    case DUCKDB_TYPE_HUGEINT:
+      return "HUGEINT";
+    case DUCKDB_TYPE_UTINYINT:
+      return "UTINYINT";
+    case DUCKDB_TYPE_USMALLINT:
+      return "USMALLINT";
+    case DUCKDB_TYPE_UINTEGER:
+      return "UINTEGER";
+    case DUCKDB_TYPE_UBIGINT:
+      return "UBIGINT";
+    case DUCKDB_TYPE_FLOAT:
+      return "FLOAT";
+    case DUCKDB_TYPE_DOUBLE:
+      return "DOUBLE";
+    case DUCKDB_TYPE_VARCHAR:
+      return "VARCHAR";
+    case DUCKDB_TYPE_BLOB:
+      return "BLOB";
+    case DUCKDB_TYPE_DATE:
+      return "DATE";
+    case DUCKDB_TYPE_TIME:
+      return "TIME";
+    case DUCKDB_TYPE_TIMESTAMP:
+      return "TIMESTAMP";
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+      return "TIMESTAMP WITH TIME ZONE";
+    case DUCKDB_TYPE_TIMESTAMP_S:
+      return "TIMESTAMP_S";
+    case DUCKDB_TYPE_TIMESTAMP_MS:
+      return "TIMESTAMP_MS";
+    case DUCKDB_TYPE_TIMESTAMP_NS:
+      return "TIMESTAMP_NS";
+    case DUCKDB_TYPE_INTERVAL:
+      return "INTERVAL";
+    case DUCKDB_TYPE_UUID:
+      return "UUID";
     case DUCKDB_TYPE_DECIMAL:
       return "DECIMAL(" + std::to_string(duckdb_decimal_width(type)) + "," +
              std::to_string(duckdb_decimal_scale(type)) + ")";
@@ -112,29 +135,52 @@ struct ValueGuard {
 // A scalar cell as a duckdb_value, so DuckDB renders it exactly as it renders columns.
 Result<duckdb_value> ScalarValue(duckdb_vector vector, duckdb_logical_type type, idx_t row) {
   switch (duckdb_get_type_id(type)) {
-    case DUCKDB_TYPE_BOOLEAN: return duckdb_create_bool(At<bool>(vector, row));
-    case DUCKDB_TYPE_TINYINT: return duckdb_create_int8(At<int8_t>(vector, row));
-    case DUCKDB_TYPE_SMALLINT: return duckdb_create_int16(At<int16_t>(vector, row));
-    case DUCKDB_TYPE_INTEGER: return duckdb_create_int32(At<int32_t>(vector, row));
-    case DUCKDB_TYPE_BIGINT: return duckdb_create_int64(At<int64_t>(vector, row));
-    case DUCKDB_TYPE_UTINYINT: return duckdb_create_uint8(At<uint8_t>(vector, row));
-    case DUCKDB_TYPE_USMALLINT: return duckdb_create_uint16(At<uint16_t>(vector, row));
-    case DUCKDB_TYPE_UINTEGER: return duckdb_create_uint32(At<uint32_t>(vector, row));
-    case DUCKDB_TYPE_UBIGINT: return duckdb_create_uint64(At<uint64_t>(vector, row));
-    case DUCKDB_TYPE_HUGEINT: return duckdb_create_hugeint(At<duckdb_hugeint>(vector, row));
-    case DUCKDB_TYPE_UHUGEINT: return duckdb_create_uhugeint(At<duckdb_uhugeint>(vector, row));
-    case DUCKDB_TYPE_FLOAT: return duckdb_create_float(At<float>(vector, row));
-    case DUCKDB_TYPE_DOUBLE: return duckdb_create_double(At<double>(vector, row));
-    case DUCKDB_TYPE_DATE: return duckdb_create_date(At<duckdb_date>(vector, row));
-    case DUCKDB_TYPE_TIME: return duckdb_create_time(At<duckdb_time>(vector, row));
-    case DUCKDB_TYPE_TIME_NS: return duckdb_create_time_ns(At<duckdb_time_ns>(vector, row));
-    case DUCKDB_TYPE_TIME_TZ: return duckdb_create_time_tz_value(At<duckdb_time_tz>(vector, row));
-    case DUCKDB_TYPE_TIMESTAMP: return duckdb_create_timestamp(At<duckdb_timestamp>(vector, row));
-    case DUCKDB_TYPE_TIMESTAMP_TZ: return duckdb_create_timestamp_tz(At<duckdb_timestamp>(vector, row));
-    case DUCKDB_TYPE_TIMESTAMP_S: return duckdb_create_timestamp_s(At<duckdb_timestamp_s>(vector, row));
-    case DUCKDB_TYPE_TIMESTAMP_MS: return duckdb_create_timestamp_ms(At<duckdb_timestamp_ms>(vector, row));
-    case DUCKDB_TYPE_TIMESTAMP_NS: return duckdb_create_timestamp_ns(At<duckdb_timestamp_ns>(vector, row));
-    case DUCKDB_TYPE_INTERVAL: return duckdb_create_interval(At<duckdb_interval>(vector, row));
+    case DUCKDB_TYPE_BOOLEAN:
+      return duckdb_create_bool(At<bool>(vector, row));
+    case DUCKDB_TYPE_TINYINT:
+      return duckdb_create_int8(At<int8_t>(vector, row));
+    case DUCKDB_TYPE_SMALLINT:
+      return duckdb_create_int16(At<int16_t>(vector, row));
+    case DUCKDB_TYPE_INTEGER:
+      return duckdb_create_int32(At<int32_t>(vector, row));
+    case DUCKDB_TYPE_BIGINT:
+      return duckdb_create_int64(At<int64_t>(vector, row));
+    case DUCKDB_TYPE_UTINYINT:
+      return duckdb_create_uint8(At<uint8_t>(vector, row));
+    case DUCKDB_TYPE_USMALLINT:
+      return duckdb_create_uint16(At<uint16_t>(vector, row));
+    case DUCKDB_TYPE_UINTEGER:
+      return duckdb_create_uint32(At<uint32_t>(vector, row));
+    case DUCKDB_TYPE_UBIGINT:
+      return duckdb_create_uint64(At<uint64_t>(vector, row));
+    case DUCKDB_TYPE_HUGEINT:
+      return duckdb_create_hugeint(At<duckdb_hugeint>(vector, row));
+    case DUCKDB_TYPE_UHUGEINT:
+      return duckdb_create_uhugeint(At<duckdb_uhugeint>(vector, row));
+    case DUCKDB_TYPE_FLOAT:
+      return duckdb_create_float(At<float>(vector, row));
+    case DUCKDB_TYPE_DOUBLE:
+      return duckdb_create_double(At<double>(vector, row));
+    case DUCKDB_TYPE_DATE:
+      return duckdb_create_date(At<duckdb_date>(vector, row));
+    case DUCKDB_TYPE_TIME:
+      return duckdb_create_time(At<duckdb_time>(vector, row));
+    case DUCKDB_TYPE_TIME_NS:
+      return duckdb_create_time_ns(At<duckdb_time_ns>(vector, row));
+    case DUCKDB_TYPE_TIME_TZ:
+      return duckdb_create_time_tz_value(At<duckdb_time_tz>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP:
+      return duckdb_create_timestamp(At<duckdb_timestamp>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+      return duckdb_create_timestamp_tz(At<duckdb_timestamp>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_S:
+      return duckdb_create_timestamp_s(At<duckdb_timestamp_s>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_MS:
+      return duckdb_create_timestamp_ms(At<duckdb_timestamp_ms>(vector, row));
+    case DUCKDB_TYPE_TIMESTAMP_NS:
+      return duckdb_create_timestamp_ns(At<duckdb_timestamp_ns>(vector, row));
+    case DUCKDB_TYPE_INTERVAL:
+      return duckdb_create_interval(At<duckdb_interval>(vector, row));
     case DUCKDB_TYPE_VARCHAR:
     case DUCKDB_TYPE_BLOB: {
       auto str = At<duckdb_string_t>(vector, row);
@@ -154,19 +200,33 @@ Result<duckdb_value> ScalarValue(duckdb_vector vector, duckdb_logical_type type,
       duckdb_decimal decimal{duckdb_decimal_width(type), duckdb_decimal_scale(type), {}};
       auto widen = [](int64_t v) { return duckdb_hugeint{static_cast<uint64_t>(v), v < 0 ? -1 : 0}; };
       switch (duckdb_decimal_internal_type(type)) {
-        case DUCKDB_TYPE_SMALLINT: decimal.value = widen(At<int16_t>(vector, row)); break;
-        case DUCKDB_TYPE_INTEGER: decimal.value = widen(At<int32_t>(vector, row)); break;
-        case DUCKDB_TYPE_BIGINT: decimal.value = widen(At<int64_t>(vector, row)); break;
-        default: decimal.value = At<duckdb_hugeint>(vector, row); break;
+        case DUCKDB_TYPE_SMALLINT:
+          decimal.value = widen(At<int16_t>(vector, row));
+          break;
+        case DUCKDB_TYPE_INTEGER:
+          decimal.value = widen(At<int32_t>(vector, row));
+          break;
+        case DUCKDB_TYPE_BIGINT:
+          decimal.value = widen(At<int64_t>(vector, row));
+          break;
+        default:
+          decimal.value = At<duckdb_hugeint>(vector, row);
+          break;
       }
       return duckdb_create_decimal(decimal);
     }
     case DUCKDB_TYPE_ENUM: {
       uint64_t index = 0;
       switch (duckdb_enum_internal_type(type)) {
-        case DUCKDB_TYPE_UTINYINT: index = At<uint8_t>(vector, row); break;
-        case DUCKDB_TYPE_USMALLINT: index = At<uint16_t>(vector, row); break;
-        default: index = At<uint32_t>(vector, row); break;
+        case DUCKDB_TYPE_UTINYINT:
+          index = At<uint8_t>(vector, row);
+          break;
+        case DUCKDB_TYPE_USMALLINT:
+          index = At<uint16_t>(vector, row);
+          break;
+        default:
+          index = At<uint32_t>(vector, row);
+          break;
       }
       char* text = duckdb_enum_dictionary_value(type, index);
       duckdb_value value = duckdb_create_varchar(text);
@@ -192,7 +252,8 @@ Result<Value> CellValue(duckdb_vector vector, idx_t row) {
       for (idx_t i = 0; i < entry.length; i++) {
         if (is_map) {
           ASSIGN_OR_RETURN(Value key, CellValue(duckdb_struct_vector_get_child(child, 0), entry.offset + i));
-          ASSIGN_OR_RETURN(Value value, CellValue(duckdb_struct_vector_get_child(child, 1), entry.offset + i));
+          ASSIGN_OR_RETURN(Value value,
+                           CellValue(duckdb_struct_vector_get_child(child, 1), entry.offset + i));
           out.AddChild(key.ToString(), std::move(value));
         } else {
           ASSIGN_OR_RETURN(Value element, CellValue(child, entry.offset + i));
@@ -465,8 +526,10 @@ double Connection::Progress() { return duckdb_query_progress(conn_).percentage; 
 
 std::string Value::ToString() const {
   switch (kind) {
-    case Kind::kNull: return "NULL";
-    case Kind::kScalar: return text;
+    case Kind::kNull:
+      return "NULL";
+    case Kind::kScalar:
+      return text;
     case Kind::kList: {
       std::string out = "[";
       for (size_t i = 0; i < children.size(); i++) {
@@ -510,7 +573,8 @@ Result<std::unique_ptr<Appender>> Appender::Open(Connection& conn, const std::st
   const char* catalog = schema == "temp" ? "temp" : nullptr;
   const char* schema_name = schema == "temp" ? "main" : schema.c_str();
   if (duckdb_appender_create_ext(conn.raw(), catalog, schema_name, table.c_str(), &raw) != DuckDBSuccess) {
-    std::string msg = raw != nullptr && duckdb_appender_error(raw) ? duckdb_appender_error(raw) : "unknown error";
+    std::string msg =
+        raw != nullptr && duckdb_appender_error(raw) ? duckdb_appender_error(raw) : "unknown error";
     duckdb_appender_destroy(&raw);
     return Status::NotFound("cannot append to table " + out->table_ + ": " + msg);
   }
@@ -525,7 +589,8 @@ Appender::~Appender() {
 Status Appender::Check(int state, const char* what) {
   if (state == DuckDBSuccess) return Status::OK();
   const char* error = duckdb_appender_error(appender_);
-  return Status::InvalidArgument(std::string(what) + " into " + table_ + " failed: " + (error ? error : "unknown error"));
+  return Status::InvalidArgument(std::string(what) + " into " + table_ +
+                                 " failed: " + (error ? error : "unknown error"));
 }
 
 Status Appender::Append(int64_t value) { return Check(duckdb_append_int64(appender_, value), "append"); }

@@ -80,10 +80,10 @@ struct Value {
 // A result column's type as a tree (Connection::DescribeQuery).
 struct ColumnType {
   enum class Kind { kScalar, kList, kStruct, kMap };
-  std::string name;       // column or struct field name; empty for list elements, map keys/values
+  std::string name;  // column or struct field name; empty for list elements, map keys/values
   Kind kind = Kind::kScalar;
-  std::string type_name;  // DuckDB's name: "BIGINT", "DECIMAL(10,2)", "STRUCT(...)", "INTEGER[]"
-  int width = 0, scale = 0;         // DECIMAL
+  std::string type_name;             // DuckDB's name: "BIGINT", "DECIMAL(10,2)", "STRUCT(...)", "INTEGER[]"
+  int width = 0, scale = 0;          // DECIMAL
   std::vector<ColumnType> children;  // kStruct: fields; kList: [element]; kMap: [key, value]
 };
 

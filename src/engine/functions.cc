@@ -296,7 +296,8 @@ Status VariantChunkToJson(duckdb_data_chunk input, duckdb_vector output) {
   ASSIGN_OR_RETURN(ShreddedGroup root, DescribeGroup(group, type.type, "argument", true, 0));
   duckdb_vector metadata_vector = nullptr;
   for (idx_t i = 0; i < duckdb_struct_type_child_count(type.type); i++) {
-    if (StructChildName(type.type, i) == "metadata") metadata_vector = duckdb_struct_vector_get_child(group, i);
+    if (StructChildName(type.type, i) == "metadata")
+      metadata_vector = duckdb_struct_vector_get_child(group, i);
   }
   if (metadata_vector == nullptr) return NotAVariant("argument", "has no metadata field");
 

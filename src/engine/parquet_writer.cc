@@ -7,9 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace basin::engine {
 
@@ -28,7 +27,8 @@ struct StatsColumn {
   std::string key;  // how RETURN_STATS names it: "a"."b"
 };
 
-void CollectStatsColumns(const ColumnType& column, std::vector<std::string> path, std::vector<StatsColumn>& out) {
+void CollectStatsColumns(const ColumnType& column, std::vector<std::string> path,
+                         std::vector<StatsColumn>& out) {
   path.push_back(column.name);
   switch (column.kind) {
     case ColumnType::Kind::kStruct:
@@ -66,7 +66,8 @@ std::optional<std::string> DeltaTimestampStat(const std::string& text, bool utc)
     if (body.size() < 3 || body.compare(body.size() - 3, 3, "+00") != 0) return std::nullopt;
     body.resize(body.size() - 3);
   }
-  if (body.size() < 19 || body[4] != '-' || body[10] != ' ' || body.find_first_of("+-", 10) != std::string::npos) {
+  if (body.size() < 19 || body[4] != '-' || body[10] != ' ' ||
+      body.find_first_of("+-", 10) != std::string::npos) {
     return std::nullopt;
   }
   std::string out = body.substr(0, 10) + "T" + body.substr(11, 8) + ".";
@@ -122,7 +123,8 @@ void SetPath(json& root, const std::vector<std::string>& path, json value) {
   (*node)[path.back()] = std::move(value);
 }
 
-std::string BuildStats(int64_t num_records, const Value& column_statistics, const std::vector<StatsColumn>& columns) {
+std::string BuildStats(int64_t num_records, const Value& column_statistics,
+                       const std::vector<StatsColumn>& columns) {
   json stats = json::object();
   stats["numRecords"] = num_records;
   json min_values = json::object(), max_values = json::object(), null_count = json::object();
@@ -225,10 +227,18 @@ Result<delta::DataTypePtr> DeltaType(const ColumnType& column, const std::string
       break;
   }
   static const std::pair<const char*, const char*> kPrimitives[] = {
-      {"BOOLEAN", "boolean"}, {"TINYINT", "byte"},   {"SMALLINT", "short"},
-      {"INTEGER", "integer"}, {"BIGINT", "long"},    {"FLOAT", "float"},
-      {"DOUBLE", "double"},   {"VARCHAR", "string"}, {"BLOB", "binary"},
-      {"DATE", "date"},       {"TIMESTAMP WITH TIME ZONE", "timestamp"}, {"TIMESTAMP", "timestamp_ntz"},
+      {"BOOLEAN", "boolean"},
+      {"TINYINT", "byte"},
+      {"SMALLINT", "short"},
+      {"INTEGER", "integer"},
+      {"BIGINT", "long"},
+      {"FLOAT", "float"},
+      {"DOUBLE", "double"},
+      {"VARCHAR", "string"},
+      {"BLOB", "binary"},
+      {"DATE", "date"},
+      {"TIMESTAMP WITH TIME ZONE", "timestamp"},
+      {"TIMESTAMP", "timestamp_ntz"},
   };
   for (const auto& [duck, delta_name] : kPrimitives) {
     if (column.type_name == duck) {
@@ -268,7 +278,8 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
   for (const std::string& name : options.partition_columns) {
     const ColumnType* column = FindColumn(columns, name);
     if (column == nullptr) {
-      return Status::InvalidArgument(where + ": partition column '" + name + "' is not in the query's columns");
+      return Status::InvalidArgument(where + ": partition column '" + name +
+                                     "' is not in the query's columns");
     }
     partition_types.push_back(column);
   }
@@ -310,7 +321,8 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
     }
     copy += ")";
   }
-  if (options.target_file_size_bytes) copy += ", FILE_SIZE_BYTES " + std::to_string(*options.target_file_size_bytes);
+  if (options.target_file_size_bytes)
+    copy += ", FILE_SIZE_BYTES " + std::to_string(*options.target_file_size_bytes);
   if (options.row_group_size) copy += ", ROW_GROUP_SIZE " + std::to_string(*options.row_group_size);
   copy += ")";
   ASSIGN_OR_RETURN(ValueResult copied, conn.QueryValues(copy));

@@ -38,7 +38,8 @@ struct WriteOptions {
 // straight to the folder when the store is local, else through a temporary folder and
 // Put(). Zero rows produce no files. Errors name the statement and the store.
 Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::string& select_sql,
-                                                   ObjectStore& table_store, const WriteOptions& options = {});
+                                                   ObjectStore& table_store,
+                                                   const WriteOptions& options = {});
 
 // The Delta schema of the rows `select_sql` produces (all fields nullable), for creating a
 // table from a query. Unsupported, naming the column, for DuckDB types Delta lacks

@@ -43,7 +43,8 @@ class Converter {
  public:
   Converter(bool column_mapping, std::string column) : mapped_(column_mapping), column_(std::move(column)) {}
 
-  Result<std::string> Convert(const std::string& expr, const DataType& type, const ColumnType& phys, int depth) {
+  Result<std::string> Convert(const std::string& expr, const DataType& type, const ColumnType& phys,
+                              int depth) {
     std::string target = type.ToDuckDBType();
     if (phys.type_name == target) return expr;
     switch (type.kind) {
@@ -73,7 +74,8 @@ class Converter {
         if (phys.kind != ColumnType::Kind::kMap) return Mismatch(type, phys);
         std::string var = "__basin_e" + std::to_string(depth);
         ASSIGN_OR_RETURN(std::string key, Convert(var + ".key", *type.key_type, phys.children[0], depth + 1));
-        ASSIGN_OR_RETURN(std::string value, Convert(var + ".value", *type.value_type, phys.children[1], depth + 1));
+        ASSIGN_OR_RETURN(std::string value,
+                         Convert(var + ".value", *type.value_type, phys.children[1], depth + 1));
         return "map_from_entries(list_transform(map_entries(" + expr + "), lambda " + var +
                ": struct_pack(key := " + key + ", value := " + value + ")))";
       }
@@ -140,7 +142,8 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
   const std::string table = snapshot.table_root;
 
   auto mode = snapshot.metadata.configuration.find("delta.columnMapping.mode");
-  bool mapped = mode != snapshot.metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
+  bool mapped =
+      mode != snapshot.metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
   auto is_partition_column = [&](const std::string& name) {
     return std::any_of(snapshot.metadata.partition_columns.begin(), snapshot.metadata.partition_columns.end(),
                        [&](const std::string& p) { return EqualsIgnoreCase(p, name); });
@@ -158,7 +161,8 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
   std::map<std::pair<delta::PartitionValues, bool>, FileGroup> groups;
   for (size_t index : selected) {
     if (index >= snapshot.files.size()) {
-      return Status::InvalidArgument("table " + table + ": file index " + std::to_string(index) + " out of range");
+      return Status::InvalidArgument("table " + table + ": file index " + std::to_string(index) +
+                                     " out of range");
     }
     const delta::AddFile& add = snapshot.files[index];
     std::string decoded = delta::DecodeDataPath(add.path);
@@ -166,15 +170,15 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
     if (!delta::IsAbsoluteDataPath(decoded)) {
       std::optional<std::string> local = snapshot.store->LocalPath(decoded);
       if (!local) {
-        return Status::NotImplemented("table " + table + ": DuckDB cannot open data file " + decoded + " in " +
-                                      snapshot.store->Describe() + " (not a local store)");
+        return Status::NotImplemented("table " + table + ": DuckDB cannot open data file " + decoded +
+                                      " in " + snapshot.store->Describe() + " (not a local store)");
       }
       path = *local;
     }
     // DuckDB would report a bare glob miss; say which table version lost which file.
     if (std::error_code ec; !std::filesystem::exists(path, ec)) {
-      return Status::NotFound("table " + table + " version " + std::to_string(snapshot.version) + ": data file " +
-                              decoded + " is missing (" + path + ")");
+      return Status::NotFound("table " + table + " version " + std::to_string(snapshot.version) +
+                              ": data file " + decoded + " is missing (" + path + ")");
     }
     bool with_dv = add.deletion_vector.has_value() && add.deletion_vector->cardinality > 0;
     FileGroup& group = groups[{add.partition_values, with_dv}];
@@ -197,9 +201,11 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
 
   std::vector<std::string> selects;
   for (auto& [key, group] : groups) {
-    std::string source = "read_parquet(" + FileList(group.paths) + ", union_by_name = true, hive_partitioning = false";
+    std::string source =
+        "read_parquet(" + FileList(group.paths) + ", union_by_name = true, hive_partitioning = false";
     auto described = conn.DescribeQuery("SELECT * FROM " + source + ")");
-    if (!described.ok()) return described.status().WithContext("table " + table + ": reading data file schemas");
+    if (!described.ok())
+      return described.status().WithContext("table " + table + ": reading data file schemas");
     const std::vector<ColumnType>& physical = *described;
     std::string projection;
     for (size_t i = 0; i < snapshot.schema.fields.size(); i++) {
@@ -230,13 +236,15 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
     }
     // Deleted row positions go into a temp table that the scan anti-joins on.
     std::string temp = NewTempTableName();
-    RETURN_IF_ERROR_CTX(conn.Execute("CREATE TEMP TABLE " + QuoteIdentifier(temp) + " (filename VARCHAR, pos BIGINT)"),
-                        "table " + table);
+    RETURN_IF_ERROR_CTX(
+        conn.Execute("CREATE TEMP TABLE " + QuoteIdentifier(temp) + " (filename VARCHAR, pos BIGINT)"),
+        "table " + table);
     plan.temp_tables.push_back(temp);
     ASSIGN_OR_RETURN(auto appender, Appender::Open(conn, "temp", temp));
     for (size_t i = 0; i < group.files.size(); i++) {
       const delta::AddFile& add = snapshot.files[group.files[i]];
-      std::string context = "table " + table + " version " + std::to_string(snapshot.version) + " file " + add.path;
+      std::string context =
+          "table " + table + " version " + std::to_string(snapshot.version) + " file " + add.path;
       ASSIGN_OR_RETURN(std::vector<uint64_t> deleted,
                        delta::LoadDeletionVector(*snapshot.store, *add.deletion_vector, context));
       for (uint64_t pos : deleted) {

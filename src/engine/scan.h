@@ -24,13 +24,14 @@ struct ScanOptions {
 };
 
 struct ScanPlan {
-  std::string sql;                        // "SELECT ... FROM read_parquet(...) ... UNION ALL ..."
-  std::vector<std::string> temp_tables;   // created on `conn`; DropScanTempTables() removes them
+  std::string sql;                       // "SELECT ... FROM read_parquet(...) ... UNION ALL ..."
+  std::vector<std::string> temp_tables;  // created on `conn`; DropScanTempTables() removes them
   size_t files_total = 0;
   size_t files_read = 0;
 };
 
-Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn, const ScanOptions& options = {});
+Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
+                              const ScanOptions& options = {});
 void DropScanTempTables(Connection& conn, const ScanPlan& plan);
 
 }  // namespace basin::engine

@@ -50,9 +50,8 @@ std::optional<int> Compare(const Datum& a, const Datum& b) {
 }
 
 size_t Utf8Length(const std::string& s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  }));
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
 }
 
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
@@ -79,8 +78,8 @@ bool ReadInt(std::string_view s, size_t& pos, size_t digits, int64_t& out) {
 // "YYYY-MM-DD" -> days since 1970-01-01; `pos` ends after the date.
 std::optional<int64_t> ParseDatePart(std::string_view s, size_t& pos) {
   int64_t y, m, d;
-  if (!ReadInt(s, pos, 4, y) || pos >= s.size() || s[pos++] != '-' || !ReadInt(s, pos, 2, m) || pos >= s.size() ||
-      s[pos++] != '-' || !ReadInt(s, pos, 2, d) || m < 1 || m > 12 || d < 1 || d > 31) {
+  if (!ReadInt(s, pos, 4, y) || pos >= s.size() || s[pos++] != '-' || !ReadInt(s, pos, 2, m) ||
+      pos >= s.size() || s[pos++] != '-' || !ReadInt(s, pos, 2, d) || m < 1 || m > 12 || d < 1 || d > 31) {
     return std::nullopt;
   }
   return DaysFromCivil(y, static_cast<unsigned>(m), static_cast<unsigned>(d));
@@ -104,7 +103,8 @@ std::optional<int64_t> ParseTimestamp(std::string_view s) {
   if (s[pos] != ' ' && s[pos] != 'T') return std::nullopt;
   pos++;
   int64_t h, mi, sec = 0;
-  if (!ReadInt(s, pos, 2, h) || pos >= s.size() || s[pos++] != ':' || !ReadInt(s, pos, 2, mi)) return std::nullopt;
+  if (!ReadInt(s, pos, 2, h) || pos >= s.size() || s[pos++] != ':' || !ReadInt(s, pos, 2, mi))
+    return std::nullopt;
   if (pos < s.size() && s[pos] == ':') {
     pos++;
     if (!ReadInt(s, pos, 2, sec)) return std::nullopt;
@@ -217,8 +217,8 @@ std::optional<Datum> DatumFromConstant(Family family, const json& node) {
   }
   if (Str(*constant, "class") != "CONSTANT" || !constant->contains("value")) return std::nullopt;
   const json& value = (*constant)["value"];
-  if (!value.is_object() || !value.contains("value") || !value.contains("type") || !value["is_null"].is_boolean() ||
-      value["is_null"].get<bool>()) {
+  if (!value.is_object() || !value.contains("value") || !value.contains("type") ||
+      !value["is_null"].is_boolean() || value["is_null"].get<bool>()) {
     return std::nullopt;
   }
   std::string id = Str(value["type"], "id");
@@ -239,7 +239,8 @@ std::optional<Datum> DatumFromConstant(Family family, const json& node) {
       }
       return d;
     }
-    if ((id == "TINYINT" || id == "SMALLINT" || id == "INTEGER" || id == "BIGINT") && raw.is_number_integer()) {
+    if ((id == "TINYINT" || id == "SMALLINT" || id == "INTEGER" || id == "BIGINT") &&
+        raw.is_number_integer()) {
       d.i = raw.get<int64_t>();
       return d;
     }
@@ -272,8 +273,8 @@ std::optional<Datum> DatumFromConstant(Family family, const json& node) {
       if ((!cast.empty() && cast != "DATE") || id != "VARCHAR" || !raw.is_string()) return std::nullopt;
       return DatumFromStat(family, raw);
     case Family::kTimestamp:
-      if (!cast.empty() && cast != "TIMESTAMP" && cast != "TIMESTAMP WITH TIME ZONE" && cast != "TIMESTAMP_TZ" &&
-          cast != "DATE") {
+      if (!cast.empty() && cast != "TIMESTAMP" && cast != "TIMESTAMP WITH TIME ZONE" &&
+          cast != "TIMESTAMP_TZ" && cast != "DATE") {
         return std::nullopt;
       }
       if (id != "VARCHAR" || !raw.is_string()) return std::nullopt;
@@ -327,7 +328,8 @@ bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
 }
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::any_of(names.begin(), names.end(), [&](const std::string& n) { return EqualsIgnoreCase(n, name); });
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& n) { return EqualsIgnoreCase(n, name); });
 }
 
 // A column of this table that the predicate refers to.
@@ -340,9 +342,11 @@ struct ColumnRef {
 
 class Evaluator {
  public:
-  Evaluator(const delta::Snapshot& snapshot, const SkippingScope& scope) : snapshot_(snapshot), scope_(scope) {
+  Evaluator(const delta::Snapshot& snapshot, const SkippingScope& scope)
+      : snapshot_(snapshot), scope_(scope) {
     auto mode = snapshot.metadata.configuration.find("delta.columnMapping.mode");
-    mapped_ = mode != snapshot.metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
+    mapped_ =
+        mode != snapshot.metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
   }
 
   // Prepares the per-file view, then MayMatch answers for that file.
@@ -444,7 +448,8 @@ class Evaluator {
     if (auto it = stats_->find("numRecords"); it != stats_->end() && it->is_number_integer()) {
       out.num_records = it->get<int64_t>();
     }
-    if (const json* n = FindPath(Member(*stats_, "nullCount"), ref->physical_path); n && n->is_number_integer()) {
+    if (const json* n = FindPath(Member(*stats_, "nullCount"), ref->physical_path);
+        n && n->is_number_integer()) {
       out.null_count = n->get<int64_t>();
     }
     if (const json* v = FindPath(Member(*stats_, "minValues"), ref->physical_path)) {
@@ -548,12 +553,13 @@ ParsedStats ParseFileStats(const delta::Snapshot& snapshot) {
   return out;
 }
 
-std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const json& predicate, const SkippingScope& scope) {
+std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const json& predicate,
+                                  const SkippingScope& scope) {
   return FilesMatching(snapshot, ParseFileStats(snapshot), predicate, scope);
 }
 
-std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedStats& stats, const json& predicate,
-                                  const SkippingScope& scope) {
+std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedStats& stats,
+                                  const json& predicate, const SkippingScope& scope) {
   Evaluator evaluator(snapshot, scope);
   std::vector<size_t> out;
   for (size_t i = 0; i < snapshot.files.size(); i++) {
@@ -565,8 +571,8 @@ std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedS
 
 Result<std::vector<size_t>> FilesMatchingWhere(Connection& conn, const delta::Snapshot& snapshot,
                                                const std::string& where_sql) {
-  ASSIGN_OR_RETURN(QueryResult r,
-                   conn.Query("SELECT json_serialize_sql(" + QuoteLiteral("SELECT 1 WHERE " + where_sql) + ")"));
+  ASSIGN_OR_RETURN(QueryResult r, conn.Query("SELECT json_serialize_sql(" +
+                                             QuoteLiteral("SELECT 1 WHERE " + where_sql) + ")"));
   json tree = json::parse(r.at(0, 0).value_or(""), nullptr, false);
   if (tree.is_discarded() || !tree.is_object() || !tree.contains("error") || tree["error"] != false) {
     std::string message = Str(tree, "error_message");
@@ -578,7 +584,8 @@ Result<std::vector<size_t>> FilesMatchingWhere(Connection& conn, const delta::Sn
     return Status::InvalidArgument("cannot parse predicate '" + where_sql + "'");
   }
   const json& node = (*where)[0]["node"];
-  if (!node.contains("where_clause") || node["where_clause"].is_null()) return FilesMatching(snapshot, json::object());
+  if (!node.contains("where_clause") || node["where_clause"].is_null())
+    return FilesMatching(snapshot, json::object());
   return FilesMatching(snapshot, node["where_clause"]);
 }
 

@@ -10,10 +10,9 @@
 // Thread safety: functions of their arguments.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "delta/snapshot.h"

@@ -1,7 +1,6 @@
 #include "sql/lexer.h"
 
 #include <algorithm>
-
 #include <cctype>
 #include <charconv>
 
@@ -10,18 +9,22 @@ namespace basin::sql {
 namespace {
 
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (c & 0x80); }
-bool IsIdentChar(char c) { return IsIdentStart(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$'; }
+bool IsIdentChar(char c) {
+  return IsIdentStart(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$';
+}
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); i++) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
   }
   return true;
 }
 
 Status Unterminated(const char* what, size_t at) {
-  return Status::InvalidArgument(std::string("unterminated ") + what + " starting at offset " + std::to_string(at));
+  return Status::InvalidArgument(std::string("unterminated ") + what + " starting at offset " +
+                                 std::to_string(at));
 }
 
 }  // namespace
@@ -102,7 +105,8 @@ Result<std::vector<Token>> Tokenize(std::string_view s) {
       out.push_back({Token::Kind::kIdentifier, std::string(s.substr(start, i - start)), start, i});
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
-      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.' || s[i] == '_')) i++;
+      while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '.' || s[i] == '_'))
+        i++;
       out.push_back({Token::Kind::kNumber, std::string(s.substr(start, i - start)), start, i});
     } else if (c == '(' || c == ')' || c == ',' || c == ';' || c == '[' || c == ']' || c == '{' || c == '}') {
       i++;
@@ -167,10 +171,12 @@ Result<std::vector<DeltaScanCall>> FindDeltaScanCalls(std::string_view statement
     auto bad = [&](const std::string& why) {
       size_t stop = std::min(statement.size(), call.begin + 80);
       return Status::InvalidArgument("bad delta_scan call at offset " + std::to_string(call.begin) + " (" +
-                                     std::string(statement.substr(call.begin, stop - call.begin)) + "): " + why);
+                                     std::string(statement.substr(call.begin, stop - call.begin)) +
+                                     "): " + why);
     };
     size_t j = i + 2;
-    if (j >= tokens.size() || tokens[j].kind != Token::Kind::kString) return bad("the first argument must be a path string");
+    if (j >= tokens.size() || tokens[j].kind != Token::Kind::kString)
+      return bad("the first argument must be a path string");
     call.path = tokens[j++].text;
     while (j < tokens.size() && tokens[j].text == ",") {
       j++;
@@ -184,13 +190,15 @@ Result<std::vector<DeltaScanCall>> FindDeltaScanCalls(std::string_view statement
       if (EqualsIgnoreCase(name, "version")) {
         int64_t v = -1;
         auto [end, ec] = std::from_chars(value.text.data(), value.text.data() + value.text.size(), v);
-        if (value.kind != Token::Kind::kNumber || ec != std::errc() || end != value.text.data() + value.text.size()) {
+        if (value.kind != Token::Kind::kNumber || ec != std::errc() ||
+            end != value.text.data() + value.text.size()) {
           return bad("version must be a non-negative integer, got " + value.text);
         }
         if (call.version) return bad("version is given twice");
         call.version = v;
       } else if (EqualsIgnoreCase(name, "timestamp")) {
-        if (value.kind != Token::Kind::kString) return bad("timestamp must be a string such as '2024-06-01 12:00:00'");
+        if (value.kind != Token::Kind::kString)
+          return bad("timestamp must be a string such as '2024-06-01 12:00:00'");
         if (call.timestamp) return bad("timestamp is given twice");
         call.timestamp = value.text;
       } else {

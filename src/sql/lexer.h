@@ -18,8 +18,8 @@ namespace basin::sql {
 struct Token {
   enum class Kind { kIdentifier, kQuotedIdentifier, kString, kNumber, kOperator, kPunctuation };
   Kind kind;
-  std::string text;   // identifiers and strings unquoted/unescaped; others as written
-  size_t begin = 0;   // byte offsets in the input
+  std::string text;  // identifiers and strings unquoted/unescaped; others as written
+  size_t begin = 0;  // byte offsets in the input
   size_t end = 0;
 };
 

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <list>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "delta/history.h"
@@ -145,10 +144,12 @@ struct Session::Impl {
 
   Result<std::string> TableFolder(const std::string& path) const {
     fs::path folder(path);
-    if (folder.is_relative() && !options.warehouse_dir.empty()) folder = fs::path(options.warehouse_dir) / folder;
+    if (folder.is_relative() && !options.warehouse_dir.empty())
+      folder = fs::path(options.warehouse_dir) / folder;
     std::error_code ec;
     if (!fs::is_directory(folder / "_delta_log", ec)) {
-      return Status::NotFound("table " + path + ": no Delta table at " + folder.string() + " (no _delta_log folder)");
+      return Status::NotFound("table " + path + ": no Delta table at " + folder.string() +
+                              " (no _delta_log folder)");
     }
     return folder.lexically_normal().string();
   }
@@ -160,7 +161,8 @@ struct Session::Impl {
 
   static bool SameObject(const std::optional<ObjectInfo>& a, const std::optional<ObjectInfo>& b) {
     if (!a || !b) return !a && !b;
-    return a->key == b->key && a->size_bytes == b->size_bytes && a->modification_time_ms == b->modification_time_ms;
+    return a->key == b->key && a->size_bytes == b->size_bytes &&
+           a->modification_time_ms == b->modification_time_ms;
   }
 
   // The snapshot `call` selects, from the cache when the log still holds the same commit.
@@ -194,7 +196,8 @@ struct Session::Impl {
     }
     // Snapshot errors name the table already.
     ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, call.path, *conn, snapshot_options));
-    auto entry = std::make_shared<CachedSnapshot>(CachedSnapshot{folder, commit, std::move(snapshot), std::nullopt});
+    auto entry =
+        std::make_shared<CachedSnapshot>(CachedSnapshot{folder, commit, std::move(snapshot), std::nullopt});
     if (cacheable) {
       snapshot_cache.push_front(entry);
       if (snapshot_cache.size() > kMaxCachedSnapshots) snapshot_cache.pop_back();
@@ -206,7 +209,8 @@ struct Session::Impl {
   Result<std::optional<StatementResult>> TryBasinStatement(const std::string& statement) {
     ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(statement));
     if (tokens.size() < 3 || !IsKeyword(tokens[0], "DESCRIBE") ||
-        !(IsKeyword(tokens[1], "HISTORY") || IsKeyword(tokens[1], "DETAIL")) || !IsKeyword(tokens[2], "DELTA_SCAN")) {
+        !(IsKeyword(tokens[1], "HISTORY") || IsKeyword(tokens[1], "DETAIL")) ||
+        !IsKeyword(tokens[2], "DELTA_SCAN")) {
       return std::optional<StatementResult>();
     }
     bool history = IsKeyword(tokens[1], "HISTORY");
@@ -223,7 +227,8 @@ struct Session::Impl {
       next += 2;
     }
     if (next != tokens.size()) {
-      return Status::InvalidArgument("unexpected '" + tokens[next].text + "' after delta_scan(...) in DESCRIBE");
+      return Status::InvalidArgument("unexpected '" + tokens[next].text +
+                                     "' after delta_scan(...) in DESCRIBE");
     }
     StatementResult out;
     out.statement = statement;
@@ -233,7 +238,8 @@ struct Session::Impl {
       ASSIGN_OR_RETURN(auto store, OpenStore(call.path));
       auto commits = delta::ReadHistory(store, limit.value_or(0));
       if (!commits.ok()) return commits.status().WithContext("table " + call.path);
-      r.column_names = {"version", "timestamp", "operation", "operationParameters", "operationMetrics", "engineInfo"};
+      r.column_names = {"version",          "timestamp", "operation", "operationParameters",
+                        "operationMetrics", "engineInfo"};
       r.column_types = {"BIGINT", "TIMESTAMP WITH TIME ZONE", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"};
       for (const delta::CommitSummary& c : *commits) {
         auto dump = [](const json& j) -> std::optional<std::string> {
@@ -247,20 +253,21 @@ struct Session::Impl {
     }
     ASSIGN_OR_RETURN(auto cached, Load(call));
     const std::shared_ptr<delta::Snapshot>& snapshot = cached->snapshot;
-    r.column_names = {"location",        "version",         "minReaderVersion", "minWriterVersion",
-                      "readerFeatures",  "writerFeatures",  "partitionColumns", "numFiles",
-                      "sizeInBytes",     "numRecords",      "schema"};
-    r.column_types = {"VARCHAR", "BIGINT",  "INTEGER", "INTEGER", "VARCHAR", "VARCHAR",
-                      "VARCHAR", "BIGINT",  "BIGINT",  "BIGINT",  "VARCHAR"};
+    r.column_names = {"location",         "version",        "minReaderVersion",
+                      "minWriterVersion", "readerFeatures", "writerFeatures",
+                      "partitionColumns", "numFiles",       "sizeInBytes",
+                      "numRecords",       "schema"};
+    r.column_types = {"VARCHAR", "BIGINT", "INTEGER", "INTEGER", "VARCHAR", "VARCHAR",
+                      "VARCHAR", "BIGINT", "BIGINT",  "BIGINT",  "VARCHAR"};
     int64_t records = snapshot->num_records();
-    r.rows.push_back({*TableFolder(call.path), std::to_string(snapshot->version),
-                      std::to_string(snapshot->protocol.min_reader_version),
-                      std::to_string(snapshot->protocol.min_writer_version),
-                      JoinList(snapshot->protocol.reader_features), JoinList(snapshot->protocol.writer_features),
-                      JoinList(snapshot->metadata.partition_columns), std::to_string(snapshot->files.size()),
-                      std::to_string(snapshot->size_bytes()),
-                      records >= 0 ? std::optional<std::string>(std::to_string(records)) : std::nullopt,
-                      snapshot->metadata.schema_string});
+    r.rows.push_back(
+        {*TableFolder(call.path), std::to_string(snapshot->version),
+         std::to_string(snapshot->protocol.min_reader_version),
+         std::to_string(snapshot->protocol.min_writer_version), JoinList(snapshot->protocol.reader_features),
+         JoinList(snapshot->protocol.writer_features), JoinList(snapshot->metadata.partition_columns),
+         std::to_string(snapshot->files.size()), std::to_string(snapshot->size_bytes()),
+         records >= 0 ? std::optional<std::string>(std::to_string(records)) : std::nullopt,
+         snapshot->metadata.schema_string});
     out.files_total = snapshot->files.size();
     return std::optional<StatementResult>(std::move(out));
   }
@@ -272,7 +279,9 @@ struct Session::Impl {
     auto r = conn->Query("SELECT json_serialize_sql(" + engine::QuoteLiteral(statement) + ")");
     if (!r.ok() || r->row_count() != 1 || !r->at(0, 0)) return out;
     tree = json::parse(*r->at(0, 0), nullptr, false);
-    if (tree.is_discarded() || !tree.is_object() || !tree.contains("error") || tree["error"] != false || !tree.contains("statements")) return out;
+    if (tree.is_discarded() || !tree.is_object() || !tree.contains("error") || tree["error"] != false ||
+        !tree.contains("statements"))
+      return out;
     CollectCalls(tree["statements"], out);
     return out;
   }

@@ -16,13 +16,13 @@
 namespace basin::sql {
 
 struct SessionOptions {
-  std::string warehouse_dir;   // relative delta_scan paths resolve against it; "" = cwd
-  bool data_skipping = true;   // off only to prove skipping never changes a result
+  std::string warehouse_dir;  // relative delta_scan paths resolve against it; "" = cwd
+  bool data_skipping = true;  // off only to prove skipping never changes a result
 };
 
 struct StatementResult {
-  std::string statement;        // the statement text as given
-  engine::QueryResult result;   // empty for statements that return no rows
+  std::string statement;       // the statement text as given
+  engine::QueryResult result;  // empty for statements that return no rows
   bool returns_rows = false;
   // What skipping did, for EXPLAIN-like output and tests: files read / files in snapshots.
   size_t files_read = 0;

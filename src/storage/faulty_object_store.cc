@@ -10,13 +10,15 @@ namespace basin {
 namespace {
 
 int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
 Status ShortObject(const std::string& key, uint64_t offset, uint64_t length, uint64_t size) {
-  return Status::Corruption("object '" + key + "' (unsynced) has " + std::to_string(size) + " bytes; cannot read " +
-                            std::to_string(length) + " bytes at offset " + std::to_string(offset));
+  return Status::Corruption("object '" + key + "' (unsynced) has " + std::to_string(size) +
+                            " bytes; cannot read " + std::to_string(length) + " bytes at offset " +
+                            std::to_string(offset));
 }
 
 }  // namespace
@@ -70,7 +72,8 @@ Result<std::string> FaultyObjectStore::Get(const std::string& key) {
   RETURN_IF_ERROR(ValidateObjectKey(key));
   if (BeginCall() != Fault::kNone) return InjectedFault("Get", key);
   if (auto pending = FindPending(key)) {
-    if (!pending->data) return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
+    if (!pending->data)
+      return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
     return *pending->data;
   }
   return base_->Get(key);
@@ -80,9 +83,11 @@ Result<std::string> FaultyObjectStore::GetRange(const std::string& key, uint64_t
   RETURN_IF_ERROR(ValidateObjectKey(key));
   if (BeginCall() != Fault::kNone) return InjectedFault("GetRange", key);
   if (auto pending = FindPending(key)) {
-    if (!pending->data) return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
+    if (!pending->data)
+      return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
     const std::string& data = *pending->data;
-    if (offset > data.size() || length > data.size() - offset) return ShortObject(key, offset, length, data.size());
+    if (offset > data.size() || length > data.size() - offset)
+      return ShortObject(key, offset, length, data.size());
     return data.substr(static_cast<size_t>(offset), static_cast<size_t>(length));
   }
   return base_->GetRange(key, offset, length);
@@ -92,7 +97,8 @@ Result<ObjectInfo> FaultyObjectStore::Head(const std::string& key) {
   RETURN_IF_ERROR(ValidateObjectKey(key));
   if (BeginCall() != Fault::kNone) return InjectedFault("Head", key);
   if (auto pending = FindPending(key)) {
-    if (!pending->data) return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
+    if (!pending->data)
+      return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
     return ObjectInfo{key, pending->data->size(), pending->modification_time_ms};
   }
   return base_->Head(key);
@@ -139,8 +145,9 @@ Status FaultyObjectStore::PutIfAbsent(const std::string& key, const std::string&
   if (options_.buffer_writes) return FinishWrite(fault, "PutIfAbsent", key, BufferedPutIfAbsent(key, data));
   if (auto it = pending_.find(key); it != pending_.end()) {
     // An unsynced write decides, as it would for a reader of this store.
-    Status st = it->second.data ? Status::AlreadyExists("object '" + key + "' already exists in " + Describe())
-                                : base_->Put(key, data);
+    Status st = it->second.data
+                    ? Status::AlreadyExists("object '" + key + "' already exists in " + Describe())
+                    : base_->Put(key, data);
     if (st.ok()) pending_.erase(key);
     return FinishWrite(fault, "PutIfAbsent", key, st);
   }
@@ -240,7 +247,8 @@ size_t FaultyObjectStore::unsynced_writes() const {
   return pending_.size();
 }
 
-std::shared_ptr<FaultyObjectStore> NewFaultyObjectStore(std::shared_ptr<ObjectStore> base, FaultOptions options) {
+std::shared_ptr<FaultyObjectStore> NewFaultyObjectStore(std::shared_ptr<ObjectStore> base,
+                                                        FaultOptions options) {
   return std::make_shared<FaultyObjectStore>(std::move(base), options);
 }
 

@@ -93,6 +93,7 @@ class FaultyObjectStore final : public ObjectStore {
   std::map<std::string, PendingWrite> pending_;  // guarded by mu_
 };
 
-std::shared_ptr<FaultyObjectStore> NewFaultyObjectStore(std::shared_ptr<ObjectStore> base, FaultOptions options);
+std::shared_ptr<FaultyObjectStore> NewFaultyObjectStore(std::shared_ptr<ObjectStore> base,
+                                                        FaultOptions options);
 
 }  // namespace basin

@@ -189,7 +189,8 @@ class LocalObjectStore final : public ObjectStore {
   std::string PathOf(const std::string& key) const { return root_ + "/" + key; }
 
   Status OpenError(const std::string& key, const std::string& path, int err) const {
-    if (err == ENOENT || err == ENOTDIR) return Status::NotFound("object '" + key + "' not found in " + Describe());
+    if (err == ENOENT || err == ENOTDIR)
+      return Status::NotFound("object '" + key + "' not found in " + Describe());
     return IOErrorAt("cannot open", path, err);
   }
 
@@ -268,7 +269,8 @@ class LocalObjectStore final : public ObjectStore {
 
   // Appends objects under `folder_key` (a key ending in '/', or "" for the root) whose keys
   // start with `prefix`, descending only into folders that can hold such keys.
-  Status ListFolder(const std::string& folder_key, const std::string& prefix, std::vector<ObjectInfo>& out) const {
+  Status ListFolder(const std::string& folder_key, const std::string& prefix,
+                    std::vector<ObjectInfo>& out) const {
     std::string folder = folder_key.empty() ? root_ : PathOf(folder_key.substr(0, folder_key.size() - 1));
     DIR* dir = ::opendir(folder.c_str());
     if (dir == nullptr) {

@@ -69,7 +69,8 @@ class MemoryObjectStore final : public ObjectStore {
     RETURN_IF_ERROR(ValidateListPrefix(prefix));
     std::lock_guard lock(mu_);
     std::vector<ObjectInfo> out;
-    for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.starts_with(prefix); ++it) {
+    for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.starts_with(prefix);
+         ++it) {
       out.push_back(ObjectInfo{it->first, it->second.data.size(), it->second.modification_time_ms});
     }
     return out;

@@ -20,11 +20,12 @@ Status ValidateComponents(std::string_view path, bool last_may_be_partial, std::
     std::string_view component = path.substr(start, last ? std::string_view::npos : slash - start);
     if (!(last && last_may_be_partial)) {
       if (component.empty()) {
-        return Status::InvalidArgument(std::string(what) + " '" + std::string(path) + "' has an empty component");
+        return Status::InvalidArgument(std::string(what) + " '" + std::string(path) +
+                                       "' has an empty component");
       }
       if (component == "." || component == "..") {
-        return Status::InvalidArgument(std::string(what) + " '" + std::string(path) +
-                                       "' has a '" + std::string(component) +
+        return Status::InvalidArgument(std::string(what) + " '" + std::string(path) + "' has a '" +
+                                       std::string(component) +
                                        "' component; keys must stay inside the store root");
       }
     }

@@ -19,7 +19,7 @@
 namespace basin {
 
 struct ObjectInfo {
-  std::string key;                 // full key, relative to the store root
+  std::string key;  // full key, relative to the store root
   uint64_t size_bytes = 0;
   int64_t modification_time_ms = 0;  // milliseconds since the Unix epoch
 };
@@ -51,7 +51,8 @@ class ObjectStore {
   // As List(prefix), keeping only keys that sort after `start_after` (byte order). Stores
   // that can start a listing at a key (S3's start-after) override this to skip the rest;
   // the default filters a full listing.
-  virtual Result<std::vector<ObjectInfo>> ListAfter(const std::string& prefix, const std::string& start_after);
+  virtual Result<std::vector<ObjectInfo>> ListAfter(const std::string& prefix,
+                                                    const std::string& start_after);
 
   // A local filesystem path for `key`, when the backend keeps objects as local files that
   // DuckDB can open directly; nullopt otherwise. LocalPath("") is the root folder.

@@ -2,6 +2,7 @@
 // The binary is $BASIN_BINARY, else <build dir>/basin found from this test's own path
 // (<build dir>/tests/cli/cli_test).
 #include <fcntl.h>
+#include <gmock/gmock.h>
 #include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -9,11 +10,9 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include <gmock/gmock.h>
-#include <nlohmann/json.hpp>
 
 #include "testing/test_util.h"
 
@@ -120,7 +119,8 @@ TEST_F(CliTest, UsageErrorsUseTheErrorFormat) {
 }
 
 TEST_F(CliTest, CsvQuotesAndNulls) {
-  RunOutput run = RunSql("SELECT 1 AS a, 'x,y' AS b, NULL AS c, '' AS d, 'say \"hi\"' AS e, 'two\nlines' AS f");
+  RunOutput run =
+      RunSql("SELECT 1 AS a, 'x,y' AS b, NULL AS c, '' AS d, 'say \"hi\"' AS e, 'two\nlines' AS f");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "a,b,c,d,e,f\n1,\"x,y\",,\"\",\"say \"\"hi\"\"\",\"two\nlines\"\n");
   EXPECT_EQ(run.err, "");
@@ -128,7 +128,8 @@ TEST_F(CliTest, CsvQuotesAndNulls) {
 
 TEST_F(CliTest, JsonIsOneArrayOfObjectsPerResult) {
   RunOutput run = RunSql(
-      "SELECT * FROM (VALUES (1, 'a', 2.50::DECIMAL(5,2), true), (2, NULL, NULL, false)) t(id, name, price, ok) "
+      "SELECT * FROM (VALUES (1, 'a', 2.50::DECIMAL(5,2), true), (2, NULL, NULL, false)) t(id, name, price, "
+      "ok) "
       "ORDER BY id; SELECT 42 AS answer",
       "json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -215,15 +216,16 @@ TEST_F(CliTest, ReadsSharedDeltaTablesWithTimeTravel) {
   ASSERT_EQ(v0.exit_code, 0) << v0.err;
   EXPECT_EQ(v0.out, "n\n3\n");
 
-  RunOutput relative = RunBasin({"sql", "--warehouse", (testdata / "delta/dat").string(), "--format", "csv", "-c",
-                                 "SELECT count(*) AS n FROM delta_scan('basic_append/delta')"});
+  RunOutput relative = RunBasin({"sql", "--warehouse", (testdata / "delta/dat").string(), "--format", "csv",
+                                 "-c", "SELECT count(*) AS n FROM delta_scan('basic_append/delta')"});
   ASSERT_EQ(relative.exit_code, 0) << relative.err;
   EXPECT_EQ(relative.out, "n\n5\n");
 }
 
 TEST_F(CliTest, RefusesAnUnreadableTableWithItsCode) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
-  std::string table = (testdata / "delta/delta-kernel-rs-golden/deltalog-invalid-protocol-version/delta").string();
+  std::string table =
+      (testdata / "delta/delta-kernel-rs-golden/deltalog-invalid-protocol-version/delta").string();
   RunOutput run = RunSql("SELECT * FROM delta_scan('" + table + "')");
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.err, StartsWith("Error: Unsupported: "));
@@ -395,8 +397,8 @@ class ShellTest : public CliTest {
 };
 
 TEST_F(ShellTest, RunsMultiLineStatementsAndDotCommands) {
-  std::string transcript = Converse({"SELECT 40", "  + 2 AS answer;", ".format csv", "SELECT 'csv' AS mode;",
-                                     ".format xml", ".quit"});
+  std::string transcript = Converse(
+      {"SELECT 40", "  + 2 AS answer;", ".format csv", "SELECT 'csv' AS mode;", ".format xml", ".quit"});
   EXPECT_EQ(exit_code_, 0);
   EXPECT_THAT(transcript, HasSubstr("| answer |"));
   EXPECT_THAT(transcript, HasSubstr("|     42 |"));
@@ -414,8 +416,8 @@ TEST_F(ShellTest, KeepsGoingAfterAnError) {
 
 TEST_F(ShellTest, CtrlCInterruptsTheRunningStatementNotTheShell) {
   // Runs for hours unless interrupted.
-  std::string transcript = Converse({"SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b;", kCtrlC,
-                                     "SELECT 'alive' AS state;", ".quit"});
+  std::string transcript = Converse({"SELECT sum(a.range * b.range) FROM range(1000000) a, range(1000000) b;",
+                                     kCtrlC, "SELECT 'alive' AS state;", ".quit"});
   EXPECT_EQ(exit_code_, 0);
   EXPECT_THAT(transcript, HasSubstr("Error: Cancelled: "));
   EXPECT_THAT(transcript, HasSubstr("| alive |"));

@@ -139,7 +139,8 @@ void CompareWithAndWithoutCheckpoints(std::shared_ptr<ObjectStore> store) {
     expected.tombstones.clear();
     for (const auto& r : from_json->tombstones) {
       bool recent = r.deletion_timestamp.value_or(0) > now_ms - 7 * kDayMs;
-      bool after_checkpoint = !std::binary_search(in_checkpoint.begin(), in_checkpoint.end(), SerializeAction(r));
+      bool after_checkpoint =
+          !std::binary_search(in_checkpoint.begin(), in_checkpoint.end(), SerializeAction(r));
       if (recent || after_checkpoint) expected.tombstones.push_back(r);
     }
     EXPECT_LT(expected.tombstones.size(), from_json->tombstones.size());
@@ -156,8 +157,8 @@ TEST(CheckpointWriterTest, LocalTableReadsBackIdenticallyFromCheckpoints) {
   TableFixture table(store);
   auto path = store->LocalPath(std::string(kLogFolder) + "00000000000000000020.checkpoint.parquet");
   ASSERT_TRUE(path.has_value());
-  ASSERT_OK_AND_ASSIGN(auto columns,
-                       table.conn().DescribeQuery("SELECT * FROM read_parquet(" + engine::QuoteLiteral(*path) + ")"));
+  ASSERT_OK_AND_ASSIGN(auto columns, table.conn().DescribeQuery("SELECT * FROM read_parquet(" +
+                                                                engine::QuoteLiteral(*path) + ")"));
   std::map<std::string, const engine::ColumnType*> by_name;
   for (const auto& c : columns) by_name[c.name] = &c;
   for (const char* name : {"txn", "add", "remove", "metaData", "protocol", "domainMetadata"}) {
@@ -169,9 +170,10 @@ TEST(CheckpointWriterTest, LocalTableReadsBackIdenticallyFromCheckpoints) {
   EXPECT_EQ(add_fields["partitionValues"], "MAP(VARCHAR, VARCHAR)");
   EXPECT_EQ(add_fields["size"], "BIGINT");
   EXPECT_EQ(add_fields["deletionVector"].rfind("STRUCT(", 0), 0u) << add_fields["deletionVector"];
-  ASSERT_OK_AND_ASSIGN(auto counts, table.conn().Query("SELECT count(\"add\"), count(remove), count(txn), "
-                                                       "count(\"metaData\"), count(protocol) FROM read_parquet(" +
-                                                       engine::QuoteLiteral(*path) + ")"));
+  ASSERT_OK_AND_ASSIGN(auto counts,
+                       table.conn().Query("SELECT count(\"add\"), count(remove), count(txn), "
+                                          "count(\"metaData\"), count(protocol) FROM read_parquet(" +
+                                          engine::QuoteLiteral(*path) + ")"));
   SnapshotOptions at20;
   at20.version = 20;
   ASSERT_OK_AND_ASSIGN(auto snapshot20, table.Load(at20));
@@ -227,7 +229,9 @@ class NoCheckpointStore final : public ObjectStore {
   }
   Status Delete(const std::string& key) override { return base_->Delete(key); }
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
-  std::optional<std::string> LocalPath(const std::string& key) const override { return base_->LocalPath(key); }
+  std::optional<std::string> LocalPath(const std::string& key) const override {
+    return base_->LocalPath(key);
+  }
   std::string Describe() const override { return "no-checkpoint(" + base_->Describe() + ")"; }
 
  private:
@@ -273,12 +277,15 @@ TEST(CheckpointWriterTest, TableProperties) {
   EXPECT_EQ(*CheckpointInterval(TestMetadata({{"delta.checkpointInterval", "25"}})), 25);
   ASSERT_ERROR_CODE(CheckpointInterval(TestMetadata({{"delta.checkpointInterval", "0"}})), kInvalidArgument);
   EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata()), 7 * kDayMs);
-  EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "interval 2 days"}})),
-            2 * kDayMs);
-  EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "INTERVAL 1 HOUR"}})),
-            3'600'000);
-  EXPECT_EQ(*DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "interval 1 week"}})),
-            7 * kDayMs);
+  EXPECT_EQ(
+      *DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "interval 2 days"}})),
+      2 * kDayMs);
+  EXPECT_EQ(
+      *DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "INTERVAL 1 HOUR"}})),
+      3'600'000);
+  EXPECT_EQ(
+      *DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "interval 1 week"}})),
+      7 * kDayMs);
   ASSERT_ERROR_CODE(DeletedFileRetentionMs(TestMetadata({{"delta.deletedFileRetentionDuration", "soon"}})),
                     kInvalidArgument);
   ASSERT_ERROR_CODE(

@@ -4,11 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <numeric>
 #include <random>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "storage/object_store.h"
 #include "testing/test_util.h"
@@ -104,7 +103,7 @@ TEST(Z85, RejectsBadInput) {
   ASSERT_ERROR_CODE(Z85Decode("Hello World"), kInvalidArgument);
   ASSERT_ERROR_CODE(Z85Decode("Hell\"World"), kInvalidArgument);  // '"' is not in the alphabet
   ASSERT_ERROR_CODE(Z85Decode(std::string("Hell\0", 5)), kInvalidArgument);
-  ASSERT_ERROR_CODE(Z85Decode("#####"), kInvalidArgument);  // 85^5 - 1 > 2^32 - 1
+  ASSERT_ERROR_CODE(Z85Decode("#####"), kInvalidArgument);    // 85^5 - 1 > 2^32 - 1
   ASSERT_OK_AND_ASSIGN(std::string max, Z85Decode("%nSc0"));  // 2^32 - 1 is fine
   EXPECT_EQ(max, std::string(4, '\xff'));
 }
@@ -126,7 +125,8 @@ TEST(DeletionVectorKey, EncodedPathRoundTrips) {
 }
 
 TEST(DeletionVectorKey, AbsolutePathsAndBadDescriptors) {
-  ASSERT_OK_AND_ASSIGN(std::string path, DeletionVectorKey({'p', "file:/data/t/deletion%20vector.bin", 1, 0, 0}));
+  ASSERT_OK_AND_ASSIGN(std::string path,
+                       DeletionVectorKey({'p', "file:/data/t/deletion%20vector.bin", 1, 0, 0}));
   EXPECT_EQ(path, "/data/t/deletion vector.bin");
   ASSERT_ERROR_CODE(DeletionVectorKey({'i', "0000000000", std::nullopt, 4, 0}), kInvalidArgument);
   ASSERT_ERROR_CODE(DeletionVectorKey({'u', "short", 1, 0, 0}), kCorruption);
@@ -154,7 +154,7 @@ TEST(Z85, ReadsTheZ85CratesPaddedTail) {
   ASSERT_OK_AND_ASSIGN(std::string one, Z85Decode("###2z"));  // 2*85 + 35 = 205
   EXPECT_EQ(one, "\xcd");
   ASSERT_ERROR_CODE(Z85Decode("####0"), kInvalidArgument);
-  ASSERT_ERROR_CODE(Z85Decode("###50"), kInvalidArgument);  // 425 does not fit one byte
+  ASSERT_ERROR_CODE(Z85Decode("###50"), kInvalidArgument);            // 425 does not fit one byte
   ASSERT_ERROR_CODE(Z85Decode("##093HelloWorld"), kInvalidArgument);  // only the last group
 }
 
@@ -228,7 +228,7 @@ TEST(LoadDeletionVector, AllDvsInSharedTables) {
     if (!source.is_directory()) continue;
     for (const auto& test_case : fs::directory_iterator(source.path())) {
       fs::path table = fs::exists(test_case.path() / "delta" / "_delta_log") ? test_case.path() / "delta"
-                                                                               : test_case.path();
+                                                                             : test_case.path();
       if (!fs::is_directory(table / "_delta_log")) continue;
       auto dvs = DvsInJsonLog(table);
       if (dvs.empty()) continue;
@@ -238,7 +238,8 @@ TEST(LoadDeletionVector, AllDvsInSharedTables) {
         SCOPED_TRACE(table.string() + " " + where);
         ASSERT_OK_AND_ASSIGN(auto positions, LoadDeletionVector(*store, dv, where));
         EXPECT_EQ(positions.size(), static_cast<size_t>(dv.cardinality));
-        EXPECT_TRUE(std::adjacent_find(positions.begin(), positions.end(), std::greater_equal<>()) == positions.end());
+        EXPECT_TRUE(std::adjacent_find(positions.begin(), positions.end(), std::greater_equal<>()) ==
+                    positions.end());
         total_dvs++;
       }
     }
@@ -253,8 +254,8 @@ TEST(LoadDeletionVector, AllDvsInSharedTables) {
 
 TEST(SerializeRoaringBitmapArray, RoundTripsAcrossBucketsAndContainerKinds) {
   std::vector<uint64_t> positions = {5, 0, 5, 65535, 65536};
-  for (uint64_t i = 100000; i < 170000; i++) positions.push_back(i);          // a run
-  for (uint64_t i = 200000; i < 220000; i += 2) positions.push_back(i);       // a bitset
+  for (uint64_t i = 100000; i < 170000; i++) positions.push_back(i);                    // a run
+  for (uint64_t i = 200000; i < 220000; i += 2) positions.push_back(i);                 // a bitset
   for (uint64_t i = 0; i < 100; i++) positions.push_back((uint64_t{1} << 32) + i * 7);  // second bucket
   positions.push_back((uint64_t{1} << 62) + 1);
   std::string bytes = SerializeRoaringBitmapArray(positions);
@@ -280,7 +281,8 @@ class DvFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
     bitmap_ = SerializeRoaringBitmapArray({1, 4, 9, 16});
-    dv_ = {'u', EncodeDeletionVectorPath("xy", std::string(16, '\x42')), 1, static_cast<int32_t>(bitmap_.size()), 4};
+    dv_ = {'u', EncodeDeletionVectorPath("xy", std::string(16, '\x42')), 1,
+           static_cast<int32_t>(bitmap_.size()), 4};
     ASSERT_OK_AND_ASSIGN(key_, DeletionVectorKey(dv_));
     EXPECT_EQ(key_, "xy/deletion_vector_42424242-4242-4242-4242-424242424242.bin");
   }
@@ -444,9 +446,9 @@ TEST(DecodeRoaringBitmapArray, RejectsMalformedHeaders) {
   auto st = DecodeRoaringBitmapArray(native).status();
   ASSERT_ERROR_CODE(st, kCorruption);
   EXPECT_NE(st.message().find("native"), std::string::npos);
-  ASSERT_ERROR_CODE(DecodeRoaringBitmapArray(good.substr(0, 10)), kCorruption);        // count cut short
+  ASSERT_ERROR_CODE(DecodeRoaringBitmapArray(good.substr(0, 10)), kCorruption);           // count cut short
   ASSERT_ERROR_CODE(DecodeRoaringBitmapArray(WithMagic(LE64(UINT64_MAX))), kCorruption);  // absurd count
-  ASSERT_ERROR_CODE(DecodeRoaringBitmapArray(good + "x"), kCorruption);                // trailing byte
+  ASSERT_ERROR_CODE(DecodeRoaringBitmapArray(good + "x"), kCorruption);                   // trailing byte
   for (size_t cut = 0; cut < good.size(); cut++) {
     SCOPED_TRACE(cut);
     ASSERT_ERROR_CODE(DecodeRoaringBitmapArray(good.substr(0, cut)), kCorruption);
@@ -518,7 +520,8 @@ TEST(DecodeRoaringBitmapArray, SurvivesRandomMutations) {
     auto result = DecodeRoaringBitmapArray(mutated, 1 << 20);
     if (result.ok()) {
       accepted++;
-      EXPECT_TRUE(std::adjacent_find(result->begin(), result->end(), std::greater_equal<>()) == result->end());
+      EXPECT_TRUE(std::adjacent_find(result->begin(), result->end(), std::greater_equal<>()) ==
+                  result->end());
     } else {
       EXPECT_EQ(result.status().code(), ErrorCode::kCorruption);
     }

@@ -45,7 +45,8 @@ int CommitAppends(const std::string& root, int process) {
       return 4;
     }
     if (!result->checkpoint_status.ok()) {
-      std::fprintf(stderr, "process %d checkpoint: %s\n", process, result->checkpoint_status.ToString().c_str());
+      std::fprintf(stderr, "process %d checkpoint: %s\n", process,
+                   result->checkpoint_status.ToString().c_str());
       return 5;
     }
   }

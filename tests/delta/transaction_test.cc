@@ -165,7 +165,8 @@ TEST_F(TransactionTest, CompactionDoesNotConflictWithAppendsOrReaders) {
   ASSERT_OK(reader.Commit());
   auto rewritten = rewriter.Commit();
   ASSERT_ERROR_CODE(rewritten, kConflict);
-  EXPECT_NE(rewritten.status().message().find("OPTIMIZE"), std::string::npos) << rewritten.status().ToString();
+  EXPECT_NE(rewritten.status().message().find("OPTIMIZE"), std::string::npos)
+      << rewritten.status().ToString();
   EXPECT_EQ(FilePaths(), (std::set<std::string>{"ab.parquet", "c.parquet", "d.parquet"}));
 
   // The other order: an append first, then the compaction rebases over it.
@@ -344,8 +345,8 @@ TEST(TransactionFaultTest, RandomStorageFailuresNeverDuplicateOrLoseCommits) {
     auto faulty = NewFaultyObjectStore(base, faults);
     TableFixture table(faulty);
     std::map<std::string, int64_t> committed;  // file -> version reported
-    std::set<std::string> failed;          // certainly not committed
-    std::set<std::string> unknown;         // "outcome unknown"
+    std::set<std::string> failed;              // certainly not committed
+    std::set<std::string> unknown;             // "outcome unknown"
     int retried = 0;
     for (int i = 0; i < 30; i++) {
       std::string file = "s" + std::to_string(seed) + "-" + std::to_string(i) + ".parquet";

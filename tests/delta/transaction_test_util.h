@@ -16,9 +16,8 @@ namespace basin::delta::testing {
 inline Metadata TestMetadata(std::map<std::string, std::string> configuration = {}) {
   Metadata m;
   m.id = "5b7e2f1c-0000-4000-8000-000000000042";
-  m.schema_string =
-      R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
-      R"({"name":"day","type":"string","nullable":true,"metadata":{}}]})";
+  m.schema_string = R"({"type":"struct","fields":[{"name":"id","type":"long","nullable":true,"metadata":{}},)"
+                    R"({"name":"day","type":"string","nullable":true,"metadata":{}}]})";
   m.partition_columns = {"day"};
   m.configuration = std::move(configuration);
   m.created_time = 1700000000000;

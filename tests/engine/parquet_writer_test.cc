@@ -36,12 +36,13 @@ class ParquetWriterTest : public ::testing::Test {
 TEST_F(ParquetWriterTest, UnpartitionedFileHasTypedStats) {
   ASSERT_OK_AND_ASSIGN(
       auto adds,
-      WriteDataFiles(*conn_,
-                     "SELECT i AS id, 'name' || i AS name, i * 0.5::DOUBLE AS score, DATE '2024-01-01' + i::INT AS day, "
-                     "TIMESTAMPTZ '2024-01-01 00:00:00.123456' + to_seconds(i) AS ts, "
-                     "CASE WHEN i % 2 = 0 THEN NULL ELSE i END AS odd, {'x': i, 'y': 'q'} AS s, [i] AS l, "
-                     "repeat('z', 40) AS long_text FROM range(10) t(i)",
-                     *store_));
+      WriteDataFiles(
+          *conn_,
+          "SELECT i AS id, 'name' || i AS name, i * 0.5::DOUBLE AS score, DATE '2024-01-01' + i::INT AS day, "
+          "TIMESTAMPTZ '2024-01-01 00:00:00.123456' + to_seconds(i) AS ts, "
+          "CASE WHEN i % 2 = 0 THEN NULL ELSE i END AS odd, {'x': i, 'y': 'q'} AS s, [i] AS l, "
+          "repeat('z', 40) AS long_text FROM range(10) t(i)",
+          *store_));
   ASSERT_EQ(adds.size(), 1u);
   const delta::AddFile& add = adds[0];
   EXPECT_TRUE(add.partition_values.empty());
@@ -102,7 +103,8 @@ TEST_F(ParquetWriterTest, TargetFileSizeSplitsFiles) {
   WriteOptions options;
   options.target_file_size_bytes = 50000;
   options.row_group_size = 5000;
-  ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_, "SELECT i AS v FROM range(200000) t(i)", *store_, options));
+  ASSERT_OK_AND_ASSIGN(auto adds,
+                       WriteDataFiles(*conn_, "SELECT i AS v FROM range(200000) t(i)", *store_, options));
   EXPECT_GT(adds.size(), 1u);
   int64_t total = 0;
   for (const auto& add : adds) total += json::parse(*add.stats)["numRecords"].get<int64_t>();
@@ -131,10 +133,11 @@ TEST_F(ParquetWriterTest, MissingPartitionColumnIsInvalidArgument) {
 }
 
 TEST_F(ParquetWriterTest, InferDeltaSchemaMapsTypes) {
-  ASSERT_OK_AND_ASSIGN(auto schema,
-                       InferDeltaSchema(*conn_,
-                                        "SELECT 1::BIGINT a, 'x' b, 1.5::DECIMAL(10,2) c, TIMESTAMPTZ '2024-01-01' d, "
-                                        "TIMESTAMP '2024-01-01' e, {'f': [1]} g"));
+  ASSERT_OK_AND_ASSIGN(
+      auto schema,
+      InferDeltaSchema(*conn_,
+                       "SELECT 1::BIGINT a, 'x' b, 1.5::DECIMAL(10,2) c, TIMESTAMPTZ '2024-01-01' d, "
+                       "TIMESTAMP '2024-01-01' e, {'f': [1]} g"));
   ASSERT_EQ(schema.fields.size(), 6u);
   EXPECT_EQ(schema.fields[0].type->primitive, "long");
   EXPECT_EQ(schema.fields[1].type->primitive, "string");

@@ -33,7 +33,8 @@ class ScanTest : public ::testing::Test {
     for (auto& add : *adds) snapshot_.files.push_back(std::move(add));
   }
 
-  QueryResult Scan(const std::string& outer = "SELECT * FROM ({}) ORDER BY ALL", const ScanOptions& options = {}) {
+  QueryResult Scan(const std::string& outer = "SELECT * FROM ({}) ORDER BY ALL",
+                   const ScanOptions& options = {}) {
     auto plan = BuildScanSql(snapshot_, *conn_, options);
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
     if (!plan.ok()) return {};
@@ -45,8 +46,10 @@ class ScanTest : public ::testing::Test {
     return r.ok() ? *r : QueryResult{};
   }
 
-  static std::string Field(const std::string& name, const std::string& type, const std::string& physical = "") {
-    std::string metadata = physical.empty() ? "{}" : R"({"delta.columnMapping.physicalName":")" + physical + "\"}";
+  static std::string Field(const std::string& name, const std::string& type,
+                           const std::string& physical = "") {
+    std::string metadata =
+        physical.empty() ? "{}" : R"({"delta.columnMapping.physicalName":")" + physical + "\"}";
     return R"({"name":")" + name + R"(","type":)" + type + R"(,"nullable":true,"metadata":)" + metadata + "}";
   }
   static std::string Struct(const std::vector<std::string>& fields) {
@@ -81,9 +84,10 @@ TEST_F(ScanTest, PartitionValuesIncludingNullBecomeTypedConstants) {
             {"p", "d", "ts"});
   WriteOptions options;
   options.partition_columns = {"p", "d", "ts"};
-  AddFiles("SELECT i::INT AS v, CASE WHEN i = 0 THEN NULL ELSE 'x' || i END AS p, DATE '2024-01-02' AS d, "
-           "TIMESTAMPTZ '2024-01-02 03:04:05.5' AS ts FROM range(3) t(i)",
-           options);
+  AddFiles(
+      "SELECT i::INT AS v, CASE WHEN i = 0 THEN NULL ELSE 'x' || i END AS p, DATE '2024-01-02' AS d, "
+      "TIMESTAMPTZ '2024-01-02 03:04:05.5' AS ts FROM range(3) t(i)",
+      options);
   QueryResult r = Scan("SELECT v, p, d, ts, typeof(d), typeof(ts) FROM ({}) ORDER BY v");
   ASSERT_EQ(r.row_count(), 3u);
   EXPECT_EQ(r.at(0, 1), std::nullopt);
@@ -99,7 +103,8 @@ TEST_F(ScanTest, PartitionValuesIncludingNullBecomeTypedConstants) {
 }
 
 TEST_F(ScanTest, IsoPartitionTimestampsAndEmptyStringsForNonStrings) {
-  SetSchema(Struct({Field("v", "\"integer\""), Field("ts", "\"timestamp\""), Field("n", "\"long\"")}), {"ts", "n"});
+  SetSchema(Struct({Field("v", "\"integer\""), Field("ts", "\"timestamp\""), Field("n", "\"long\"")}),
+            {"ts", "n"});
   AddFiles("SELECT 1::INT AS v");
   snapshot_.files[0].partition_values = {{"ts", "2024-01-01T10:00:00.000000Z"}, {"n", ""}};
   QueryResult r = Scan();
@@ -127,11 +132,13 @@ TEST_F(ScanTest, ColumnsMissingFromFilesAreNullAndOldTypesWiden) {
 TEST_F(ScanTest, ColumnMappingRenamesNestedFields) {
   SetSchema(Struct({Field("id", "\"long\"", "col-1"),
                     Field("info", Struct({Field("city", "\"string\"", "col-3")}), "col-2"),
-                    Field("tags", R"({"type":"array","elementType":)" +
-                                      Struct({Field("k", "\"string\"", "col-5")}) + R"(,"containsNull":true})",
+                    Field("tags",
+                          R"({"type":"array","elementType":)" + Struct({Field("k", "\"string\"", "col-5")}) +
+                              R"(,"containsNull":true})",
                           "col-4"),
-                    Field("m", R"({"type":"map","keyType":"string","valueType":)" +
-                                   Struct({Field("x", "\"integer\"", "col-7")}) + R"(,"valueContainsNull":true})",
+                    Field("m",
+                          R"({"type":"map","keyType":"string","valueType":)" +
+                              Struct({Field("x", "\"integer\"", "col-7")}) + R"(,"valueContainsNull":true})",
                           "col-6")}));
   snapshot_.metadata.configuration["delta.columnMapping.mode"] = "name";
   AddFiles(R"(SELECT 1::BIGINT AS "col-1", {'col-3': 'Oslo'} AS "col-2", [{'col-5': 'a'}, NULL] AS "col-4",
@@ -173,7 +180,8 @@ TEST_F(ScanTest, DeletionVectorsRemoveRowsAndTempTablesAreDropped) {
   ASSERT_OK_AND_ASSIGN(QueryResult r, conn_->Query("SELECT count(*) FROM (" + plan.sql + ")"));
   EXPECT_EQ(r.at(0, 0), "7");
   DropScanTempTables(*conn_, plan);
-  ASSERT_OK_AND_ASSIGN(QueryResult temps, conn_->Query("SELECT count(*) FROM duckdb_tables() WHERE temporary"));
+  ASSERT_OK_AND_ASSIGN(QueryResult temps,
+                       conn_->Query("SELECT count(*) FROM duckdb_tables() WHERE temporary"));
   EXPECT_EQ(temps.at(0, 0), "0");
 }
 

@@ -152,7 +152,8 @@ TEST_F(SkippingTest, ColumnMappingUsesPhysicalNamesInStats) {
   mapped.schema = *schema;
   mapped.metadata.configuration["delta.columnMapping.mode"] = "name";
   delta::AddFile add;
-  add.stats = R"({"numRecords":1,"minValues":{"col-abc":1},"maxValues":{"col-abc":2},"nullCount":{"col-abc":0}})";
+  add.stats =
+      R"({"numRecords":1,"minValues":{"col-abc":1},"maxValues":{"col-abc":2},"nullCount":{"col-abc":0}})";
   mapped.files = {add};
   ASSERT_OK_AND_ASSIGN(auto hit, FilesMatchingWhere(*conn_, mapped, "id = 2"));
   EXPECT_EQ(hit, (Files{0}));

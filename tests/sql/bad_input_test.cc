@@ -61,7 +61,8 @@ TEST_F(BadInputTest, CorruptCommitLineNamesFileVersionAndLine) {
   Write(commit, original + "{\"add\": {\"path\": broken\n");
   Status st = Count();
   ASSERT_EQ(st.code(), ErrorCode::kCorruption) << st.ToString();
-  EXPECT_NE(st.message().find("00000000000000000000.json (version 0) line"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("00000000000000000000.json (version 0) line"), std::string::npos)
+      << st.message();
   Write(commit, original);
   ASSERT_OK(Count());
 }

@@ -87,7 +87,8 @@ class RunnerTest : public ::testing::Test {
   void ExpectOneFailure(const std::string& text, int line, const std::string& what) {
     RunReport report = Run(text);
     ASSERT_EQ(report.failures.size(), 1u) << text;
-    EXPECT_EQ(report.failures[0].rfind("inline.test:" + std::to_string(line) + ":", 0), 0u) << report.failures[0];
+    EXPECT_EQ(report.failures[0].rfind("inline.test:" + std::to_string(line) + ":", 0), 0u)
+        << report.failures[0];
     EXPECT_NE(report.failures[0].find(what), std::string::npos) << report.failures[0];
   }
 
@@ -95,37 +96,37 @@ class RunnerTest : public ::testing::Test {
 };
 
 TEST_F(RunnerTest, PassingScriptHasNoFailures) {
-  RunReport report = Run(
-      "# a comment\n"
-      "statement ok\n"
-      "CREATE TABLE t AS SELECT * FROM (VALUES (1, 'a b', NULL), (2, '', 'x')) v(i, s, n)\n"
-      "\n"
-      "query ITT\n"
-      "SELECT * FROM t ORDER BY i\n"
-      "----\n"
-      "1\ta b\tNULL\n"
-      "2\t(empty)\tx\n"
-      "\n"
-      "query IR rowsort\n"
-      "SELECT i, i / 2 FROM t\n"
-      "----\n"
-      "2   1.0\n"
-      "1   0.5\n"
-      "\n"
-      "query I valuesort\n"
-      "SELECT i FROM t UNION ALL SELECT 7\n"
-      "----\n"
-      "7\n"
-      "2\n"
-      "1\n"
-      "\n"
-      "query I\n"
-      "SELECT i FROM t WHERE i > 5\n"
-      "\n"
-      "statement error NotFound\n"
-      "SELECT * FROM no_such_table\n"
-      "----\n"
-      "no_such_table\n");
+  RunReport report =
+      Run("# a comment\n"
+          "statement ok\n"
+          "CREATE TABLE t AS SELECT * FROM (VALUES (1, 'a b', NULL), (2, '', 'x')) v(i, s, n)\n"
+          "\n"
+          "query ITT\n"
+          "SELECT * FROM t ORDER BY i\n"
+          "----\n"
+          "1\ta b\tNULL\n"
+          "2\t(empty)\tx\n"
+          "\n"
+          "query IR rowsort\n"
+          "SELECT i, i / 2 FROM t\n"
+          "----\n"
+          "2   1.0\n"
+          "1   0.5\n"
+          "\n"
+          "query I valuesort\n"
+          "SELECT i FROM t UNION ALL SELECT 7\n"
+          "----\n"
+          "7\n"
+          "2\n"
+          "1\n"
+          "\n"
+          "query I\n"
+          "SELECT i FROM t WHERE i > 5\n"
+          "\n"
+          "statement error NotFound\n"
+          "SELECT * FROM no_such_table\n"
+          "----\n"
+          "no_such_table\n");
   EXPECT_TRUE(report.failures.empty()) << report.failures[0];
   EXPECT_EQ(report.records_run, 6u);
 }
@@ -155,47 +156,50 @@ TEST_F(RunnerTest, ColumnCountAndTypesAreChecked) {
 TEST_F(RunnerTest, ErrorCodesAndMessagesAreChecked) {
   ExpectOneFailure("statement ok\nSELECT * FROM missing\n", 1, "statement failed: NotFound");
   ExpectOneFailure("statement error\nSELECT 1\n", 1, "expected an error but the statement succeeded");
-  ExpectOneFailure("statement error InvalidArgument\nSELECT * FROM missing\n", 1, "expected InvalidArgument, got NotFound");
+  ExpectOneFailure("statement error InvalidArgument\nSELECT * FROM missing\n", 1,
+                   "expected InvalidArgument, got NotFound");
   ExpectOneFailure("statement error NotFound\nSELECT * FROM missing\n----\nsome other text\n", 1,
                    "does not contain the expected text");
 }
 
 TEST_F(RunnerTest, RestartOpensANewSessionOnTheSameWarehouse) {
-  RunReport report = Run(
-      "statement ok\n"
-      "CREATE TABLE t AS SELECT 1\n"
-      "\n"
-      "statement ok\n"
-      "COPY (SELECT 42 AS x) TO '${WAREHOUSE}/kept.parquet'\n"
-      "\n"
-      "restart\n"
-      "\n"
-      "statement error NotFound\n"
-      "SELECT * FROM t\n"
-      "\n"
-      "query I\n"
-      "SELECT x FROM read_parquet('${WAREHOUSE}/kept.parquet')\n"
-      "----\n"
-      "42\n");
+  RunReport report =
+      Run("statement ok\n"
+          "CREATE TABLE t AS SELECT 1\n"
+          "\n"
+          "statement ok\n"
+          "COPY (SELECT 42 AS x) TO '${WAREHOUSE}/kept.parquet'\n"
+          "\n"
+          "restart\n"
+          "\n"
+          "statement error NotFound\n"
+          "SELECT * FROM t\n"
+          "\n"
+          "query I\n"
+          "SELECT x FROM read_parquet('${WAREHOUSE}/kept.parquet')\n"
+          "----\n"
+          "42\n");
   EXPECT_TRUE(report.failures.empty()) << report.failures[0];
 }
 
 TEST_F(RunnerTest, LoopsExpandAndNameTheIteration) {
-  RunReport report = Run(
-      "loop i 0 3\n"
-      "\n"
-      "query I\n"
-      "SELECT ${i} WHERE ${i} <> 1\n"
-      "----\n"
-      "${i}\n"
-      "\n"
-      "endloop\n");
+  RunReport report =
+      Run("loop i 0 3\n"
+          "\n"
+          "query I\n"
+          "SELECT ${i} WHERE ${i} <> 1\n"
+          "----\n"
+          "${i}\n"
+          "\n"
+          "endloop\n");
   ASSERT_EQ(report.records_run, 3u);
   ASSERT_EQ(report.failures.size(), 1u);
   EXPECT_EQ(report.failures[0].rfind("inline.test:3 (i=1): wrong query result", 0), 0u) << report.failures[0];
 }
 
-TEST_F(RunnerTest, UnknownVariableFails) { ExpectOneFailure("statement ok\nSELECT '${NOPE}'\n", 1, "${NOPE}"); }
+TEST_F(RunnerTest, UnknownVariableFails) {
+  ExpectOneFailure("statement ok\nSELECT '${NOPE}'\n", 1, "${NOPE}");
+}
 
 TEST_F(RunnerTest, RequireSkipsWithoutTestdata) {
   auto script = ParseScript("require testdata\n\nstatement ok\nSELECT 1\n", "inline.test");
@@ -210,10 +214,12 @@ TEST_F(RunnerTest, RequireSkipsWithoutTestdata) {
 
 TEST(ParserTest, MalformedRecordsNameTheLine) {
   const char* const kBad[] = {
-      "query X\nSELECT 1\n",         "statement error Nonsense\nSELECT 1\n", "query I\n----\n1\n",
-      "statement ok\nSELECT 1\n----\n1\n", "loop i 0\n",                        "loop i 0 2\n\nstatement ok\nSELECT 1\n",
-      "endloop\n",                   "require network\n",                    "restart\nSELECT 1\n",
-      "query I sometimes\nSELECT 1\n", "frobnicate\n",
+      "query X\nSELECT 1\n", "statement error Nonsense\nSELECT 1\n",
+      "query I\n----\n1\n",  "statement ok\nSELECT 1\n----\n1\n",
+      "loop i 0\n",          "loop i 0 2\n\nstatement ok\nSELECT 1\n",
+      "endloop\n",           "require network\n",
+      "restart\nSELECT 1\n", "query I sometimes\nSELECT 1\n",
+      "frobnicate\n",
   };
   for (const char* text : kBad) {
     auto script = ParseScript(std::string("\n") + text, "bad.test");

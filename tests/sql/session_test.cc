@@ -1,8 +1,8 @@
 #include "sql/session.h"
 
-#include <filesystem>
-
 #include <gtest/gtest.h>
+
+#include <filesystem>
 
 #include "delta/commit_writer.h"
 #include "engine/parquet_writer.h"
@@ -65,8 +65,9 @@ class SessionTest : public ::testing::Test {
 };
 
 TEST(LexerTest, SplitsOnSemicolonsOutsideStringsAndComments) {
-  ASSERT_OK_AND_ASSIGN(auto statements,
-                       SplitStatements("SELECT ';' AS a; -- c; d\nSELECT $x$;$x$ /* ; */ ;; SELECT \"a;b\" FROM t"));
+  ASSERT_OK_AND_ASSIGN(
+      auto statements,
+      SplitStatements("SELECT ';' AS a; -- c; d\nSELECT $x$;$x$ /* ; */ ;; SELECT \"a;b\" FROM t"));
   ASSERT_EQ(statements.size(), 3u);
   EXPECT_EQ(statements[0].text, "SELECT ';' AS a");
   EXPECT_EQ(statements[1].text, "SELECT $x$;$x$");
@@ -85,7 +86,8 @@ TEST(LexerTest, SplitsOnSemicolonsOutsideStringsAndComments) {
 TEST(LexerTest, FindsDeltaScanCallsWithArguments) {
   std::string sql =
       "SELECT 'delta_scan(''no'')', \"delta_scan\" FROM Delta_Scan ( 'a b' ) -- delta_scan('c')\n"
-      "JOIN delta_scan('d', version => 3) USING (k) JOIN delta_scan('e', timestamp => '2024-01-01') USING (k)";
+      "JOIN delta_scan('d', version => 3) USING (k) JOIN delta_scan('e', timestamp => '2024-01-01') USING "
+      "(k)";
   ASSERT_OK_AND_ASSIGN(auto calls, FindDeltaScanCalls(sql));
   ASSERT_EQ(calls.size(), 3u);
   EXPECT_EQ(calls[0].path, "a b");
@@ -99,9 +101,9 @@ TEST(LexerTest, FindsDeltaScanCallsWithArguments) {
 TEST_F(SessionTest, RewritesCallsKeepingAliasesAndJoins) {
   CreateTable("people", {"SELECT i AS id, 'p' || i AS name FROM range(5) t(i)"});
   CreateTable("orders", {"SELECT i AS order_id, i % 3 AS person_id, i * 10 AS amount FROM range(9) t(i)"});
-  engine::QueryResult r = One(
-      "SELECT p.name, sum(o.amount) AS total FROM delta_scan('people') AS p "
-      "JOIN delta_scan('orders') o ON o.person_id = p.id GROUP BY p.name ORDER BY p.name");
+  engine::QueryResult r =
+      One("SELECT p.name, sum(o.amount) AS total FROM delta_scan('people') AS p "
+          "JOIN delta_scan('orders') o ON o.person_id = p.id GROUP BY p.name ORDER BY p.name");
   ASSERT_EQ(r.row_count(), 3u);
   EXPECT_EQ(r.at(0, 0), "p0");
   EXPECT_EQ(r.at(0, 1), "90");  // 0 + 30 + 60
@@ -110,7 +112,8 @@ TEST_F(SessionTest, RewritesCallsKeepingAliasesAndJoins) {
 
 TEST_F(SessionTest, StringsAndCommentsMentioningDeltaScanAreUntouched) {
   CreateTable("t", {"SELECT 1 AS x"});
-  engine::QueryResult r = One("SELECT 'delta_scan(''t'')' AS s, x /* delta_scan('nope') */ FROM delta_scan('t')");
+  engine::QueryResult r =
+      One("SELECT 'delta_scan(''t'')' AS s, x /* delta_scan('nope') */ FROM delta_scan('t')");
   EXPECT_EQ(r.at(0, 0), "delta_scan('t')");
   EXPECT_EQ(r.at(0, 1), "1");
 }
@@ -139,7 +142,8 @@ TEST_F(SessionTest, CachedSnapshotsNeverGoStale) {
 
   auto& conn = session_->connection();
   ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir_.str() + "/t"));
-  ASSERT_OK_AND_ASSIGN(auto adds, engine::WriteDataFiles(conn, "SELECT 4 AS x", *store, engine::WriteOptions{}));
+  ASSERT_OK_AND_ASSIGN(auto adds,
+                       engine::WriteDataFiles(conn, "SELECT 4 AS x", *store, engine::WriteOptions{}));
   std::vector<delta::Action> actions(adds.begin(), adds.end());
   actions.push_back(delta::MakeCommitInfo(1700000005000, "WRITE"));
   ASSERT_OK(delta::WriteCommit(*store, 2, actions));
@@ -235,9 +239,10 @@ TEST_F(SessionTest, SkippingNeverChangesResultsAndReadsFewerFiles) {
   for (const std::string& predicate : predicates) {
     for (const std::string& query :
          {"SELECT id, name, score, day, part FROM delta_scan('many') m WHERE " + predicate + " ORDER BY ALL",
-          "SELECT m.id, s.id FROM delta_scan('many') m JOIN delta_scan('small') s ON m.id = s.id WHERE " + predicate +
-              " ORDER BY ALL",
-          "SELECT s.id, m.id FROM delta_scan('small') s LEFT JOIN delta_scan('many') m ON m.id = s.id WHERE " +
+          "SELECT m.id, s.id FROM delta_scan('many') m JOIN delta_scan('small') s ON m.id = s.id WHERE " +
+              predicate + " ORDER BY ALL",
+          "SELECT s.id, m.id FROM delta_scan('small') s LEFT JOIN delta_scan('many') m ON m.id = s.id "
+          "WHERE " +
               predicate + " ORDER BY ALL"}) {
       if (query.find("m.id = 57") != std::string::npos && query.find(" m ") == std::string::npos) continue;
       SessionOptions off_options;

@@ -49,9 +49,10 @@ TEST_F(TestdataReadTest, TimeTravel) {
 
 TEST_F(TestdataReadTest, TypeWideningUpcastsOldFiles) {
   // The row with id 1 comes from a file written before the columns were widened.
-  ASSERT_OK_AND_ASSIGN(auto r, Query("SELECT byte_long, typeof(byte_long), float_double, typeof(float_double), "
-                                     "date_timestamp_ntz, typeof(int_decimal) "
-                                     "FROM delta_scan('delta-io-delta/type-widening') WHERE byte_long = 1"));
+  ASSERT_OK_AND_ASSIGN(auto r,
+                       Query("SELECT byte_long, typeof(byte_long), float_double, typeof(float_double), "
+                             "date_timestamp_ntz, typeof(int_decimal) "
+                             "FROM delta_scan('delta-io-delta/type-widening') WHERE byte_long = 1"));
   ASSERT_EQ(r.row_count(), 1u);
   EXPECT_EQ(r.at(0, 1), "BIGINT");
   EXPECT_EQ(r.at(0, 2), "3.4000000953674316");
@@ -70,7 +71,8 @@ TEST_F(TestdataReadTest, ColumnMappingShowsLogicalNamesAndSkipsOnPhysicalStats) 
 
 TEST_F(TestdataReadTest, SkippingMatchesAFullScanOnPartitionedTables) {
   const std::string query =
-      "SELECT * FROM delta_scan('delta-rs/partition-type-primitives') WHERE is_active = 'true' OR year = '2024'"
+      "SELECT * FROM delta_scan('delta-rs/partition-type-primitives') WHERE is_active = 'true' OR year = "
+      "'2024'"
       " ORDER BY ALL";
   ASSERT_OK_AND_ASSIGN(auto with, session_->Execute(query));
   SessionOptions options = session_->options();
@@ -82,8 +84,8 @@ TEST_F(TestdataReadTest, SkippingMatchesAFullScanOnPartitionedTables) {
 
 TEST_F(TestdataReadTest, VariantColumnsReadAsJson) {
   // More in tests/engine/variant_test.cc.
-  ASSERT_OK_AND_ASSIGN(auto r,
-                       Query("SELECT v FROM delta_scan('delta-io-delta/spark-variant-checkpoint') WHERE id = 7"));
+  ASSERT_OK_AND_ASSIGN(
+      auto r, Query("SELECT v FROM delta_scan('delta-io-delta/spark-variant-checkpoint') WHERE id = 7"));
   ASSERT_EQ(r.row_count(), 1u);
   EXPECT_EQ(r.at(0, 0), "{\"key\":7}");
 }

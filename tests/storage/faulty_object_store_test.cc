@@ -10,7 +10,8 @@ namespace basin {
 namespace {
 
 bool IsInjected(const Status& st) {
-  return st.code() == ErrorCode::kIOError && st.retryable() && st.message().find("injected fault") != std::string::npos;
+  return st.code() == ErrorCode::kIOError && st.retryable() &&
+         st.message().find("injected fault") != std::string::npos;
 }
 
 TEST(FaultyObjectStore, FailsExactlyTheNthCall) {
@@ -18,13 +19,13 @@ TEST(FaultyObjectStore, FailsExactlyTheNthCall) {
   FaultOptions options;
   options.fail_nth_call = 3;
   auto store = NewFaultyObjectStore(base, options);
-  ASSERT_OK(store->Put("a", "1"));                // call 1
-  ASSERT_OK(store->Get("a"));                     // call 2
-  Status third = store->Put("b", "2");            // call 3
+  ASSERT_OK(store->Put("a", "1"));      // call 1
+  ASSERT_OK(store->Get("a"));           // call 2
+  Status third = store->Put("b", "2");  // call 3
   EXPECT_TRUE(IsInjected(third)) << third.ToString();
   EXPECT_NE(third.message().find("'b'"), std::string::npos) << third.ToString();
   ASSERT_ERROR_CODE(base->Get("b"), kNotFound);  // the failed write did nothing
-  ASSERT_OK(store->Put("b", "2"));                // call 4: a retry succeeds
+  ASSERT_OK(store->Put("b", "2"));               // call 4: a retry succeeds
   for (int i = 0; i < 20; i++) ASSERT_OK(store->Head("a"));
   EXPECT_EQ(store->calls(), 24u);
   EXPECT_EQ(store->injected_failures(), 1u);
@@ -163,8 +164,8 @@ TEST(FaultyObjectStore, DropUnsyncedLosesExactlyTheUnsyncedWrites) {
   ASSERT_OK_AND_ASSIGN(auto after, store->List(""));
   std::vector<std::string> keys;
   for (const auto& info : after) keys.push_back(info.key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"_delta_log/00000000000000000000.json", "deleted-then-dropped", "kept",
-                                            "synced"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"_delta_log/00000000000000000000.json", "deleted-then-dropped",
+                                            "kept", "synced"}));
   // The lost version can be committed again, as after a real crash.
   ASSERT_OK(store->PutIfAbsent("_delta_log/00000000000000000001.json", "v1 retried"));
 }

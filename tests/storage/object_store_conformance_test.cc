@@ -36,7 +36,8 @@ std::vector<Backend> Backends() {
   return {
       {"local", true, OpenLocal},
       {"memory", false, [](const TempDir&) { return NewMemoryObjectStore(); }},
-      {"faulty_memory", false, [](const TempDir&) { return NewFaultyObjectStore(NewMemoryObjectStore(), {}); }},
+      {"faulty_memory", false,
+       [](const TempDir&) { return NewFaultyObjectStore(NewMemoryObjectStore(), {}); }},
       {"faulty_local", true, [](const TempDir& dir) { return NewFaultyObjectStore(OpenLocal(dir), {}); }},
       // Unsynced writes must look, to this store's own readers, exactly like synced ones.
       {"faulty_buffered", false,
@@ -120,7 +121,8 @@ TEST_P(ObjectStoreConformance, GetRange) {
 
 TEST_P(ObjectStoreConformance, GetRangePastTheEndIsCorruptionNamingTheKey) {
   ASSERT_OK(store_->Put("short", "0123"));
-  for (auto [offset, length] : std::vector<std::pair<uint64_t, uint64_t>>{{2, 3}, {5, 0}, {0, UINT64_MAX}, {UINT64_MAX, 2}}) {
+  for (auto [offset, length] :
+       std::vector<std::pair<uint64_t, uint64_t>>{{2, 3}, {5, 0}, {0, UINT64_MAX}, {UINT64_MAX, 2}}) {
     auto got = store_->GetRange("short", offset, length);
     ASSERT_ERROR_CODE(got, kCorruption);
     EXPECT_NE(got.status().message().find("short"), std::string::npos) << got.status().ToString();
@@ -180,8 +182,8 @@ TEST_P(ObjectStoreConformance, ListIsSortedBytewiseAndRecursive) {
 }
 
 TEST_P(ObjectStoreConformance, ListAfterStartsPastAKey) {
-  for (const std::string key : {"log/0001.json", "log/0002.json", "log/0002.checkpoint.parquet", "log/0010.json",
-                                "log/_last_checkpoint", "logbook/x"}) {
+  for (const std::string key : {"log/0001.json", "log/0002.json", "log/0002.checkpoint.parquet",
+                                "log/0010.json", "log/_last_checkpoint", "logbook/x"}) {
     ASSERT_OK(store_->Put(key, "v"));
   }
   auto keys_after = [&](const std::string& start_after) {
@@ -195,19 +197,19 @@ TEST_P(ObjectStoreConformance, ListAfterStartsPastAKey) {
   };
   // Every file of version 0002 sorts after the bare version prefix.
   EXPECT_EQ(keys_after("log/0002"), (std::vector<std::string>{"log/0002.checkpoint.parquet", "log/0002.json",
-                                                               "log/0010.json", "log/_last_checkpoint"}));
+                                                              "log/0010.json", "log/_last_checkpoint"}));
   EXPECT_EQ(keys_after("log/0002.json"), (std::vector<std::string>{"log/0010.json", "log/_last_checkpoint"}));
   EXPECT_EQ(keys_after("").size(), 5u);
   EXPECT_TRUE(keys_after("log/~").empty());
 }
 
 TEST_P(ObjectStoreConformance, ListPrefixes) {
-  for (const std::string key : {"log/0001.json", "log/0002.json", "log/0010.json", "log/0001.checkpoint.parquet",
-                                "logbook/x", "lo", "other/log/0001.json"}) {
+  for (const std::string key : {"log/0001.json", "log/0002.json", "log/0010.json",
+                                "log/0001.checkpoint.parquet", "logbook/x", "lo", "other/log/0001.json"}) {
     ASSERT_OK(store_->Put(key, "v"));
   }
-  EXPECT_EQ(Keys("log/000"), (std::vector<std::string>{"log/0001.checkpoint.parquet", "log/0001.json",
-                                                       "log/0002.json"}));
+  EXPECT_EQ(Keys("log/000"),
+            (std::vector<std::string>{"log/0001.checkpoint.parquet", "log/0001.json", "log/0002.json"}));
   EXPECT_EQ(Keys("log/0001"), (std::vector<std::string>{"log/0001.checkpoint.parquet", "log/0001.json"}));
   // Without the '/', "log" is a plain string prefix: it also matches "logbook/".
   EXPECT_EQ(Keys("log"), (std::vector<std::string>{"log/0001.checkpoint.parquet", "log/0001.json",
@@ -302,7 +304,8 @@ TEST_P(ObjectStoreConformance, ConcurrentPutsLeaveOneWholeValue) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; t++) {
     threads.emplace_back([&, t] {
-      for (int i = 0; i < 20; i++) EXPECT_OK(store_->Put("same", std::string(32 * 1024, static_cast<char>('a' + t))));
+      for (int i = 0; i < 20; i++)
+        EXPECT_OK(store_->Put("same", std::string(32 * 1024, static_cast<char>('a' + t))));
     });
   }
   std::atomic<bool> stop{false};
@@ -358,8 +361,8 @@ TEST_P(ObjectStoreConformance, MultiProcessPutIfAbsentCommitsEachVersionOnce) {
       if (!store.ok()) ::_exit(2);
       int version = 0;
       for (int commit = 0; commit < kCommitsEach;) {
-        Status st = (*store)->PutIfAbsent(version_key(version),
-                                          "writer " + std::to_string(p) + " commit " + std::to_string(commit));
+        Status st = (*store)->PutIfAbsent(
+            version_key(version), "writer " + std::to_string(p) + " commit " + std::to_string(commit));
         if (st.ok()) {
           commit++;
         } else if (!st.IsAlreadyExists()) {
@@ -396,7 +399,11 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, ObjectStoreConformance, ::testing::ValuesI
 TEST(LocalObjectStore, RootMustBeAFolder) {
   TempDir dir;
   std::string file = dir.str() + "/file";
-  { std::FILE* f = std::fopen(file.c_str(), "w"); ASSERT_NE(f, nullptr); std::fclose(f); }
+  {
+    std::FILE* f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fclose(f);
+  }
   ASSERT_ERROR_CODE(OpenLocalObjectStore(file), kInvalidArgument);
   ASSERT_OK(OpenLocalObjectStore(dir.str() + "/new/nested/root"));
   EXPECT_TRUE(std::filesystem::is_directory(dir.path() / "new" / "nested" / "root"));

@@ -52,7 +52,8 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
 }
 
 std::optional<ErrorCode> ErrorCodeNamed(std::string_view name) {
-  for (int i = static_cast<int>(ErrorCode::kInvalidArgument); i <= static_cast<int>(ErrorCode::kInternal); i++) {
+  for (int i = static_cast<int>(ErrorCode::kInvalidArgument); i <= static_cast<int>(ErrorCode::kInternal);
+       i++) {
     const ErrorCodeInfo& info = GetErrorCodeInfo(static_cast<ErrorCode>(i));
     if (info.name == name) return info.code;
   }
@@ -184,7 +185,8 @@ class Parser {
       record.kind = Record::Kind::kStatementError;
       if (header.size() == 3) {
         record.error_code = ErrorCodeNamed(header[2]);
-        if (!record.error_code) return Error(line, "unknown error code '" + header[2] + "' (see src/common/error_codes.h)");
+        if (!record.error_code)
+          return Error(line, "unknown error code '" + header[2] + "' (see src/common/error_codes.h)");
       }
       ASSIGN_OR_RETURN(record.sql, Sql(line, true));
       if (Dashes()) {
@@ -221,7 +223,8 @@ class Parser {
       return record;
     }
     if (kind == "require" && header.size() == 2) {
-      if (header[1] != "testdata") return Error(line, "unknown requirement '" + header[1] + "' (known: testdata)");
+      if (header[1] != "testdata")
+        return Error(line, "unknown requirement '" + header[1] + "' (known: testdata)");
       record.kind = Record::Kind::kRequire;
       record.requirement = header[1];
       RETURN_IF_ERROR(ExpectNoBody(line, kind));
@@ -348,9 +351,11 @@ class Runner {
       size_t end = out.find('}', at);
       std::string variable = out.substr(at, end == std::string::npos ? std::string::npos : end - at + 1);
       if (variable == "${TESTDATA}") {
-        return Status::InvalidArgument("uses ${TESTDATA} but ../shared/testdata is absent; add 'require testdata'");
+        return Status::InvalidArgument(
+            "uses ${TESTDATA} but ../shared/testdata is absent; add 'require testdata'");
       }
-      return Status::InvalidArgument("unknown variable " + variable + " (known: ${WAREHOUSE}, ${TESTDATA}, loop variables)");
+      return Status::InvalidArgument("unknown variable " + variable +
+                                     " (known: ${WAREHOUSE}, ${TESTDATA}, loop variables)");
     }
     return out;
   }
@@ -372,7 +377,8 @@ class Runner {
 
   void RunStatementError(const Record& record, const std::string& sql) {
     auto result = session_->Execute(sql);
-    std::string expected = record.error_code ? std::string(GetErrorCodeInfo(*record.error_code).name) : "an error";
+    std::string expected =
+        record.error_code ? std::string(GetErrorCodeInfo(*record.error_code).name) : "an error";
     if (result.ok()) {
       Fail(record, "expected " + expected + " but the statement succeeded", sql);
       return;
@@ -408,11 +414,12 @@ class Runner {
     }
     for (size_t c = 0; c < types.size(); c++) {
       const std::string& type = result.column_types[c];
-      bool fits = types[c] == 'T' || (types[c] == 'I' && IsIntegerType(type)) || (types[c] == 'R' && IsRealType(type));
+      bool fits = types[c] == 'T' || (types[c] == 'I' && IsIntegerType(type)) ||
+                  (types[c] == 'R' && IsRealType(type));
       if (!fits) {
         Fail(record,
-             "column " + std::to_string(c + 1) + " (" + result.column_names[c] + ") is " + type + ", declared '" +
-                 types[c] + "' (I integer, R floating/decimal, T any)",
+             "column " + std::to_string(c + 1) + " (" + result.column_names[c] + ") is " + type +
+                 ", declared '" + types[c] + "' (I integer, R floating/decimal, T any)",
              sql);
         return;
       }
@@ -459,7 +466,8 @@ class Runner {
     if (actual == expected) return;
     std::string first_difference;
     if (actual.size() != expected.size()) {
-      first_difference = "expected " + std::to_string(expected.size()) + " row(s), got " + std::to_string(actual.size());
+      first_difference =
+          "expected " + std::to_string(expected.size()) + " row(s), got " + std::to_string(actual.size());
     } else {
       for (size_t r = 0; r < actual.size() && first_difference.empty(); r++) {
         if (actual[r] != expected[r]) first_difference = "first difference at row " + std::to_string(r + 1);
@@ -477,7 +485,9 @@ class Runner {
 
 }  // namespace
 
-Result<Script> ParseScript(std::string_view text, std::string name) { return Parser(text, std::move(name)).Parse(); }
+Result<Script> ParseScript(std::string_view text, std::string name) {
+  return Parser(text, std::move(name)).Parse();
+}
 
 Result<Script> ParseScriptFile(const fs::path& path, std::string name) {
   std::ifstream in(path, std::ios::binary);

@@ -51,13 +51,13 @@ Result<Script> ParseScript(std::string_view text, std::string name);
 Result<Script> ParseScriptFile(const std::filesystem::path& path, std::string name);
 
 struct RunOptions {
-  std::filesystem::path warehouse_dir;           // ${WAREHOUSE}; SessionOptions.warehouse_dir
+  std::filesystem::path warehouse_dir;            // ${WAREHOUSE}; SessionOptions.warehouse_dir
   std::optional<std::filesystem::path> testdata;  // ${TESTDATA}; absent skips `require testdata`
 };
 
 struct RunReport {
   size_t records_run = 0;
-  std::vector<std::string> failures;  // each "name:line: what", then SQL, expected and actual
+  std::vector<std::string> failures;       // each "name:line: what", then SQL, expected and actual
   std::optional<std::string> skip_reason;  // set when a `require` was not met
 };
 

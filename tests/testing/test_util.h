@@ -21,17 +21,17 @@
     EXPECT_TRUE(_st.ok()) << #expr << " failed: " << _st.ToString(); \
   } while (0)
 
-#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                                           \
-  auto BASIN_CONCAT(_res_, __LINE__) = (rexpr);                                    \
-  ASSERT_TRUE(BASIN_CONCAT(_res_, __LINE__).ok())                                  \
+#define ASSERT_OK_AND_ASSIGN(lhs, rexpr)                                             \
+  auto BASIN_CONCAT(_res_, __LINE__) = (rexpr);                                      \
+  ASSERT_TRUE(BASIN_CONCAT(_res_, __LINE__).ok())                                    \
       << #rexpr << " failed: " << BASIN_CONCAT(_res_, __LINE__).status().ToString(); \
   lhs = std::move(BASIN_CONCAT(_res_, __LINE__)).value()
 
 // Asserts that `expr` fails with `code` (an ErrorCode enumerator name such as kCorruption).
-#define ASSERT_ERROR_CODE(expr, expected_code)                                     \
-  do {                                                                             \
-    ::basin::Status _st = ::basin::internal::ToStatus((expr));                     \
-    ASSERT_EQ(_st.code(), ::basin::ErrorCode::expected_code) << _st.ToString();    \
+#define ASSERT_ERROR_CODE(expr, expected_code)                                  \
+  do {                                                                          \
+    ::basin::Status _st = ::basin::internal::ToStatus((expr));                  \
+    ASSERT_EQ(_st.code(), ::basin::ErrorCode::expected_code) << _st.ToString(); \
   } while (0)
 
 namespace basin::testing {
