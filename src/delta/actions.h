@@ -88,7 +88,7 @@ struct SetTransaction {
   std::optional<int64_t> last_updated;
 };
 
-struct CommitInfo {
+struct CommitInfo {    // NOLINT(bugprone-exception-escape): nlohmann::json's constructor
   nlohmann::json raw;  // the whole object; operation, operationParameters, metrics, engineInfo...
   std::optional<int64_t> in_commit_timestamp;
   std::optional<int64_t> timestamp;

@@ -89,7 +89,7 @@ std::vector<std::string> StructFieldNames(std::string_view type) {
 // The `add` column without what replay never reads: partitionValues_parsed (the map
 // has the same values) and stats_parsed where the JSON stats are present.
 std::string AddProjection(const std::string& type) {
-  const std::string add = engine::QuoteIdentifier("add");
+  std::string add = engine::QuoteIdentifier("add");
   std::vector<std::string> fields = StructFieldNames(type);
   bool has_stats = std::find(fields.begin(), fields.end(), "stats") != fields.end();
   bool trims = std::find(fields.begin(), fields.end(), "partitionValues_parsed") != fields.end() ||

@@ -220,8 +220,9 @@ Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& c
   return info;
 }
 
-Result<CheckpointInfo> CheckpointVersion(std::shared_ptr<ObjectStore> store, const std::string& table_root,
-                                         engine::Connection& conn, int64_t version, int64_t now_ms) {
+Result<CheckpointInfo> CheckpointVersion(const std::shared_ptr<ObjectStore>& store,
+                                         const std::string& table_root, engine::Connection& conn,
+                                         int64_t version, int64_t now_ms) {
   SnapshotOptions options;
   options.version = version;
   options.keep_tombstones = true;

@@ -51,7 +51,8 @@ Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& c
                                        int64_t now_ms);
 
 // Loads version `version` of the table (with tombstones) and writes its checkpoint.
-Result<CheckpointInfo> CheckpointVersion(std::shared_ptr<ObjectStore> store, const std::string& table_root,
-                                         engine::Connection& conn, int64_t version, int64_t now_ms);
+Result<CheckpointInfo> CheckpointVersion(const std::shared_ptr<ObjectStore>& store,
+                                         const std::string& table_root, engine::Connection& conn,
+                                         int64_t version, int64_t now_ms);
 
 }  // namespace basin::delta

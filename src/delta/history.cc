@@ -54,7 +54,7 @@ bool Char(std::string_view& s, char c) {
   return true;
 }
 
-constexpr size_t kCommitInfoProbeBytes = 64 * 1024;
+constexpr size_t kCommitInfoProbeBytes = size_t{64} * 1024;
 
 }  // namespace
 
@@ -211,7 +211,7 @@ Result<int64_t> VersionAtTimestamp(ObjectStore& store, const LogListing& listing
   return commits[lo].first;
 }
 
-Result<std::vector<CommitSummary>> ReadHistory(std::shared_ptr<ObjectStore> store, size_t limit) {
+Result<std::vector<CommitSummary>> ReadHistory(const std::shared_ptr<ObjectStore>& store, size_t limit) {
   ASSIGN_OR_RETURN(LogListing listing, ListLog(*store));
   // Modification times made monotonic, as time travel uses them, so that history shows the
   // times a `timestamp =>` query resolves against.

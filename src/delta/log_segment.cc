@@ -152,13 +152,10 @@ Result<LogSegment> BuildLogSegment(const LogListing& listing, std::optional<int6
   }
   LogSegment segment;
   segment.version = target;
-  // The newest checkpoint at or below target.
-  for (auto it = listing.checkpoints.rbegin(); it != listing.checkpoints.rend(); ++it) {
-    if (it->version <= target) {
-      segment.checkpoint = *it;
-      break;
-    }
-  }
+  // The newest checkpoint at or below the target.
+  auto newest = std::find_if(listing.checkpoints.rbegin(), listing.checkpoints.rend(),
+                             [&](const CheckpointFiles& checkpoint) { return checkpoint.version <= target; });
+  if (newest != listing.checkpoints.rend()) segment.checkpoint = *newest;
   int64_t next = segment.checkpoint ? segment.checkpoint->version + 1 : 0;
   while (next <= target) {
     // The longest compaction starting here that stays within the segment.

@@ -60,7 +60,7 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
                                                const SnapshotOptions& options = {});
 
 // One commit as DESCRIBE HISTORY shows it.
-struct CommitSummary {
+struct CommitSummary {  // NOLINT(bugprone-exception-escape): nlohmann::json's constructor
   int64_t version = 0;
   int64_t timestamp_ms = 0;
   std::optional<std::string> operation;
@@ -71,6 +71,6 @@ struct CommitSummary {
 };
 
 // Commits still in the log, newest first; `limit` 0 means all.
-Result<std::vector<CommitSummary>> ReadHistory(std::shared_ptr<ObjectStore> store, size_t limit = 0);
+Result<std::vector<CommitSummary>> ReadHistory(const std::shared_ptr<ObjectStore>& store, size_t limit = 0);
 
 }  // namespace basin::delta

@@ -16,9 +16,10 @@
 
 #include "common/status.h"
 
-struct _duckdb_database;
-struct _duckdb_connection;
-struct _duckdb_appender;
+// DuckDB's own handle types (duckdb.h), declared here to keep its header out of ours.
+struct _duckdb_database;    // NOLINT(bugprone-reserved-identifier)
+struct _duckdb_connection;  // NOLINT(bugprone-reserved-identifier)
+struct _duckdb_appender;    // NOLINT(bugprone-reserved-identifier)
 
 namespace basin::engine {
 
