@@ -63,16 +63,28 @@ void QueryMonitor::Watch() {
   }
 }
 
+void QueryMonitor::SetPhase(const commands::Progress& progress) {
+  std::string text = progress.phase;
+  if (progress.total >= 0) {
+    text += fmt::format(" {} of {}", progress.done, progress.total);
+  } else if (progress.done > 0) {
+    text += fmt::format(" {}", progress.done);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  phase_ = std::move(text);
+}
+
 void QueryMonitor::DrawProgress(std::chrono::steady_clock::duration elapsed) {
   double seconds = std::chrono::duration<double>(elapsed).count();
   double percent = conn_.Progress();
   std::string line;
+  std::string phase = phase_.empty() ? "" : phase_ + "  ";
   if (percent >= 0) {
     int filled = std::clamp(static_cast<int>(percent / 100 * kBarWidth), 0, kBarWidth);
-    line = fmt::format("\r\033[2K[{}{}] {:3.0f}%  {:.1f} s", std::string(filled, '#'),
+    line = fmt::format("\r\033[2K{}[{}{}] {:3.0f}%  {:.1f} s", phase, std::string(filled, '#'),
                        std::string(kBarWidth - filled, '.'), percent, seconds);
   } else {
-    line = fmt::format("\r\033[2Krunning... {:.1f} s", seconds);
+    line = fmt::format("\r\033[2K{}running... {:.1f} s", phase, seconds);
   }
   std::fputs(line.c_str(), stderr);
   std::fflush(stderr);

@@ -14,6 +14,9 @@
 #include <mutex>
 #include <thread>
 
+#include <string>
+
+#include "commands/command_context.h"
 #include "engine/duckdb.h"
 
 namespace basin::cli {
@@ -42,6 +45,9 @@ class QueryMonitor {
   QueryMonitor(const QueryMonitor&) = delete;
   QueryMonitor& operator=(const QueryMonitor&) = delete;
 
+  // What a long Basin command is doing ("writing 3 of 10"), shown before DuckDB's bar.
+  void SetPhase(const commands::Progress& progress);
+
  private:
   void Watch();
   void DrawProgress(std::chrono::steady_clock::duration elapsed);
@@ -52,6 +58,7 @@ class QueryMonitor {
   std::mutex mu_;
   std::condition_variable stop_cv_;
   bool stop_ = false;  // guarded by mu_
+  std::string phase_;  // guarded by mu_
   std::thread thread_;
 };
 

@@ -11,7 +11,13 @@ namespace basin::cli {
 
 StatementRunner::StatementRunner(sql::Session& session, RunnerSettings settings, std::ostream& out,
                                  std::ostream& err)
-    : session_(session), settings_(settings), out_(out), err_(err) {}
+    : session_(session), settings_(settings), out_(out), err_(err) {
+  session_.SetProgressCallback([this](const commands::Progress& progress) {
+    if (monitor_ != nullptr) monitor_->SetPhase(progress);
+  });
+}
+
+StatementRunner::~StatementRunner() { session_.SetProgressCallback(nullptr); }
 
 Status StatementRunner::Run(std::string_view text) {
   ASSIGN_OR_RETURN(std::vector<sql::Statement> statements, sql::SplitStatements(text));
@@ -28,7 +34,10 @@ Status StatementRunner::RunOne(const std::string& statement) {
   auto start = std::chrono::steady_clock::now();
   Result<std::vector<sql::StatementResult>> results = [&] {
     QueryMonitor monitor(session_.connection(), MonitorOptions{.show_progress = settings_.show_progress});
-    return session_.Execute(statement);
+    monitor_ = &monitor;
+    auto executed = session_.Execute(statement);
+    monitor_ = nullptr;
+    return executed;
   }();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RETURN_IF_ERROR(results);
@@ -38,6 +47,7 @@ Status StatementRunner::RunOne(const std::string& statement) {
 }
 
 void StatementRunner::Report(const sql::StatementResult& result) {
+  for (const std::string& notice : result.notices) err_ << "Notice: " << notice << "\n";
   if (result.returns_rows) WriteResult(result.result, settings_.format, out_);
   if (settings_.show_stats && result.files_total > 0) {
     err_ << fmt::format("Files: {} of {} read ({} skipped by data skipping)\n", result.files_read,

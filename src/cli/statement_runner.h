@@ -14,6 +14,8 @@
 
 namespace basin::cli {
 
+class QueryMonitor;
+
 struct RunnerSettings {
   OutputFormat format = OutputFormat::kTable;
   bool show_timing = false;    // "Run Time: 0.012 s" after each statement
@@ -24,6 +26,9 @@ struct RunnerSettings {
 class StatementRunner {
  public:
   StatementRunner(sql::Session& session, RunnerSettings settings, std::ostream& out, std::ostream& err);
+  ~StatementRunner();
+  StatementRunner(const StatementRunner&) = delete;
+  StatementRunner& operator=(const StatementRunner&) = delete;
 
   // Runs the statements in `text` in order and stops at the first failure, whose status
   // names the statement and its line when `text` holds several.
@@ -36,6 +41,7 @@ class StatementRunner {
   void Report(const sql::StatementResult& result);
 
   sql::Session& session_;
+  QueryMonitor* monitor_ = nullptr;  // the running statement's, for command progress
   RunnerSettings settings_;
   std::ostream& out_;
   std::ostream& err_;

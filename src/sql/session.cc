@@ -6,13 +6,18 @@
 #include <list>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "engine/scan.h"
 #include "engine/skipping.h"
+#include "commands/table_changes.h"
 #include "sql/lexer.h"
+#include "sql/statements.h"
+#include "sql/table_references.h"
+#include "sql/token_cursor.h"
 
 namespace basin::sql {
 
@@ -122,9 +127,57 @@ std::string JoinList(const std::optional<std::vector<std::string>>& items) {
   return out.dump();
 }
 
+// A resolved query's scans: the temporary tables they created are dropped with it.
+class OwnedResolvedQuery : public ResolvedQuery {
+ public:
+  explicit OwnedResolvedQuery(engine::Connection& conn) : conn_(conn) {}
+  ~OwnedResolvedQuery() override {
+    for (const auto& plan : plans) engine::DropScanTempTables(conn_, plan);
+    for (const auto& table : temp_tables) (void)conn_.Query("DROP TABLE IF EXISTS " + engine::QuoteIdentifier(table));
+  }
+  OwnedResolvedQuery(const OwnedResolvedQuery&) = delete;
+  OwnedResolvedQuery& operator=(const OwnedResolvedQuery&) = delete;
+
+  std::vector<engine::ScanPlan> plans;
+  std::vector<std::string> temp_tables;
+
+ private:
+  engine::Connection& conn_;
+};
+
+// SET basin.<name> = value / RESET basin.<name>: the setting's name and value (nullopt to
+// reset); nullopt when the statement is not one.
+struct SettingChange {
+  std::string name;
+  std::optional<std::string> value;
+};
+
+Result<std::optional<SettingChange>> ParseSettingChange(TokenCursor& tokens) {
+  bool reset = tokens.AcceptKeywords({"RESET", "BASIN"});
+  if (!reset && !tokens.AcceptKeywords({"SET", "BASIN"})) return std::optional<SettingChange>();
+  if (!tokens.AcceptSymbol(".")) return std::optional<SettingChange>();  // SET basin = ...: DuckDB's
+  SettingChange change;
+  ASSIGN_OR_RETURN(change.name, tokens.Identifier("a setting name after basin."));
+  std::transform(change.name.begin(), change.name.end(), change.name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (!reset) {
+    if (!tokens.AcceptSymbol("=") && !tokens.AcceptKeywords({"TO"})) return tokens.Error("'=' or TO");
+    bool negative = tokens.AcceptSymbol("-");
+    const Token& literal = tokens.Peek();
+    if (tokens.AtEnd() || (literal.kind != Token::Kind::kString && literal.kind != Token::Kind::kNumber &&
+                           literal.kind != Token::Kind::kIdentifier)) {
+      return tokens.Error("a value");
+    }
+    change.value = (negative ? "-" : "") + literal.text;
+    tokens.Reset(tokens.position() + 1);
+  }
+  RETURN_IF_ERROR(tokens.ExpectEnd());
+  return std::optional<SettingChange>(std::move(change));
+}
+
 }  // namespace
 
-struct Session::Impl {
+struct Session::Impl : public SessionContext {
   // A snapshot of a recent statement, kept so repeated queries skip log replay and stats
   // parsing. Commits are never rewritten, so (folder, version) identifies a snapshot; the
   // commit file's size and mtime also guard against a table deleted and written again in
@@ -138,9 +191,74 @@ struct Session::Impl {
   static constexpr size_t kMaxCachedSnapshots = 8;
 
   SessionOptions options;
+  std::shared_ptr<catalog::Warehouse> warehouse_;
   std::shared_ptr<engine::Database> db;
-  std::unique_ptr<engine::Connection> conn;
+  std::unique_ptr<engine::Connection> conn_;
   std::list<std::shared_ptr<CachedSnapshot>> snapshot_cache;  // most recently used first
+  std::map<std::string, std::string> settings;                // SET basin.<name>
+  std::function<void(const commands::Progress&)> progress;
+
+  // --- SessionContext ---
+
+  engine::Connection& conn() override { return *conn_; }
+  const catalog::Warehouse& warehouse() const override { return *warehouse_; }
+
+  Result<std::optional<catalog::TableEntry>> LookupTable(const std::vector<std::string>& name_parts) override {
+    ASSIGN_OR_RETURN(catalog::TableName name, catalog::MakeTableName(name_parts));
+    return warehouse_->Lookup(name);
+  }
+
+  Result<catalog::TableEntry> GetTable(const std::vector<std::string>& name_parts) override {
+    ASSIGN_OR_RETURN(catalog::TableName name, catalog::MakeTableName(name_parts));
+    return warehouse_->Get(name);
+  }
+
+  Result<std::shared_ptr<const delta::Snapshot>> LoadTable(const std::string& location,
+                                                           const delta::SnapshotOptions& snapshot_options) override {
+    DeltaScanCall call;
+    call.path = location;
+    call.version = snapshot_options.version;
+    call.timestamp = snapshot_options.timestamp;
+    ASSIGN_OR_RETURN(auto cached, Load(call));
+    return std::shared_ptr<const delta::Snapshot>(cached->snapshot);
+  }
+
+  Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) override {
+    auto out = std::make_unique<OwnedResolvedQuery>(*conn_);
+    ASSIGN_OR_RETURN(std::string text, ResolveTableChanges(sql, *out));
+    ASSIGN_OR_RETURN(text, RewriteTableNames(text, *conn_, [this](const std::vector<std::string>& parts)
+                                                               -> Result<std::optional<std::string>> {
+      auto name = catalog::MakeTableName(parts);
+      if (!name.ok()) return std::optional<std::string>();  // not a name the warehouse can hold
+      ASSIGN_OR_RETURN(auto entry, warehouse_->Lookup(*name));
+      if (!entry) return std::optional<std::string>();
+      return std::optional<std::string>(entry->location);
+    }));
+    RETURN_IF_ERROR(ResolveDeltaScans(text, *out));
+    return std::unique_ptr<ResolvedQuery>(std::move(out));
+  }
+
+  commands::CommandContext MakeCommandContext() override {
+    commands::CommandContext ctx;
+    ctx.conn = conn_.get();
+    ctx.txn_options.checkpoint_connection = conn_.get();
+    ctx.progress = progress;
+    auto app = settings.find("txn_app_id");
+    auto version = settings.find("txn_version");
+    if (app != settings.end() && version != settings.end()) {
+      ctx.txn_id = delta::SetTransaction{app->second, std::stoll(version->second), std::nullopt};
+      settings.erase(version);  // one write per version: the next needs a new one
+    }
+    return ctx;
+  }
+
+  std::optional<std::string> Setting(const std::string& name) const override {
+    auto it = settings.find(name);
+    if (it == settings.end()) return std::nullopt;
+    return it->second;
+  }
+
+  // --- snapshots ---
 
   Result<std::string> TableFolder(const std::string& path) const {
     fs::path folder(path);
@@ -195,7 +313,7 @@ struct Session::Impl {
       }
     }
     // Snapshot errors name the table already.
-    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, call.path, *conn, snapshot_options));
+    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, call.path, *conn_, snapshot_options));
     auto entry =
         std::make_shared<CachedSnapshot>(CachedSnapshot{folder, commit, std::move(snapshot), std::nullopt});
     if (cacheable) {
@@ -205,78 +323,28 @@ struct Session::Impl {
     return entry;
   }
 
-  // DESCRIBE HISTORY / DESCRIBE DETAIL delta_scan(...); nullopt for other statements.
-  Result<std::optional<StatementResult>> TryBasinStatement(const std::string& statement) {
-    ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(statement));
-    if (tokens.size() < 3 || !IsKeyword(tokens[0], "DESCRIBE") ||
-        !(IsKeyword(tokens[1], "HISTORY") || IsKeyword(tokens[1], "DETAIL")) ||
-        !IsKeyword(tokens[2], "DELTA_SCAN")) {
-      return std::optional<StatementResult>();
+  // --- query resolution ---
+
+  // table_changes(...) calls replaced by their change scans.
+  Result<std::string> ResolveTableChanges(const std::string& sql, OwnedResolvedQuery& out) {
+    ASSIGN_OR_RETURN(std::vector<TableChangesCall> calls, FindTableChangesCalls(sql));
+    std::string text = sql;
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+      ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(it->name));
+      ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
+      ASSIGN_OR_RETURN(commands::ChangesScan scan,
+                       commands::TableChangesSql(*conn_, store, entry.location, it->start_version, it->end_version));
+      out.temp_tables.insert(out.temp_tables.end(), scan.temp_tables.begin(), scan.temp_tables.end());
+      text.replace(it->begin, it->end - it->begin, "(" + scan.sql + ")");
     }
-    bool history = IsKeyword(tokens[1], "HISTORY");
-    ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(statement));
-    if (calls.size() != 1) return Status::InvalidArgument("expected one delta_scan(...) after DESCRIBE");
-    const DeltaScanCall& call = calls[0];
-    // What may follow the call: LIMIT n for history, nothing else.
-    size_t next = 0;
-    while (next < tokens.size() && tokens[next].begin < call.end) next++;
-    std::optional<size_t> limit;
-    if (history && next + 1 < tokens.size() && IsKeyword(tokens[next], "LIMIT") &&
-        tokens[next + 1].kind == Token::Kind::kNumber) {
-      limit = std::stoull(tokens[next + 1].text);
-      next += 2;
-    }
-    if (next != tokens.size()) {
-      return Status::InvalidArgument("unexpected '" + tokens[next].text +
-                                     "' after delta_scan(...) in DESCRIBE");
-    }
-    StatementResult out;
-    out.statement = statement;
-    out.returns_rows = true;
-    engine::QueryResult& r = out.result;
-    if (history) {
-      ASSIGN_OR_RETURN(auto store, OpenStore(call.path));
-      auto commits = delta::ReadHistory(store, limit.value_or(0));
-      if (!commits.ok()) return commits.status().WithContext("table " + call.path);
-      r.column_names = {"version",          "timestamp", "operation", "operationParameters",
-                        "operationMetrics", "engineInfo"};
-      r.column_types = {"BIGINT", "TIMESTAMP WITH TIME ZONE", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"};
-      for (const delta::CommitSummary& c : *commits) {
-        auto dump = [](const json& j) -> std::optional<std::string> {
-          if (j.is_null()) return std::nullopt;
-          return j.dump();
-        };
-        r.rows.push_back({std::to_string(c.version), FormatMs(c.timestamp_ms), c.operation,
-                          dump(c.operation_parameters), dump(c.operation_metrics), c.engine_info});
-      }
-      return std::optional<StatementResult>(std::move(out));
-    }
-    ASSIGN_OR_RETURN(auto cached, Load(call));
-    const std::shared_ptr<delta::Snapshot>& snapshot = cached->snapshot;
-    r.column_names = {"location",         "version",        "minReaderVersion",
-                      "minWriterVersion", "readerFeatures", "writerFeatures",
-                      "partitionColumns", "numFiles",       "sizeInBytes",
-                      "numRecords",       "schema"};
-    r.column_types = {"VARCHAR", "BIGINT", "INTEGER", "INTEGER", "VARCHAR", "VARCHAR",
-                      "VARCHAR", "BIGINT", "BIGINT",  "BIGINT",  "VARCHAR"};
-    int64_t records = snapshot->num_records();
-    r.rows.push_back(
-        {*TableFolder(call.path), std::to_string(snapshot->version),
-         std::to_string(snapshot->protocol.min_reader_version),
-         std::to_string(snapshot->protocol.min_writer_version), JoinList(snapshot->protocol.reader_features),
-         JoinList(snapshot->protocol.writer_features), JoinList(snapshot->metadata.partition_columns),
-         std::to_string(snapshot->files.size()), std::to_string(snapshot->size_bytes()),
-         records >= 0 ? std::optional<std::string>(std::to_string(records)) : std::nullopt,
-         snapshot->metadata.schema_string});
-    out.files_total = snapshot->files.size();
-    return std::optional<StatementResult>(std::move(out));
+    return text;
   }
 
   // The predicate contexts of the delta_scan calls, by offset; empty when DuckDB's parser
   // cannot serialize the statement (only SELECTs serialize), which means no skipping.
   std::map<uint64_t, CallContext> SkippingContexts(const std::string& statement, json& tree) {
     std::map<uint64_t, CallContext> out;
-    auto r = conn->Query("SELECT json_serialize_sql(" + engine::QuoteLiteral(statement) + ")");
+    auto r = conn_->Query("SELECT json_serialize_sql(" + engine::QuoteLiteral(statement) + ")");
     if (!r.ok() || r->row_count() != 1 || !r->at(0, 0)) return out;
     tree = json::parse(*r->at(0, 0), nullptr, false);
     if (tree.is_discarded() || !tree.is_object() || !tree.contains("error") || tree["error"] != false ||
@@ -286,57 +354,167 @@ struct Session::Impl {
     return out;
   }
 
-  Result<StatementResult> Run(const std::string& statement) {
-    ASSIGN_OR_RETURN(auto basin_statement, TryBasinStatement(statement));
-    if (basin_statement) return std::move(*basin_statement);
-
-    StatementResult out;
-    out.statement = statement;
-    ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(statement));
-    std::string rewritten = statement;
-    std::vector<engine::ScanPlan> plans;
+  // delta_scan(...) calls in `text` replaced by scans of their snapshots, skipping files
+  // by the WHERE clause of the SELECT whose FROM holds them.
+  Status ResolveDeltaScans(std::string& text, OwnedResolvedQuery& out) {
+    ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(text));
     json tree;
     std::map<uint64_t, CallContext> contexts;
-    if (!calls.empty() && options.data_skipping) contexts = SkippingContexts(statement, tree);
-
-    Status st;
+    if (!calls.empty() && options.data_skipping) contexts = SkippingContexts(text, tree);
     // Back to front, so earlier offsets stay valid as text is replaced.
-    for (auto it = calls.rbegin(); it != calls.rend() && st.ok(); ++it) {
-      auto cached = Load(*it);
-      if (!cached.ok()) {
-        st = cached.status();
-        break;
-      }
-      const delta::Snapshot& snapshot = *(*cached)->snapshot;
+    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
+      ASSIGN_OR_RETURN(auto cached, Load(*it));
+      const delta::Snapshot& snapshot = *cached->snapshot;
       engine::ScanOptions scan_options;
       auto context = contexts.find(it->begin);
       if (context != contexts.end() && context->second.where != nullptr) {
-        std::optional<engine::ParsedStats>& stats = (*cached)->stats;
+        std::optional<engine::ParsedStats>& stats = cached->stats;
         if (!stats) stats = engine::ParseFileStats(snapshot);
         scan_options.file_indexes =
             engine::FilesMatching(snapshot, *stats, *context->second.where, context->second.scope);
       }
-      auto plan = engine::BuildScanSql(snapshot, *conn, scan_options);
-      if (!plan.ok()) {
-        st = plan.status();  // names the table already
-        break;
-      }
-      out.files_read += plan->files_read;
-      out.files_total += plan->files_total;
-      rewritten.replace(it->begin, it->end - it->begin, "(" + plan->sql + ")");
-      plans.push_back(std::move(plan).value());
+      ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(snapshot, *conn_, scan_options));
+      out.files_read += plan.files_read;
+      out.files_total += plan.files_total;
+      text.replace(it->begin, it->end - it->begin, "(" + plan.sql + ")");
+      out.plans.push_back(std::move(plan));
     }
-    if (st.ok()) {
-      auto result = conn->Query(rewritten);
-      if (result.ok()) {
-        out.result = std::move(result).value();
-        out.returns_rows = out.result.column_count() > 0;
-      } else {
-        st = result.status();
-      }
+    out.sql = text;
+    return Status::OK();
+  }
+
+  // --- statements ---
+
+  // DESCRIBE HISTORY / DESCRIBE DETAIL of delta_scan(...) or a warehouse table; nullopt for
+  // other statements.
+  Result<std::optional<StatementResult>> TryDescribeHistoryOrDetail(const std::string& statement) {
+    ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(statement));
+    if (tokens.size() < 3 || !IsKeyword(tokens[0], "DESCRIBE") ||
+        !(IsKeyword(tokens[1], "HISTORY") || IsKeyword(tokens[1], "DETAIL"))) {
+      return std::optional<StatementResult>();
     }
-    for (const auto& plan : plans) engine::DropScanTempTables(*conn, plan);
-    RETURN_IF_ERROR(st);
+    bool history = IsKeyword(tokens[1], "HISTORY");
+    DeltaScanCall call;
+    size_t next = 2;
+    if (IsKeyword(tokens[2], "DELTA_SCAN")) {
+      ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(statement));
+      if (calls.size() != 1) return Status::InvalidArgument("expected one delta_scan(...) after DESCRIBE");
+      call = calls[0];
+      while (next < tokens.size() && tokens[next].begin < call.end) next++;
+    } else {
+      TokenCursor cursor(statement, tokens);
+      cursor.Reset(2);
+      ASSIGN_OR_RETURN(std::vector<std::string> name, cursor.QualifiedName("a table name or delta_scan(...)"));
+      ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(name));
+      call.path = entry.location;
+      next = cursor.position();
+    }
+    // What may follow: LIMIT n for history, nothing else.
+    std::optional<size_t> limit;
+    if (history && next + 1 < tokens.size() && IsKeyword(tokens[next], "LIMIT") &&
+        tokens[next + 1].kind == Token::Kind::kNumber) {
+      limit = std::stoull(tokens[next + 1].text);
+      next += 2;
+    }
+    if (next != tokens.size()) {
+      return Status::InvalidArgument("unexpected '" + tokens[next].text + "' after the table in DESCRIBE");
+    }
+    if (history) {
+      ASSIGN_OR_RETURN(StatementResult result, DescribeHistory(statement, call.path, limit));
+      return std::optional<StatementResult>(std::move(result));
+    }
+    return DescribeDetail(statement, call);
+  }
+
+  Result<StatementResult> DescribeHistory(const std::string& statement, const std::string& path,
+                                          std::optional<size_t> limit) {
+    StatementResult out;
+    out.statement = statement;
+    out.returns_rows = true;
+    engine::QueryResult& r = out.result;
+    ASSIGN_OR_RETURN(auto store, OpenStore(path));
+    auto commits = delta::ReadHistory(store, limit.value_or(0));
+    if (!commits.ok()) return commits.status().WithContext("table " + path);
+    r.column_names = {"version", "timestamp", "operation", "operationParameters", "operationMetrics", "engineInfo"};
+    r.column_types = {"BIGINT", "TIMESTAMP WITH TIME ZONE", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"};
+    for (const delta::CommitSummary& c : *commits) {
+      auto dump = [](const json& j) -> std::optional<std::string> {
+        if (j.is_null()) return std::nullopt;
+        return j.dump();
+      };
+      r.rows.push_back({std::to_string(c.version), FormatMs(c.timestamp_ms), c.operation,
+                        dump(c.operation_parameters), dump(c.operation_metrics), c.engine_info});
+    }
+    return out;
+  }
+
+  Result<std::optional<StatementResult>> DescribeDetail(const std::string& statement, const DeltaScanCall& call) {
+    StatementResult out;
+    out.statement = statement;
+    out.returns_rows = true;
+    engine::QueryResult& r = out.result;
+    ASSIGN_OR_RETURN(auto cached, Load(call));
+    const std::shared_ptr<delta::Snapshot>& snapshot = cached->snapshot;
+    r.column_names = {"location",         "version",        "minReaderVersion",
+                      "minWriterVersion", "readerFeatures", "writerFeatures",
+                      "partitionColumns", "numFiles",       "sizeInBytes",
+                      "numRecords",       "schema",         "properties"};
+    r.column_types = {"VARCHAR", "BIGINT", "INTEGER", "INTEGER", "VARCHAR", "VARCHAR",
+                      "VARCHAR", "BIGINT", "BIGINT",  "BIGINT",  "VARCHAR", "VARCHAR"};
+    int64_t records = snapshot->num_records();
+    json properties = json::object();
+    for (const auto& [key, value] : snapshot->metadata.configuration) properties[key] = value;
+    r.rows.push_back(
+        {*TableFolder(call.path), std::to_string(snapshot->version),
+         std::to_string(snapshot->protocol.min_reader_version),
+         std::to_string(snapshot->protocol.min_writer_version), JoinList(snapshot->protocol.reader_features),
+         JoinList(snapshot->protocol.writer_features), JoinList(snapshot->metadata.partition_columns),
+         std::to_string(snapshot->files.size()), std::to_string(snapshot->size_bytes()),
+         records >= 0 ? std::optional<std::string>(std::to_string(records)) : std::nullopt,
+         snapshot->metadata.schema_string, properties.dump()});
+    out.files_total = snapshot->files.size();
+    return std::optional<StatementResult>(std::move(out));
+  }
+
+  Result<std::optional<StatementResult>> TrySetting(const std::string& statement, TokenCursor& tokens) {
+    ASSIGN_OR_RETURN(std::optional<SettingChange> change, ParseSettingChange(tokens));
+    if (!change) return std::optional<StatementResult>();
+    if (change->name == "txn_version" && change->value &&
+        change->value->find_first_not_of("0123456789") != std::string::npos) {
+      return Status::InvalidArgument("basin.txn_version must be a non-negative integer, got '" + *change->value + "'");
+    }
+    if (change->value) {
+      settings[change->name] = *change->value;
+    } else {
+      settings.erase(change->name);
+    }
+    StatementResult out;
+    out.statement = statement;
+    return std::optional<StatementResult>(std::move(out));
+  }
+
+  Result<StatementResult> Run(const std::string& statement) {
+    ASSIGN_OR_RETURN(TokenCursor tokens, TokenCursor::Of(statement));
+    using Handler = Result<std::optional<StatementResult>> (*)(SessionContext&, const std::string&, TokenCursor&);
+    static constexpr Handler kHandlers[] = {TryDdlStatement, TryWriteStatement, TryDmlStatement,
+                                            TryMaintenanceStatement};
+    ASSIGN_OR_RETURN(auto setting, TrySetting(statement, tokens));
+    if (setting) return std::move(*setting);
+    ASSIGN_OR_RETURN(auto described, TryDescribeHistoryOrDetail(statement));
+    if (described) return std::move(*described);
+    for (Handler handler : kHandlers) {
+      tokens.Reset(0);
+      ASSIGN_OR_RETURN(auto handled, handler(*this, statement, tokens));
+      if (handled) return std::move(*handled);
+    }
+
+    StatementResult out;
+    out.statement = statement;
+    ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, ResolveQuery(statement));
+    out.files_read = resolved->files_read;
+    out.files_total = resolved->files_total;
+    ASSIGN_OR_RETURN(out.result, conn_->Query(resolved->sql));
+    out.returns_rows = out.result.column_count() > 0;
     return out;
   }
 };
@@ -344,15 +522,19 @@ struct Session::Impl {
 Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  ASSIGN_OR_RETURN(impl->warehouse_, catalog::Warehouse::Open(options.warehouse_dir));
   ASSIGN_OR_RETURN(impl->db, engine::Database::Open());
-  ASSIGN_OR_RETURN(impl->conn, engine::Connection::Open(impl->db));
+  ASSIGN_OR_RETURN(impl->conn_, engine::Connection::Open(impl->db));
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
-engine::Connection& Session::connection() { return *impl_->conn; }
+engine::Connection& Session::connection() { return *impl_->conn_; }
+void Session::SetProgressCallback(std::function<void(const commands::Progress&)> callback) {
+  impl_->progress = std::move(callback);
+}
 const SessionOptions& Session::options() const { return impl_->options; }
 
 Result<std::vector<StatementResult>> Session::Execute(const std::string& text) {

@@ -1,22 +1,29 @@
-// Session: runs Basin SQL text. Statements DuckDB knows are passed through to it after
-// delta_scan('path' [, version => N | timestamp => '...']) calls are replaced by scans of
-// the selected snapshot (with data skipping); Basin's own statements (DESCRIBE HISTORY ...)
-// are handled here.
+// Session: runs Basin SQL text against a warehouse of named Delta tables. Basin's own
+// statements (CREATE/ALTER/DROP TABLE, INSERT, DELETE, UPDATE, MERGE, OPTIMIZE, VACUUM,
+// RESTORE, DESCRIBE HISTORY/DETAIL, SET basin.*) are handled by sql/statements.h; the rest
+// is passed to DuckDB after Basin's table references (named tables with optional
+// VERSION/TIMESTAMP AS OF, delta_scan('path' [, version => N | timestamp => '...']),
+// table_changes('name', start [, end])) are replaced by scans of the selected snapshots,
+// with data skipping.
 //
 // Thread safety: one thread at a time.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "commands/command_context.h"
 #include "common/status.h"
 #include "engine/duckdb.h"
 
 namespace basin::sql {
 
 struct SessionOptions {
-  std::string warehouse_dir;  // relative delta_scan paths resolve against it; "" = cwd
+  // The warehouse of named tables; relative delta_scan paths resolve against it too.
+  // "" = the current folder.
+  std::string warehouse_dir;
   bool data_skipping = true;  // off only to prove skipping never changes a result
 };
 
@@ -27,6 +34,9 @@ struct StatementResult {
   // What skipping did, for EXPLAIN-like output and tests: files read / files in snapshots.
   size_t files_read = 0;
   size_t files_total = 0;
+  // Things the user should know that did not fail the statement (a write skipped by its
+  // txn id, a checkpoint that could not be written); the CLI prints them to stderr.
+  std::vector<std::string> notices;
 };
 
 class Session {
@@ -38,6 +48,9 @@ class Session {
   Result<std::vector<StatementResult>> Execute(const std::string& text);
 
   engine::Connection& connection();
+  // Receives the progress of long commands (OPTIMIZE, MERGE, ...), on the session's thread
+  // while Execute() runs. Empty to stop.
+  void SetProgressCallback(std::function<void(const commands::Progress&)> callback);
   const SessionOptions& options() const;
 
   ~Session();

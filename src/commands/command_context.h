@@ -1,0 +1,55 @@
+// What every table command (write, DML, maintenance) gets from its caller, and what it
+// gives back. Commands work on Delta snapshots and DuckDB SQL; they know nothing of SQL
+// statements or table names (src/sql/ parses those and resolves names to snapshots).
+//
+// Thread safety: a CommandContext is used by one command at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "delta/actions.h"
+#include "delta/transaction.h"
+#include "engine/duckdb.h"
+
+namespace basin::commands {
+
+// Progress of a long command, for the CLI's progress line.
+struct Progress {
+  std::string phase;  // "scanning", "writing", "committing", "deleting files", ...
+  int64_t done = 0;
+  int64_t total = -1;  // -1 when unknown
+};
+
+struct CommandContext {
+  engine::Connection* conn = nullptr;  // REQUIRES: non-null
+  // Clock, seed, retry bounds and checkpoint_connection for the transactions the command
+  // commits.
+  delta::TransactionOptions txn_options;
+  // Idempotent write id (appId, version): the command writes it with its data, and skips
+  // (CommandResult::commit.skipped) when the table already has a version >= it.
+  std::optional<delta::SetTransaction> txn_id;
+  std::function<void(const Progress&)> progress;  // may be empty
+
+  void Report(const std::string& phase, int64_t done, int64_t total = -1) const {
+    if (progress) progress(Progress{phase, done, total});
+  }
+};
+
+// The outcome of a command that committed (or skipped) one transaction.
+struct CommandResult {  // NOLINT(bugprone-exception-escape): nlohmann::json's constructor
+  delta::CommitResult commit;
+  // The operationMetrics written to commitInfo, as Delta names them (numOutputRows,
+  // numAddedFiles, numRemovedFiles, numDeletedRows, numUpdatedRows, numTargetRowsInserted,
+  // ...), values as numbers.
+  nlohmann::json metrics = nlohmann::json::object();
+  // Things the user should know that did not fail the command (a checkpoint that could
+  // not be written, a write skipped by its txn id).
+  std::vector<std::string> notices;
+};
+
+}  // namespace basin::commands

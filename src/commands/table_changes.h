@@ -1,0 +1,34 @@
+// The change data feed of a table between two versions, as a DuckDB query: every row
+// changed, with _change_type (insert, delete, update_preimage, update_postimage),
+// _commit_version and _commit_timestamp. Commits with cdc actions contribute their
+// _change_data files; commits without (plain appends and deletes) are derived from their
+// add (insert) and remove (delete) actions with dataChange=true.
+//
+// Thread safety: functions; `conn` is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "engine/duckdb.h"
+#include "storage/object_store.h"
+
+namespace basin::commands {
+
+struct ChangesScan {
+  std::string sql;                       // usable as a subquery in FROM
+  std::vector<std::string> temp_tables;  // on `conn`, dropped by the caller when done
+};
+
+// Changes from `start_version` to `end_version` inclusive (the latest when unset).
+// InvalidArgument when the feed was not enabled for a version in the range (naming it) or
+// start > end; NotFound when a version is no longer in the log or a file was vacuumed.
+Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<ObjectStore> store,
+                                    const std::string& table_root, int64_t start_version,
+                                    std::optional<int64_t> end_version);
+
+}  // namespace basin::commands

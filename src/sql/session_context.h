@@ -1,0 +1,64 @@
+// SessionContext: what Basin's statement handlers (sql/statements.h) get from the
+// session: the warehouse, the DuckDB connection, snapshots through the session's cache,
+// name resolution for queries, settings, and command contexts.
+//
+// Thread safety: one thread at a time (the session's).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/warehouse.h"
+#include "commands/command_context.h"
+#include "common/status.h"
+#include "delta/snapshot.h"
+#include "engine/duckdb.h"
+
+namespace basin::sql {
+
+// A query with every table reference Basin owns replaced by a scan: named warehouse
+// tables (with VERSION AS OF / TIMESTAMP AS OF), delta_scan(...) and table_changes(...).
+// Owns the temporary tables those scans need; destroying it drops them.
+class ResolvedQuery {
+ public:
+  virtual ~ResolvedQuery() = default;
+  std::string sql;
+  size_t files_read = 0;   // data skipping: files the scans read
+  size_t files_total = 0;  // files in the snapshots scanned
+};
+
+class SessionContext {
+ public:
+  virtual ~SessionContext() = default;
+
+  virtual engine::Connection& conn() = 0;
+  virtual const catalog::Warehouse& warehouse() const = 0;
+
+  // The table `name_parts` (["t"] or ["s", "t"]) names; nullopt when the warehouse has no
+  // such table. InvalidArgument for a malformed name.
+  virtual Result<std::optional<catalog::TableEntry>> LookupTable(const std::vector<std::string>& name_parts) = 0;
+  // As LookupTable, NotFound naming the table when absent.
+  virtual Result<catalog::TableEntry> GetTable(const std::vector<std::string>& name_parts) = 0;
+
+  // A snapshot of the table at `location` (latest, or as `options` says), through the
+  // session's snapshot cache. Errors name the table.
+  virtual Result<std::shared_ptr<const delta::Snapshot>> LoadTable(const std::string& location,
+                                                                   const delta::SnapshotOptions& options = {}) = 0;
+
+  // `sql` (a query, or an expression's text) with Basin's table references replaced by
+  // scans, skipping files by the WHERE clauses of SELECTs.
+  virtual Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) = 0;
+
+  // A context for one command: the connection, the session's transaction options, and the
+  // idempotent write id from SET basin.txn_app_id / basin.txn_version, which this call
+  // consumes (the next write needs a new version).
+  virtual commands::CommandContext MakeCommandContext() = 0;
+
+  // A setting from SET basin.<name> = value (name without the prefix), nullopt when unset.
+  virtual std::optional<std::string> Setting(const std::string& name) const = 0;
+};
+
+}  // namespace basin::sql

@@ -1,0 +1,95 @@
+#include "catalog/warehouse.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "testing/test_util.h"
+
+namespace basin::catalog {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(TableNameTest, DefaultSchemaAndLowerCase) {
+  ASSERT_OK_AND_ASSIGN(TableName one, MakeTableName({"Events"}));
+  EXPECT_EQ(one.ToString(), "default.events");
+  ASSERT_OK_AND_ASSIGN(TableName two, MakeTableName({"Sales", "Orders"}));
+  EXPECT_EQ(two.ToString(), "sales.orders");
+}
+
+TEST(TableNameTest, RefusesNamesThatAreNotFileNames) {
+  ASSERT_ERROR_CODE(MakeTableName({}), kInvalidArgument);
+  ASSERT_ERROR_CODE(MakeTableName({"a", "b", "c"}), kInvalidArgument);
+  ASSERT_ERROR_CODE(MakeTableName({""}), kInvalidArgument);
+  ASSERT_ERROR_CODE(MakeTableName({"a/b"}), kInvalidArgument);
+  ASSERT_ERROR_CODE(MakeTableName({"..", "t"}), kInvalidArgument);
+}
+
+TEST(WarehouseTest, OpeningCreatesNothing) {
+  testing::TempDir dir;
+  std::string root = dir.str() + "/wh";
+  ASSERT_OK_AND_ASSIGN(auto warehouse, Warehouse::Open(root));
+  ASSERT_OK_AND_ASSIGN(auto tables, warehouse->List());
+  EXPECT_TRUE(tables.empty());
+  ASSERT_OK_AND_ASSIGN(auto missing, warehouse->Lookup({"default", "t"}));
+  EXPECT_FALSE(missing.has_value());
+  EXPECT_FALSE(fs::exists(root));
+}
+
+TEST(WarehouseTest, RegisterLookupListUnregister) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto warehouse, Warehouse::Open(dir.str()));
+  TableName t{"default", "t"};
+  TableName u{"sales", "u"};
+  EXPECT_EQ(warehouse->DefaultLocation(t), dir.str() + "/default/t");
+  ASSERT_OK(warehouse->Register({t, warehouse->DefaultLocation(t), false, 0}));
+  ASSERT_OK(warehouse->Register({u, "/elsewhere/u", true, 42}));
+  ASSERT_ERROR_CODE(warehouse->Register({t, "/x", false, 0}), kAlreadyExists);
+
+  ASSERT_OK_AND_ASSIGN(TableEntry got, warehouse->Get(t));
+  EXPECT_EQ(got.location, dir.str() + "/default/t");
+  EXPECT_FALSE(got.external);
+  EXPECT_GT(got.created_time_ms, 0);
+  ASSERT_OK_AND_ASSIGN(TableEntry external, warehouse->Get(u));
+  EXPECT_EQ(external.location, "/elsewhere/u");
+  EXPECT_TRUE(external.external);
+  EXPECT_EQ(external.created_time_ms, 42);
+
+  ASSERT_OK_AND_ASSIGN(auto all, warehouse->List());
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].name.ToString(), "default.t");
+  EXPECT_EQ(all[1].name.ToString(), "sales.u");
+  ASSERT_OK_AND_ASSIGN(auto sales, warehouse->List("SALES"));
+  ASSERT_EQ(sales.size(), 1u);
+
+  ASSERT_OK(warehouse->Unregister(t));
+  ASSERT_ERROR_CODE(warehouse->Get(t), kNotFound);
+  ASSERT_ERROR_CODE(warehouse->Unregister(t), kNotFound);
+}
+
+TEST(WarehouseTest, LocationsInsideTheWarehouseMoveWithIt) {
+  testing::TempDir dir;
+  {
+    ASSERT_OK_AND_ASSIGN(auto warehouse, Warehouse::Open(dir.str() + "/a"));
+    ASSERT_OK(warehouse->Register({{"default", "t"}, dir.str() + "/a/default/t", false, 0}));
+  }
+  fs::rename(dir.str() + "/a", dir.str() + "/b");
+  ASSERT_OK_AND_ASSIGN(auto moved, Warehouse::Open(dir.str() + "/b"));
+  ASSERT_OK_AND_ASSIGN(TableEntry entry, moved->Get({"default", "t"}));
+  EXPECT_EQ(entry.location, dir.str() + "/b/default/t");
+}
+
+TEST(WarehouseTest, CorruptEntryNamesTheFile) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto warehouse, Warehouse::Open(dir.str()));
+  ASSERT_OK(warehouse->Register({{"default", "t"}, dir.str() + "/default/t", false, 0}));
+  std::ofstream(dir.str() + "/_basin_catalog/default/t.json") << "{not json";
+  auto got = warehouse->Get({"default", "t"});
+  ASSERT_ERROR_CODE(got, kCorruption);
+  EXPECT_NE(got.status().message().find("_basin_catalog/default/t.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace basin::catalog
