@@ -237,7 +237,11 @@ Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql) {
   return value;
 }
 
-Result<std::unique_ptr<sql::Session>> OpenSession() { return sql::Session::Open(sql::SessionOptions{}); }
+Result<std::unique_ptr<sql::Session>> OpenSession(const std::string& warehouse_dir) {
+  sql::SessionOptions options;
+  options.warehouse_dir = warehouse_dir;
+  return sql::Session::Open(options);
+}
 
 Result<engine::QueryResult> QueryBasin(sql::Session& session, const std::string& sql) {
   ASSIGN_OR_RETURN(auto results, session.Execute(sql));

@@ -99,8 +99,8 @@ Status WriteAppendOnlyLog(const std::filesystem::path& table_root, int64_t commi
 // The single integer `sql` returns (a count), run directly on DuckDB.
 Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql);
 
-// A Basin SQL session with default options.
-Result<std::unique_ptr<sql::Session>> OpenSession();
+// A Basin SQL session with default options, or on the warehouse folder `warehouse_dir`.
+Result<std::unique_ptr<sql::Session>> OpenSession(const std::string& warehouse_dir = "");
 
 // The result of the last statement of `sql` run through Basin.
 Result<engine::QueryResult> QueryBasin(sql::Session& session, const std::string& sql);

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# What Basin can do today, in well under two minutes: writes a partitioned Delta table over
-# several commits into ./demo-warehouse (recreated on every run), then shows its history,
-# a query at the latest and at an older version, data skipping, and `basin describe`.
+# What Basin is for, in well under two minutes: a warehouse folder of ACID Delta tables that
+# batch loads, upserts and deletes write safely, that SQL reads at any version, and that
+# stays plain Delta Lake. Uses ./demo-warehouse (recreated on every run) and a built-in
+# click-stream generator (DuckDB's range()), so nothing needs to be downloaded.
 # Usage: bash scripts/demo.sh [path/to/basin]      (make demo passes build/basin)
 set -euo pipefail
 
 BASIN="${1:-build/basin}"
 WAREHOUSE="./demo-warehouse"
-TABLE="$WAREHOUSE/events"
 
 if [ ! -x "$BASIN" ]; then
   echo "demo: no basin binary at '$BASIN' (run 'make' first, or pass its path)" >&2
@@ -18,67 +18,90 @@ if [ -t 1 ]; then BOLD=$'\033[1m'; DIM=$'\033[2m'; RESET=$'\033[0m'; else BOLD="
 
 step() { printf '\n%s== %s ==%s\n' "$BOLD" "$1" "$RESET"; }
 say() { printf '%s\n' "$@"; }
-# Shows the command as a user would type it, then runs it (stderr too: that is where the
-# data-skipping line goes).
-run() {
-  local shown="" arg
-  for arg in "$@"; do
-    case "$arg" in *[[:space:]]*) shown+=" \"$arg\"" ;; *) shown+=" $arg" ;; esac
-  done
-  printf '%s$ basin%s%s\n' "$DIM" "$shown" "$RESET"
-  "$BASIN" "$@" 2>&1
+# Shows the statement as a user would type it, then runs it (stderr too: notices and the
+# data-skipping line go there).
+sql() {
+  local extra=()
+  while [ "$1" != "-c" ]; do extra+=("$1"); shift; done
+  printf '%s$ basin sql%s -c "%s"%s\n' "$DIM" "${extra[*]:+ ${extra[*]}}" "$2" "$RESET"
+  "$BASIN" sql --warehouse "$WAREHOUSE" "${extra[@]}" -c "$2" 2>&1
 }
-sql() { run sql --warehouse "$WAREHOUSE" "$@"; }
+
+# One generated day of click-stream events: 10,000 rows with consecutive ids.
+events_of_days() {  # first_day last_day (0-based, inclusive)
+  printf "SELECT i AS event_id, TIMESTAMPTZ '2024-06-01 00:00:00+00' + to_microseconds((i * 8640000)::BIGINT) AS ts,
+       (hash(i) %% 5000)::INTEGER AS user_id,
+       ['view', 'view', 'view', 'click', 'click', 'purchase'][1 + (hash(i // 7) %% 6)::INTEGER] AS event_type,
+       round(((hash(i * 31) %% 20000) / 100.0)::DOUBLE, 2) AS amount,
+       DATE '2024-06-01' + (i // 10000)::INTEGER AS day
+FROM range(%d, %d) t(i)" $(($1 * 10000)) $((($2 + 1) * 10000))
+}
 
 start=$SECONDS
-
-step "1. A Delta table, written by Basin"
-say "Basin writes Parquet files through DuckDB and commits them to a Delta log. The demo" \
-    "table 'events' holds 300,000 generated click-stream rows over 30 days, partitioned by" \
-    "day and written in four commits: create (days 1-10), two appends (days 11-20, 21-30)," \
-    "and a delete of the first day."
 rm -rf "$WAREHOUSE"
 mkdir -p "$WAREHOUSE"
-run demo-data "$TABLE"
-say "" "The table is a plain Delta Lake folder, readable by Spark, Trino, delta-rs or DuckDB:"
-printf '%s$ ls %s/_delta_log%s\n' "$DIM" "$TABLE" "$RESET"
-ls "$TABLE/_delta_log"
-printf '%s$ ls %s | head -3%s\n' "$DIM" "$TABLE" "$RESET"
-ls "$TABLE" | head -3
 
-step "2. The commit history"
-say "DESCRIBE HISTORY reads the log, newest commit first."
-sql -c "DESCRIBE HISTORY delta_scan('events')"
+step "1. Create a table"
+say "A warehouse is a folder of named Delta tables. This one is partitioned by day, checks" \
+    "its rows (NOT NULL, CHECK), and has deletion vectors (cheap row-level changes) and the" \
+    "change data feed turned on."
+sql -c "CREATE TABLE events (event_id BIGINT NOT NULL, ts TIMESTAMP, user_id INT, event_type STRING,
+          amount DOUBLE, day DATE, CONSTRAINT positive_amount CHECK (amount >= 0))
+        PARTITIONED BY (day)
+        TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.enableChangeDataFeed' = 'true')"
 
-step "3. Querying the latest version"
-say "delta_scan('events') is the table as of its newest commit; DuckDB runs the query."
-sql -c "SELECT event_type, count(*) AS events, round(sum(amount), 2) AS amount
-        FROM delta_scan('events') GROUP BY event_type ORDER BY events DESC"
-sql -c "SELECT count(*) AS total_rows, min(day) AS first_day, max(day) AS last_day FROM delta_scan('events')"
+step "2. Batch loads, exactly once"
+say "A load job writes ten days at a time. It tags each batch with its job name and batch" \
+    "number, so a retried batch (after a crash or a timeout) is skipped instead of duplicated."
+sql -c "SET basin.txn_app_id = 'daily-load'; SET basin.txn_version = 1;
+        INSERT INTO events $(events_of_days 0 9)"
+sql -c "SET basin.txn_app_id = 'daily-load'; SET basin.txn_version = 2;
+        INSERT INTO events $(events_of_days 10 19)"
+say "" "The job crashes after its second batch committed, and is retried:"
+sql -c "SET basin.txn_app_id = 'daily-load'; SET basin.txn_version = 2;
+        INSERT INTO events $(events_of_days 10 19)"
+sql -c "SELECT count(*) AS events, min(day) AS first_day, max(day) AS last_day FROM events"
+say "" "Bad rows never land: the whole statement fails and nothing is committed."
+sql -c "INSERT INTO events VALUES (-1, now(), 1, 'refund', -5.0, DATE '2024-06-30')" || true
 
-step "4. Time travel"
-say "version => N reads the table as it was after commit N. At version 0 only the first ten" \
-    "days existed, and the day deleted in version 3 is still there."
-sql -c "SELECT count(*) AS total_rows, min(day) AS first_day, max(day) AS last_day
-        FROM delta_scan('events', version => 0)"
-sql -c "SELECT count(*) AS rows_on_june_1 FROM delta_scan('events', version => 2) WHERE day = DATE '2024-06-01'"
+step "3. Upserts, updates and deletes"
+say "Late corrections arrive: MERGE updates the events that exist and inserts the new ones," \
+    "touching only the files whose statistics can hold the keys."
+sql -c "MERGE INTO events t
+        USING (SELECT event_id, amount * 2 AS amount FROM events WHERE day = DATE '2024-06-03' AND event_type = 'purchase'
+               UNION ALL SELECT 999999999, 12.5) s
+        ON t.event_id = s.event_id
+        WHEN MATCHED THEN UPDATE SET amount = s.amount
+        WHEN NOT MATCHED THEN INSERT (event_id, ts, user_id, event_type, amount, day)
+                              VALUES (s.event_id, TIMESTAMPTZ '2024-06-20 12:00:00+00', 42, 'purchase', s.amount, DATE '2024-06-20')"
+sql -c "UPDATE events SET event_type = 'page_view' WHERE event_type = 'view' AND day = DATE '2024-06-05'"
+sql -c "DELETE FROM events WHERE user_id = 17"
 
-step "5. Data skipping"
-say "Every data file's partition values and column min/max statistics are in the log, so" \
-    "Basin hands DuckDB only the files that can match. --stats prints files read vs total."
-sql --stats -c "SELECT count(*) AS views FROM delta_scan('events')
-                WHERE day = DATE '2024-06-15' AND event_type = 'view'"
-say "" "Statistics skip files on ordinary columns too (event ids grow with time):"
-sql --stats -c "SELECT event_id, ts, user_id, event_type, amount FROM delta_scan('events')
-                WHERE event_id BETWEEN 150000 AND 150004 ORDER BY event_id"
-say "" "The same query without skipping reads every file and returns the same rows:"
-sql --stats --no-data-skipping -c "SELECT count(*) AS n FROM delta_scan('events')
-                                   WHERE event_id BETWEEN 150000 AND 150004"
+step "4. Read any version"
+say "Every statement above is one commit in the table's Delta log."
+sql -c "DESCRIBE HISTORY events"
+sql -c "SELECT (SELECT count(*) FROM events VERSION AS OF 1) AS after_first_load,
+               (SELECT count(*) FROM events VERSION AS OF 2) AS after_second_load,
+               (SELECT count(*) FROM events) AS now"
+say "" "The change data feed says what each commit changed, row by row:"
+sql -c "SELECT _commit_version, _change_type, count(*) AS rows FROM table_changes('events', 3)
+        GROUP BY ALL ORDER BY 1, 2"
 
-step "6. basin describe"
-say "Schema, protocol, partitioning, size and row count, straight from the snapshot."
-run describe "$TABLE"
+step "5. Fast reads: data skipping and compaction"
+say "Partition values and min/max statistics in the log let Basin hand DuckDB only the files" \
+    "that can match (--stats prints files read vs total)."
+sql --stats -c "SELECT event_type, count(*) AS events, round(sum(amount), 2) AS amount FROM events
+                WHERE day = DATE '2024-06-15' GROUP BY event_type ORDER BY events DESC"
+say "" "Many small commits leave small files; OPTIMIZE compacts them without blocking writers:"
+sql -c "OPTIMIZE events"
+sql -c "VACUUM events RETAIN 168 HOURS DRY RUN"
+
+step "6. Still plain Delta Lake"
+say "The table is an ordinary Delta folder that Spark, Trino, delta-rs or DuckDB can read:"
+printf '%s$ ls %s/default/events/_delta_log%s\n' "$DIM" "$WAREHOUSE" "$RESET"
+ls "$WAREHOUSE/default/events/_delta_log"
+sql -c "SELECT count(*) AS events FROM delta_scan('default/events')"
 
 step "Done in $((SECONDS - start)) s"
 say "Explore on your own:  $BASIN sql --warehouse $WAREHOUSE" \
-    "(then e.g.  SELECT * FROM delta_scan('events') LIMIT 5;   and  .help)"
+    "(then e.g.  SHOW TABLES;  DESCRIBE events;  SELECT * FROM events LIMIT 5;  .help)"

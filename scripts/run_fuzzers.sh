@@ -8,8 +8,9 @@
 # Each target keeps a corpus in BUILD_DIR/fuzz-corpus/<name>, seeded from real inputs in the
 # shared test data (../shared/testdata or $BASIN_TESTDATA): Delta log commits for the
 # log-action fuzzer, deletion-vector files for the deletion-vector fuzzer, Variant values
-# for the variant fuzzer. Crash inputs land
-# in BUILD_DIR/fuzz-artifacts/<name>/; rerun one with `BUILD_DIR/fuzz/<name> <file>`.
+# for the variant fuzzer; and from the repository's fuzz/corpus/<name>/, such as the SQL
+# statements for the statement fuzzer. Crash inputs land in BUILD_DIR/fuzz-artifacts/<name>/;
+# rerun one with `BUILD_DIR/fuzz/<name> <file>`.
 set -uo pipefail
 
 BUILD_DIR="${1:-build-fuzz}"

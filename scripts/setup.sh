@@ -2,14 +2,22 @@
 # Installs what Basin needs to build and test, idempotently:
 #   1. Debian packages (skipped when all are present),
 #   2. DuckDB 1.4.4 (header + shared library) from the npm registry, unless DUCKDB_ROOT
-#      points at a folder holding duckdb.h and libduckdb.so.
-# Prints the DuckDB folder on its last line of output to stdout when called with --print-duckdb-root.
+#      points at a folder holding duckdb.h and libduckdb.so,
+#   3. the npm packages the interop checker runs on (tests/interop/check_table.mjs): hyparquet,
+#      hyparquet-compressors and @duckdb/node-api, pinned, into a node_modules folder of the cache. A failure here
+#      stops setup only in CI (CI=true); locally the interop checks then report themselves skipped.
+# Prints the DuckDB folder on its last line of output to stdout when called with --print-duckdb-root,
+# and the node_modules folder when called with --print-node-modules.
 set -euo pipefail
 
 DUCKDB_VERSION=1.4.4
 DUCKDB_BINDINGS_VERSION=1.4.4-r.4
 CACHE_DIR="${BASIN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/basin}"
 DUCKDB_DIR="$CACHE_DIR/duckdb-$DUCKDB_VERSION"
+HYPARQUET_VERSION=1.33.0
+HYPARQUET_COMPRESSORS_VERSION=1.1.2
+DUCKDB_NODE_API_VERSION=1.5.6-r.1
+NODE_DIR="$CACHE_DIR/node"
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang clang-format clang-tidy libclang-rt-14-dev
@@ -64,6 +72,35 @@ fetch_duckdb() {
   rm -rf "$DUCKDB_DIR" && mv "$DUCKDB_DIR.partial" "$DUCKDB_DIR"
 }
 
+# The interop checker reads Basin's tables with code that shares none with Basin: hyparquet
+# (a Parquet reader in JavaScript; its compressors package adds zstd, gzip, brotli, lz4) and
+# DuckDB's node bindings (a newer DuckDB than Basin's).
+installed_version() {  # the version of an npm package in $NODE_DIR, or nothing
+  node -p "require('$NODE_DIR/node_modules/$1/package.json').version" 2>/dev/null || true
+}
+
+fetch_node_modules() {
+  if [ "$(installed_version hyparquet)" = "$HYPARQUET_VERSION" ] && \
+     [ "$(installed_version hyparquet-compressors)" = "$HYPARQUET_COMPRESSORS_VERSION" ] && \
+     [ "$(installed_version @duckdb/node-api)" = "$DUCKDB_NODE_API_VERSION" ]; then return 0; fi
+  log "installing hyparquet@$HYPARQUET_VERSION, hyparquet-compressors@$HYPARQUET_COMPRESSORS_VERSION" \
+      "and @duckdb/node-api@$DUCKDB_NODE_API_VERSION into $NODE_DIR"
+  rm -rf "$NODE_DIR.partial" && mkdir -p "$NODE_DIR.partial"
+  if ! npm install --silent --no-audit --no-fund --prefix "$NODE_DIR.partial" \
+         "hyparquet@$HYPARQUET_VERSION" "hyparquet-compressors@$HYPARQUET_COMPRESSORS_VERSION" \
+         "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >&2; then
+    rm -rf "$NODE_DIR.partial"
+    if [ "${CI:-}" = "true" ]; then
+      log "ERROR: could not install the interop checker's npm packages"; exit 1
+    fi
+    log "WARNING: could not install the interop checker's npm packages; interop tests will be skipped"
+    return 0
+  fi
+  rm -rf "$NODE_DIR" && mv "$NODE_DIR.partial" "$NODE_DIR"
+}
+
 install_packages
 fetch_duckdb
+fetch_node_modules
 if [ "${1:-}" = "--print-duckdb-root" ]; then echo "$DUCKDB_DIR"; fi
+if [ "${1:-}" = "--print-node-modules" ]; then echo "$NODE_DIR/node_modules"; fi

@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <iostream>
 
 #include "cli/commands.h"
 #include "cli/output_format.h"
@@ -162,10 +161,7 @@ Status WriteDemoTable(const DemoDataOptions& options) {
 }  // namespace
 
 int RunDemoDataCommand(const DemoDataOptions& options) {
-  Status status = WriteDemoTable(options);
-  if (status.ok()) return 0;
-  WriteError(status, std::cerr);
-  return 1;
+  return ExitStatus(WriteDemoTable(options));
 }
 
 }  // namespace basin::cli

@@ -1,6 +1,7 @@
 #include "cli/output_format.h"
 
 #include <array>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 namespace basin::cli {
@@ -100,6 +101,12 @@ void WriteJson(const engine::QueryResult& result, std::ostream& out) {
 void WriteError(const Status& status, std::ostream& err) {
   err << "Error: " << status.ToString() << '\n';
   err.flush();
+}
+
+int ExitStatus(const Status& status) {
+  if (status.ok()) return 0;
+  WriteError(status, std::cerr);
+  return 1;
 }
 
 bool IsNumericType(std::string_view duckdb_type) {

@@ -34,6 +34,8 @@ void WriteJson(const engine::QueryResult& result, std::ostream& out);
 
 // "Error: <code name>: <message>" on one line.
 void WriteError(const Status& status, std::ostream& err);
+// A command's exit status: 0 for OK; otherwise 1, after writing the error to stderr.
+int ExitStatus(const Status& status);
 
 // True for DuckDB numeric type names (integers, floating point, DECIMAL(p,s)).
 bool IsNumericType(std::string_view duckdb_type);

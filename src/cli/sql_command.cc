@@ -60,10 +60,7 @@ Status RunSql(const SqlCommandOptions& options) {
 }  // namespace
 
 int RunSqlCommand(const SqlCommandOptions& options) {
-  Status status = RunSql(options);
-  if (status.ok()) return 0;
-  WriteError(status, std::cerr);
-  return 1;
+  return ExitStatus(RunSql(options));
 }
 
 }  // namespace basin::cli

@@ -16,7 +16,7 @@
 namespace basin::commands {
 
 struct OptimizeRequest {
-  std::string where;  // a predicate over partition columns only (else InvalidArgument)
+  std::string where;                   // a predicate over partition columns only (else InvalidArgument)
   std::vector<std::string> zorder_by;  // logical column names; not partition columns
   // Bin-packing rewrites a bin only when it holds at least this many files (as Delta's
   // optimize.minNumFiles), or a file with deleted rows.

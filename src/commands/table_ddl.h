@@ -42,15 +42,15 @@ Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<Obj
 // One ALTER TABLE change.
 struct AlterTableRequest {
   enum class Kind {
-    kAddColumns,      // columns (nullable, at the end)
-    kSetProperties,   // properties
-    kUnsetProperties, // property_keys
-    kAddConstraint,   // constraint_name, constraint_expr: existing rows are checked first
-    kDropConstraint,  // constraint_name (if_exists)
-    kSetNotNull,      // column: existing rows are checked first
-    kDropNotNull,     // column
-    kRenameColumn,    // column -> new_name; needs column mapping
-    kDropColumn,      // column, and more_columns in the same commit (if_exists); needs column mapping
+    kAddColumns,       // columns (nullable, at the end)
+    kSetProperties,    // properties
+    kUnsetProperties,  // property_keys
+    kAddConstraint,    // constraint_name, constraint_expr: existing rows are checked first
+    kDropConstraint,   // constraint_name (if_exists)
+    kSetNotNull,       // column: existing rows are checked first
+    kDropNotNull,      // column
+    kRenameColumn,     // column -> new_name; needs column mapping
+    kDropColumn,       // column, and more_columns in the same commit (if_exists); needs column mapping
   };
   Kind kind = Kind::kSetProperties;
   std::vector<delta::StructField> columns;

@@ -75,8 +75,8 @@ struct PlannedRows {
 // nested struct fields) and rows failing a CHECK constraint fail the write, naming the
 // column or constraint and the row's values. `source_sql` is run once, when the returned
 // SQL is.
-Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target, const std::string& source_sql,
-                             const RowShape& shape = {});
+Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target,
+                             const std::string& source_sql, const RowShape& shape = {});
 
 // As PlanRows for rows that already have every table column under its logical name, in
 // any order (UPDATE and MERGE build them): adds the checks, casts (plain CASTs: a value
@@ -86,12 +86,21 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
 Result<std::string> StoredRowsSql(const WriteTarget& target, const std::string& logical_rows_sql);
 
 // Writes stored rows (from PlanRows or StoredRowsSql) as new data files of `target`:
-// partitioned by its partition columns (values encoded as the protocol says), files
-// rolled over at delta.targetFileSize (default 128 MiB), stats for the first
+// partitioned by its partition columns (values encoded as the protocol says), files of
+// unpartitioned tables rolled over at delta.targetFileSize (default 128 MiB; DuckDB cannot
+// rotate partitioned files), stats for the first
 // delta.dataSkippingNumIndexedCols (default 32) leaf columns. The AddFiles have
 // dataChange = true. A check failing while writing is InvalidArgument naming it.
 Result<std::vector<delta::AddFile>> WriteRows(engine::Connection& conn, const WriteTarget& target,
                                               const std::string& stored_rows_sql);
+
+// Writes change data feed rows (every table column under its logical name, in any order,
+// plus _change_type: 'insert', 'delete', 'update_preimage', 'update_postimage') as files
+// under _change_data/, partitioned like the data (PROTOCOL.md "Change Data Files"), with
+// the same checks and physical names as WriteRows. Returns their cdc actions (paths
+// relative to the table root, dataChange false).
+Result<std::vector<delta::CdcFile>> WriteChangeRows(engine::Connection& conn, const WriteTarget& target,
+                                                    const std::string& logical_rows_sql);
 
 // The logical-name SELECT list that reads stored (physical) columns back under logical
 // names: "\"col-1a2b\" AS \"id\", ...", for commands that read files directly.

@@ -1,12 +1,21 @@
 #include "common/uuid.h"
 
+#include <unistd.h>
+
 #include <cassert>
 #include <random>
 
 namespace basin {
 
 std::string NewUuidBytes() {
-  thread_local std::mt19937_64 rng{(uint64_t{std::random_device{}()} << 32) ^ std::random_device{}()};
+  // A forked child inherits its parent's generator: without reseeding, processes forked
+  // from one parent would draw the same UUIDs (and commitInfo.txnIds, which tell commits apart).
+  thread_local pid_t seeded_in = -1;
+  thread_local std::mt19937_64 rng;
+  if (seeded_in != getpid()) {
+    rng.seed((uint64_t{std::random_device{}()} << 32) ^ std::random_device{}());
+    seeded_in = getpid();
+  }
   std::string bytes(16, '\0');
   for (int half = 0; half < 2; half++) {
     uint64_t v = rng();

@@ -1,7 +1,7 @@
 // Random (version 4) UUIDs for file names, table ids and column mapping names.
 //
 // Thread safety: safe from any thread (each thread draws from its own generator, seeded
-// from std::random_device).
+// from std::random_device, and reseeded in a forked child).
 #pragma once
 
 #include <string>

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <random>
 
+#include "common/temp_path.h"
 #include "delta/paths.h"
 
 namespace basin::delta {
@@ -15,33 +15,13 @@ namespace {
 constexpr const char* kCheckpointColumns[] = {"add", "remove",         "metaData",           "protocol",
                                               "txn", "domainMetadata", "checkpointMetadata", "sidecar"};
 
-// A local copy of an object for DuckDB, removed when it goes out of scope.
-class TempCopy {
- public:
-  ~TempCopy() {
-    if (!path_.empty()) {
-      std::error_code ec;
-      std::filesystem::remove(path_, ec);
-    }
-  }
-
-  Status Create(const std::string& data) {
-    std::random_device rd;
-    std::uniform_int_distribution<uint64_t> dist;
-    path_ = (std::filesystem::temp_directory_path() / ("basin-log-" + std::to_string(dist(rd)) + ".parquet"))
-                .string();
-    std::ofstream out(path_, std::ios::binary | std::ios::trunc);
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    out.close();
-    if (!out) return Status::IOError("cannot write temporary file " + path_);
-    return Status::OK();
-  }
-
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+Status WriteLocalFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(data.data(), static_cast<std::streamsize>(data.size()));
+  out.close();
+  if (!out) return Status::IOError("cannot write temporary file " + path);
+  return Status::OK();
+}
 
 // Top-level field names of a DuckDB STRUCT type as DESCRIBE prints it
 // ('STRUCT(path VARCHAR, "offset" INTEGER, m MAP(VARCHAR, VARCHAR))'); empty otherwise.
@@ -157,8 +137,9 @@ Status ReadParquetActions(ObjectStore& store, engine::Connection& conn, const st
   }
   auto data = store.Get(key);
   if (!data.ok()) return MissingAsCorruption(data.status(), key);
-  TempCopy copy;
-  RETURN_IF_ERROR(copy.Create(*data));
+  // DuckDB reads Parquet from local files only.
+  TempPath copy("basin-log-", ".parquet");
+  RETURN_IF_ERROR(WriteLocalFile(copy.path(), *data));
   return ReadLocalParquetActions(conn, copy.path(), key, out);
 }
 

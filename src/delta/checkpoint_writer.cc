@@ -4,21 +4,23 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 
+#include "common/temp_path.h"
+#include "common/uuid.h"
 #include "delta/log_segment.h"
 
 namespace basin::delta {
 
 namespace {
 
-namespace fs = std::filesystem;
 using json = nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
 
-// The protocol's checkpoint schema as a from_json() structure. Columns a classic
-// checkpoint never needs (commitInfo, cdc, checkpointMetadata, sidecar) are left out.
+// The protocol's checkpoint schema as a from_json() structure. Columns a checkpoint never
+// holds (commitInfo, cdc) are left out.
 const std::string& CheckpointStructure() {
   static const std::string structure = [] {
     const json map = "MAP(VARCHAR, VARCHAR)";
@@ -53,34 +55,38 @@ const std::string& CheckpointStructure() {
                      {"readerFeatures", json::array({"VARCHAR"})},
                      {"writerFeatures", json::array({"VARCHAR"})}};
     s["domainMetadata"] = {{"domain", "VARCHAR"}, {"configuration", "VARCHAR"}, {"removed", "BOOLEAN"}};
+    s["checkpointMetadata"] = {{"version", "BIGINT"}, {"tags", map}};
+    s["sidecar"] = {
+        {"path", "VARCHAR"}, {"sizeInBytes", "BIGINT"}, {"modificationTime", "BIGINT"}, {"tags", map}};
     return s.dump();
   }();
   return structure;
 }
 
-constexpr const char* kColumns[] = {"txn", "add", "remove", "metaData", "protocol", "domainMetadata"};
+using Columns = std::span<const char* const>;
+// A V1 checkpoint; a sidecar (file actions only, PROTOCOL.md "Sidecar Files"); a V2
+// top-level file, which keeps the add/remove columns (all null) so that readers expecting
+// the full checkpoint schema find them.
+constexpr const char* kClassicColumns[] = {"txn", "add", "remove", "metaData", "protocol", "domainMetadata"};
+constexpr const char* kSidecarColumns[] = {"add", "remove"};
+constexpr const char* kV2Columns[] = {"checkpointMetadata", "txn",    "add", "remove", "metaData", "protocol",
+                                      "domainMetadata",     "sidecar"};
 constexpr char kRowsTable[] = "basin_checkpoint_rows";
+// _last_checkpoint embeds a V2 checkpoint's top-level actions only up to this many, so
+// that the hint file stays small however many txn appIds a table collects.
+constexpr size_t kMaxEmbeddedActions = 64;
 
-std::string CheckpointKey(int64_t version) {
+// "_delta_log/00000000000000000007" + suffix
+std::string LogKey(int64_t version, const std::string& suffix) {
   char name[64];
-  std::snprintf(name, sizeof(name), "%s%020lld.checkpoint.parquet", kLogFolder,
-                static_cast<long long>(version));
-  return name;
+  std::snprintf(name, sizeof(name), "%s%020lld", kLogFolder, static_cast<long long>(version));
+  return name + suffix;
 }
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
-
-// Removes the file DuckDB wrote, whatever happens after.
-struct ScopedFile {
-  std::string path;
-  ~ScopedFile() {
-    std::error_code ignored;
-    fs::remove(path, ignored);
-  }
-};
 
 Result<std::string> ReadWholeFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -90,27 +96,33 @@ Result<std::string> ReadWholeFile(const std::string& path) {
   return bytes.str();
 }
 
-// The snapshot's state as actions, in the order readers expect: protocol and metadata first.
-Result<std::vector<Action>> CheckpointActions(const Snapshot& snapshot, int64_t now_ms) {
+// The snapshot's state as actions: the non-file ones in the order readers expect
+// (protocol and metadata first), and the file actions (adds, then kept tombstones).
+struct CheckpointContent {
+  std::vector<Action> non_file;
+  std::vector<Action> files;
+};
+
+Result<CheckpointContent> CollectActions(const Snapshot& snapshot, int64_t now_ms) {
   ASSIGN_OR_RETURN(int64_t retention_ms, DeletedFileRetentionMs(snapshot.metadata));
-  std::vector<Action> actions;
-  actions.reserve(2 + snapshot.set_transactions.size() + snapshot.domain_metadata.size() +
-                  snapshot.files.size() + snapshot.tombstones.size());
-  actions.emplace_back(snapshot.protocol);
-  actions.emplace_back(snapshot.metadata);
-  for (const auto& [app, txn] : snapshot.set_transactions) actions.emplace_back(txn);
-  for (const auto& [domain, dm] : snapshot.domain_metadata) actions.emplace_back(dm);
-  for (const auto& add : snapshot.files) actions.emplace_back(add);
+  CheckpointContent content;
+  content.non_file.reserve(2 + snapshot.set_transactions.size() + snapshot.domain_metadata.size());
+  content.non_file.emplace_back(snapshot.protocol);
+  content.non_file.emplace_back(snapshot.metadata);
+  for (const auto& [app, txn] : snapshot.set_transactions) content.non_file.emplace_back(txn);
+  for (const auto& [domain, dm] : snapshot.domain_metadata) content.non_file.emplace_back(dm);
+  content.files.reserve(snapshot.files.size() + snapshot.tombstones.size());
+  for (const auto& add : snapshot.files) content.files.emplace_back(add);
   // A tombstone without a deletion time counts as deleted at the epoch, as in Delta.
   const int64_t oldest_kept_ms = now_ms - retention_ms;
   for (const auto& remove : snapshot.tombstones) {
-    if (remove.deletion_timestamp.value_or(0) > oldest_kept_ms) actions.emplace_back(remove);
+    if (remove.deletion_timestamp.value_or(0) > oldest_kept_ms) content.files.emplace_back(remove);
   }
-  return actions;
+  return content;
 }
 
-// Has DuckDB write `actions` as a Parquet checkpoint at the local path `out_path`.
-Status WriteParquet(engine::Connection& conn, const std::vector<Action>& actions,
+// Has DuckDB write `actions` as Parquet with `columns` at the local path `out_path`.
+Status WriteParquet(engine::Connection& conn, std::span<const Action> actions, Columns columns,
                     const std::string& out_path) {
   RETURN_IF_ERROR(
       conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kRowsTable + " (action VARCHAR)"));
@@ -126,34 +138,144 @@ Status WriteParquet(engine::Connection& conn, const std::vector<Action>& actions
     }
     RETURN_IF_ERROR(appender->Close());
   }
-  std::string columns;
-  for (const char* column : kColumns) {
+  std::string selected;
+  for (const char* column : columns) {
     std::string quoted = engine::QuoteIdentifier(column);
-    columns += (columns.empty() ? "a." : ", a.") + quoted + " AS " + quoted;
+    selected += (selected.empty() ? "a." : ", a.") + quoted + " AS " + quoted;
   }
-  return conn.Execute("COPY (SELECT " + columns + " FROM (SELECT from_json(action, " +
+  return conn.Execute("COPY (SELECT " + selected + " FROM (SELECT from_json(action, " +
                       engine::QuoteLiteral(CheckpointStructure()) + ") AS a FROM temp." + kRowsTable +
                       ")) TO " + engine::QuoteLiteral(out_path) + " (FORMAT parquet)");
 }
 
+// The Parquet bytes of `actions` with `columns`, written by DuckDB through a local file.
+Result<std::string> RenderParquet(engine::Connection& conn, std::span<const Action> actions,
+                                  Columns columns) {
+  TempPath local("basin-checkpoint-", ".parquet");
+  RETURN_IF_ERROR(WriteParquet(conn, actions, columns, local.path()));
+  return ReadWholeFile(local.path());
+}
+
+// Stores `bytes` at `key` and returns what the store records for it: V2 checkpoints name
+// their files with size and modification time.
+Result<ObjectInfo> PutAndHead(ObjectStore& store, const std::string& key, const std::string& bytes) {
+  RETURN_IF_ERROR(store.Put(key, bytes));
+  return store.Head(key);
+}
+
 // _last_checkpoint must not go backwards when an older checkpoint is (re)written late.
-Status UpdateLastCheckpoint(ObjectStore& store, const CheckpointInfo& info) {
+Status UpdateLastCheckpoint(ObjectStore& store, int64_t version, const ordered_json& doc) {
   const std::string key = std::string(kLogFolder) + "_last_checkpoint";
   auto existing = store.Get(key);
   if (existing.ok()) {
     json old = json::parse(*existing, nullptr, /*allow_exceptions=*/false);
     auto v = old.is_object() ? old.find("version") : old.end();
-    if (old.is_object() && v != old.end() && v->is_number_integer() && v->get<int64_t>() > info.version) {
+    if (old.is_object() && v != old.end() && v->is_number_integer() && v->get<int64_t>() > version) {
       return Status::OK();
     }
   } else if (!existing.status().IsNotFound()) {
     return existing.status();
   }
-  json doc = {{"version", info.version},
-              {"size", info.num_actions},
-              {"sizeInBytes", info.size_bytes},
-              {"numOfAddFiles", info.num_add_files}};
   return store.Put(key, doc.dump());
+}
+
+// version and size lead, as Delta writes them, for readers that look only at a prefix.
+ordered_json LastCheckpointDoc(const CheckpointInfo& info) {
+  ordered_json doc;
+  doc["version"] = info.version;
+  doc["size"] = info.num_actions;
+  doc["sizeInBytes"] = info.size_bytes;
+  doc["numOfAddFiles"] = info.num_add_files;
+  return doc;
+}
+
+ordered_json ActionJson(const Action& action) {
+  return ordered_json::parse(SerializeAction(action), nullptr, /*allow_exceptions=*/false);
+}
+
+Result<CheckpointInfo> WriteClassic(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
+                                    CheckpointContent content) {
+  std::vector<Action> actions = std::move(content.non_file);
+  std::move(content.files.begin(), content.files.end(), std::back_inserter(actions));
+  CheckpointInfo info;
+  info.version = snapshot.version;
+  info.policy = CheckpointPolicy::kClassic;
+  info.key = LogKey(snapshot.version, ".checkpoint.parquet");
+  ASSIGN_OR_RETURN(std::string bytes, RenderParquet(conn, actions, kClassicColumns));
+  RETURN_IF_ERROR(store.Put(info.key, bytes));
+  info.num_actions = static_cast<int64_t>(actions.size());
+  info.num_add_files = static_cast<int64_t>(snapshot.files.size());
+  info.size_bytes = static_cast<int64_t>(bytes.size());
+  RETURN_IF_ERROR(UpdateLastCheckpoint(store, info.version, LastCheckpointDoc(info)));
+  return info;
+}
+
+Result<CheckpointInfo> WriteV2(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
+                               const CheckpointContent& content, const CheckpointOptions& options) {
+  if (options.actions_per_sidecar <= 0) {
+    return Status::InvalidArgument("actions_per_sidecar must be positive, got " +
+                                   std::to_string(options.actions_per_sidecar));
+  }
+  CheckpointInfo info;
+  info.version = snapshot.version;
+  info.policy = CheckpointPolicy::kV2;
+  info.num_add_files = static_cast<int64_t>(snapshot.files.size());
+
+  // Sidecars first: the top-level file must only name files that exist.
+  std::vector<Action> top{CheckpointMetadata{snapshot.version, {}}};
+  top.insert(top.end(), content.non_file.begin(), content.non_file.end());
+  const std::span<const Action> files(content.files);
+  const auto per_sidecar = static_cast<size_t>(options.actions_per_sidecar);
+  for (size_t begin = 0; begin < files.size(); begin += per_sidecar) {
+    std::span<const Action> chunk = files.subspan(begin, std::min(per_sidecar, files.size() - begin));
+    const std::string uuid = NewUuid();
+    const std::string name = uuid + ".parquet";
+    const std::string key = kSidecarFolder + name;
+    ASSIGN_OR_RETURN(std::string bytes, RenderParquet(conn, chunk, kSidecarColumns));
+    ASSIGN_OR_RETURN(ObjectInfo stored, PutAndHead(store, key, bytes));
+    top.emplace_back(Sidecar{name, static_cast<int64_t>(stored.size_bytes), stored.modification_time_ms});
+    info.sidecar_keys.push_back(key);
+    info.size_bytes += static_cast<int64_t>(stored.size_bytes);
+  }
+
+  const std::string uuid = NewUuid();
+  std::string bytes;
+  if (options.v2_top_level_format == CheckpointFileFormat::kJson) {
+    for (const auto& action : top) bytes += SerializeAction(action) + "\n";
+    info.key = LogKey(snapshot.version, ".checkpoint." + uuid + ".json");
+  } else {
+    ASSIGN_OR_RETURN(bytes, RenderParquet(conn, top, kV2Columns));
+    info.key = LogKey(snapshot.version, ".checkpoint." + uuid + ".parquet");
+  }
+  ASSIGN_OR_RETURN(ObjectInfo stored, PutAndHead(store, info.key, bytes));
+  info.size_bytes += static_cast<int64_t>(stored.size_bytes);
+  info.num_actions = static_cast<int64_t>(top.size() + content.files.size());
+
+  ordered_json v2;
+  v2["path"] = info.key.substr(std::string(kLogFolder).size());
+  v2["sizeInBytes"] = stored.size_bytes;
+  v2["modificationTime"] = stored.modification_time_ms;
+  if (top.size() <= kMaxEmbeddedActions) {
+    ordered_json non_file_actions = ordered_json::array();
+    ordered_json sidecar_files = ordered_json::array();
+    for (const auto& action : top) {
+      if (std::holds_alternative<Sidecar>(action)) {
+        sidecar_files.push_back(ActionJson(action)["sidecar"]);
+      } else {
+        non_file_actions.push_back(ActionJson(action));
+      }
+    }
+    v2["nonFileActions"] = std::move(non_file_actions);
+    v2["sidecarFiles"] = std::move(sidecar_files);
+  }
+  ordered_json doc = LastCheckpointDoc(info);
+  doc["v2Checkpoint"] = std::move(v2);
+  RETURN_IF_ERROR(UpdateLastCheckpoint(store, info.version, doc));
+  return info;
+}
+
+bool HasV2CheckpointFeature(const Protocol& protocol) {
+  return protocol.HasReaderFeature("v2Checkpoint") && protocol.HasWriterFeature("v2Checkpoint");
 }
 
 }  // namespace
@@ -170,9 +292,9 @@ Result<int64_t> CheckpointInterval(const Metadata& metadata) {
   return interval;
 }
 
-Result<int64_t> DeletedFileRetentionMs(const Metadata& metadata) {
-  auto it = metadata.configuration.find("delta.deletedFileRetentionDuration");
-  if (it == metadata.configuration.end()) return int64_t{7} * 24 * 3600 * 1000;
+Result<int64_t> DurationPropertyMs(const Metadata& metadata, const std::string& key, int64_t default_ms) {
+  auto it = metadata.configuration.find(key);
+  if (it == metadata.configuration.end()) return default_ms;
   std::istringstream in(Lower(it->second));
   std::string word;
   in >> word;
@@ -192,42 +314,64 @@ Result<int64_t> DeletedFileRetentionMs(const Metadata& metadata) {
       if (unit == name) return amount * ms;
     }
   }
-  return Status::InvalidArgument(
-      "delta.deletedFileRetentionDuration must look like 'interval 7 days', got '" + it->second + "'");
+  return Status::InvalidArgument(key + " must look like 'interval 7 days', got '" + it->second + "'");
+}
+
+Result<int64_t> DeletedFileRetentionMs(const Metadata& metadata) {
+  return DurationPropertyMs(metadata, "delta.deletedFileRetentionDuration", int64_t{7} * 24 * 3600 * 1000);
+}
+
+Result<CheckpointPolicy> CheckpointPolicyOf(const Metadata& metadata) {
+  auto it = metadata.configuration.find("delta.checkpointPolicy");
+  if (it == metadata.configuration.end()) return CheckpointPolicy::kClassic;
+  const std::string policy = Lower(it->second);
+  if (policy == "classic") return CheckpointPolicy::kClassic;
+  if (policy == "v2") return CheckpointPolicy::kV2;
+  return Status::InvalidArgument("delta.checkpointPolicy must be 'classic' or 'v2', got '" + it->second +
+                                 "'");
+}
+
+Result<CheckpointPolicy> EffectiveCheckpointPolicy(const Snapshot& snapshot) {
+  ASSIGN_OR_RETURN(CheckpointPolicy policy, CheckpointPolicyOf(snapshot.metadata));
+  if (policy == CheckpointPolicy::kV2 && !HasV2CheckpointFeature(snapshot.protocol)) {
+    return CheckpointPolicy::kClassic;
+  }
+  return policy;
 }
 
 Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
-                                       int64_t now_ms) {
-  const std::string key = CheckpointKey(snapshot.version);
-  const std::string where = snapshot.table_root + ": writing checkpoint " + key;
-  auto actions = CheckpointActions(snapshot, now_ms);
-  if (!actions.ok()) return actions.status().WithContext(where);
-  ASSIGN_OR_RETURN(auto uuid, conn.Query("SELECT gen_random_uuid()::VARCHAR"));
-  ScopedFile local{
-      (fs::temp_directory_path() / ("basin-checkpoint-" + uuid.at(0, 0).value_or("x") + ".parquet"))
-          .string()};
-  RETURN_IF_ERROR_CTX(WriteParquet(conn, *actions, local.path), where);
-  auto bytes = ReadWholeFile(local.path);
-  if (!bytes.ok()) return bytes.status().WithContext(where);
-  RETURN_IF_ERROR_CTX(store.Put(key, *bytes), where);
-
-  CheckpointInfo info;
-  info.version = snapshot.version;
-  info.num_actions = static_cast<int64_t>(actions->size());
-  info.num_add_files = static_cast<int64_t>(snapshot.files.size());
-  info.size_bytes = static_cast<int64_t>(bytes->size());
-  RETURN_IF_ERROR_CTX(UpdateLastCheckpoint(store, info), where);
-  return info;
+                                       int64_t now_ms, const CheckpointOptions& options) {
+  const std::string where =
+      snapshot.table_root + ": writing the checkpoint of version " + std::to_string(snapshot.version);
+  CheckpointPolicy policy = CheckpointPolicy::kClassic;
+  if (options.policy) {
+    policy = *options.policy;
+    if (policy == CheckpointPolicy::kV2 && !HasV2CheckpointFeature(snapshot.protocol)) {
+      return Status::InvalidArgument(where +
+                                     ": a V2 checkpoint needs the v2Checkpoint reader and writer feature "
+                                     "in the table protocol");
+    }
+  } else {
+    auto effective = EffectiveCheckpointPolicy(snapshot);
+    if (!effective.ok()) return effective.status().WithContext(where);
+    policy = *effective;
+  }
+  auto content = CollectActions(snapshot, now_ms);
+  if (!content.ok()) return content.status().WithContext(where);
+  auto written = policy == CheckpointPolicy::kV2 ? WriteV2(store, conn, snapshot, *content, options)
+                                                 : WriteClassic(store, conn, snapshot, std::move(*content));
+  if (!written.ok()) return written.status().WithContext(where);
+  return written;
 }
 
 Result<CheckpointInfo> CheckpointVersion(const std::shared_ptr<ObjectStore>& store,
                                          const std::string& table_root, engine::Connection& conn,
-                                         int64_t version, int64_t now_ms) {
-  SnapshotOptions options;
-  options.version = version;
-  options.keep_tombstones = true;
-  ASSIGN_OR_RETURN(auto snapshot, LoadSnapshot(store, table_root, conn, options));
-  return WriteCheckpoint(*store, conn, *snapshot, now_ms);
+                                         int64_t version, int64_t now_ms, const CheckpointOptions& options) {
+  SnapshotOptions snapshot_options;
+  snapshot_options.version = version;
+  snapshot_options.keep_tombstones = true;
+  ASSIGN_OR_RETURN(auto snapshot, LoadSnapshot(store, table_root, conn, snapshot_options));
+  return WriteCheckpoint(*store, conn, *snapshot, now_ms, options);
 }
 
 }  // namespace basin::delta

@@ -1,6 +1,6 @@
 // ConflictChecker: decides whether a transaction may commit after a commit that won the
-// race for its version (optimistic concurrency, WriteSerializable as Delta Lake defines
-// it). The rules, and the Delta Lake exceptions they correspond to, are in
+// race for its version (optimistic concurrency, WriteSerializable or Serializable as Delta
+// Lake defines them). The rules, and the Delta Lake exceptions they correspond to, are in
 // docs/transactions.md.
 //
 // Thread safety: plain values and a stateless function.
@@ -8,22 +8,50 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "delta/actions.h"
+#include "delta/snapshot.h"
+#include "engine/skipping.h"
 
 namespace basin::delta {
 
+// The table property delta.isolationLevel. Under WriteSerializable (the default) a
+// concurrent blind append never invalidates what a transaction read: it is serialized
+// after it. Under Serializable it does when its files may hold rows the transaction read.
+enum class IsolationLevel { kWriteSerializable, kSerializable };
+
+// The level `metadata` asks for: absent or "WriteSerializable" is WriteSerializable; any
+// other value is Serializable (the stricter reading of a value Basin does not know).
+IsolationLevel TableIsolationLevel(const Metadata& metadata);
+const char* IsolationLevelName(IsolationLevel level);
+
+// Rows a transaction read: those of the table for which `predicate` (a DuckDB syntax-tree
+// expression, as engine::FilesMatching takes) may be true.
+struct TableReadPredicate {
+  nlohmann::json predicate;
+  engine::SkippingScope scope;
+};
+
 // What a transaction read and what it is about to write, as far as conflicts go.
 struct TransactionFootprint {
-  // The transaction scanned the table without a filter it can name, so any file added by
-  // someone else could have been part of what it read.
+  // The snapshot the transaction read (null when it creates the table): its schema,
+  // partition columns and files give read_predicates their meaning.
+  std::shared_ptr<const Snapshot> read_snapshot;
+  IsolationLevel isolation_level = IsolationLevel::kWriteSerializable;
+  // The transaction read every row, so any added or removed file touches what it read.
   bool read_whole_table = false;
+  // Read row sets, unioned. A file of read_snapshot matching one counts as read.
+  std::vector<TableReadPredicate> read_predicates;
   std::map<std::string, std::string> read_files;     // replay key -> path (for messages)
   std::map<std::string, std::string> removed_files;  // replay key -> path
+  std::set<std::string> domains;                     // domainMetadata the transaction writes
   bool changes_metadata = false;
   bool changes_protocol = false;
   std::optional<std::string> txn_app_id;
@@ -37,11 +65,13 @@ struct WinningCommit {
   std::vector<Action> actions;
 
   std::string Operation() const;  // commitInfo.operation, or "unknown operation"
+  // commitInfo.isBlindAppend; false when absent (another writer may not say).
+  bool IsBlindAppend() const;
 };
 
 // OK when the transaction can be committed after `winner` as if it had read it; Conflict
-// naming the winner's version and operation, and the rule it breaks, otherwise.
-// `table` names the table in messages.
+// naming the winner's version and operation, the file or domain involved, and the rule it
+// breaks, otherwise. `table` names the table in messages.
 Status CheckConflict(const TransactionFootprint& txn, const WinningCommit& winner, const std::string& table);
 
 }  // namespace basin::delta

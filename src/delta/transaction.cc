@@ -6,9 +6,12 @@
 #include <cstdio>
 #include <thread>
 
+#include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/commit_writer.h"
+#include "delta/log_cleanup.h"
 #include "delta/log_segment.h"
+#include "delta/protocol.h"
 
 namespace basin::delta {
 
@@ -18,19 +21,6 @@ uint64_t SeedFrom(uint64_t seed) {
   if (seed != 0) return seed;
   std::random_device rd;
   return (static_cast<uint64_t>(rd()) << 32) ^ rd();
-}
-
-// A random (version 4) UUID.
-std::string NewUuid(std::mt19937_64& rng) {
-  uint64_t hi = rng(), lo = rng();
-  hi = (hi & ~0xF000ULL) | 0x4000ULL;
-  lo = (lo & ~(0xC000ULL << 48)) | (0x8000ULL << 48);
-  char text[40];
-  std::snprintf(
-      text, sizeof(text), "%08llx-%04llx-%04llx-%04llx-%012llx", static_cast<unsigned long long>(hi >> 32),
-      static_cast<unsigned long long>((hi >> 16) & 0xFFFF), static_cast<unsigned long long>(hi & 0xFFFF),
-      static_cast<unsigned long long>(lo >> 48), static_cast<unsigned long long>(lo & 0xFFFFFFFFFFFFULL));
-  return text;
 }
 
 bool InCommitTimestampsEnabled(const Metadata& metadata) {
@@ -57,7 +47,9 @@ Transaction::Transaction(std::shared_ptr<ObjectStore> store, std::string table_r
       read_version_(read_version),
       options_(std::move(options)),
       rng_(SeedFrom(options_.seed)),
-      txn_id_(NewUuid(rng_)) {}
+      // Never from the seed: two transactions seeded alike would take each other's commit
+      // for their own.
+      txn_id_(NewUuid()) {}
 
 Transaction::Transaction(std::shared_ptr<const Snapshot> read_snapshot, TransactionOptions options)
     : Transaction(read_snapshot->store, read_snapshot->table_root, read_snapshot->version,
@@ -79,10 +71,24 @@ void Transaction::ReadFiles(const std::vector<AddFile>& files) {
   for (const auto& f : files) read_files_.emplace(f.ReplayKey(), f.path);
 }
 
+void Transaction::ReadPredicate(nlohmann::json predicate, engine::SkippingScope scope) {
+  if (predicate.is_null()) {
+    ReadWholeTable();
+    return;
+  }
+  read_predicates_.push_back(TableReadPredicate{std::move(predicate), std::move(scope)});
+}
+
 void Transaction::Add(AddFile add) { adds_.push_back(std::move(add)); }
 void Transaction::Remove(RemoveFile remove) { removes_.push_back(std::move(remove)); }
+void Transaction::AddChangeFile(CdcFile cdc) { cdc_files_.push_back(std::move(cdc)); }
 void Transaction::UpdateMetadata(Metadata metadata) { new_metadata_ = std::move(metadata); }
 void Transaction::UpdateProtocol(Protocol protocol) { new_protocol_ = std::move(protocol); }
+
+void Transaction::SetDomainMetadata(DomainMetadata domain) {
+  std::string name = domain.domain;
+  domain_metadata_.insert_or_assign(std::move(name), std::move(domain));
+}
 
 void Transaction::SetTransactionId(std::string app_id, int64_t version) {
   txn_ = SetTransaction{std::move(app_id), version, std::nullopt};
@@ -112,15 +118,21 @@ void Transaction::Backoff(int attempt) {
 }
 
 bool Transaction::IsBlindAppend() const {
-  if (read_whole_table_ || !read_files_.empty() || !removes_.empty() || new_metadata_ || new_protocol_)
+  if (read_whole_table_ || !read_predicates_.empty() || !read_files_.empty() || !removes_.empty() ||
+      !domain_metadata_.empty() || new_metadata_ || new_protocol_) {
     return false;
+  }
   return std::all_of(adds_.begin(), adds_.end(), [](const AddFile& a) { return a.data_change; });
 }
 
 TransactionFootprint Transaction::Footprint() const {
   TransactionFootprint footprint;
+  footprint.read_snapshot = read_snapshot_;
+  if (read_snapshot_) footprint.isolation_level = TableIsolationLevel(read_snapshot_->metadata);
   footprint.read_whole_table = read_whole_table_;
+  footprint.read_predicates = read_predicates_;
   footprint.read_files = read_files_;
+  for (const auto& [name, domain] : domain_metadata_) footprint.domains.insert(name);
   for (const auto& r : removes_) footprint.removed_files.emplace(r.ReplayKey(), r.path);
   footprint.changes_metadata = new_metadata_.has_value();
   footprint.changes_protocol = new_protocol_.has_value();
@@ -134,9 +146,29 @@ const Metadata* Transaction::EffectiveMetadata() const {
   return read_snapshot_ ? &read_snapshot_->metadata : nullptr;
 }
 
+const Protocol* Transaction::EffectiveProtocol() const {
+  if (new_protocol_) return &*new_protocol_;
+  return read_snapshot_ ? &read_snapshot_->protocol : nullptr;
+}
+
+Status Transaction::CheckCommittable() const {
+  if (read_snapshot_) {
+    RETURN_IF_ERROR(CheckWritable(read_snapshot_->protocol, read_snapshot_->schema,
+                                  table_root_ + " version " + std::to_string(read_version_)));
+  }
+  const Protocol* protocol = EffectiveProtocol();
+  if (!domain_metadata_.empty() && (protocol == nullptr || !protocol->HasWriterFeature("domainMetadata"))) {
+    return Status::InvalidArgument(
+        table_root_ + ": domain metadata '" + domain_metadata_.begin()->first +
+        "' needs the writer feature domainMetadata, which the table protocol lacks");
+  }
+  return Status::OK();
+}
+
 std::vector<Action> Transaction::BuildActions(int64_t now_ms) const {
   CommitInfo info = MakeCommitInfo(now_ms, operation_, operation_parameters_);
-  info.raw["isolationLevel"] = "WriteSerializable";
+  info.raw["isolationLevel"] = IsolationLevelName(
+      read_snapshot_ ? TableIsolationLevel(read_snapshot_->metadata) : IsolationLevel::kWriteSerializable);
   info.raw["isBlindAppend"] = IsBlindAppend();
   if (read_version_ >= 0) info.raw["readVersion"] = read_version_;
   if (operation_metrics_) info.raw["operationMetrics"] = *operation_metrics_;
@@ -150,7 +182,7 @@ std::vector<Action> Transaction::BuildActions(int64_t now_ms) const {
   }
 
   std::vector<Action> actions;
-  actions.reserve(4 + removes_.size() + adds_.size());
+  actions.reserve(4 + domain_metadata_.size() + removes_.size() + adds_.size());
   actions.emplace_back(std::move(info));  // first: readers of in-commit timestamps rely on it
   if (new_protocol_) actions.emplace_back(*new_protocol_);
   if (new_metadata_) actions.emplace_back(*new_metadata_);
@@ -159,12 +191,14 @@ std::vector<Action> Transaction::BuildActions(int64_t now_ms) const {
     txn.last_updated = now_ms;
     actions.emplace_back(std::move(txn));
   }
+  for (const auto& [name, domain] : domain_metadata_) actions.emplace_back(domain);
   for (const auto& r : removes_) {
     RemoveFile remove = r;
     if (!remove.deletion_timestamp) remove.deletion_timestamp = now_ms;
     actions.emplace_back(std::move(remove));
   }
   for (const auto& a : adds_) actions.emplace_back(a);
+  for (const auto& c : cdc_files_) actions.emplace_back(c);
   return actions;
 }
 
@@ -200,11 +234,18 @@ void Transaction::WriteCheckpointIfDue(int64_t version, CommitResult& result) co
     return;
   }
   if (version % *interval != 0) return;
-  auto written = CheckpointVersion(store_, table_root_, *options_.checkpoint_connection, version, Now());
-  if (written.ok()) {
-    result.checkpoint_version = version;
-  } else {
+  const int64_t now_ms = Now();
+  auto written = CheckpointVersion(store_, table_root_, *options_.checkpoint_connection, version, now_ms);
+  if (!written.ok()) {
     result.checkpoint_status = written.status();
+    return;
+  }
+  result.checkpoint_version = version;
+  auto cleaned = CleanUpExpiredLogs(*store_, *metadata, now_ms, *options_.checkpoint_connection, table_root_);
+  if (cleaned.ok()) {
+    result.log_files_deleted = static_cast<int64_t>(cleaned->deleted_keys.size());
+  } else {
+    result.log_cleanup_status = cleaned.status();
   }
 }
 
@@ -215,6 +256,7 @@ Result<CommitResult> Transaction::Commit() {
   if (read_version_ < 0 && (!new_protocol_ || !new_metadata_)) {
     return Status::InvalidArgument(table_root_ + ": creating a table needs a protocol and a metadata action");
   }
+  RETURN_IF_ERROR(CheckCommittable());
   if (txn_ && read_snapshot_) {
     auto it = read_snapshot_->set_transactions.find(txn_->app_id);
     if (it != read_snapshot_->set_transactions.end() && it->second.version >= txn_->version) {

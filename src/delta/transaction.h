@@ -31,6 +31,7 @@
 #include "delta/conflict_checker.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
+#include "engine/skipping.h"
 #include "storage/object_store.h"
 
 namespace basin::delta {
@@ -45,10 +46,12 @@ struct TransactionOptions {
   // Milliseconds since the epoch for commitInfo timestamps and txn lastUpdated; the
   // system clock when unset.
   std::function<int64_t()> clock_ms;
-  // Seeds the backoff jitter and commitInfo.txnId; 0 draws a seed from std::random_device.
+  // Seeds the backoff jitter (commitInfo.txnId is always random); 0 draws a seed from
+  // std::random_device.
   uint64_t seed = 0;
   // When set, a commit whose version is a multiple of delta.checkpointInterval is followed
-  // by a checkpoint written with this connection (delta/checkpoint_writer.h).
+  // by a checkpoint written with this connection (delta/checkpoint_writer.h), then by log
+  // cleanup (delta/log_cleanup.h).
   engine::Connection* checkpoint_connection = nullptr;
 };
 
@@ -64,6 +67,10 @@ struct CommitResult {
   // Why a due checkpoint was not written. The commit succeeded regardless: this is a
   // warning for the caller to report, never a commit failure.
   Status checkpoint_status;
+  // After a checkpoint, expired log files are cleaned up (delta/log_cleanup.h): how many
+  // were deleted, and why the cleanup stopped, as a warning like checkpoint_status.
+  int64_t log_files_deleted = 0;
+  Status log_cleanup_status;
 };
 
 class Transaction {
@@ -83,12 +90,25 @@ class Transaction {
   void ReadWholeTable();
   // Files whose contents the transaction depends on (it may also remove them).
   void ReadFiles(const std::vector<AddFile>& files);
+  // The transaction read the rows for which `predicate` is true: a DuckDB syntax-tree
+  // expression from json_serialize_sql(), as engine::FilesMatching takes, with `scope`
+  // naming how its column references qualify this table. A concurrently added file then
+  // conflicts only when its partition values and stats say it may hold such rows; a
+  // concurrently removed file that may hold them counts as read. Calls union; a null
+  // predicate means the whole table (ReadWholeTable).
+  void ReadPredicate(nlohmann::json predicate, engine::SkippingScope scope = {});
 
   // --- what it will commit ---
   void Add(AddFile add);
   void Remove(RemoveFile remove);
+  // A change data file (cdc action, PROTOCOL.md "Change Data Files") written with the data.
+  void AddChangeFile(CdcFile cdc);
   void UpdateMetadata(Metadata metadata);
   void UpdateProtocol(Protocol protocol);
+  // Commits a domainMetadata action (removed = true removes the domain); the last call
+  // for a domain wins. Commit() requires the writer feature domainMetadata. A concurrent
+  // commit touching the same domain conflicts.
+  void SetDomainMetadata(DomainMetadata domain);
   // Idempotent writes: commit a txn action (appId, version) with the data; when the table
   // already holds version >= `version` for `app_id` (at the read version or in a winning
   // commit), Commit() writes nothing and reports skipped.
@@ -99,8 +119,10 @@ class Transaction {
 
   // Commits once; a second call is InvalidArgument. Errors: Conflict (a winning commit
   // conflicts, or max_attempts lost races; names the version and operation), InvalidArgument
-  // (nothing to create a table with), the store's error when a write or read fails for
-  // good. An IOError whose message says "outcome unknown" means the commit may or may not
+  // (nothing to create a table with; domain metadata without the domainMetadata feature),
+  // Unsupported (the existing table has writer features Basin cannot honour, see
+  // delta/protocol.h CheckWritable; nothing is written), the store's error when a write or
+  // read fails for good. An IOError whose message says "outcome unknown" means the commit may or may not
   // have landed (its commitInfo.txnId tells).
   Result<CommitResult> Commit();
 
@@ -116,6 +138,10 @@ class Transaction {
   bool IsBlindAppend() const;
   TransactionFootprint Footprint() const;
   const Metadata* EffectiveMetadata() const;
+  const Protocol* EffectiveProtocol() const;
+  // Errors that make the commit pointless to attempt: an unwritable table, domain
+  // metadata the protocol does not allow.
+  Status CheckCommittable() const;
   // The actions to commit, commitInfo first.
   std::vector<Action> BuildActions(int64_t now_ms) const;
   // The commit at `version`, nullopt when absent; retryable read failures are retried.
@@ -137,9 +163,12 @@ class Transaction {
   int64_t previous_commit_timestamp_ms_ = -1;
 
   bool read_whole_table_ = false;
+  std::vector<TableReadPredicate> read_predicates_;
   std::map<std::string, std::string> read_files_;
+  std::map<std::string, DomainMetadata> domain_metadata_;
   std::vector<AddFile> adds_;
   std::vector<RemoveFile> removes_;
+  std::vector<CdcFile> cdc_files_;
   std::optional<Metadata> new_metadata_;
   std::optional<Protocol> new_protocol_;
   std::optional<SetTransaction> txn_;

@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/temp_path.h"
+
 namespace basin::engine {
 
 namespace {
@@ -58,6 +60,36 @@ size_t Utf8PrefixBytes(std::string_view s, size_t count) {
   return s.size();
 }
 
+// The code point starting at byte `i` of valid UTF-8 `s`, and its length in bytes.
+std::pair<uint32_t, size_t> CodePointAt(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char lead = byte(i);
+  if (lead < 0x80) return {lead, 1};
+  size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+  length = std::min(length, s.size() - i);
+  uint32_t cp = lead & (0x3F >> (length - 1));
+  for (size_t k = 1; k < length; k++) cp = (cp << 6) | (byte(i + k) & 0x3F);
+  return {cp, length};
+}
+
+// An upper bound for a string longer than the stats prefix, as Delta writes one: the
+// prefix and a tie-breaker code point greater than the code point it replaces, so the bound
+// compares (bytewise, as UTF-8) above every value of the column. DEL (U+007F) when it is
+// enough, as it keeps the bound short; else U+10FFFF; when even that is not greater, the
+// prefix grows a character, up to twice its length, and past that there is no bound.
+std::optional<json> TruncatedMax(const std::string& text) {
+  static const std::string kDel = "\x7F";
+  static const std::string kMaxCodePoint = "\xF4\x8F\xBF\xBF";  // U+10FFFF
+  for (size_t prefix = kStatsStringPrefix; prefix <= 2 * kStatsStringPrefix; prefix++) {
+    const size_t cut = Utf8PrefixBytes(text, prefix);
+    if (cut == text.size()) return json(text);
+    const uint32_t next = CodePointAt(text, cut).first;
+    if (next < 0x7F) return json(text.substr(0, cut) + kDel);
+    if (next < 0x10FFFF) return json(text.substr(0, cut) + kMaxCodePoint);
+  }
+  return std::nullopt;
+}
+
 // "2024-01-02 03:04:05.123456[+00]" -> "2024-01-02T03:04:05.123" (+ "Z" when `utc`);
 // nullopt for anything else (BC dates, years past 9999, other offsets).
 std::optional<std::string> DeltaTimestampStat(const std::string& text, bool utc) {
@@ -97,9 +129,8 @@ std::optional<json> StatValue(const ColumnType& type, const std::string& text, b
   if (t == "VARCHAR") {
     size_t cut = Utf8PrefixBytes(text, kStatsStringPrefix);
     if (cut == text.size()) return json(text);
-    // A prefix is still a lower bound; an upper bound would need a tie-breaker, so omit it.
-    if (is_max) return std::nullopt;
-    return json(text.substr(0, cut));
+    if (!is_max) return json(text.substr(0, cut));  // a prefix is still a lower bound
+    return TruncatedMax(text);
   }
   if (t == "DATE") {
     if (text.size() != 10 || text[4] != '-') return std::nullopt;
@@ -151,13 +182,23 @@ std::string BuildStats(int64_t num_records, const Value& column_statistics,
   return stats.dump();
 }
 
-// Partition values as the protocol serializes them: timestamps in UTC without an offset.
+// Partition values as the protocol serializes them (PROTOCOL.md "Partition Value
+// Serialization"): timestamps as "yyyy-MM-dd HH:mm:ss.SSSSSS", in UTC for timestamp columns.
 std::optional<std::string> SerializePartitionValue(const ColumnType& type, const Value& value) {
   if (value.is_null()) return std::nullopt;
   std::string text = value.text;
-  if (type.type_name == "TIMESTAMP WITH TIME ZONE" && text.size() > 3 &&
-      text.compare(text.size() - 3, 3, "+00") == 0) {
-    text.resize(text.size() - 3);
+  const bool utc = type.type_name == "TIMESTAMP WITH TIME ZONE";
+  if (utc || type.type_name == "TIMESTAMP") {
+    // DuckDB renders "2024-01-02 03:04:05.12+00": drop the offset (the session is UTC), and
+    // give the fraction all six digits.
+    if (utc && text.size() > 3 && text.compare(text.size() - 3, 3, "+00") == 0) text.resize(text.size() - 3);
+    const size_t space = text.find(' ');
+    if (space != std::string::npos && text.size() >= space + 9) {
+      const size_t dot = text.find('.', space);
+      std::string fraction = dot == std::string::npos ? "" : text.substr(dot + 1);
+      fraction.resize(6, '0');
+      text = text.substr(0, space + 9) + "." + fraction;
+    }
   }
   return text;
 }
@@ -199,18 +240,20 @@ Result<std::string> ReadLocalFile(const std::string& path) {
   return data.str();
 }
 
-Result<delta::DataTypePtr> DeltaType(const ColumnType& column, const std::string& where) {
+}  // namespace
+
+Result<delta::DataTypePtr> DeltaTypeOf(const ColumnType& column, const std::string& where) {
   auto out = std::make_shared<delta::DataType>();
   switch (column.kind) {
     case ColumnType::Kind::kList: {
       out->kind = delta::DataType::Kind::kArray;
-      ASSIGN_OR_RETURN(out->element_type, DeltaType(column.children[0], where + ".element"));
+      ASSIGN_OR_RETURN(out->element_type, DeltaTypeOf(column.children[0], where + ".element"));
       return delta::DataTypePtr(out);
     }
     case ColumnType::Kind::kMap: {
       out->kind = delta::DataType::Kind::kMap;
-      ASSIGN_OR_RETURN(out->key_type, DeltaType(column.children[0], where + ".key"));
-      ASSIGN_OR_RETURN(out->value_type, DeltaType(column.children[1], where + ".value"));
+      ASSIGN_OR_RETURN(out->key_type, DeltaTypeOf(column.children[0], where + ".key"));
+      ASSIGN_OR_RETURN(out->value_type, DeltaTypeOf(column.children[1], where + ".value"));
       return delta::DataTypePtr(out);
     }
     case ColumnType::Kind::kStruct: {
@@ -218,7 +261,7 @@ Result<delta::DataTypePtr> DeltaType(const ColumnType& column, const std::string
       for (const ColumnType& child : column.children) {
         delta::StructField field;
         field.name = child.name;
-        ASSIGN_OR_RETURN(field.type, DeltaType(child, where + "." + child.name));
+        ASSIGN_OR_RETURN(field.type, DeltaTypeOf(child, where + "." + child.name));
         out->struct_type.fields.push_back(std::move(field));
       }
       return delta::DataTypePtr(out);
@@ -256,15 +299,13 @@ Result<delta::DataTypePtr> DeltaType(const ColumnType& column, const std::string
                              ", which Delta tables cannot store; cast it");
 }
 
-}  // namespace
-
 Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& select_sql) {
   ASSIGN_OR_RETURN(std::vector<ColumnType> columns, conn.DescribeQuery(select_sql));
   delta::StructType schema;
   for (const ColumnType& column : columns) {
     delta::StructField field;
     field.name = column.name;
-    ASSIGN_OR_RETURN(field.type, DeltaType(column, column.name));
+    ASSIGN_OR_RETURN(field.type, DeltaTypeOf(column, column.name));
     schema.fields.push_back(std::move(field));
   }
   return schema;
@@ -296,18 +337,12 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
   // Local stores get the files in place; others through a staging folder and Put().
   std::optional<std::string> local_root = table_store.LocalPath("");
   ASSIGN_OR_RETURN(std::string uuid, NewUuid(conn));
-  std::string dir = local_root ? *local_root : (fs::temp_directory_path() / ("basin-write-" + uuid)).string();
+  std::optional<TempPath> staging;
+  if (!local_root) staging.emplace("basin-write-");
+  std::string dir = local_root ? *local_root : staging->path();
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::IOError(where + ": cannot create folder " + dir + ": " + ec.message());
-  struct StagingCleanup {
-    std::string dir;
-    bool active;
-    ~StagingCleanup() {
-      std::error_code ignored;
-      if (active) fs::remove_all(dir, ignored);
-    }
-  } cleanup{dir, !local_root.has_value()};
 
   bool directory_mode = !options.partition_columns.empty() || options.target_file_size_bytes.has_value();
   std::string copy = "COPY (" + select_sql + "\n) TO ";
@@ -321,7 +356,9 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
     }
     copy += ")";
   }
-  if (options.target_file_size_bytes)
+  // DuckDB cannot rotate files in a partitioned COPY: each partition then gets one file
+  // per writer thread, whatever its size.
+  if (options.target_file_size_bytes && options.partition_columns.empty())
     copy += ", FILE_SIZE_BYTES " + std::to_string(*options.target_file_size_bytes);
   if (options.row_group_size) copy += ", ROW_GROUP_SIZE " + std::to_string(*options.row_group_size);
   copy += ")";

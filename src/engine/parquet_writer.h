@@ -25,7 +25,9 @@ namespace basin::engine {
 struct WriteOptions {
   // Hive-style folders (col=value/) in this order; these columns are not stored in files.
   std::vector<std::string> partition_columns;
-  // Roll over to a new file after about this many bytes (DuckDB's FILE_SIZE_BYTES).
+  // Roll over to a new file after about this many bytes (DuckDB's FILE_SIZE_BYTES, checked
+  // after each row group). Unpartitioned writes only: DuckDB cannot rotate the files of a
+  // partitioned COPY.
   std::optional<int64_t> target_file_size_bytes;
   std::optional<int64_t> row_group_size;
   // Min/max/null statistics for the first N leaf columns (delta.dataSkippingNumIndexedCols).
@@ -45,5 +47,9 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
 // table from a query. Unsupported, naming the column, for DuckDB types Delta lacks
 // (unsigned integers, HUGEINT, INTERVAL, TIME, UUID, UNION, ENUM is read as string).
 Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& select_sql);
+
+// The Delta type of one DuckDB column type, as InferDeltaSchema maps it; `where` names the
+// column in the Unsupported error.
+Result<delta::DataTypePtr> DeltaTypeOf(const ColumnType& column, const std::string& where);
 
 }  // namespace basin::engine

@@ -185,8 +185,14 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
     group.partition_values = &add.partition_values;
     group.with_deletion_vectors = with_dv;
     group.files.push_back(index);
+    if (options.row_positions) plan.file_index_by_path[path] = index;
     group.paths.push_back(std::move(path));
   }
+
+  const std::string positions = options.row_positions
+                                    ? ", CAST(NULL AS VARCHAR) AS " + QuoteIdentifier(kScanFileColumn) +
+                                          ", CAST(NULL AS BIGINT) AS " + QuoteIdentifier(kScanRowIndexColumn)
+                                    : "";
 
   if (groups.empty()) {
     std::string sql = "SELECT ";
@@ -195,7 +201,7 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
       sql += (i > 0 ? ", " : "") + NullOf(*f.type) + " AS " + QuoteIdentifier(f.name);
     }
     if (snapshot.schema.fields.empty()) sql += "NULL AS " + QuoteIdentifier("__basin_empty");
-    plan.sql = sql + " WHERE false";
+    plan.sql = sql + positions + " WHERE false";
     return plan;
   }
 
@@ -229,9 +235,14 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
       projection += (i > 0 ? ", " : "") + expr + " AS " + QuoteIdentifier(f.name);
     }
     if (projection.empty()) projection = "NULL AS " + QuoteIdentifier("__basin_empty");
+    if (options.row_positions) {
+      projection += ", filename AS " + QuoteIdentifier(kScanFileColumn) + ", file_row_number AS " +
+                    QuoteIdentifier(kScanRowIndexColumn);
+    }
 
     if (!group.with_deletion_vectors) {
-      selects.push_back("SELECT " + projection + " FROM " + source + ")");
+      std::string located = options.row_positions ? ", filename = true, file_row_number = true" : "";
+      selects.push_back("SELECT " + projection + " FROM " + source + located + ")");
       continue;
     }
     // Deleted row positions go into a temp table that the scan anti-joins on.

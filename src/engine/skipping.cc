@@ -537,20 +537,30 @@ class Evaluator {
   const json* stats_ = nullptr;
 };
 
+// The file's stats as JSON; null when absent or unreadable (nothing can be skipped then).
+json ParseStats(const delta::AddFile& file) {
+  if (!file.stats) return json();
+  json stats = json::parse(*file.stats, nullptr, false);
+  if (stats.is_discarded() || !stats.is_object()) return json();
+  return stats;
+}
+
 }  // namespace
 
 ParsedStats ParseFileStats(const delta::Snapshot& snapshot) {
   ParsedStats out;
   out.reserve(snapshot.files.size());
-  for (const delta::AddFile& file : snapshot.files) {
-    json stats;
-    if (file.stats) {
-      stats = json::parse(*file.stats, nullptr, false);
-      if (stats.is_discarded() || !stats.is_object()) stats = json();
-    }
-    out.push_back(std::move(stats));
-  }
+  for (const delta::AddFile& file : snapshot.files) out.push_back(ParseStats(file));
   return out;
+}
+
+bool FileMayMatch(const delta::Snapshot& snapshot, const delta::AddFile& file, const json& predicate,
+                  const SkippingScope& scope) {
+  if (predicate.is_null()) return true;
+  const json stats = ParseStats(file);
+  Evaluator evaluator(snapshot, scope);
+  evaluator.SetFile(file, stats);
+  return evaluator.MayMatch(predicate);
 }
 
 std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const json& predicate,

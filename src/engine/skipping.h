@@ -43,6 +43,13 @@ ParsedStats ParseFileStats(const delta::Snapshot& snapshot);
 std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedStats& stats,
                                   const nlohmann::json& predicate, const SkippingScope& scope = {});
 
+// Whether `file` may contain rows for which `predicate` is true, judged as FilesMatching
+// judges, with the schema, partition columns and column mapping of `snapshot`. `file` need
+// not be one of snapshot.files: conflict detection asks this of files that concurrent
+// commits added. A null predicate matches every file.
+bool FileMayMatch(const delta::Snapshot& snapshot, const delta::AddFile& file,
+                  const nlohmann::json& predicate, const SkippingScope& scope = {});
+
 // Convenience for tests and tools: parses `where_sql` (a boolean SQL expression) with
 // DuckDB and applies FilesMatching with unqualified column names. InvalidArgument when
 // DuckDB cannot parse it.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -67,10 +68,15 @@ Result<size_t> ReadTimeTravel(const std::vector<Token>& tokens, size_t j, NameRe
   if (j + 3 >= tokens.size() || !IsWord(tokens[j + 1], "as") || !IsWord(tokens[j + 2], "of")) return j;
   if (IsWord(tokens[j], "version")) {
     const Token& value = tokens[j + 3];
-    if (value.kind != Token::Kind::kNumber || value.text.find_first_not_of("0123456789") != std::string::npos) {
+    // from_chars, not stoll: a version past int64 must be an error, not an exception.
+    int64_t version = 0;
+    const char* last = value.text.data() + value.text.size();
+    auto [end, ec] = std::from_chars(value.text.data(), last, version);
+    if (value.kind != Token::Kind::kNumber ||
+        value.text.find_first_not_of("0123456789") != std::string::npos || ec != std::errc() || end != last) {
       return Status::InvalidArgument("VERSION AS OF expects a version number, got '" + value.text + "'");
     }
-    ref.version = std::stoll(value.text);
+    ref.version = version;
     return j + 4;
   }
   if (IsWord(tokens[j], "timestamp")) {

@@ -34,6 +34,7 @@
 #include "sql/session.h"
 #include "storage/object_store.h"
 #include "testing/test_util.h"
+#include "testing/testdata_catalogue.h"
 
 namespace basin {
 namespace {
@@ -43,92 +44,8 @@ using engine::QuoteIdentifier;
 using engine::QuoteLiteral;
 
 // ---------------------------------------------------------------------------------------
-// What the README says each case holds.
-
-// Exactly one of `rows` (at the latest version) and `error` is set.
-struct Expectation {
-  std::optional<int64_t> rows;
-  std::optional<ErrorCode> error;
-};
-
-Expectation Rows(int64_t n) { return {n, std::nullopt}; }
-Expectation Fails(ErrorCode code) { return {std::nullopt, code}; }
-
-// Transcribed from /work/shared/testdata/README.md ("Delta cases (63)"), keyed "source/case".
-const std::map<std::string, Expectation>& ReadmeExpectations() {
-  static const auto* table = new std::map<std::string, Expectation>{
-      // delta-kernel-rs-golden
-      {"delta-kernel-rs-golden/data-reader-primitives", Rows(11)},
-      {"delta-kernel-rs-golden/data-reader-partition-values", Rows(3)},
-      {"delta-kernel-rs-golden/data-reader-nested-struct", Rows(10)},
-      {"delta-kernel-rs-golden/data-reader-array-complex-objects", Rows(10)},
-      {"delta-kernel-rs-golden/data-reader-map", Rows(10)},
-      {"delta-kernel-rs-golden/data-reader-escaped-chars", Rows(3)},
-      {"delta-kernel-rs-golden/data-reader-timestamp_ntz", Rows(9)},
-      {"delta-kernel-rs-golden/basic-decimal-table", Rows(4)},
-      {"delta-kernel-rs-golden/decimal-various-scale-precision", Rows(3)},
-      {"delta-kernel-rs-golden/basic-with-inserts-deletes-checkpoint", Rows(41)},
-      {"delta-kernel-rs-golden/multi-part-checkpoint", Rows(31)},
-      {"delta-kernel-rs-golden/only-checkpoint-files", Rows(25)},
-      {"delta-kernel-rs-golden/corrupted-last-checkpoint-kernel", Rows(100)},
-      {"delta-kernel-rs-golden/v2-checkpoint-json", Rows(10)},
-      {"delta-kernel-rs-golden/v2-checkpoint-parquet", Rows(10)},
-      {"delta-kernel-rs-golden/dv-partitioned-with-checkpoint", Rows(35)},
-      {"delta-kernel-rs-golden/dv-with-columnmapping", Rows(35)},
-      {"delta-kernel-rs-golden/log-replay-dv-key-cases", Rows(47)},
-      {"delta-kernel-rs-golden/log-replay-latest-metadata-protocol", Rows(40)},
-      {"delta-kernel-rs-golden/table-with-columnmapping-mode-name", Rows(6)},
-      {"delta-kernel-rs-golden/parquet-all-types", Rows(200)},
-      {"delta-kernel-rs-golden/parquet-all-types-legacy-format", Rows(200)},
-      {"delta-kernel-rs-golden/kernel-timestamp-int96", Rows(5)},
-      {"delta-kernel-rs-golden/time-travel-start-start20-start40", Rows(30)},
-      {"delta-kernel-rs-golden/basic-with-vacuum-protocol-check-feature", Rows(100)},
-      {"delta-kernel-rs-golden/deltalog-invalid-protocol-version", Fails(ErrorCode::kUnsupported)},
-      {"delta-kernel-rs-golden/versions-not-contiguous", Fails(ErrorCode::kCorruption)},
-      // dat
-      {"dat/basic_append", Rows(5)},
-      {"dat/basic_partitioned", Rows(6)},
-      {"dat/multi_partitioned", Rows(2)},
-      {"dat/with_schema_change", Rows(3)},
-      // delta-io-delta
-      {"delta-io-delta/type-widening", Rows(2)},
-      {"delta-io-delta/spark-variant-checkpoint", Rows(102)},
-      {"delta-io-delta/table-with-icebegCompatV2Enabled", Rows(6)},
-      {"delta-io-delta/kernel-timestamp-partition-col-ISO8601", Rows(2)},
-      {"delta-io-delta/parquet-decimal-dictionaries", Rows(1000000)},
-      {"delta-io-delta/basic-dv-with-checkpoint", Rows(454)},
-      {"delta-io-delta/spark-shredded-variant-preview-delta", Rows(102)},
-      // Basin does not implement catalogManaged, so it must refuse rather than show v0.
-      {"delta-io-delta/catalog-owned-preview", Fails(ErrorCode::kUnsupported)},
-      {"delta-io-delta/delta-0.1.0", Rows(3)},
-      {"delta-io-delta/transaction_log_schema_evolvability", Rows(18)},
-      // delta-kernel-rs
-      {"delta-kernel-rs/compacted-log-files-table", Rows(5)},
-      {"delta-kernel-rs/crc-full", Rows(0)},
-      {"delta-kernel-rs/cdf-table-with-dv", Rows(10)},
-      {"delta-kernel-rs/void-column", Rows(3)},
-      {"delta-kernel-rs/mixed-nulls", Rows(15)},
-      {"delta-kernel-rs/app-txn-checkpoint", Rows(22)},
-      {"delta-kernel-rs/v1-multi-part-partitioned-struct-stats-only", Rows(5)},
-      {"delta-kernel-rs/v2-classic-checkpoint-parquet", Rows(20)},
-      {"delta-kernel-rs/partitioned_with_materialize_feature", Rows(6)},
-      {"delta-kernel-rs/with-short-dv", Rows(7)},
-      {"delta-kernel-rs/stats-writing-all-types", Rows(4)},
-      // delta-rs
-      {"delta-rs/simple_table", Rows(3)},
-      {"delta-rs/delta-0.8.0-partitioned", Rows(7)},
-      {"delta-rs/partition-type-primitives", Rows(16)},
-      {"delta-rs/python-0.25.5-checkpoint", Rows(6)},
-      {"delta-rs/http_requests", Rows(1581)},
-      {"delta-rs/table_with_edge_timestamps", Rows(2)},
-      {"delta-rs/table_with_liquid_clustering", Rows(10)},
-      {"delta-rs/table_with_column_mapping", Rows(5)},
-      {"delta-rs/delta-1.2.1-only-struct-stats", Rows(12)},
-      {"delta-rs/simple_table_features", Fails(ErrorCode::kUnsupported)},
-      {"delta-rs/cdc_ict_table", Rows(2)},
-  };
-  return *table;
-}
+// What the README says each case holds beyond the row counts at the latest version
+// (testing::DeltaTestTables()).
 
 // Row counts at earlier versions, from the README's case descriptions.
 const std::map<std::string, std::map<int64_t, int64_t>>& TimeTravelCounts() {
@@ -189,7 +106,7 @@ std::vector<ConformanceCase> DiscoverCases() {
       c.source = source.path().filename().string();
       c.name = entry.path().filename().string();
       c.dir = entry.path();
-      c.root = fs::is_directory(c.dir / "delta" / "_delta_log") ? c.dir / "delta" : c.dir;
+      c.root = testing::DeltaTableRoot(c.dir);
       cases.push_back(std::move(c));
     }
   }
@@ -351,7 +268,7 @@ class CaseChecker {
   }
 
   Status Run() {
-    const auto& expectations = ReadmeExpectations();
+    const auto& expectations = testing::DeltaTestTables();
     auto readme = expectations.find(c_.id());
     if (readme != expectations.end() && readme->second.error) return CheckRefused(*readme->second.error);
 
@@ -364,7 +281,7 @@ class CaseChecker {
       compared = true;
     }
     if (readme != expectations.end()) {
-      RETURN_IF_ERROR(CheckCount(std::nullopt, *readme->second.rows));
+      RETURN_IF_ERROR(CheckCount(std::nullopt, readme->second.rows));
     } else if (!compared) {
       return Mismatch("no expected data and no row count in testdata/README.md for this case");
     }
@@ -590,11 +507,11 @@ TEST(Conformance, TestDataIsComplete) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
   std::map<std::string, bool> found;
   for (const auto& c : AllCases()) found[c.id()] = true;
-  for (const auto& [id, _] : ReadmeExpectations()) {
+  for (const auto& [id, _] : testing::DeltaTestTables()) {
     EXPECT_TRUE(found.count(id)) << id << " is listed in testdata/README.md but not under "
                                  << testdata / "delta";
   }
-  EXPECT_EQ(AllCases().size(), ReadmeExpectations().size());
+  EXPECT_EQ(AllCases().size(), testing::DeltaTestTables().size());
 }
 
 // ---------------------------------------------------------------------------------------

@@ -10,98 +10,16 @@
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
 #include "testing/test_util.h"
+#include "testing/testdata_catalogue.h"
 
 namespace basin::delta {
 namespace {
 
 namespace fs = std::filesystem;
 
-enum class Count { kLog, kFooters, kError };
-
-struct Expectation {
-  Count count;
-  int64_t rows = 0;                  // kLog / kFooters
-  ErrorCode error = ErrorCode::kOk;  // kError
-};
-
-Expectation Log(int64_t rows) { return {Count::kLog, rows}; }
-Expectation Footers(int64_t rows) { return {Count::kFooters, rows}; }
-Expectation Fails(ErrorCode code) { return {Count::kError, 0, code}; }
-
-// "<source>/<case>" -> expected result at the latest version (testdata/README.md).
-const std::map<std::string, Expectation>& Expectations() {
-  static const std::map<std::string, Expectation> kCases = {
-      {"delta-kernel-rs-golden/data-reader-primitives", Footers(11)},
-      {"delta-kernel-rs-golden/data-reader-partition-values", Footers(3)},
-      {"delta-kernel-rs-golden/data-reader-nested-struct", Footers(10)},
-      {"delta-kernel-rs-golden/data-reader-array-complex-objects", Footers(10)},
-      {"delta-kernel-rs-golden/data-reader-map", Footers(10)},
-      {"delta-kernel-rs-golden/data-reader-escaped-chars", Footers(3)},
-      {"delta-kernel-rs-golden/data-reader-timestamp_ntz", Log(9)},
-      {"delta-kernel-rs-golden/basic-decimal-table", Log(4)},
-      {"delta-kernel-rs-golden/decimal-various-scale-precision", Log(3)},
-      {"delta-kernel-rs-golden/basic-with-inserts-deletes-checkpoint", Log(41)},
-      {"delta-kernel-rs-golden/multi-part-checkpoint", Log(31)},
-      {"delta-kernel-rs-golden/only-checkpoint-files", Log(25)},
-      {"delta-kernel-rs-golden/corrupted-last-checkpoint-kernel", Log(100)},
-      {"delta-kernel-rs-golden/v2-checkpoint-json", Log(10)},
-      {"delta-kernel-rs-golden/v2-checkpoint-parquet", Log(10)},
-      {"delta-kernel-rs-golden/dv-partitioned-with-checkpoint", Log(35)},
-      {"delta-kernel-rs-golden/dv-with-columnmapping", Log(35)},
-      {"delta-kernel-rs-golden/log-replay-dv-key-cases", Log(47)},
-      {"delta-kernel-rs-golden/log-replay-latest-metadata-protocol", Log(40)},
-      {"delta-kernel-rs-golden/table-with-columnmapping-mode-name", Log(6)},
-      {"delta-kernel-rs-golden/parquet-all-types", Log(200)},
-      {"delta-kernel-rs-golden/parquet-all-types-legacy-format", Log(200)},
-      {"delta-kernel-rs-golden/kernel-timestamp-int96", Log(5)},
-      {"delta-kernel-rs-golden/time-travel-start-start20-start40", Footers(30)},
-      {"delta-kernel-rs-golden/basic-with-vacuum-protocol-check-feature", Log(100)},
-      {"delta-kernel-rs-golden/deltalog-invalid-protocol-version", Fails(ErrorCode::kUnsupported)},
-      {"delta-kernel-rs-golden/versions-not-contiguous", Fails(ErrorCode::kCorruption)},
-      {"dat/basic_append", Log(5)},
-      {"dat/basic_partitioned", Log(6)},
-      {"dat/multi_partitioned", Log(2)},
-      {"dat/with_schema_change", Log(3)},
-      {"delta-io-delta/type-widening", Log(2)},
-      {"delta-io-delta/spark-variant-checkpoint", Log(102)},
-      {"delta-io-delta/table-with-icebegCompatV2Enabled", Log(6)},
-      {"delta-io-delta/kernel-timestamp-partition-col-ISO8601", Log(2)},
-      {"delta-io-delta/parquet-decimal-dictionaries", Log(1000000)},
-      {"delta-io-delta/basic-dv-with-checkpoint", Log(454)},
-      {"delta-io-delta/spark-shredded-variant-preview-delta", Log(102)},
-      {"delta-io-delta/catalog-owned-preview", Fails(ErrorCode::kUnsupported)},
-      {"delta-io-delta/delta-0.1.0", Footers(3)},
-      {"delta-io-delta/transaction_log_schema_evolvability", Log(18)},
-      {"delta-kernel-rs/compacted-log-files-table", Log(5)},
-      {"delta-kernel-rs/crc-full", Log(0)},
-      {"delta-kernel-rs/cdf-table-with-dv", Log(10)},
-      {"delta-kernel-rs/void-column", Log(3)},
-      {"delta-kernel-rs/mixed-nulls", Log(15)},
-      {"delta-kernel-rs/app-txn-checkpoint", Log(22)},
-      {"delta-kernel-rs/v1-multi-part-partitioned-struct-stats-only", Log(5)},
-      {"delta-kernel-rs/v2-classic-checkpoint-parquet", Log(20)},
-      {"delta-kernel-rs/partitioned_with_materialize_feature", Log(6)},
-      {"delta-kernel-rs/with-short-dv", Log(7)},
-      {"delta-kernel-rs/stats-writing-all-types", Log(4)},
-      {"delta-rs/simple_table", Footers(3)},
-      {"delta-rs/delta-0.8.0-partitioned", Footers(7)},
-      {"delta-rs/partition-type-primitives", Log(16)},
-      {"delta-rs/python-0.25.5-checkpoint", Log(6)},
-      {"delta-rs/http_requests", Log(1581)},
-      {"delta-rs/table_with_edge_timestamps", Log(2)},
-      {"delta-rs/table_with_liquid_clustering", Log(10)},
-      {"delta-rs/table_with_column_mapping", Log(5)},
-      {"delta-rs/delta-1.2.1-only-struct-stats", Log(12)},
-      {"delta-rs/simple_table_features", Fails(ErrorCode::kUnsupported)},
-      {"delta-rs/cdc_ict_table", Log(2)},
-  };
-  return kCases;
-}
-
-fs::path TableRoot(const fs::path& case_dir) {
-  if (fs::is_directory(case_dir / "delta" / "_delta_log")) return case_dir / "delta";
-  return case_dir;
-}
+using testing::DeltaTableRoot;
+using testing::DeltaTestTables;
+using testing::RowCountSource;
 
 class TestdataSnapshots : public ::testing::Test {
  protected:
@@ -146,22 +64,22 @@ TEST_F(TestdataSnapshots, EveryTableLoadsWithTheExpectedRowCount) {
       std::string name = source.path().filename().string() + "/" + case_dir.path().filename().string();
       seen.insert(name);
       SCOPED_TRACE(name);
-      auto it = Expectations().find(name);
-      if (it == Expectations().end()) {
+      auto it = DeltaTestTables().find(name);
+      if (it == DeltaTestTables().end()) {
         ADD_FAILURE() << "no expectation for testdata table " << name;
         continue;
       }
-      const Expectation& expected = it->second;
-      fs::path root = TableRoot(case_dir.path());
+      const testing::DeltaTableExpectation& expected = it->second;
+      fs::path root = DeltaTableRoot(case_dir.path());
       auto snapshot = Load(root);
-      if (expected.count == Count::kError) {
-        EXPECT_EQ(snapshot.status().code(), expected.error) << snapshot.status().ToString();
+      if (expected.error) {
+        EXPECT_EQ(snapshot.status().code(), *expected.error) << snapshot.status().ToString();
         continue;
       }
       ASSERT_TRUE(snapshot.ok()) << snapshot.status().ToString();
       const Snapshot& s = **snapshot;
       EXPECT_GE(s.version, 0);
-      if (expected.count == Count::kLog) {
+      if (expected.rows_from == RowCountSource::kLog) {
         EXPECT_EQ(s.num_records(), expected.rows);
       } else {
         auto rows = FooterRows(root, s);
@@ -170,13 +88,13 @@ TEST_F(TestdataSnapshots, EveryTableLoadsWithTheExpectedRowCount) {
       }
     }
   }
-  EXPECT_EQ(seen.size(), Expectations().size());
+  EXPECT_EQ(seen.size(), DeltaTestTables().size());
 }
 
 TEST_F(TestdataSnapshots, RefusalsNameWhatIsWrong) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
   auto message = [&](const std::string& table) {
-    return Load(TableRoot(testdata / "delta" / table)).status().message();
+    return Load(DeltaTableRoot(testdata / "delta" / table)).status().message();
   };
   EXPECT_NE(message("delta-kernel-rs-golden/deltalog-invalid-protocol-version").find("99"),
             std::string::npos);
@@ -299,7 +217,8 @@ TEST_F(TestdataSnapshots, CheckpointDetailsSurviveReplay) {
     EXPECT_EQ(f.partition_values.count("part"), 1u);
   }
   ASSERT_OK_AND_ASSIGN(
-      auto dv, Load(TableRoot(testdata / "delta/delta-kernel-rs-golden/dv-partitioned-with-checkpoint")));
+      auto dv,
+      Load(DeltaTableRoot(testdata / "delta/delta-kernel-rs-golden/dv-partitioned-with-checkpoint")));
   EXPECT_EQ(dv->files.size(), 15u);
   size_t with_dv = 0;
   for (const auto& f : dv->files) with_dv += f.deletion_vector ? 1 : 0;
@@ -307,7 +226,7 @@ TEST_F(TestdataSnapshots, CheckpointDetailsSurviveReplay) {
   ASSERT_OK_AND_ASSIGN(auto liquid, Load(testdata / "delta/delta-rs/table_with_liquid_clustering"));
   EXPECT_FALSE(liquid->domain_metadata.empty());
   ASSERT_OK_AND_ASSIGN(auto v2,
-                       Load(TableRoot(testdata / "delta/delta-kernel-rs-golden/v2-checkpoint-parquet")));
+                       Load(DeltaTableRoot(testdata / "delta/delta-kernel-rs-golden/v2-checkpoint-parquet")));
   EXPECT_TRUE(v2->protocol.HasReaderFeature("v2Checkpoint"));
   EXPECT_EQ(v2->schema.fields.size(), 1u);
 }

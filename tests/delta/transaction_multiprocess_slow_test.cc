@@ -1,9 +1,6 @@
 // Four processes commit 50 blind appends each to one local table at the same time:
 // put-if-absent on the file system plus rebase-and-retry must land every append exactly
 // once, with no gaps, while the committers also write checkpoints.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <map>
 
 #include "delta/commit_writer.h"
@@ -62,16 +59,11 @@ TEST(TransactionMultiProcessTest, FourProcessesAppendConcurrently) {
   }
   std::vector<pid_t> children;
   for (int p = 0; p < kProcesses; p++) {
-    pid_t pid = fork();
+    pid_t pid = testing::ForkChild([&] { return CommitAppends(dir.str(), p); });
     ASSERT_GE(pid, 0);
-    if (pid == 0) _exit(CommitAppends(dir.str(), p));
     children.push_back(pid);
   }
-  for (pid_t pid : children) {
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child exit status " << status;
-  }
+  for (pid_t pid : children) EXPECT_EQ(testing::WaitChild(pid), 0) << "child exit status";
 
   ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir.str()));
   ASSERT_OK_AND_ASSIGN(auto listing, ListLog(*store));

@@ -1,5 +1,5 @@
-// Helpers shared by the transaction and checkpoint-writer tests: a one-column table,
-// file actions, and a DuckDB connection to load snapshots with.
+// Helpers shared by the transaction, checkpoint-writer and crash tests: a one-column
+// table, file actions, a DuckDB connection to load snapshots with, and child processes.
 #pragma once
 
 #include <map>
@@ -9,6 +9,7 @@
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
 #include "engine/duckdb.h"
+#include "testing/child_process.h"
 #include "testing/test_util.h"
 
 namespace basin::delta::testing {
@@ -91,5 +92,9 @@ class TableFixture {
   std::shared_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
 };
+
+// Child processes: see testing/child_process.h.
+using ::basin::testing::ForkChild;
+using ::basin::testing::WaitChild;
 
 }  // namespace basin::delta::testing

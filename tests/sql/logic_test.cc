@@ -165,7 +165,7 @@ TEST_F(RunnerTest, ErrorCodesAndMessagesAreChecked) {
 TEST_F(RunnerTest, RestartOpensANewSessionOnTheSameWarehouse) {
   RunReport report =
       Run("statement ok\n"
-          "CREATE TABLE t AS SELECT 1\n"
+          "CREATE TEMP TABLE t AS SELECT 1\n"
           "\n"
           "statement ok\n"
           "COPY (SELECT 42 AS x) TO '${WAREHOUSE}/kept.parquet'\n"

@@ -60,6 +60,9 @@ TEST_F(TableReferencesTest, TimeTravel) {
   auto missing = RewriteTableNames("SELECT * FROM nope VERSION AS OF 1", *conn_, Lookup);
   ASSERT_ERROR_CODE(missing, kNotFound);
   ASSERT_ERROR_CODE(RewriteTableNames("SELECT * FROM t VERSION AS OF x", *conn_, Lookup), kInvalidArgument);
+  // Past int64: an error, not an exception (found by fuzz/statement_fuzz).
+  ASSERT_ERROR_CODE(RewriteTableNames("SELECT * FROM t VERSION AS OF 99999999999999999999", *conn_, Lookup),
+                    kInvalidArgument);
 }
 
 TEST_F(TableReferencesTest, StatementsDuckDbCannotSerializeUseTheWordsBeforeNames) {

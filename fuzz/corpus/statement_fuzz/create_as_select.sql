@@ -1,0 +1,2 @@
+CREATE TABLE events LOCATION '/data/events';
+CREATE TABLE copy AS SELECT * FROM events VERSION AS OF 3 WHERE id > 10;

@@ -1,0 +1,1 @@
+SELECT o.id, c.name FROM sales.orders VERSION AS OF 12 AS o JOIN customers TIMESTAMP AS OF '2024-06-01 12:00:00' c USING (id) ORDER BY ALL;

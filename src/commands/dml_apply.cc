@@ -1,0 +1,456 @@
+#include <algorithm>
+#include <atomic>
+#include <map>
+
+#include "commands/dml_internal.h"
+#include "commands/table_features.h"
+#include "common/uuid.h"
+#include "delta/deletion_vector.h"
+#include "delta/protocol.h"
+#include "storage/prefixed_object_store.h"
+
+namespace basin::commands::dml {
+
+namespace {
+
+using engine::QuoteIdentifier;
+using engine::QuoteLiteral;
+using nlohmann::json;
+
+constexpr const char* kChangeDataFolder = "_change_data";
+constexpr const char* kChangeTypeColumn = "_change_type";
+
+const std::string kFile = QuoteIdentifier(engine::kScanFileColumn);
+const std::string kRow = QuoteIdentifier(engine::kScanRowIndexColumn);
+const std::string kAction = QuoteIdentifier(kActionColumn);
+
+int64_t ToInt(const std::optional<std::string>& cell) { return cell ? std::stoll(*cell) : 0; }
+
+std::optional<int64_t> StatsNumRecords(const delta::AddFile& add) {
+  if (!add.stats) return std::nullopt;
+  json stats = json::parse(*add.stats, nullptr, false);
+  if (stats.is_discarded() || !stats.is_object()) return std::nullopt;
+  auto it = stats.find("numRecords");
+  if (it == stats.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+// The file's stats with tightBounds false: min/max still bound the live rows, but no
+// longer tightly once a DV hides some. Unreadable stats are dropped rather than trusted.
+std::optional<std::string> LooseStats(const std::optional<std::string>& stats_text) {
+  if (!stats_text) return std::nullopt;
+  json stats = json::parse(*stats_text, nullptr, false);
+  if (stats.is_discarded() || !stats.is_object()) return std::nullopt;
+  stats["tightBounds"] = false;
+  return stats.dump();
+}
+
+delta::RemoveFile RemoveOf(const delta::AddFile& add) {
+  delta::RemoveFile remove;
+  remove.path = add.path;
+  remove.data_change = true;
+  remove.extended_file_metadata = true;
+  remove.partition_values = add.partition_values;
+  remove.size = add.size;
+  remove.deletion_vector = add.deletion_vector;
+  return remove;
+}
+
+int64_t SumRecords(const std::vector<delta::AddFile>& adds) {
+  int64_t total = 0;
+  for (const auto& add : adds) total += StatsNumRecords(add).value_or(0);
+  return total;
+}
+
+int64_t SumBytes(const std::vector<delta::AddFile>& adds) {
+  int64_t total = 0;
+  for (const auto& add : adds) total += add.size;
+  return total;
+}
+
+// The snapshot index of each file the change table touches, with its changed positions as
+// [first, last] runs (consecutive positions collapse, so a bulk delete is a few rows).
+struct TouchedFile {
+  size_t index = 0;
+  std::string read_path;  // as the scan named it
+  std::vector<std::pair<int64_t, int64_t>> runs;
+};
+
+Result<std::vector<TouchedFile>> TouchedFiles(engine::Connection& conn, const engine::ScanPlan& candidates,
+                                              const std::string& changes, bool with_runs,
+                                              const std::string& where) {
+  std::string sql;
+  if (with_runs) {
+    sql = "SELECT " + kFile + ", min(" + kRow + "), max(" + kRow + ") FROM (SELECT " + kFile + ", " + kRow +
+          ", " + kRow + " - row_number() OVER (PARTITION BY " + kFile + " ORDER BY " + kRow +
+          ") AS __basin_run FROM " + changes + " WHERE " + kFile + " IS NOT NULL) GROUP BY " + kFile +
+          ", __basin_run ORDER BY 1, 2";
+  } else {
+    sql = "SELECT DISTINCT " + kFile + " FROM " + changes + " WHERE " + kFile + " IS NOT NULL ORDER BY 1";
+  }
+  ASSIGN_OR_RETURN(engine::QueryResult result, conn.Query(sql));
+  std::vector<TouchedFile> touched;
+  for (const auto& row : result.rows) {
+    const std::string& path = row[0].value_or("");
+    if (touched.empty() || touched.back().read_path != path) {
+      auto it = candidates.file_index_by_path.find(path);
+      if (it == candidates.file_index_by_path.end()) {
+        return Status::Internal(where + ": changed row in " + path + ", which the command did not read");
+      }
+      touched.push_back(TouchedFile{it->second, path, {}});
+    }
+    if (with_runs) touched.back().runs.emplace_back(ToInt(row[1]), ToInt(row[2]));
+  }
+  return touched;
+}
+
+// Marks the touched files' changed rows deleted in deletion vectors: one new DV file holds
+// every DV of the commit. Files left without live rows are removed instead.
+Status WriteDeletionVectors(const DmlTable& table, const std::vector<TouchedFile>& touched,
+                            delta::Transaction& txn, AppliedChanges& applied) {
+  const delta::Snapshot& snapshot = *table.snapshot;
+  engine::Connection& conn = *table.ctx->conn;
+  delta::DeletionVectorDescriptor file_descriptor;
+  file_descriptor.storage_type = 'u';
+  file_descriptor.path_or_inline_dv = delta::EncodeDeletionVectorPath("", NewUuidBytes());
+  std::string dv_file;
+  for (const TouchedFile& file : touched) {
+    const delta::AddFile& add = snapshot.files[file.index];
+    const std::string context = table.where + " file " + add.path;
+    std::vector<uint64_t> deleted;
+    bool had_dv = add.deletion_vector.has_value() && add.deletion_vector->cardinality > 0;
+    if (had_dv) {
+      ASSIGN_OR_RETURN(deleted, delta::LoadDeletionVector(*snapshot.store, *add.deletion_vector, context));
+    }
+    for (const auto& [first, last] : file.runs) {
+      for (int64_t pos = first; pos <= last; pos++) deleted.push_back(static_cast<uint64_t>(pos));
+    }
+    std::sort(deleted.begin(), deleted.end());
+    deleted.erase(std::unique(deleted.begin(), deleted.end()), deleted.end());
+
+    std::optional<int64_t> physical_rows = StatsNumRecords(add);
+    if (!physical_rows) {
+      ASSIGN_OR_RETURN(engine::QueryResult count,
+                       conn.Query("SELECT count(*) FROM read_parquet(" + QuoteLiteral(file.read_path) + ")"));
+      physical_rows = ToInt(count.at(0, 0));
+    }
+    txn.Remove(RemoveOf(add));
+    if (static_cast<int64_t>(deleted.size()) >= *physical_rows) {
+      applied.removed_files++;
+      applied.removed_bytes += add.size;
+      if (had_dv) applied.deletion_vectors_removed++;
+      continue;
+    }
+    std::string bitmap = delta::SerializeRoaringBitmapArray(deleted);
+    std::string encoded = delta::EncodeDeletionVectorFile(bitmap);
+    // The file's version byte comes once; each further DV starts at its size field.
+    if (!dv_file.empty()) encoded.erase(0, 1);
+    delta::DeletionVectorDescriptor dv = file_descriptor;
+    dv.offset = static_cast<int32_t>(dv_file.empty() ? 1 : dv_file.size());
+    dv.size_in_bytes = static_cast<int32_t>(bitmap.size());
+    dv.cardinality = static_cast<int64_t>(deleted.size());
+    dv_file += encoded;
+
+    delta::AddFile marked = add;
+    marked.deletion_vector = dv;
+    marked.data_change = true;
+    marked.stats = LooseStats(add.stats);
+    txn.Add(std::move(marked));
+    if (had_dv) {
+      applied.deletion_vectors_updated++;
+    } else {
+      applied.deletion_vectors_added++;
+    }
+  }
+  if (dv_file.empty()) return Status::OK();
+  ASSIGN_OR_RETURN(std::string key, delta::DeletionVectorKey(file_descriptor));
+  return snapshot.store->Put(key, dv_file).WithContext(table.where + ": writing deletion vector file " + key);
+}
+
+// Writes the change feed rows as _change_data files: the table's columns (physical names,
+// partitioned like the data) plus _change_type, as PROTOCOL.md "Change Data Files" has it.
+Status WriteChangeData(const DmlTable& table, const std::string& rows_sql, delta::Transaction& txn,
+                       AppliedChanges& applied) {
+  WriteTarget cdc = table.target;
+  cdc.store = NewPrefixedObjectStore(table.target.store, kChangeDataFolder);
+  delta::StructField change_type;
+  change_type.name = kChangeTypeColumn;
+  auto string_type = std::make_shared<delta::DataType>();
+  string_type->primitive = "string";
+  change_type.type = std::move(string_type);
+  cdc.schema.fields.push_back(std::move(change_type));
+  cdc.metadata.schema_string = delta::SchemaToJson(cdc.schema).dump();
+  ASSIGN_OR_RETURN(std::string stored, StoredRowsSql(cdc, rows_sql));
+  ASSIGN_OR_RETURN(std::vector<delta::AddFile> files, WriteRows(*table.ctx->conn, cdc, stored));
+  for (delta::AddFile& file : files) {
+    delta::CdcFile change;
+    change.path = std::string(kChangeDataFolder) + "/" + file.path;
+    change.partition_values = std::move(file.partition_values);
+    change.size = file.size;
+    change.data_change = false;
+    txn.AddChangeFile(std::move(change));
+    applied.added_change_files++;
+  }
+  return Status::OK();
+}
+
+std::atomic<uint64_t> temp_counter{0};
+
+}  // namespace
+
+TempTables::~TempTables() {
+  for (auto it = names_.rbegin(); it != names_.rend(); ++it) {
+    // Best effort: a leftover temporary table goes away with the connection anyway.
+    (void)conn_.Execute("DROP TABLE IF EXISTS " + *it);
+  }
+}
+
+std::string TempTables::NewTable(std::string_view what) {
+  std::string name =
+      "temp.main." +
+      QuoteIdentifier("__basin_dml_" + std::to_string(temp_counter.fetch_add(1)) + "_" + std::string(what));
+  names_.push_back(name);
+  return name;
+}
+
+void TempTables::Adopt(const engine::ScanPlan& plan) {
+  for (const std::string& name : plan.temp_tables) names_.push_back("temp.main." + QuoteIdentifier(name));
+}
+
+Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> snapshot,
+                              DmlMode mode, std::string_view operation, bool changes_rows) {
+  DmlTable table;
+  table.ctx = &ctx;
+  table.where = "table " + snapshot->table_root + " version " + std::to_string(snapshot->version);
+  RETURN_IF_ERROR(delta::CheckWritable(snapshot->protocol, snapshot->schema, table.where));
+  const delta::Metadata& metadata = snapshot->metadata;
+  if (changes_rows && TablePropertyIsTrue(metadata, "delta.appendOnly")) {
+    return Status::InvalidArgument(std::string(operation) + " cannot change or delete rows of " +
+                                   table.where + ": it is append-only (delta.appendOnly=true)");
+  }
+  table.deletion_vectors =
+      mode == DmlMode::kDeletionVectors ||
+      (mode == DmlMode::kTableDefault && TablePropertyIsTrue(metadata, "delta.enableDeletionVectors"));
+  if (table.deletion_vectors && !(snapshot->protocol.HasReaderFeature("deletionVectors") &&
+                                  snapshot->protocol.HasWriterFeature("deletionVectors"))) {
+    return Status::InvalidArgument(std::string(operation) + " with deletion vectors on " + table.where +
+                                   ": its protocol lacks the deletionVectors feature (set "
+                                   "delta.enableDeletionVectors = true first)");
+  }
+  table.change_data_feed = TablePropertyIsTrue(metadata, "delta.enableChangeDataFeed");
+  table.target.store = snapshot->store;
+  table.target.table_root = snapshot->table_root;
+  table.target.protocol = snapshot->protocol;
+  table.target.metadata = metadata;
+  table.target.schema = snapshot->schema;
+  table.snapshot = std::move(snapshot);
+  return table;
+}
+
+json ExpressionTree(engine::Connection& conn, const std::string& expression) {
+  auto result = conn.Query("SELECT json_serialize_sql(" +
+                           QuoteLiteral("SELECT * FROM __basin_t WHERE " + expression) + ")");
+  if (!result.ok() || result->row_count() != 1) return nullptr;
+  json tree = json::parse(result->at(0, 0).value_or(""), nullptr, false);
+  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true)) return nullptr;
+  const json& statements = tree["statements"];
+  if (!statements.is_array() || statements.size() != 1) return nullptr;
+  const json& node = statements[0]["node"];
+  if (!node.is_object() || !node.contains("where_clause")) return nullptr;
+  return node["where_clause"];
+}
+
+json AndTrees(const std::vector<json>& trees) {
+  json children = json::array();
+  for (const json& tree : trees) {
+    if (!tree.is_null()) children.push_back(tree);
+  }
+  if (children.empty()) return nullptr;
+  if (children.size() == 1) return children[0];
+  return json{{"class", "CONJUNCTION"}, {"type", "CONJUNCTION_AND"}, {"alias", ""}, {"children", children}};
+}
+
+Candidates SelectCandidates(const delta::Snapshot& snapshot, json predicate, engine::SkippingScope scope) {
+  Candidates candidates;
+  if (predicate.is_null()) {
+    for (size_t i = 0; i < snapshot.files.size(); i++) candidates.files.push_back(i);
+  } else {
+    candidates.files = engine::FilesMatching(snapshot, predicate, scope);
+  }
+  candidates.predicate = std::move(predicate);
+  candidates.scope = std::move(scope);
+  return candidates;
+}
+
+Result<engine::ScanPlan> ScanWithPositions(const DmlTable& table, const std::vector<size_t>& files,
+                                           TempTables& temps) {
+  engine::ScanOptions options;
+  options.file_indexes = files;
+  options.row_positions = true;
+  auto plan = engine::BuildScanSql(*table.snapshot, *table.ctx->conn, options);
+  if (!plan.ok()) return plan.status();
+  temps.Adopt(*plan);
+  return plan;
+}
+
+std::string ColumnsFrom(const delta::StructType& schema, const delta::StructType& available,
+                        std::string_view qualifier) {
+  std::string out;
+  for (const delta::StructField& field : schema.fields) {
+    if (!out.empty()) out += ", ";
+    if (available.Find(field.name) != nullptr) {
+      out += std::string(qualifier) + "." + QuoteIdentifier(field.name);
+    } else {
+      out += "CAST(NULL AS " + field.type->ToDuckDBType() + ")";
+    }
+    out += " AS " + QuoteIdentifier(field.name);
+  }
+  return out;
+}
+
+std::optional<std::string> GenerationExpression(const delta::StructField& field) {
+  auto it = field.metadata.find("delta.generationExpression");
+  if (it == field.metadata.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
+Result<AppliedChanges> ApplyChanges(const DmlTable& table, const engine::ScanPlan& candidates,
+                                    const std::string& changes, bool with_values, TempTables& temps,
+                                    delta::Transaction& txn) {
+  engine::Connection& conn = *table.ctx->conn;
+  const delta::StructType& schema = table.target.schema;
+  AppliedChanges applied;
+  ASSIGN_OR_RETURN(engine::QueryResult counts,
+                   conn.Query("SELECT " + kAction + ", count(*) FROM " + changes + " GROUP BY ALL"));
+  for (const auto& row : counts.rows) {
+    const std::string action = row[0].value_or("");
+    int64_t n = ToInt(row[1]);
+    if (action == "delete") applied.deleted_rows = n;
+    if (action == "update") applied.updated_rows = n;
+    if (action == "insert") applied.inserted_rows = n;
+  }
+  if (applied.deleted_rows + applied.updated_rows + applied.inserted_rows == 0) return applied;
+
+  table.ctx->Report("writing", 0);
+  ASSIGN_OR_RETURN(std::vector<TouchedFile> touched,
+                   TouchedFiles(conn, candidates, changes, table.deletion_vectors, table.where));
+  std::string touched_scan;
+  if (!touched.empty() && (!table.deletion_vectors || table.change_data_feed)) {
+    std::vector<size_t> indexes;
+    for (const TouchedFile& file : touched) indexes.push_back(file.index);
+    ASSIGN_OR_RETURN(engine::ScanPlan plan, ScanWithPositions(table, indexes, temps));
+    touched_scan = "(" + plan.sql + ")";
+  }
+  const std::string changed_positions = "(SELECT " + kFile + ", " + kRow + ", " + kAction + " FROM " +
+                                        changes + " WHERE " + kFile + " IS NOT NULL)";
+  const std::string on_position =
+      " ON __basin_r." + kFile + " = __basin_c." + kFile + " AND __basin_r." + kRow + " = __basin_c." + kRow;
+  const std::string new_rows = with_values && applied.updated_rows + applied.inserted_rows > 0
+                                   ? "SELECT " + ColumnsFrom(schema, schema, "__basin_c") + " FROM " +
+                                         changes + " AS __basin_c WHERE " + kAction +
+                                         " IN ('update', 'insert')"
+                                   : "";
+
+  std::string rows_sql = new_rows;
+  if (table.deletion_vectors) {
+    RETURN_IF_ERROR(WriteDeletionVectors(table, touched, txn, applied));
+  } else {
+    for (const TouchedFile& file : touched) {
+      const delta::AddFile& add = table.snapshot->files[file.index];
+      txn.Remove(RemoveOf(add));
+      applied.removed_files++;
+      applied.removed_bytes += add.size;
+      if (add.deletion_vector) applied.deletion_vectors_removed++;
+    }
+    if (!touched.empty()) {
+      std::string kept = "SELECT " + ColumnsFrom(schema, table.snapshot->schema, "__basin_r") + " FROM " +
+                         touched_scan + " AS __basin_r ANTI JOIN " + changed_positions + " AS __basin_c" +
+                         on_position;
+      rows_sql = rows_sql.empty() ? kept : kept + "\nUNION ALL " + rows_sql;
+    }
+  }
+  if (!rows_sql.empty()) {
+    ASSIGN_OR_RETURN(std::string stored, StoredRowsSql(table.target, rows_sql));
+    ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds, WriteRows(conn, table.target, stored));
+    applied.added_files += static_cast<int64_t>(adds.size());
+    applied.added_bytes += SumBytes(adds);
+    if (!table.deletion_vectors) {
+      applied.copied_rows = SumRecords(adds) - applied.updated_rows - applied.inserted_rows;
+    }
+    for (delta::AddFile& add : adds) txn.Add(std::move(add));
+  }
+
+  if (table.change_data_feed) {
+    std::vector<std::string> pieces;
+    if (!touched.empty()) {
+      pieces.push_back("SELECT " + ColumnsFrom(schema, table.snapshot->schema, "__basin_r") +
+                       ", CASE __basin_c." + kAction +
+                       " WHEN 'delete' THEN 'delete' ELSE 'update_preimage' END AS " + kChangeTypeColumn +
+                       " FROM " + touched_scan + " AS __basin_r JOIN " + changed_positions + " AS __basin_c" +
+                       on_position);
+    }
+    if (!new_rows.empty()) {
+      pieces.push_back("SELECT " + ColumnsFrom(schema, schema, "__basin_c") + ", CASE " + kAction +
+                       " WHEN 'update' THEN 'update_postimage' ELSE 'insert' END AS " + kChangeTypeColumn +
+                       " FROM " + changes + " AS __basin_c WHERE " + kAction + " IN ('update', 'insert')");
+    }
+    std::string cdc_sql;
+    for (const std::string& piece : pieces) cdc_sql += (cdc_sql.empty() ? "" : "\nUNION ALL ") + piece;
+    if (!cdc_sql.empty()) RETURN_IF_ERROR(WriteChangeData(table, cdc_sql, txn, applied));
+  }
+  return applied;
+}
+
+std::optional<CommandResult> AlreadyCommitted(const CommandContext& ctx, const delta::Snapshot& snapshot) {
+  if (!ctx.txn_id) return std::nullopt;
+  auto it = snapshot.set_transactions.find(ctx.txn_id->app_id);
+  if (it == snapshot.set_transactions.end() || it->second.version < ctx.txn_id->version) return std::nullopt;
+  CommandResult result;
+  result.commit.version = snapshot.version;
+  result.commit.skipped = true;
+  result.notices.push_back("write skipped: table " + snapshot.table_root + " already has transaction " +
+                           ctx.txn_id->app_id + " version " + std::to_string(it->second.version));
+  return result;
+}
+
+Result<CommandResult> CommitDml(const DmlTable& table, const Candidates& candidates, delta::Transaction& txn,
+                                std::string operation, json parameters, json metrics) {
+  const CommandContext& ctx = *table.ctx;
+  std::vector<delta::AddFile> read;
+  read.reserve(candidates.files.size());
+  for (size_t index : candidates.files) read.push_back(table.snapshot->files[index]);
+  txn.ReadFiles(read);
+  txn.ReadPredicate(candidates.predicate, candidates.scope);
+  if (table.new_protocol) txn.UpdateProtocol(*table.new_protocol);
+  if (table.new_metadata) txn.UpdateMetadata(*table.new_metadata);
+  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
+  txn.SetOperation(std::move(operation), std::move(parameters));
+  txn.SetOperationMetrics(metrics);
+  ctx.Report("committing", 0);
+  CommandResult result;
+  ASSIGN_OR_RETURN(result.commit, txn.Commit());
+  result.metrics = std::move(metrics);
+  if (result.commit.skipped) {
+    result.notices.push_back("write skipped: " + table.where + " already has transaction " +
+                             ctx.txn_id->app_id + " version " + std::to_string(ctx.txn_id->version));
+  }
+  if (!result.commit.checkpoint_status.ok()) {
+    result.notices.push_back("checkpoint after version " + std::to_string(result.commit.version) +
+                             " not written: " + result.commit.checkpoint_status.message());
+  }
+  return result;
+}
+
+json FileMetrics(const AppliedChanges& applied) {
+  return json{{"numAddedFiles", applied.added_files},
+              {"numRemovedFiles", applied.removed_files},
+              {"numAddedBytes", applied.added_bytes},
+              {"numRemovedBytes", applied.removed_bytes},
+              {"numAddedChangeFiles", applied.added_change_files},
+              {"numDeletionVectorsAdded", applied.deletion_vectors_added},
+              {"numDeletionVectorsRemoved", applied.deletion_vectors_removed},
+              {"numDeletionVectorsUpdated", applied.deletion_vectors_updated},
+              {"numCopiedRows", applied.copied_rows}};
+}
+
+}  // namespace basin::commands::dml

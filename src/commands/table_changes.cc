@@ -1,0 +1,293 @@
+#include "commands/table_changes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "delta/actions.h"
+#include "delta/log_segment.h"
+#include "delta/paths.h"
+#include "delta/protocol.h"
+#include "delta/snapshot.h"
+#include "engine/scan.h"
+
+namespace basin::commands {
+
+namespace {
+
+using engine::QuoteIdentifier;
+using engine::QuoteLiteral;
+
+constexpr char kChangeType[] = "_change_type";
+
+bool ChangeDataFeedEnabled(const delta::Metadata& metadata) {
+  auto it = metadata.configuration.find("delta.enableChangeDataFeed");
+  if (it == metadata.configuration.end()) return false;
+  std::string value = it->second;
+  std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+  return value == "true";
+}
+
+delta::AddFile AsFile(const delta::RemoveFile& remove) {
+  delta::AddFile file;
+  file.path = remove.path;
+  file.partition_values = remove.partition_values;
+  file.size = remove.size.value_or(0);
+  file.deletion_vector = remove.deletion_vector;
+  return file;
+}
+
+delta::AddFile AsFile(const delta::CdcFile& cdc) {
+  delta::AddFile file;
+  file.path = cdc.path;
+  file.partition_values = cdc.partition_values;
+  file.size = cdc.size;
+  return file;
+}
+
+// Builds the feed's SQL: one scan per kind of change per commit, over files read through
+// engine::BuildScanSql (so column mapping, partition values, type widening and deletion
+// vectors are handled as for table reads).
+class ChangesBuilder {
+ public:
+  ChangesBuilder(engine::Connection& conn, std::shared_ptr<ObjectStore> store, std::string table_root)
+      : conn_(conn), store_(std::move(store)), table_root_(std::move(table_root)) {}
+
+  // The table as of the end version: its schema and metadata shape every scan.
+  void SetShape(const delta::Protocol& protocol, const delta::Metadata& metadata,
+                const delta::StructType& schema) {
+    protocol_ = protocol;
+    metadata_ = metadata;
+    schema_ = schema;
+  }
+
+  // The rows of `files` (logical columns, plus _change_type when `with_change_type`).
+  Result<std::string> Scan(int64_t version, std::vector<delta::AddFile> files, bool with_change_type) {
+    delta::Snapshot files_snapshot;
+    files_snapshot.version = version;
+    files_snapshot.protocol = protocol_;
+    files_snapshot.metadata = metadata_;
+    files_snapshot.schema = schema_;
+    if (with_change_type) {
+      delta::StructField change_type;
+      change_type.name = kChangeType;
+      auto type = std::make_shared<delta::DataType>();
+      type->primitive = "string";
+      change_type.type = std::move(type);
+      files_snapshot.schema.fields.push_back(std::move(change_type));
+    }
+    files_snapshot.files = std::move(files);
+    files_snapshot.store = store_;
+    files_snapshot.table_root = table_root_;
+    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(files_snapshot, conn_));
+    temp_tables_.insert(temp_tables_.end(), plan.temp_tables.begin(), plan.temp_tables.end());
+    return plan.sql;
+  }
+
+  // Adds the rows `rows_sql` gives (logical columns, then _change_type when `change_type`
+  // is empty) as changes of `version`.
+  void AddPiece(const std::string& rows_sql, const std::string& change_type, int64_t version,
+                int64_t timestamp_ms) {
+    std::string change = change_type.empty() ? QuoteIdentifier(kChangeType) : QuoteLiteral(change_type);
+    pieces_.push_back(
+        "SELECT " + ColumnList() + ", CAST(" + change + " AS VARCHAR) AS _change_type, CAST(" +
+        std::to_string(version) +
+        " AS BIGINT) AS _commit_version, (TIMESTAMPTZ '1970-01-01 00:00:00+00' + to_microseconds(" +
+        std::to_string(timestamp_ms) + " * 1000)) AS _commit_timestamp FROM (" + rows_sql +
+        ") AS __basin_changes");
+  }
+
+  ChangesScan Finish() {
+    ChangesScan scan;
+    if (pieces_.empty()) {
+      std::string sql = "SELECT ";
+      for (const delta::StructField& f : schema_.fields) {
+        sql += "CAST(NULL AS " + f.type->ToDuckDBType() + ") AS " + QuoteIdentifier(f.name) + ", ";
+      }
+      scan.sql = sql +
+                 "CAST(NULL AS VARCHAR) AS _change_type, CAST(NULL AS BIGINT) AS _commit_version, "
+                 "CAST(NULL AS TIMESTAMPTZ) AS _commit_timestamp WHERE false";
+    } else {
+      for (size_t i = 0; i < pieces_.size(); i++) scan.sql += (i > 0 ? "\nUNION ALL " : "") + pieces_[i];
+    }
+    scan.temp_tables = std::move(temp_tables_);
+    return scan;
+  }
+
+  // Drops the temporary tables made so far (when building fails).
+  void Abandon() {
+    for (const std::string& temp : temp_tables_)
+      (void)conn_.Execute("DROP TABLE IF EXISTS temp.main." + QuoteIdentifier(temp));
+    temp_tables_.clear();
+  }
+
+ private:
+  std::string ColumnList() const {
+    std::string list;
+    for (const delta::StructField& f : schema_.fields)
+      list += (list.empty() ? "" : ", ") + QuoteIdentifier(f.name);
+    return list;
+  }
+
+  engine::Connection& conn_;
+  std::shared_ptr<ObjectStore> store_;
+  std::string table_root_;
+  delta::Protocol protocol_;
+  delta::Metadata metadata_;
+  delta::StructType schema_;
+  std::vector<std::string> pieces_;
+  std::vector<std::string> temp_tables_;
+};
+
+struct Commit {
+  int64_t version = 0;
+  int64_t timestamp_ms = 0;
+  std::vector<delta::Action> actions;
+};
+
+Result<Commit> ReadCommit(ObjectStore& store, const std::string& table_root, int64_t version,
+                          const ObjectInfo& object) {
+  ASSIGN_OR_RETURN(std::string content, store.Get(object.key));
+  Commit commit;
+  commit.version = version;
+  commit.timestamp_ms = object.modification_time_ms;
+  ASSIGN_OR_RETURN(commit.actions, delta::ParseCommitFile(content, table_root + ": " + object.key));
+  for (const delta::Action& action : commit.actions) {
+    if (const auto* info = std::get_if<delta::CommitInfo>(&action); info && info->in_commit_timestamp) {
+      commit.timestamp_ms = *info->in_commit_timestamp;
+    }
+  }
+  return commit;
+}
+
+// The changes of one commit: its _change_data files when it has any, else inserts and
+// deletes derived from its data-changing adds and removes. An add and a remove of the same
+// file are a deletion vector change: rows hidden by the new DV but not the old are deletes,
+// rows the old DV hid but the new one does not are inserts.
+Status AddCommitChanges(ChangesBuilder& builder, const Commit& commit) {
+  std::vector<delta::AddFile> cdc_files, added, removed, paired_old, paired_new;
+  std::map<std::string, const delta::AddFile*> adds_by_path;
+  for (const delta::Action& action : commit.actions) {
+    if (const auto* cdc = std::get_if<delta::CdcFile>(&action)) cdc_files.push_back(AsFile(*cdc));
+    if (const auto* add = std::get_if<delta::AddFile>(&action); add && add->data_change) {
+      adds_by_path.emplace(delta::DecodeDataPath(add->path), add);
+    }
+  }
+  if (!cdc_files.empty()) {
+    ASSIGN_OR_RETURN(std::string rows, builder.Scan(commit.version, std::move(cdc_files), true));
+    builder.AddPiece(rows, "", commit.version, commit.timestamp_ms);
+    return Status::OK();
+  }
+  for (const delta::Action& action : commit.actions) {
+    const auto* remove = std::get_if<delta::RemoveFile>(&action);
+    if (remove == nullptr || !remove->data_change) continue;
+    auto pair = adds_by_path.find(delta::DecodeDataPath(remove->path));
+    if (pair == adds_by_path.end()) {
+      removed.push_back(AsFile(*remove));
+      continue;
+    }
+    paired_old.push_back(AsFile(*remove));
+    paired_new.push_back(*pair->second);
+    adds_by_path.erase(pair);
+  }
+  for (const delta::Action& action : commit.actions) {
+    const auto* add = std::get_if<delta::AddFile>(&action);
+    if (add != nullptr && add->data_change && adds_by_path.count(delta::DecodeDataPath(add->path)) > 0) {
+      added.push_back(*add);
+    }
+  }
+  if (!added.empty()) {
+    ASSIGN_OR_RETURN(std::string rows, builder.Scan(commit.version, std::move(added), false));
+    builder.AddPiece(rows, "insert", commit.version, commit.timestamp_ms);
+  }
+  if (!removed.empty()) {
+    ASSIGN_OR_RETURN(std::string rows, builder.Scan(commit.version, std::move(removed), false));
+    builder.AddPiece(rows, "delete", commit.version, commit.timestamp_ms);
+  }
+  if (!paired_old.empty()) {
+    ASSIGN_OR_RETURN(std::string before, builder.Scan(commit.version, std::move(paired_old), false));
+    ASSIGN_OR_RETURN(std::string after, builder.Scan(commit.version, std::move(paired_new), false));
+    builder.AddPiece("(" + before + ") EXCEPT ALL (" + after + ")", "delete", commit.version,
+                     commit.timestamp_ms);
+    builder.AddPiece("(" + after + ") EXCEPT ALL (" + before + ")", "insert", commit.version,
+                     commit.timestamp_ms);
+  }
+  return Status::OK();
+}
+
+Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& conn,
+                                 const std::shared_ptr<ObjectStore>& store, const std::string& table_root,
+                                 int64_t start_version, std::optional<int64_t> end_version) {
+  const std::string table = "table_changes(" + table_root + ")";
+  if (start_version < 0) {
+    return Status::InvalidArgument(table + ": the start version must not be negative, got " +
+                                   std::to_string(start_version));
+  }
+  ASSIGN_OR_RETURN(delta::LogListing listing, delta::ListLog(*store));
+  if (listing.empty()) return Status::NotFound(table + ": no Delta table at " + table_root);
+  const int64_t latest = listing.latest_version();
+  const int64_t end = end_version.value_or(latest);
+  if (start_version > end) {
+    return Status::InvalidArgument(table + ": the start version " + std::to_string(start_version) +
+                                   " is after the end version " + std::to_string(end));
+  }
+  if (end > latest) {
+    return Status::NotFound(table + ": version " + std::to_string(end) + " does not exist; the latest is " +
+                            std::to_string(latest));
+  }
+  for (int64_t v = start_version; v <= end; v++) {
+    if (listing.commits.count(v) == 0) {
+      return Status::NotFound(
+          table + ": commit " + std::to_string(v) +
+          " is no longer in the log (removed by log cleanup); the earliest is " +
+          std::to_string(listing.commits.empty() ? latest : listing.commits.begin()->first));
+    }
+  }
+
+  delta::SnapshotOptions options;
+  options.version = start_version;
+  ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> first,
+                   delta::LoadSnapshot(store, table_root, conn, options));
+  delta::Protocol protocol = first->protocol;
+  delta::Metadata metadata = first->metadata;
+
+  // First pass: the feed must be on at every version, and the end version's schema
+  // shapes the result. Commits are read again, one at a time, to build the scans.
+  for (int64_t v = start_version; v <= end; v++) {
+    ASSIGN_OR_RETURN(Commit commit, ReadCommit(*store, table_root, v, listing.commits.at(v)));
+    for (const delta::Action& action : commit.actions) {
+      if (const auto* m = std::get_if<delta::Metadata>(&action)) metadata = *m;
+      if (const auto* p = std::get_if<delta::Protocol>(&action)) protocol = *p;
+    }
+    RETURN_IF_ERROR(
+        delta::ValidateReadProtocol(protocol, "table " + table_root + " version " + std::to_string(v)));
+    if (!ChangeDataFeedEnabled(metadata)) {
+      return Status::InvalidArgument(table + ": the change data feed is not enabled at version " +
+                                     std::to_string(v) +
+                                     " (set the table property delta.enableChangeDataFeed = true)");
+    }
+  }
+  ASSIGN_OR_RETURN(delta::StructType schema, delta::ParseSchema(metadata.schema_string));
+  builder.SetShape(protocol, metadata, schema);
+  for (int64_t v = start_version; v <= end; v++) {
+    ASSIGN_OR_RETURN(Commit commit, ReadCommit(*store, table_root, v, listing.commits.at(v)));
+    RETURN_IF_ERROR(AddCommitChanges(builder, commit));
+  }
+  return builder.Finish();
+}
+
+}  // namespace
+
+Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<ObjectStore> store,
+                                    const std::string& table_root, int64_t start_version,
+                                    std::optional<int64_t> end_version) {
+  ChangesBuilder builder(conn, store, table_root);
+  auto scan = BuildChanges(builder, conn, store, table_root, start_version, end_version);
+  if (!scan.ok()) builder.Abandon();
+  return scan;
+}
+
+}  // namespace basin::commands

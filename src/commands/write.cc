@@ -1,0 +1,407 @@
+#include "commands/write.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "commands/table_features.h"
+#include "delta/protocol.h"
+#include "engine/scan.h"
+#include "engine/skipping.h"
+
+namespace basin::commands {
+
+namespace {
+
+using engine::QuoteIdentifier;
+using engine::QuoteLiteral;
+using nlohmann::json;
+
+// Beyond this many partitions, a dynamic partition overwrite records that it read the
+// whole table instead of one predicate term per partition.
+constexpr size_t kMaxPartitionTerms = 256;
+
+const char* ModeName(WriteMode mode) {
+  switch (mode) {
+    case WriteMode::kAppend:
+      return "INSERT INTO";
+    case WriteMode::kOverwrite:
+      return "INSERT OVERWRITE";
+    case WriteMode::kDynamicPartitionOverwrite:
+      return "INSERT OVERWRITE (dynamic partitions)";
+    case WriteMode::kReplaceWhere:
+      return "REPLACE WHERE";
+  }
+  return "write";
+}
+
+// The syntax tree DuckDB gives a boolean expression (json_serialize_sql's where clause).
+Result<json> PredicateTree(engine::Connection& conn, const std::string& predicate) {
+  ASSIGN_OR_RETURN(engine::QueryResult r, conn.Query("SELECT json_serialize_sql(" +
+                                                     QuoteLiteral("SELECT 1 WHERE " + predicate) + ")"));
+  json tree = json::parse(r.at(0, 0).value_or(""), nullptr, false);
+  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true)) {
+    std::string message = tree.is_object() ? tree.value("error_message", std::string()) : std::string();
+    return Status::InvalidArgument("cannot parse predicate '" + predicate + "'" +
+                                   (message.empty() ? "" : ": " + message));
+  }
+  const json& statements = tree["statements"];
+  if (!statements.is_array() || statements.size() != 1 || !statements[0]["node"].contains("where_clause")) {
+    return Status::InvalidArgument("cannot parse predicate '" + predicate + "'");
+  }
+  return statements[0]["node"]["where_clause"];
+}
+
+delta::RemoveFile RemoveOf(const delta::AddFile& add) {
+  delta::RemoveFile remove;
+  remove.path = add.path;
+  remove.data_change = true;
+  remove.extended_file_metadata = true;
+  remove.partition_values = add.partition_values;
+  remove.size = add.size;
+  remove.deletion_vector = add.deletion_vector;
+  return remove;
+}
+
+int64_t NumRecords(const delta::AddFile& add) {
+  if (!add.stats) return 0;
+  json stats = json::parse(*add.stats, nullptr, false);
+  if (!stats.is_object() || !stats["numRecords"].is_number_integer()) return 0;
+  return stats["numRecords"].get<int64_t>();
+}
+
+// A typed constant for a serialized partition value of `field`.
+std::string PartitionValueSql(const delta::StructField& field, const std::optional<std::string>& value) {
+  const std::string type = field.type->ToDuckDBType();
+  if (!value || (value->empty() && field.type->primitive != "string")) return "CAST(NULL AS " + type + ")";
+  return "CAST(" + QuoteLiteral(*value) + " AS " + type + ")";
+}
+
+const delta::StructField* PartitionField(const delta::Snapshot& table, const std::string& key) {
+  for (const std::string& name : table.metadata.partition_columns) {
+    const delta::StructField* field = table.schema.Find(name);
+    if (field != nullptr && (field->PhysicalName() == key || field->name == key)) return field;
+  }
+  return nullptr;
+}
+
+// Rows of partition values, one per file of `indexes`: VALUES (i, v1, v2, ...) with the
+// partition columns under their logical names.
+std::string PartitionRowsSql(const delta::Snapshot& table, const std::vector<size_t>& indexes) {
+  std::string rows;
+  for (size_t index : indexes) {
+    std::string row = std::to_string(index);
+    for (const std::string& name : table.metadata.partition_columns) {
+      const delta::StructField* field = table.schema.Find(name);
+      auto value = table.files[index].partition_values.find(field->PhysicalName());
+      row += ", " + PartitionValueSql(*field, value == table.files[index].partition_values.end()
+                                                  ? std::nullopt
+                                                  : value->second);
+    }
+    rows += (rows.empty() ? "(" : ", (") + row + ")";
+  }
+  std::string columns = "__basin_index";
+  for (const std::string& name : table.metadata.partition_columns) {
+    columns += ", " + QuoteIdentifier(table.schema.Find(name)->name);
+  }
+  return "SELECT * FROM (VALUES " + rows + ") AS __basin_partitions(" + columns + ")";
+}
+
+// Whether the predicate mentions only partition columns, so partition values decide it.
+bool OnlyPartitionColumns(const json& node, const delta::Snapshot& table) {
+  if (node.is_object()) {
+    if (node.value("class", "") == "COLUMN_REF") {
+      const json& names = node["column_names"];
+      if (!names.is_array() || names.size() != 1 || !names[0].is_string()) return false;
+      const std::string name = names[0].get<std::string>();
+      return std::any_of(table.metadata.partition_columns.begin(), table.metadata.partition_columns.end(),
+                         [&](const std::string& p) {
+                           const delta::StructField* f = table.schema.Find(p);
+                           return f != nullptr && table.schema.Find(name) == f;
+                         });
+    }
+    if (node.value("class", "") == "SUBQUERY") return false;
+    for (const auto& [key, child] : node.items()) {
+      if (!OnlyPartitionColumns(child, table)) return false;
+    }
+    return true;
+  }
+  if (node.is_array()) {
+    return std::all_of(node.begin(), node.end(),
+                       [&](const json& child) { return OnlyPartitionColumns(child, table); });
+  }
+  return true;
+}
+
+// What an overwrite takes away: files removed whole, and files rewritten without the rows
+// it replaces.
+struct Replaced {
+  std::vector<size_t> removed;
+  std::vector<size_t> rewritten;
+  int64_t deleted_rows = 0;
+};
+
+// REPLACE WHERE: which files hold rows matching `predicate`. Partition values decide when
+// the predicate is over partition columns only; otherwise the candidate files that skipping
+// keeps are read, counting matching and other rows per file.
+Result<Replaced> FilesToReplace(engine::Connection& conn, const delta::Snapshot& table,
+                                const std::string& predicate, const json& tree) {
+  Replaced replaced;
+  std::vector<size_t> candidates = engine::FilesMatching(table, tree);
+  if (candidates.empty()) return replaced;
+  const std::string condition = "COALESCE((" + predicate + "), FALSE)";
+  if (!table.metadata.partition_columns.empty() && OnlyPartitionColumns(tree, table)) {
+    ASSIGN_OR_RETURN(engine::QueryResult r,
+                     conn.Query("SELECT __basin_index FROM (" + PartitionRowsSql(table, candidates) +
+                                ") WHERE " + condition));
+    for (const auto& row : r.rows) replaced.removed.push_back(std::stoull(*row[0]));
+    for (size_t index : replaced.removed) replaced.deleted_rows += NumRecords(table.files[index]);
+    return replaced;
+  }
+  engine::ScanOptions options;
+  options.file_indexes = candidates;
+  options.row_positions = true;
+  ASSIGN_OR_RETURN(engine::ScanPlan scan, engine::BuildScanSql(table, conn, options));
+  const std::string file = QuoteIdentifier(engine::kScanFileColumn);
+  auto counted =
+      conn.Query("SELECT " + file + ", count(*) FILTER (WHERE " + condition +
+                 "), count(*) FILTER (WHERE NOT " + condition + ") FROM (" + scan.sql + ") GROUP BY " + file);
+  engine::DropScanTempTables(conn, scan);
+  if (!counted.ok()) return counted.status();
+  for (const auto& row : counted->rows) {
+    auto index = scan.file_index_by_path.find(row[0].value_or(""));
+    if (index == scan.file_index_by_path.end()) {
+      return Status::Internal(table.table_root + ": scan returned unknown file " + row[0].value_or("NULL"));
+    }
+    const int64_t matching = std::stoll(row[1].value_or("0"));
+    const int64_t others = std::stoll(row[2].value_or("0"));
+    if (matching == 0) continue;
+    replaced.deleted_rows += matching;
+    (others == 0 ? replaced.removed : replaced.rewritten).push_back(index->second);
+  }
+  std::sort(replaced.removed.begin(), replaced.removed.end());
+  std::sort(replaced.rewritten.begin(), replaced.rewritten.end());
+  return replaced;
+}
+
+// Dynamic partition overwrite: the files in the partitions `adds` write into, and the
+// predicate (SQL over partition columns) naming those partitions.
+std::vector<size_t> FilesInPartitions(const delta::Snapshot& table, const std::vector<delta::AddFile>& adds,
+                                      std::string& partitions_sql) {
+  std::set<delta::PartitionValues> partitions;
+  for (const delta::AddFile& add : adds) partitions.insert(add.partition_values);
+  std::vector<size_t> files;
+  for (size_t i = 0; i < table.files.size(); i++) {
+    if (partitions.count(table.files[i].partition_values) > 0) files.push_back(i);
+  }
+  partitions_sql.clear();
+  if (partitions.size() > kMaxPartitionTerms) return files;
+  for (const delta::PartitionValues& values : partitions) {
+    std::string term;
+    for (const auto& [key, value] : values) {
+      const delta::StructField* field = PartitionField(table, key);
+      if (field == nullptr) continue;
+      const std::string column = QuoteIdentifier(field->name);
+      term += (term.empty() ? "" : " AND ") +
+              (value ? column + " = " + PartitionValueSql(*field, value) : column + " IS NULL");
+    }
+    partitions_sql += (partitions_sql.empty() ? "(" : " OR (") + (term.empty() ? "TRUE" : term) + ")";
+  }
+  return files;
+}
+
+std::string JsonList(const std::vector<std::string>& items) { return json(items).dump(); }
+
+// REPLACE WHERE's change data: the replaced rows as deletes, the new rows as inserts.
+Result<std::vector<delta::CdcFile>> WriteReplacedChanges(engine::Connection& conn,
+                                                         const delta::Snapshot& table,
+                                                         const WriteTarget& target, const Replaced& replaced,
+                                                         const std::string& predicate,
+                                                         const std::vector<delta::AddFile>& adds) {
+  engine::ScanOptions old_files;
+  old_files.file_indexes = replaced.removed;
+  old_files.file_indexes->insert(old_files.file_indexes->end(), replaced.rewritten.begin(),
+                                 replaced.rewritten.end());
+  ASSIGN_OR_RETURN(engine::ScanPlan old_scan, engine::BuildScanSql(table, conn, old_files));
+  std::string rows = "SELECT *, 'delete' AS _change_type FROM (" + old_scan.sql + ") WHERE COALESCE((" +
+                     predicate + "), FALSE)";
+  // The new rows, read back from the files just written, under the (maybe evolved) schema.
+  delta::Snapshot written = table;
+  written.files = adds;
+  written.metadata = target.metadata;
+  written.schema = target.schema;
+  written.protocol = target.protocol;
+  engine::ScanPlan new_scan;
+  if (!adds.empty()) {
+    auto planned = engine::BuildScanSql(written, conn);
+    if (!planned.ok()) {
+      engine::DropScanTempTables(conn, old_scan);
+      return planned.status();
+    }
+    new_scan = std::move(*planned);
+    rows += "\nUNION ALL BY NAME SELECT *, 'insert' AS _change_type FROM (" + new_scan.sql + ")";
+  }
+  auto changes = WriteChangeRows(conn, target, rows);
+  engine::DropScanTempTables(conn, old_scan);
+  engine::DropScanTempTables(conn, new_scan);
+  return changes;
+}
+
+}  // namespace
+
+Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,
+                            const WriteRequest& request) {
+  engine::Connection& conn = *ctx.conn;
+  const std::string where = "table " + table->table_root;
+  RETURN_IF_ERROR(delta::CheckWritable(table->protocol, table->schema, where));
+  WriteMode mode = request.mode;
+  if (mode == WriteMode::kDynamicPartitionOverwrite && table->metadata.partition_columns.empty()) {
+    mode = WriteMode::kOverwrite;  // as Spark: every row is in the one partition
+  }
+  if (mode != WriteMode::kAppend && TablePropertyIsTrue(table->metadata, "delta.appendOnly")) {
+    return Status::InvalidArgument(where + " is append-only (delta.appendOnly = true): " + ModeName(mode) +
+                                   " would remove rows");
+  }
+  if (mode == WriteMode::kReplaceWhere && request.replace_where.empty()) {
+    return Status::InvalidArgument(where + ": REPLACE WHERE needs a predicate");
+  }
+
+  CommandResult result;
+  if (ctx.txn_id) {
+    auto it = table->set_transactions.find(ctx.txn_id->app_id);
+    if (it != table->set_transactions.end() && it->second.version >= ctx.txn_id->version) {
+      result.commit.skipped = true;
+      result.commit.version = table->version;
+      result.notices.push_back("skipped: " + where + " already has version " +
+                               std::to_string(it->second.version) + " of application '" + ctx.txn_id->app_id +
+                               "' (asked to write version " + std::to_string(ctx.txn_id->version) + ")");
+      return result;
+    }
+  }
+
+  WriteTarget target{table->store, table->table_root, table->protocol, table->metadata, table->schema};
+  RowShape shape = request.shape;
+  if (mode == WriteMode::kReplaceWhere) shape.row_condition = request.replace_where;
+  ctx.Report("planning", 0);
+  ASSIGN_OR_RETURN(PlannedRows planned, PlanRows(conn, target, request.source_sql, shape));
+  delta::Transaction txn(table, ctx.txn_options);
+  if (planned.new_metadata) {
+    target.metadata = *planned.new_metadata;
+    ASSIGN_OR_RETURN(target.schema, delta::ParseSchema(target.metadata.schema_string));
+    txn.UpdateMetadata(*planned.new_metadata);
+  }
+  if (planned.new_protocol) {
+    target.protocol = *planned.new_protocol;
+    txn.UpdateProtocol(*planned.new_protocol);
+  }
+
+  Replaced replaced;
+  json parameters = {{"mode", mode == WriteMode::kAppend ? "Append" : "Overwrite"},
+                     {"partitionBy", JsonList(table->metadata.partition_columns)}};
+  if (mode == WriteMode::kOverwrite) {
+    txn.ReadWholeTable();
+    for (size_t i = 0; i < table->files.size(); i++) replaced.removed.push_back(i);
+    for (const delta::AddFile& add : table->files) replaced.deleted_rows += NumRecords(add);
+  } else if (mode == WriteMode::kReplaceWhere) {
+    parameters["predicate"] = JsonList({request.replace_where});
+    ASSIGN_OR_RETURN(json tree, PredicateTree(conn, request.replace_where));
+    ctx.Report("scanning", 0);
+    ASSIGN_OR_RETURN(replaced, FilesToReplace(conn, *table, request.replace_where, tree));
+    txn.ReadPredicate(tree);
+  }
+
+  ctx.Report("writing", 0);
+  ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds, WriteRows(conn, target, planned.stored_rows_sql));
+  int64_t output_rows = 0, output_bytes = 0;
+  for (const delta::AddFile& add : adds) {
+    output_rows += NumRecords(add);
+    output_bytes += add.size;
+  }
+
+  if (mode == WriteMode::kDynamicPartitionOverwrite) {
+    parameters["dynamicPartitionOverwrite"] = "true";
+    std::string partitions_sql;
+    replaced.removed = FilesInPartitions(*table, adds, partitions_sql);
+    for (size_t index : replaced.removed) replaced.deleted_rows += NumRecords(table->files[index]);
+    if (partitions_sql.empty()) {
+      if (!adds.empty()) txn.ReadWholeTable();
+    } else {
+      ASSIGN_OR_RETURN(json tree, PredicateTree(conn, partitions_sql));
+      txn.ReadPredicate(tree);
+    }
+  }
+
+  // Rows of partly replaced files that stay: written again, their old files removed.
+  int64_t copied_rows = 0;
+  std::vector<delta::AddFile> copies;
+  if (!replaced.rewritten.empty()) {
+    ctx.Report("rewriting", 0, static_cast<int64_t>(replaced.rewritten.size()));
+    engine::ScanOptions options;
+    options.file_indexes = replaced.rewritten;
+    ASSIGN_OR_RETURN(engine::ScanPlan scan, engine::BuildScanSql(*table, conn, options));
+    auto stored = StoredRowsSql(target, "SELECT * FROM (" + scan.sql + ") WHERE NOT COALESCE((" +
+                                            request.replace_where + "), FALSE)");
+    auto written =
+        stored.ok() ? WriteRows(conn, target, *stored) : Result<std::vector<delta::AddFile>>(stored.status());
+    engine::DropScanTempTables(conn, scan);
+    if (!written.ok())
+      return written.status().WithContext(where + ": rewriting files REPLACE WHERE keeps rows of");
+    copies = std::move(*written);
+    for (const delta::AddFile& add : copies) copied_rows += NumRecords(add);
+  }
+
+  // On a change data feed table, rewritten files would read as deletes and inserts of the
+  // rows they keep: the commit says what changed instead (readers then use only that).
+  if (!replaced.rewritten.empty() && TablePropertyIsTrue(target.metadata, "delta.enableChangeDataFeed")) {
+    ctx.Report("writing change data", 0);
+    ASSIGN_OR_RETURN(std::vector<delta::CdcFile> changes,
+                     WriteReplacedChanges(conn, *table, target, replaced, request.replace_where, adds));
+    for (delta::CdcFile& change : changes) txn.AddChangeFile(std::move(change));
+  }
+
+  std::vector<delta::AddFile> read;
+  int64_t removed_bytes = 0;
+  for (const auto* list : {&replaced.removed, &replaced.rewritten}) {
+    for (size_t index : *list) {
+      const delta::AddFile& file = table->files[index];
+      read.push_back(file);
+      txn.Remove(RemoveOf(file));
+      removed_bytes += file.size;
+    }
+  }
+  txn.ReadFiles(read);
+  for (delta::AddFile& add : adds) txn.Add(std::move(add));
+  for (delta::AddFile& add : copies) txn.Add(std::move(add));
+
+  json metrics = {{"numFiles", static_cast<int64_t>(adds.size() + copies.size())},
+                  {"numOutputRows", output_rows},
+                  {"numOutputBytes", output_bytes}};
+  if (mode != WriteMode::kAppend) {
+    metrics["numRemovedFiles"] = static_cast<int64_t>(read.size());
+    metrics["numRemovedBytes"] = removed_bytes;
+    metrics["numDeletedRows"] = replaced.deleted_rows;
+    metrics["numCopiedRows"] = copied_rows;
+  }
+  txn.SetOperation("WRITE", parameters);
+  // Delta writes operationMetrics values as strings.
+  json commit_metrics = json::object();
+  for (const auto& [key, value] : metrics.items()) commit_metrics[key] = value.dump();
+  txn.SetOperationMetrics(std::move(commit_metrics));
+  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
+
+  ctx.Report("committing", 0);
+  ASSIGN_OR_RETURN(result.commit, txn.Commit());
+  result.metrics = std::move(metrics);
+  if (result.commit.skipped) {
+    result.notices.push_back("skipped: " + where + " already has version " +
+                             std::to_string(ctx.txn_id->version) + " or later of application '" +
+                             ctx.txn_id->app_id + "' (committed in version " +
+                             std::to_string(result.commit.version) + ")");
+  }
+  if (!result.commit.checkpoint_status.ok()) {
+    result.notices.push_back("checkpoint not written: " + result.commit.checkpoint_status.ToString());
+  }
+  return result;
+}
+
+}  // namespace basin::commands

@@ -1,0 +1,134 @@
+// Helpers for the DML tests: Delta tables in a temporary folder, created and appended to
+// through delta::Transaction (so the tests depend only on the commands under test), read
+// back through delta::LoadSnapshot + engine::BuildScanSql, and compared in DuckDB.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands/command_context.h"
+#include "commands/dml.h"
+#include "commands/table_features.h"
+#include "common/uuid.h"
+#include "delta/schema.h"
+#include "delta/snapshot.h"
+#include "delta/transaction.h"
+#include "engine/duckdb.h"
+#include "engine/parquet_writer.h"
+#include "engine/scan.h"
+#include "storage/object_store.h"
+#include "testing/test_util.h"
+
+namespace basin::commands::testing {
+
+struct Column {
+  std::string name;
+  std::string delta_type;  // "long", "string", "integer", ...
+  bool nullable = true;
+  nlohmann::json metadata = nlohmann::json::object();
+};
+
+class DmlFixture {
+ public:
+  DmlFixture() {
+    auto db = engine::Database::Open();
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    db_ = *db;
+    auto conn = engine::Connection::Open(db_);
+    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+    conn_ = std::move(*conn);
+  }
+
+  engine::Connection& conn() { return *conn_; }
+  std::string Root(const std::string& name) const { return (dir_.path() / name).string(); }
+
+  CommandContext Context() {
+    CommandContext ctx;
+    ctx.conn = conn_.get();
+    ctx.txn_options.backoff_initial_ms = 1;
+    ctx.txn_options.backoff_max_ms = 5;
+    return ctx;
+  }
+
+  Result<std::shared_ptr<ObjectStore>> Store(const std::string& name) {
+    return OpenLocalObjectStore(Root(name));
+  }
+
+  Status Create(const std::string& name, const std::vector<Column>& columns,
+                const std::vector<std::string>& partition_columns = {},
+                std::map<std::string, std::string> properties = {}) {
+    nlohmann::json fields = nlohmann::json::array();
+    for (const Column& c : columns) {
+      fields.push_back(
+          {{"name", c.name}, {"type", c.delta_type}, {"nullable", c.nullable}, {"metadata", c.metadata}});
+    }
+    delta::Metadata metadata;
+    metadata.id = NewUuid();
+    ASSIGN_OR_RETURN(delta::StructType schema,
+                     delta::ParseSchema(nlohmann::json{{"type", "struct"}, {"fields", fields}}.dump()));
+    metadata.configuration = std::move(properties);
+    AssignColumnMapping(schema, metadata.configuration);
+    metadata.schema_string = delta::SchemaToJson(schema).dump();
+    metadata.partition_columns = partition_columns;
+    metadata.created_time = 1700000000000;
+    ASSIGN_OR_RETURN(delta::Protocol protocol, RequiredProtocol(metadata, schema));
+    ASSIGN_OR_RETURN(auto store, Store(name));
+    delta::Transaction txn = delta::Transaction::CreateTable(store, Root(name));
+    txn.UpdateProtocol(protocol);
+    txn.UpdateMetadata(metadata);
+    return txn.Commit().status();
+  }
+
+  // Appends the rows of `select_sql` (columns by physical name) as new files.
+  Status Append(const std::string& name, const std::string& select_sql) {
+    ASSIGN_OR_RETURN(auto snapshot, Load(name));
+    engine::WriteOptions options;
+    for (const std::string& column : snapshot->metadata.partition_columns) {
+      options.partition_columns.push_back(snapshot->schema.Find(column)->PhysicalName());
+    }
+    ASSIGN_OR_RETURN(auto adds, engine::WriteDataFiles(*conn_, select_sql, *snapshot->store, options));
+    delta::Transaction txn(snapshot);
+    for (auto& add : adds) txn.Add(std::move(add));
+    return txn.Commit().status();
+  }
+
+  Result<std::shared_ptr<const delta::Snapshot>> Load(const std::string& name) {
+    ASSIGN_OR_RETURN(auto store, Store(name));
+    ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> snapshot,
+                     delta::LoadSnapshot(store, Root(name), *conn_));
+    return std::shared_ptr<const delta::Snapshot>(std::move(snapshot));
+  }
+
+  // The table's rows as SQL (a subquery), read as any reader would.
+  Result<std::string> ScanSql(const std::string& name) {
+    ASSIGN_OR_RETURN(auto snapshot, Load(name));
+    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(*snapshot, *conn_));
+    return "(" + plan.sql + ")";
+  }
+
+  // Every row, ordered, as text.
+  Result<std::vector<std::vector<std::optional<std::string>>>> Rows(const std::string& name) {
+    ASSIGN_OR_RETURN(std::string scan, ScanSql(name));
+    ASSIGN_OR_RETURN(engine::QueryResult r, conn_->Query("SELECT * FROM " + scan + " ORDER BY ALL"));
+    return r.rows;
+  }
+
+  // Rows in `a` but not in `b` plus rows in `b` but not in `a`, as multisets.
+  Result<int64_t> Difference(const std::string& a_sql, const std::string& b_sql) {
+    ASSIGN_OR_RETURN(
+        engine::QueryResult r,
+        conn_->Query("SELECT (SELECT count(*) FROM (SELECT * FROM " + a_sql + " EXCEPT ALL SELECT * FROM " +
+                     b_sql + ")) + (SELECT count(*) FROM (SELECT * FROM " + b_sql +
+                     " EXCEPT ALL SELECT * FROM " + a_sql + "))"));
+    return std::stoll(r.at(0, 0).value_or("-1"));
+  }
+
+ private:
+  basin::testing::TempDir dir_;
+  std::shared_ptr<engine::Database> db_;
+  std::unique_ptr<engine::Connection> conn_;
+};
+
+}  // namespace basin::commands::testing
