@@ -1,6 +1,7 @@
 #include "sql/session.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <filesystem>
 #include <list>
@@ -246,7 +247,10 @@ struct Session::Impl : public SessionContext {
     auto app = settings.find("txn_app_id");
     auto version = settings.find("txn_version");
     if (app != settings.end() && version != settings.end()) {
-      ctx.txn_id = delta::SetTransaction{app->second, std::stoll(version->second), std::nullopt};
+      // TrySetting accepted only values that parse.
+      int64_t number = 0;
+      std::from_chars(version->second.data(), version->second.data() + version->second.size(), number);
+      ctx.txn_id = delta::SetTransaction{app->second, number, std::nullopt};
       settings.erase(version);  // one write per version: the next needs a new one
     }
     return ctx;
@@ -411,9 +415,12 @@ struct Session::Impl : public SessionContext {
     }
     // What may follow: LIMIT n for history, nothing else.
     std::optional<size_t> limit;
-    if (history && next + 1 < tokens.size() && IsKeyword(tokens[next], "LIMIT") &&
-        tokens[next + 1].kind == Token::Kind::kNumber) {
-      limit = std::stoull(tokens[next + 1].text);
+    if (history && next + 1 < tokens.size() && IsKeyword(tokens[next], "LIMIT")) {
+      TokenCursor cursor(statement, tokens);
+      cursor.Reset(next + 1);
+      ASSIGN_OR_RETURN(int64_t n, cursor.Integer("a row count after LIMIT"));
+      if (n < 0) return Status::InvalidArgument("LIMIT must not be negative");
+      limit = static_cast<size_t>(n);
       next += 2;
     }
     if (next != tokens.size()) {
@@ -479,8 +486,11 @@ struct Session::Impl : public SessionContext {
   Result<std::optional<StatementResult>> TrySetting(const std::string& statement, TokenCursor& tokens) {
     ASSIGN_OR_RETURN(std::optional<SettingChange> change, ParseSettingChange(tokens));
     if (!change) return std::optional<StatementResult>();
+    int64_t number = 0;
     if (change->name == "txn_version" && change->value &&
-        change->value->find_first_not_of("0123456789") != std::string::npos) {
+        (change->value->empty() || change->value->find_first_not_of("0123456789") != std::string::npos ||
+         std::from_chars(change->value->data(), change->value->data() + change->value->size(), number).ec !=
+             std::errc())) {
       return Status::InvalidArgument("basin.txn_version must be a non-negative integer, got '" + *change->value + "'");
     }
     if (change->value) {
