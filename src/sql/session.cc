@@ -243,6 +243,9 @@ struct Session::Impl : public SessionContext {
     commands::CommandContext ctx;
     ctx.conn = conn_.get();
     ctx.txn_options.checkpoint_connection = conn_.get();
+    // Lost races are retried as long as the winners do not conflict: a busy table must not
+    // turn a blind append into an error after a handful of attempts.
+    ctx.txn_options.max_attempts = 1000;
     ctx.progress = progress;
     auto app = settings.find("txn_app_id");
     auto version = settings.find("txn_version");
