@@ -30,7 +30,8 @@ Status Run() {
   auto basin = [&] { return session->Execute("INSERT INTO lineitem SELECT * FROM source").status(); };
   auto peer = [&] {
     std::string file = (scratch.path() / fmt::format("copy-{}.parquet", copies++)).string();
-    return conn.Query("COPY (SELECT * FROM source) TO " + engine::QuoteLiteral(file) + " (FORMAT parquet)").status();
+    return conn.Query("COPY (SELECT * FROM source) TO " + engine::QuoteLiteral(file) + " (FORMAT parquet)")
+        .status();
   };
   const int runs = TimedRuns(5);
   Progress("insert_bench", fmt::format("timing {} runs per side", runs));
@@ -40,16 +41,17 @@ Status Run() {
   ASSIGN_OR_RETURN(auto count, QueryBasin(*session, "SELECT count(*) FROM lineitem"));
   int64_t expected = rows * (runs + 1);
   if (count.row_count() != 1 || count.at(0, 0) != std::to_string(expected)) {
-    return Status::Internal(fmt::format("lineitem holds {} rows, expected {}", count.at(0, 0).value_or("NULL"),
-                                        expected));
+    return Status::Internal(
+        fmt::format("lineitem holds {} rows, expected {}", count.at(0, 0).value_or("NULL"), expected));
   }
   const double throughput_ratio = timing.peer_median() / timing.basin_median();
-  PrintSummary("insert_bench",
-               fmt::format("INSERT INTO ... SELECT of {} lineitem rows (scale {}), median of {} runs: basin {:.3f} s "
-                           "({:.0f} rows/s), duckdb COPY TO parquet {:.3f} s, throughput basin/duckdb = {:.2f} "
-                           "(target >= 0.85){}",
-                           rows, Scale(), runs, timing.basin_median(), rows / timing.basin_median(),
-                           timing.peer_median(), throughput_ratio, throughput_ratio >= 0.85 ? "" : " BELOW TARGET"));
+  PrintSummary(
+      "insert_bench",
+      fmt::format("INSERT INTO ... SELECT of {} lineitem rows (scale {}), median of {} runs: basin {:.3f} s "
+                  "({:.0f} rows/s), duckdb COPY TO parquet {:.3f} s, throughput basin/duckdb = {:.2f} "
+                  "(target >= 0.85){}",
+                  rows, Scale(), runs, timing.basin_median(), rows / timing.basin_median(),
+                  timing.peer_median(), throughput_ratio, throughput_ratio >= 0.85 ? "" : " BELOW TARGET"));
   return Status::OK();
 }
 

@@ -50,7 +50,8 @@ std::string SourceSelect(const Sizes& sizes) {
   int64_t step = sizes.target_rows / half;
   return fmt::format(
       "SELECT i * {0} AS id, -1::BIGINT AS v, 'updated' AS s, 0.0::DOUBLE AS d FROM range({1}) t(i) "
-      "UNION ALL SELECT {2} + i AS id, -2::BIGINT AS v, 'inserted' AS s, 1.0::DOUBLE AS d FROM range({1}) t(i)",
+      "UNION ALL SELECT {2} + i AS id, -2::BIGINT AS v, 'inserted' AS s, 1.0::DOUBLE AS d FROM range({1}) "
+      "t(i)",
       step, half, sizes.target_rows);
 }
 
@@ -72,7 +73,8 @@ Status RunChild(const std::string& table, const std::string& warehouse) {
     merge = "MERGE INTO target USING (" + SourceSelect(sizes) + ") AS source" + kMergeClauses;
     count_sql = "SELECT count(*), count(*) FILTER (WHERE v = -1) FROM target";
   } else {
-    merge = "MERGE INTO " + table + " AS target USING (" + SourceSelect(sizes) + ") AS source" + kMergeClauses;
+    merge =
+        "MERGE INTO " + table + " AS target USING (" + SourceSelect(sizes) + ") AS source" + kMergeClauses;
     count_sql = "SELECT count(*), count(*) FILTER (WHERE v = -1) FROM " + table;
   }
   auto start = std::chrono::steady_clock::now();
@@ -85,7 +87,8 @@ Status RunChild(const std::string& table, const std::string& warehouse) {
   ASSIGN_OR_RETURN(auto counts, QueryBasin(*session, count_sql));
   int64_t half = sizes.source_rows / 2;
   std::string expected_rows = std::to_string(sizes.target_rows + half);
-  if (counts.row_count() != 1 || counts.at(0, 0) != expected_rows || counts.at(0, 1) != std::to_string(half)) {
+  if (counts.row_count() != 1 || counts.at(0, 0) != expected_rows ||
+      counts.at(0, 1) != std::to_string(half)) {
     return Status::Internal(fmt::format("{} after MERGE: {} rows, {} updated; expected {} and {}", table,
                                         counts.at(0, 0).value_or("NULL"), counts.at(0, 1).value_or("NULL"),
                                         expected_rows, half));
@@ -111,7 +114,8 @@ Result<ChildRun> SpawnChild(const std::string& table, const std::string& warehou
     ::close(pipe_fds[0]);
     ::close(pipe_fds[1]);
     std::string self = fs::read_symlink("/proc/self/exe").string();
-    ::execl(self.c_str(), self.c_str(), "--child", table.c_str(), warehouse.c_str(), static_cast<char*>(nullptr));
+    ::execl(self.c_str(), self.c_str(), "--child", table.c_str(), warehouse.c_str(),
+            static_cast<char*>(nullptr));
     std::_Exit(127);
   }
   ::close(pipe_fds[1]);
@@ -139,7 +143,8 @@ Status Run() {
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("merge"));
   const fs::path base = scratch.path() / "base";
   {
-    Progress("merge_bench", fmt::format("writing a {}-row target table twice (DV and copy-on-write)", sizes.target_rows));
+    Progress("merge_bench",
+             fmt::format("writing a {}-row target table twice (DV and copy-on-write)", sizes.target_rows));
     ASSIGN_OR_RETURN(auto session, OpenSession(base.string()));
     // 16 MiB files, so the table has a realistic number of files for the keys to spread over.
     const std::string properties = "'delta.targetFileSize' = '16777216'";
@@ -148,7 +153,8 @@ Status Run() {
                                   ", 'delta.enableDeletionVectors' = 'true') AS " + TargetSelect(sizes))
                         .status());
     RETURN_IF_ERROR(
-        session->Execute("CREATE TABLE cow TBLPROPERTIES (" + properties + ") AS " + TargetSelect(sizes)).status());
+        session->Execute("CREATE TABLE cow TBLPROPERTIES (" + properties + ") AS " + TargetSelect(sizes))
+            .status());
     ASSIGN_OR_RETURN(auto files, QueryBasin(*session, "DESCRIBE DETAIL cow"));
     Progress("merge_bench", "target written: " + files.at(0, 7).value_or("?") + " files per table");
   }
@@ -159,8 +165,8 @@ Status Run() {
       fs::path warehouse = scratch.path() / fmt::format("run-{}-{}", run, table);
       if (std::string(table) != "duckdb") fs::copy(base, warehouse, fs::copy_options::recursive);
       ASSIGN_OR_RETURN(ChildRun child, SpawnChild(table, warehouse.string()));
-      Progress("merge_bench", fmt::format("{} run {}: {:.3f} s, peak RSS {:.0f} MiB", table, run + 1, child.seconds,
-                                          child.max_rss_bytes / 1048576.0));
+      Progress("merge_bench", fmt::format("{} run {}: {:.3f} s, peak RSS {:.0f} MiB", table, run + 1,
+                                          child.seconds, child.max_rss_bytes / 1048576.0));
       runs[table].push_back(child);
       fs::remove_all(warehouse);
     }
@@ -180,13 +186,14 @@ Status Run() {
   const bool rss_ok = peak_mib("dv") < 2048 && peak_mib("cow") < 2048;
   PrintSummary(
       "merge_bench",
-      fmt::format("MERGE of {} source rows into {} target rows (scale {}), median of {} runs: DV {:.3f} s "
-                  "(peak RSS {:.0f} MiB), copy-on-write {:.3f} s (peak RSS {:.0f} MiB), DuckDB native MERGE {:.3f} s "
-                  "(peak RSS {:.0f} MiB incl. its in-memory table); DV/duckdb = {:.2f} (target <= 2.0), "
-                  "cow/duckdb = {:.2f}{}{}",
-                  sizes.source_rows, sizes.target_rows, Scale(), kRunsPerMode, median("dv"), peak_mib("dv"),
-                  median("cow"), peak_mib("cow"), median("duckdb"), peak_mib("duckdb"), dv_ratio, cow_ratio,
-                  dv_ratio <= 2.0 ? "" : " DV ABOVE TARGET", rss_ok ? "" : " RSS ABOVE 2 GiB"));
+      fmt::format(
+          "MERGE of {} source rows into {} target rows (scale {}), median of {} runs: DV {:.3f} s "
+          "(peak RSS {:.0f} MiB), copy-on-write {:.3f} s (peak RSS {:.0f} MiB), DuckDB native MERGE {:.3f} s "
+          "(peak RSS {:.0f} MiB incl. its in-memory table); DV/duckdb = {:.2f} (target <= 2.0), "
+          "cow/duckdb = {:.2f}{}{}",
+          sizes.source_rows, sizes.target_rows, Scale(), kRunsPerMode, median("dv"), peak_mib("dv"),
+          median("cow"), peak_mib("cow"), median("duckdb"), peak_mib("duckdb"), dv_ratio, cow_ratio,
+          dv_ratio <= 2.0 ? "" : " DV ABOVE TARGET", rss_ok ? "" : " RSS ABOVE 2 GiB"));
   return Status::OK();
 }
 
