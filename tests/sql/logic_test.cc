@@ -6,6 +6,7 @@
 #include <cctype>
 #include <iostream>
 
+#include "testing/interop.h"
 #include "testing/sqllogictest.h"
 #include "testing/test_util.h"
 
@@ -57,6 +58,20 @@ TEST_P(LogicTest, Passes) {
   if (report.skip_reason) {
     summary.files_skipped++;
     GTEST_SKIP() << *report.skip_reason;
+  }
+  // Every Delta table the file left in its warehouse must read the same to independent
+  // readers (hyparquet, DuckDB's node bindings): row counts and stats of every file.
+  std::vector<fs::path> tables;
+  for (const auto& entry : fs::recursive_directory_iterator(warehouse.path())) {
+    if (entry.is_directory() && entry.path().filename() == "_delta_log")
+      tables.push_back(entry.path().parent_path());
+  }
+  if (tables.empty()) return;
+  SKIP_OR_FAIL_WITHOUT_INTEROP();
+  for (const fs::path& table : tables) {
+    Status interop = CheckInterop(table.string());
+    EXPECT_TRUE(interop.ok()) << name << ": table " << fs::relative(table, warehouse.path()).string()
+                              << " fails the interop check: " << interop.ToString();
   }
 }
 
