@@ -26,15 +26,6 @@ const std::string kAction = QuoteIdentifier(kActionColumn);
 
 int64_t ToInt(const std::optional<std::string>& cell) { return cell ? std::stoll(*cell) : 0; }
 
-std::optional<int64_t> StatsNumRecords(const delta::AddFile& add) {
-  if (!add.stats) return std::nullopt;
-  json stats = json::parse(*add.stats, nullptr, false);
-  if (stats.is_discarded() || !stats.is_object()) return std::nullopt;
-  auto it = stats.find("numRecords");
-  if (it == stats.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
-}
-
 // The file's stats with tightBounds false: min/max still bound the live rows, but no
 // longer tightly once a DV hides some. Unreadable stats are dropped rather than trusted.
 std::optional<std::string> LooseStats(const std::optional<std::string>& stats_text) {
@@ -45,20 +36,9 @@ std::optional<std::string> LooseStats(const std::optional<std::string>& stats_te
   return stats.dump();
 }
 
-delta::RemoveFile RemoveOf(const delta::AddFile& add) {
-  delta::RemoveFile remove;
-  remove.path = add.path;
-  remove.data_change = true;
-  remove.extended_file_metadata = true;
-  remove.partition_values = add.partition_values;
-  remove.size = add.size;
-  remove.deletion_vector = add.deletion_vector;
-  return remove;
-}
-
 int64_t SumRecords(const std::vector<delta::AddFile>& adds) {
   int64_t total = 0;
-  for (const auto& add : adds) total += StatsNumRecords(add).value_or(0);
+  for (const auto& add : adds) total += delta::StatsNumRecords(add).value_or(0);
   return total;
 }
 
@@ -128,13 +108,13 @@ Status WriteDeletionVectors(const DmlTable& table, const std::vector<TouchedFile
     std::sort(deleted.begin(), deleted.end());
     deleted.erase(std::unique(deleted.begin(), deleted.end()), deleted.end());
 
-    std::optional<int64_t> physical_rows = StatsNumRecords(add);
+    std::optional<int64_t> physical_rows = delta::StatsNumRecords(add);
     if (!physical_rows) {
       ASSIGN_OR_RETURN(engine::QueryResult count,
                        conn.Query("SELECT count(*) FROM read_parquet(" + QuoteLiteral(file.read_path) + ")"));
       physical_rows = ToInt(count.at(0, 0));
     }
-    txn.Remove(RemoveOf(add));
+    txn.Remove(delta::RemoveOf(add));
     if (static_cast<int64_t>(deleted.size()) >= *physical_rows) {
       applied.removed_files++;
       applied.removed_bytes += add.size;
@@ -357,7 +337,7 @@ Result<AppliedChanges> ApplyChanges(const DmlTable& table, const engine::ScanPla
   } else {
     for (const TouchedFile& file : touched) {
       const delta::AddFile& add = table.snapshot->files[file.index];
-      txn.Remove(RemoveOf(add));
+      txn.Remove(delta::RemoveOf(add));
       applied.removed_files++;
       applied.removed_bytes += add.size;
       if (add.deletion_vector) applied.deletion_vectors_removed++;

@@ -56,17 +56,6 @@ int64_t NowMs(const delta::TransactionOptions& options) {
       .count();
 }
 
-delta::RemoveFile RemoveOf(const delta::AddFile& add, bool data_change) {
-  delta::RemoveFile remove;
-  remove.path = add.path;
-  remove.data_change = data_change;
-  remove.extended_file_metadata = true;
-  remove.partition_values = add.partition_values;
-  remove.size = add.size;
-  remove.deletion_vector = add.deletion_vector;
-  return remove;
-}
-
 nlohmann::json CommitMetrics(const nlohmann::json& metrics) {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [key, value] : metrics.items()) {

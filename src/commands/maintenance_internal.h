@@ -26,9 +26,6 @@ Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata);
 // The transaction clock's time (the system clock when the options set none).
 int64_t NowMs(const delta::TransactionOptions& options);
 
-// The remove action for an active file (extended file metadata, the file's DV).
-delta::RemoveFile RemoveOf(const delta::AddFile& add, bool data_change);
-
 // operationMetrics as Delta writes them into commitInfo: every value a string (nested
 // objects as their JSON text).
 nlohmann::json CommitMetrics(const nlohmann::json& metrics);

@@ -351,7 +351,7 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
   delta::Transaction txn(std::move(table), ctx.txn_options);
   // Only the rewritten files matter: appends and changes to other files commute with this.
   txn.ReadFiles(read_files);
-  for (const delta::AddFile& file : read_files) txn.Remove(internal::RemoveOf(file, /*data_change=*/false));
+  for (const delta::AddFile& file : read_files) txn.Remove(delta::RemoveOf(file, /*data_change=*/false));
   for (delta::AddFile& add : added) txn.Add(std::move(add));
   std::vector<std::string> predicate;
   if (!request.where.empty()) predicate.push_back(request.where);

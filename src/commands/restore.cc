@@ -141,7 +141,7 @@ Result<CommandResult> Restore(const CommandContext& ctx, std::shared_ptr<const d
   }
   for (const auto& [key, file] : latest_files) {
     if (old_files.count(key) > 0) continue;
-    txn.Remove(internal::RemoveOf(*file, /*data_change=*/true));
+    txn.Remove(delta::RemoveOf(*file, /*data_change=*/true));
     removed++;
     removed_bytes += file->size;
   }

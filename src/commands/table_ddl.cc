@@ -232,14 +232,6 @@ bool SameProtocol(const delta::Protocol& a, const delta::Protocol& b) {
          a.reader_features == b.reader_features && a.writer_features == b.writer_features;
 }
 
-int64_t StatsNumRecords(const delta::AddFile& add) {
-  if (!add.stats) return 0;
-  json stats = json::parse(*add.stats, nullptr, false);
-  if (!stats.is_object()) return 0;
-  auto it = stats.find("numRecords");
-  return it != stats.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
-}
-
 json FieldJson(const delta::StructField& field) {
   delta::StructType one;
   one.fields.push_back(field);
@@ -429,7 +421,7 @@ Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<Obj
   if (request.source_sql) {
     int64_t rows = 0, bytes = 0;
     for (const auto& add : adds) {
-      rows += StatsNumRecords(add);
+      rows += delta::StatsNumRecords(add).value_or(0);
       bytes += add.size;
     }
     metrics = {

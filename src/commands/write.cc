@@ -52,23 +52,7 @@ Result<json> PredicateTree(engine::Connection& conn, const std::string& predicat
   return statements[0]["node"]["where_clause"];
 }
 
-delta::RemoveFile RemoveOf(const delta::AddFile& add) {
-  delta::RemoveFile remove;
-  remove.path = add.path;
-  remove.data_change = true;
-  remove.extended_file_metadata = true;
-  remove.partition_values = add.partition_values;
-  remove.size = add.size;
-  remove.deletion_vector = add.deletion_vector;
-  return remove;
-}
-
-int64_t NumRecords(const delta::AddFile& add) {
-  if (!add.stats) return 0;
-  json stats = json::parse(*add.stats, nullptr, false);
-  if (!stats.is_object() || !stats["numRecords"].is_number_integer()) return 0;
-  return stats["numRecords"].get<int64_t>();
-}
+int64_t NumRecords(const delta::AddFile& add) { return delta::StatsNumRecords(add).value_or(0); }
 
 // A typed constant for a serialized partition value of `field`.
 std::string PartitionValueSql(const delta::StructField& field, const std::optional<std::string>& value) {
@@ -365,7 +349,7 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     for (size_t index : *list) {
       const delta::AddFile& file = table->files[index];
       read.push_back(file);
-      txn.Remove(RemoveOf(file));
+      txn.Remove(delta::RemoveOf(file));
       removed_bytes += file.size;
     }
   }

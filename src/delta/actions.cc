@@ -410,4 +410,24 @@ std::string SerializeAction(const Action& action) {
   return Dump(line);
 }
 
+RemoveFile RemoveOf(const AddFile& add, bool data_change) {
+  RemoveFile remove;
+  remove.path = add.path;
+  remove.data_change = data_change;
+  remove.extended_file_metadata = true;
+  remove.partition_values = add.partition_values;
+  remove.size = add.size;
+  remove.deletion_vector = add.deletion_vector;
+  return remove;
+}
+
+std::optional<int64_t> StatsNumRecords(const AddFile& add) {
+  if (!add.stats) return std::nullopt;
+  nlohmann::json stats = nlohmann::json::parse(*add.stats, nullptr, false);
+  if (stats.is_discarded() || !stats.is_object()) return std::nullopt;
+  auto it = stats.find("numRecords");
+  if (it == stats.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
 }  // namespace basin::delta

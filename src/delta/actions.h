@@ -149,4 +149,12 @@ std::string SerializeAction(const Action& action);
 // The action's name in the log: "add", "metaData", ... (UnknownAction: its name).
 std::string ActionName(const Action& action);
 
+// The remove action that takes `add` out of the table, keeping its partition values, size
+// and deletion vector (extendedFileMetadata).
+RemoveFile RemoveOf(const AddFile& add, bool data_change = true);
+
+// `add`'s stats numRecords (physical rows, before its deletion vector); nullopt when the
+// stats are absent or unreadable.
+std::optional<int64_t> StatsNumRecords(const AddFile& add);
+
 }  // namespace basin::delta
