@@ -86,16 +86,6 @@ struct PreparedCommit {
   Intent intent;
 };
 
-RemoveFile RemoveOf(const AddFile& file) {
-  RemoveFile remove;
-  remove.path = file.path;
-  remove.data_change = false;
-  remove.extended_file_metadata = true;
-  remove.partition_values = file.partition_values;
-  remove.size = file.size;
-  return remove;
-}
-
 // Loads the latest version and prepares the next commit: mostly an append of 1-20 new
 // rows; one time in three, when there are files enough, a rewrite of 2-4 live files into
 // one, so replay and checkpoints deal with removes and tombstones too.
@@ -115,7 +105,7 @@ Result<PreparedCommit> PrepareCommit(TableFixture& table, const TransactionOptio
     std::vector<AddFile> read;
     for (size_t i : picked) {
       read.push_back(snapshot->files[i]);
-      out.txn->Remove(RemoveOf(snapshot->files[i]));
+      out.txn->Remove(RemoveOf(snapshot->files[i], /*data_change=*/false));
       out.intent.removes.push_back(snapshot->files[i].path);
     }
     out.txn->ReadFiles(read);
