@@ -541,6 +541,53 @@ Result<int64_t> IntegerProperty(const delta::Metadata& metadata, const std::stri
   return Status::InvalidArgument("table property " + key + " is not a number: '" + text + "'");
 }
 
+// The column paths delta.dataSkippingStatsColumns names ("a, b.c, `d.e`"; backquotes for
+// names holding dots or commas), as paths of file column names: physical names under
+// column mapping, the schema's spelling otherwise. nullopt when the property is absent.
+// Names the schema lacks (a column dropped since) are left out.
+std::optional<std::vector<std::vector<std::string>>> StatsColumnPaths(const StructType& schema,
+                                                                      const delta::Metadata& metadata) {
+  auto it = metadata.configuration.find("delta.dataSkippingStatsColumns");
+  if (it == metadata.configuration.end()) return std::nullopt;
+  // Split into dotted names, each a list of parts.
+  std::vector<std::vector<std::string>> names(1, std::vector<std::string>(1));
+  bool quoted = false;
+  const std::string& text = it->second;
+  for (size_t i = 0; i < text.size(); i++) {
+    const char c = text[i];
+    if (c == '`' && quoted && i + 1 < text.size() && text[i + 1] == '`') {
+      names.back().back() += c;
+      i++;
+    } else if (c == '`') {
+      quoted = !quoted;
+    } else if (!quoted && c == ',') {
+      names.emplace_back(1);
+    } else if (!quoted && c == '.') {
+      names.back().emplace_back();
+    } else if (quoted || !std::isspace(static_cast<unsigned char>(c))) {
+      names.back().back() += c;
+    }
+  }
+  const bool mapped = ColumnMappingEnabled(metadata);
+  std::vector<std::vector<std::string>> paths;
+  for (const auto& parts : names) {
+    std::vector<std::string> path;
+    const StructType* level = &schema;
+    for (const std::string& part : parts) {
+      int index = level == nullptr ? -1 : FindField(*level, part);
+      if (index < 0) {
+        path.clear();
+        break;
+      }
+      const StructField& f = level->fields[index];
+      path.push_back(mapped ? f.PhysicalName() : f.name);
+      level = f.type->kind == DataType::Kind::kStruct ? &f.type->struct_type : nullptr;
+    }
+    if (!path.empty()) paths.push_back(std::move(path));
+  }
+  return paths;
+}
+
 }  // namespace
 
 Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target,
@@ -695,6 +742,7 @@ Result<std::vector<delta::AddFile>> WriteRows(engine::Connection& conn, const Wr
   ASSIGN_OR_RETURN(int64_t indexed, IntegerProperty(target.metadata, "delta.dataSkippingNumIndexedCols", 32));
   options.num_indexed_cols =
       indexed < 0 ? std::numeric_limits<int>::max() : static_cast<int>(std::min<int64_t>(indexed, 1 << 20));
+  options.stats_columns = StatsColumnPaths(target.schema, target.metadata);
   auto written = engine::WriteDataFiles(conn, stored_rows_sql, *target.store, options);
   if (written.ok()) return written;
   std::string message = written.status().message();

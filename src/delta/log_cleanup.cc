@@ -145,8 +145,12 @@ Result<LogCleanupResult> CleanUpExpiredLogs(ObjectStore& store, const Metadata& 
   std::map<Step, std::vector<std::string>> expired;
   std::vector<std::string> companions;  // of expired files, deleted after them
   std::vector<ObjectInfo> sidecars;
+  std::vector<std::string> stale_temps;
+  const int64_t grace_cutoff_ms = StartOfUtcDay(now_ms - kDayMs);
   for (const auto& object : *listed) {
-    if (object.key.rfind(kSidecarFolder, 0) == 0) {
+    if (IsLocalTempFile(object.key)) {
+      if (object.modification_time_ms < grace_cutoff_ms) stale_temps.push_back(object.key);
+    } else if (object.key.rfind(kSidecarFolder, 0) == 0) {
       sidecars.push_back(object);
     } else if (auto base = HadoopCompanionOf(object.key)) {
       if (ExpiredStep(*base, keep_from)) companions.push_back(object.key);
@@ -163,16 +167,16 @@ Result<LogCleanupResult> CleanUpExpiredLogs(ObjectStore& store, const Metadata& 
     for (const auto& key : expired[step]) RETURN_IF_ERROR(remove(key));
   }
   for (const auto& key : companions) RETURN_IF_ERROR(remove(key));
+  for (const auto& key : stale_temps) RETURN_IF_ERROR(remove(key));
 
   // Sidecars (and their companions) written before the grace cutoff that no remaining
   // checkpoint names. Finding the names reads every remaining checkpoint, so it is done
   // only when checkpoints were deleted (and with them, references); orphans of crashed
   // checkpoint writes go in such a run too.
   if (expired[Step::kCheckpoint].empty()) return result;
-  const int64_t sidecar_cutoff_ms = StartOfUtcDay(now_ms - kDayMs);
   std::vector<std::string> old_sidecars;
   for (const auto& object : sidecars) {
-    if (object.modification_time_ms < sidecar_cutoff_ms) old_sidecars.push_back(object.key);
+    if (object.modification_time_ms < grace_cutoff_ms) old_sidecars.push_back(object.key);
   }
   if (old_sidecars.empty()) return result;
   auto referenced = ReferencedSidecars(store, conn, keep_from);

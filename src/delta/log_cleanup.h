@@ -30,9 +30,12 @@
 //      midnight UTC of the previous day (a checkpoint being written now may not reference
 //      its sidecars yet), orphans of crashed checkpoint writes included. Finding the
 //      references reads the remaining checkpoints' top-level files, so it is done only
-//      when references went away and such old sidecars exist.
-// Nothing else in _delta_log (_last_checkpoint, which names the newest checkpoint,
-// temporary files, unknown files) is touched. After cleanup, LoadSnapshot of a version
+//      when references went away and such old sidecars exist;
+//   6. temporary files a local store's interrupted write left (storage/object_store.h
+//      IsLocalTempFile) written before that same midnight: a write in progress now is
+//      younger.
+// Nothing else in _delta_log (_last_checkpoint, which names the newest checkpoint, other
+// unknown files) is touched. After cleanup, LoadSnapshot of a version
 // older than the cutoff checkpoint is NotFound naming the versions the log still holds.
 //
 // Thread safety: stateless; `conn` is used by one thread at a time. Concurrent cleanups

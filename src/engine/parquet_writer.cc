@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "common/temp_path.h"
+#include "common/uuid.h"
 
 namespace basin::engine {
 
@@ -227,17 +228,66 @@ const ColumnType* FindColumn(const std::vector<ColumnType>& columns, const std::
   return nullptr;
 }
 
-Result<std::string> NewUuid(Connection& conn) {
-  ASSIGN_OR_RETURN(QueryResult r, conn.Query("SELECT gen_random_uuid()::VARCHAR"));
-  return *r.at(0, 0);
-}
-
 Result<std::string> ReadLocalFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::IOError("cannot read staged data file " + path);
   std::ostringstream data;
   data << in.rdbuf();
   return data.str();
+}
+
+// COPY options every data file is written with, and those of a COPY into a folder: files
+// named as Spark names them, and APPEND to write into a folder that holds the table's files.
+constexpr const char* kFileOptions = "FORMAT parquet, COMPRESSION snappy, RETURN_STATS";
+constexpr const char* kFolderOptions = "FILENAME_PATTERN 'part-00000-{uuid}.c000.snappy', APPEND";
+
+// One Parquet file a COPY wrote, as its RETURN_STATS row describes it.
+struct WrittenFile {
+  std::string filename;
+  int64_t rows = 0;
+  int64_t size = 0;
+  Value column_statistics;
+  const Value* partition_keys = nullptr;  // owned by the first COPY's result
+};
+
+// DuckDB rolls files over only between row groups, and not at all in a partitioned COPY,
+// so a file can come out far above the target. Half again the target is let through;
+// beyond that the file is split.
+bool NeedsSplit(const WrittenFile& file, std::optional<int64_t> target) {
+  return target && file.rows > 1 && file.size > *target + *target / 2;
+}
+
+// Rewrites `file` as files of about `target` bytes in its own folder and deletes it. Row
+// groups are sized from the file's bytes per row to an eighth of the target, so that
+// rolling over between them overshoots the target by little; but never below DuckDB's
+// vector of 2048 rows, which is what a target too small for that gets.
+Result<std::vector<WrittenFile>> SplitLargeFile(Connection& conn, const WrittenFile& file, int64_t target) {
+  const double bytes_per_row = static_cast<double>(file.size) / static_cast<double>(file.rows);
+  const int64_t rows_per_group =
+      std::clamp<int64_t>(static_cast<int64_t>(static_cast<double>(target) / 8 / bytes_per_row), 2048, 122880);
+  const std::string folder = fs::path(file.filename).parent_path().string();
+  ASSIGN_OR_RETURN(ValueResult copied,
+                   conn.QueryValues("COPY (SELECT * FROM read_parquet(" + QuoteLiteral(file.filename) +
+                                    ")) TO " + QuoteLiteral(folder) + " (" + kFileOptions + ", " + kFolderOptions + ", FILE_SIZE_BYTES " +
+                                    std::to_string(target) + ", ROW_GROUP_SIZE " +
+                                    std::to_string(rows_per_group) + ")"));
+  std::vector<WrittenFile> parts;
+  for (const auto& row : copied.rows) {
+    parts.push_back(WrittenFile{row[0].text, std::stoll(row[1].text), std::stoll(row[2].text), row[4],
+                                file.partition_keys});
+  }
+  std::error_code ec;
+  fs::remove(file.filename, ec);
+  if (ec) return Status::IOError("cannot remove " + file.filename + " after splitting it: " + ec.message());
+  return parts;
+}
+
+// Whether the leaf at `path` is named by delta.dataSkippingStatsColumns: the list names
+// leaves ("a.b") or structs, which stand for every leaf under them.
+bool IsStatsColumn(const std::vector<std::string>& path, const std::vector<std::vector<std::string>>& named) {
+  return std::any_of(named.begin(), named.end(), [&](const std::vector<std::string>& prefix) {
+    return prefix.size() <= path.size() && std::equal(prefix.begin(), prefix.end(), path.begin());
+  });
 }
 
 }  // namespace
@@ -330,13 +380,14 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
                                   column.name) != options.partition_columns.end();
     if (!is_partition) CollectStatsColumns(column, {}, stats_columns);
   }
-  if (stats_columns.size() > static_cast<size_t>(std::max(options.num_indexed_cols, 0))) {
+  if (options.stats_columns) {
+    std::erase_if(stats_columns, [&](const StatsColumn& c) { return !IsStatsColumn(c.path, *options.stats_columns); });
+  } else if (stats_columns.size() > static_cast<size_t>(std::max(options.num_indexed_cols, 0))) {
     stats_columns.resize(std::max(options.num_indexed_cols, 0));
   }
 
   // Local stores get the files in place; others through a staging folder and Put().
   std::optional<std::string> local_root = table_store.LocalPath("");
-  ASSIGN_OR_RETURN(std::string uuid, NewUuid(conn));
   std::optional<TempPath> staging;
   if (!local_root) staging.emplace("basin-write-");
   std::string dir = local_root ? *local_root : staging->path();
@@ -344,56 +395,73 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
   fs::create_directories(dir, ec);
   if (ec) return Status::IOError(where + ": cannot create folder " + dir + ": " + ec.message());
 
-  bool directory_mode = !options.partition_columns.empty() || options.target_file_size_bytes.has_value();
+  // DuckDB writes one file unless told to partition or roll over; it then takes the
+  // target as a folder.
+  const bool one_file = options.partition_columns.empty() && !options.target_file_size_bytes;
   std::string copy = "COPY (" + select_sql + "\n) TO ";
-  copy += QuoteLiteral(directory_mode ? dir : dir + "/part-00000-" + uuid + ".c000.snappy.parquet");
-  copy += " (FORMAT parquet, COMPRESSION snappy, RETURN_STATS";
-  if (directory_mode) copy += ", FILENAME_PATTERN 'part-00000-{uuid}.c000.snappy', APPEND";
+  copy += one_file ? QuoteLiteral(dir + "/part-00000-" + NewUuid() + ".c000.snappy.parquet") + " (" + kFileOptions
+                   : QuoteLiteral(dir) + " (" + kFileOptions + ", " + kFolderOptions;
   if (!options.partition_columns.empty()) {
     copy += ", PARTITION_BY (";
     for (size_t i = 0; i < options.partition_columns.size(); i++) {
       copy += (i > 0 ? ", " : "") + QuoteIdentifier(options.partition_columns[i]);
     }
     copy += ")";
-  }
-  // DuckDB cannot rotate files in a partitioned COPY: each partition then gets one file
-  // per writer thread, whatever its size.
-  if (options.target_file_size_bytes && options.partition_columns.empty())
+  } else if (options.target_file_size_bytes) {
+    // DuckDB cannot combine this with PARTITION_BY; SplitLargeFile covers that case.
     copy += ", FILE_SIZE_BYTES " + std::to_string(*options.target_file_size_bytes);
+  }
   if (options.row_group_size) copy += ", ROW_GROUP_SIZE " + std::to_string(*options.row_group_size);
   copy += ")";
   ASSIGN_OR_RETURN(ValueResult copied, conn.QueryValues(copy));
 
-  std::vector<delta::AddFile> adds;
+  std::vector<WrittenFile> written;
   for (const auto& row : copied.rows) {
     // filename, count, file_size_bytes, footer_size_bytes, column_statistics, partition_keys
-    const std::string& filename = row[0].text;
-    int64_t count = std::stoll(row[1].text);
-    if (filename.rfind(dir + "/", 0) != 0) {
-      return Status::Internal(where + ": DuckDB wrote " + filename + " outside " + dir);
+    WrittenFile file{row[0].text, std::stoll(row[1].text), std::stoll(row[2].text), row[4], &row[5]};
+    if (file.filename.rfind(dir + "/", 0) != 0) {
+      return Status::Internal(where + ": DuckDB wrote " + file.filename + " outside " + dir);
     }
-    std::string key = filename.substr(dir.size() + 1);
-    if (count == 0) {
+    if (file.rows == 0) {
       // DuckDB writes an empty file for an empty result; a Delta table needs none.
-      fs::remove(filename, ec);
+      fs::remove(file.filename, ec);
       continue;
     }
-    if (!local_root) {
-      ASSIGN_OR_RETURN(std::string bytes, ReadLocalFile(filename));
-      RETURN_IF_ERROR_CTX(table_store.Put(key, bytes), where);
+    if (NeedsSplit(file, options.target_file_size_bytes)) {
+      ASSIGN_OR_RETURN(std::vector<WrittenFile> parts,
+                       SplitLargeFile(conn, file, *options.target_file_size_bytes));
+      written.insert(written.end(), std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end()));
+    } else {
+      written.push_back(std::move(file));
     }
-    ASSIGN_OR_RETURN(ObjectInfo info, table_store.Head(key));
+  }
+
+  std::vector<std::string> keys;
+  for (const WrittenFile& file : written) keys.push_back(file.filename.substr(dir.size() + 1));
+  if (local_root) {
+    RETURN_IF_ERROR_CTX(SyncLocalFiles(table_store, keys), where);
+  } else {
+    for (size_t i = 0; i < written.size(); i++) {
+      ASSIGN_OR_RETURN(std::string bytes, ReadLocalFile(written[i].filename));
+      RETURN_IF_ERROR_CTX(table_store.Put(keys[i], bytes), where);
+    }
+  }
+
+  std::vector<delta::AddFile> adds;
+  for (size_t i = 0; i < written.size(); i++) {
+    const WrittenFile& file = written[i];
+    ASSIGN_OR_RETURN(ObjectInfo info, table_store.Head(keys[i]));
     delta::AddFile add;
-    add.path = PercentEncodePath(key);
+    add.path = PercentEncodePath(keys[i]);
     add.size = static_cast<int64_t>(info.size_bytes);
     add.modification_time = info.modification_time_ms;
     add.data_change = true;
-    for (size_t i = 0; i < options.partition_columns.size(); i++) {
-      const Value* value = row[5].Find(options.partition_columns[i]);
-      add.partition_values[options.partition_columns[i]] =
-          value != nullptr ? SerializePartitionValue(*partition_types[i], *value) : std::nullopt;
+    for (size_t p = 0; p < options.partition_columns.size(); p++) {
+      const Value* value = file.partition_keys->Find(options.partition_columns[p]);
+      add.partition_values[options.partition_columns[p]] =
+          value != nullptr ? SerializePartitionValue(*partition_types[p], *value) : std::nullopt;
     }
-    add.stats = BuildStats(count, row[4], stats_columns);
+    add.stats = BuildStats(file.rows, file.column_statistics, stats_columns);
     adds.push_back(std::move(add));
   }
   return adds;

@@ -25,20 +25,24 @@ namespace basin::engine {
 struct WriteOptions {
   // Hive-style folders (col=value/) in this order; these columns are not stored in files.
   std::vector<std::string> partition_columns;
-  // Roll over to a new file after about this many bytes (DuckDB's FILE_SIZE_BYTES, checked
-  // after each row group). Unpartitioned writes only: DuckDB cannot rotate the files of a
-  // partitioned COPY.
+  // Files of about this many bytes (delta.targetFileSize). A file over one and a half times
+  // the target (DuckDB rolls over only between row groups, and never in a partitioned
+  // write) is rewritten as files of the target size with smaller row groups.
   std::optional<int64_t> target_file_size_bytes;
   std::optional<int64_t> row_group_size;
   // Min/max/null statistics for the first N leaf columns (delta.dataSkippingNumIndexedCols).
   int num_indexed_cols = 32;
+  // When set, statistics for exactly these columns instead (delta.dataSkippingStatsColumns):
+  // paths of file column names; a struct's path stands for all its leaves.
+  std::optional<std::vector<std::vector<std::string>>> stats_columns;
 };
 
 // Writes the rows of `select_sql` as new uniquely named Parquet files under the root of
 // `table_store` and returns one AddFile (data_change = true) per file, with its relative
 // URL-encoded path, size, modification time, partition values and stats JSON. Writes go
-// straight to the folder when the store is local, else through a temporary folder and
-// Put(). Zero rows produce no files. Errors name the statement and the store.
+// straight to the folder when the store is local (and are fsynced, folders too), else
+// through a temporary folder and Put(). Zero rows produce no files. Errors name the
+// statement and the store.
 Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::string& select_sql,
                                                    ObjectStore& table_store,
                                                    const WriteOptions& options = {});

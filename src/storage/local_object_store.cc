@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "storage/object_key.h"
 #include "storage/object_store.h"
@@ -21,6 +22,8 @@
 namespace basin {
 
 namespace {
+
+constexpr std::string_view kTempPrefix = ".basin-tmp-";
 
 std::string ErrnoText(int err) { return std::strerror(err); }
 
@@ -241,7 +244,7 @@ class LocalObjectStore final : public ObjectStore {
     int fd = -1;
     // A name left behind by a crashed process may collide; the next counter value won't.
     for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-      temp = folder + "/.basin-tmp-" + std::to_string(::getpid()) + "-" +
+      temp = folder + "/" + std::string(kTempPrefix) + std::to_string(::getpid()) + "-" +
              std::to_string(temp_counter_.fetch_add(1, std::memory_order_relaxed));
       fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
       if (fd < 0 && errno != EEXIST) return IOErrorAt("cannot create temporary file", temp, errno);
@@ -339,6 +342,30 @@ Result<std::shared_ptr<ObjectStore>> OpenLocalObjectStore(const std::string& roo
     return Status::InvalidArgument("local store root '" + text + "' is not a folder");
   }
   return std::shared_ptr<ObjectStore>(std::make_shared<LocalObjectStore>(text));
+}
+
+bool IsLocalTempFile(std::string_view key) {
+  const size_t slash = key.rfind('/');
+  return key.substr(slash == std::string_view::npos ? 0 : slash + 1).starts_with(kTempPrefix);
+}
+
+Status SyncLocalFiles(const ObjectStore& store, const std::vector<std::string>& keys) {
+  std::optional<std::string> root = store.LocalPath("");
+  if (!root) return Status::OK();
+  std::set<std::string> folders;
+  for (const std::string& key : keys) {
+    std::optional<std::string> path = store.LocalPath(key);
+    if (!path) return Status::InvalidArgument("cannot sync '" + key + "' in " + store.Describe() + ": not a file key");
+    FileDescriptor file(::open(path->c_str(), O_RDONLY | O_CLOEXEC));
+    if (file.get() < 0) return IOErrorAt("cannot open for fsync", *path, errno);
+    if (::fsync(file.get()) != 0) return IOErrorAt("cannot fsync", *path, errno);
+    for (std::filesystem::path folder = std::filesystem::path(*path).parent_path();
+         folder.string().size() >= root->size(); folder = folder.parent_path()) {
+      if (!folders.insert(folder.string()).second) break;  // this folder and those above are queued
+    }
+  }
+  for (const std::string& folder : folders) RETURN_IF_ERROR(FsyncPath(folder));
+  return Status::OK();
 }
 
 }  // namespace basin

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -65,5 +66,14 @@ class ObjectStore {
 // Opens a folder (created if missing) as a store. InvalidArgument if `root` is a file.
 Result<std::shared_ptr<ObjectStore>> OpenLocalObjectStore(const std::string& root);
 std::shared_ptr<ObjectStore> NewMemoryObjectStore();
+
+// Whether `key` names a temporary file a local store writes an object to before moving it
+// into place: a process killed in between leaves one behind, for log cleanup to remove.
+bool IsLocalTempFile(std::string_view key);
+
+// Makes files written in place at store.LocalPath(key) (by DuckDB, not through Put) durable:
+// fsyncs each file and every folder from its own up to the store's root, since a write may
+// have created partition folders. OK for stores without local paths.
+Status SyncLocalFiles(const ObjectStore& store, const std::vector<std::string>& keys);
 
 }  // namespace basin

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "commands/write_fixture.h"
@@ -250,20 +251,26 @@ TEST_F(TableRowsTest, StringStatsAreTruncatedToBoundsAsDeltaWrites) {
 }
 
 TEST_F(TableRowsTest, TablePropertiesSizeFilesAndStats) {
-  Create({Field("a", "long"), Field("b", "long"), Field("c", "string")}, {},
-         {{"delta.targetFileSize", "1024"}, {"delta.dataSkippingNumIndexedCols", "1"}});
-  // DuckDB checks the size after each row group (122880 rows).
-  ASSERT_OK(Insert("SELECT range, range * 2, md5(range::VARCHAR) FROM range(300000)"));
+  constexpr int64_t kTarget = 256 * 1024;
+  Create({Field("a", "long"), Field("b", "long"), Field("c", "string"), Field("p", "long")}, {"p"},
+         {{"delta.targetFileSize", "256kb"}, {"delta.dataSkippingNumIndexedCols", "1"}});
+  // About 3 MiB of barely compressible text in each of 3 partitions: DuckDB writes one file
+  // a partition, which Basin splits toward the target.
+  ASSERT_OK(Insert("SELECT range, range * 2, md5(range::VARCHAR), range % 3 FROM range(300000)"));
   auto files = Files();
-  EXPECT_GT(files.size(), 1u);
+  std::map<std::string, int> files_per_partition;
   int64_t total = 0;
   for (const delta::AddFile& file : files) {
+    files_per_partition[*file.partition_values.at("p")]++;
+    EXPECT_LE(file.size, 2 * kTarget) << file.path;
     json stats = json::parse(*file.stats);
     total += stats["numRecords"].get<int64_t>();
     EXPECT_TRUE(stats["minValues"].contains("a"));
     EXPECT_FALSE(stats["minValues"].contains("b")) << *file.stats;
   }
   EXPECT_EQ(total, 300000);
+  ASSERT_EQ(files_per_partition.size(), 3u);
+  for (const auto& [partition, count] : files_per_partition) EXPECT_GE(count, 4) << "p=" << partition;
   EXPECT_EQ(Lines("SELECT count(*), sum(b) FROM t"), std::vector<std::string>{"300000|89999700000"});
   ASSERT_INTEROP(Root(), 300000);
 }

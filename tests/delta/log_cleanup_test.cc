@@ -280,6 +280,23 @@ TEST_F(MtimeRetentionTest, KeepsEveryVersionInsideTheWindowAndNothingOlder) {
   EXPECT_TRUE(again.deleted_keys.empty());
 }
 
+TEST_F(MtimeRetentionTest, RemovesTemporaryFilesOfInterruptedWritesOnceTheyAreOld) {
+  // What a process killed between writing and moving a commit leaves in the log folder.
+  const std::string old_temp = "_delta_log/.basin-tmp-4242-7";
+  const std::string fresh_temp = "_delta_log/.basin-tmp-4243-0";
+  ASSERT_OK(store_->Put(old_temp, "{\"add\":"));
+  ASSERT_OK(store_->Put(fresh_temp, "{\"add\":"));
+  store_->SetModificationTime(old_temp, now_ms_ - 2 * kDayMs);
+  store_->SetModificationTime(fresh_temp, now_ms_ - kHourMs);
+  ASSERT_OK_AND_ASSIGN(LogCleanupResult result, CleanUpExpiredLogs(*store_, TestMetadata(TableConfig(true)),
+                                                                   now_ms_, table_->conn(), "table"));
+  EXPECT_NE(std::find(result.deleted_keys.begin(), result.deleted_keys.end(), old_temp), result.deleted_keys.end());
+  ASSERT_ERROR_CODE(store_->Head(old_temp), kNotFound);
+  // A write in progress may own the young one.
+  EXPECT_OK(store_->Head(fresh_temp).status());
+  ExpectVersionsIntact(*table_, 9);
+}
+
 TEST_F(MtimeRetentionTest, AnInterruptedCleanupNeverLeavesACorruptVersion) {
   // 2 checkpoints, 1 compaction, 9 commits with one Hadoop .crc companion, 1 checksum file.
   constexpr int kDeletions = 14;

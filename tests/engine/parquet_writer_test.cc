@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "delta/paths.h"
 #include "testing/test_util.h"
@@ -110,6 +112,70 @@ TEST_F(ParquetWriterTest, TargetFileSizeSplitsFiles) {
   int64_t total = 0;
   for (const auto& add : adds) total += json::parse(*add.stats)["numRecords"].get<int64_t>();
   EXPECT_EQ(total, 200000);
+}
+
+TEST_F(ParquetWriterTest, FilesOverTheTargetAreSplitInEveryPartition) {
+  constexpr int64_t kTarget = 512 * 1024;
+  WriteOptions options;
+  options.partition_columns = {"p"};
+  options.target_file_size_bytes = kTarget;
+  // md5 text barely compresses: about 10 MiB in all, 3.3 MiB a partition.
+  ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_,
+                                                 "SELECT i AS id, md5(i::VARCHAR) AS h, i % 3 AS p "
+                                                 "FROM range(300000) t(i)",
+                                                 *store_, options));
+  std::map<std::string, int> files_per_partition;
+  int64_t total = 0;
+  for (const auto& add : adds) {
+    files_per_partition[*add.partition_values.at("p")]++;
+    EXPECT_LE(add.size, 2 * kTarget) << add.path;
+    const int64_t rows = json::parse(*add.stats)["numRecords"].get<int64_t>();
+    EXPECT_EQ(rows, CountFileRows(add)) << add.path;
+    total += rows;
+  }
+  EXPECT_EQ(total, 300000);
+  ASSERT_EQ(files_per_partition.size(), 3u);
+  for (const auto& [partition, files] : files_per_partition) EXPECT_GE(files, 4) << "p=" << partition;
+  // The files that were split are gone: the folder holds exactly the added files.
+  ASSERT_OK_AND_ASSIGN(auto listed, store_->List(""));
+  std::set<std::string> on_disk, added;
+  for (const auto& object : listed) on_disk.insert(object.key);
+  for (const auto& add : adds) added.insert(delta::DecodeDataPath(add.path));
+  EXPECT_EQ(on_disk, added);
+}
+
+TEST_F(ParquetWriterTest, RowGroupsLargerThanTheTargetAreSplitToo) {
+  constexpr int64_t kTarget = 256 * 1024;
+  WriteOptions options;
+  options.target_file_size_bytes = kTarget;
+  // DuckDB rolls over only after a row group of 122880 rows, about 4 MiB here.
+  ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_, "SELECT md5(i::VARCHAR) AS h FROM range(200000) t(i)",
+                                                 *store_, options));
+  EXPECT_GE(adds.size(), 10u);
+  int64_t total = 0;
+  for (const auto& add : adds) {
+    EXPECT_LE(add.size, 2 * kTarget) << add.path;
+    total += CountFileRows(add);
+  }
+  EXPECT_EQ(total, 200000);
+}
+
+TEST_F(ParquetWriterTest, StatsColumnsChooseWhichColumnsGetStats) {
+  WriteOptions options;
+  options.stats_columns = std::vector<std::vector<std::string>>{{"c"}, {"s"}};
+  ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_,
+                                                 "SELECT i AS a, i AS b, i AS c, {'x': i, 'y': i} AS s "
+                                                 "FROM range(5) t(i)",
+                                                 *store_, options));
+  ASSERT_EQ(adds.size(), 1u);
+  json stats = json::parse(*adds[0].stats);
+  EXPECT_FALSE(stats["minValues"].contains("a"));
+  EXPECT_FALSE(stats["nullCount"].contains("b"));
+  EXPECT_EQ(stats["maxValues"]["c"], 4);
+  // A struct named stands for all its leaves.
+  EXPECT_EQ(stats["maxValues"]["s"]["x"], 4);
+  EXPECT_EQ(stats["minValues"]["s"]["y"], 0);
+  EXPECT_EQ(stats["numRecords"], 5);
 }
 
 TEST_F(ParquetWriterTest, EmptyResultWritesNoFile) {
