@@ -56,6 +56,15 @@ void CommitHistory(TableFixture& table, int last, int64_t now_ms, const Transact
       results);
 }
 
+// A V2-policy table with versions 0..9 committed at `now_ms` and no checkpoint, for tests
+// that write checkpoints themselves.
+void CreateTableOfTenVersions(TableFixture& table, int64_t now_ms) {
+  ASSERT_OK(CreateV2Table(table, {{"delta.checkpointPolicy", "v2"}}));
+  TransactionOptions options = TableFixture::Options();
+  options.clock_ms = [now_ms] { return now_ms; };
+  CommitHistory(table, 9, now_ms, options);
+}
+
 std::string FileName(const std::string& key) { return key.substr(key.rfind('/') + 1); }
 
 class V2CheckpointTest : public ::testing::TestWithParam<bool> {
@@ -145,10 +154,7 @@ TEST_P(V2FormatTest, EveryActionKindRoundTripsThroughSidecars) {
   auto store = NewMemoryObjectStore();
   TableFixture table(store);
   const int64_t now_ms = WallClockMs();
-  ASSERT_OK(CreateV2Table(table, {{"delta.checkpointPolicy", "v2"}}));
-  TransactionOptions options = TableFixture::Options();
-  options.clock_ms = [now_ms] { return now_ms; };
-  CommitHistory(table, 9, now_ms, options);
+  CreateTableOfTenVersions(table, now_ms);
   if (HasFatalFailure()) return;
 
   SnapshotOptions at9;
@@ -202,10 +208,7 @@ TEST(V2CheckpointPeerTest, PlainDuckDbReadsTheTopLevelFileAndSidecars) {
   ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(dir.str()));
   TableFixture table(store);
   const int64_t now_ms = WallClockMs();
-  ASSERT_OK(CreateV2Table(table, {{"delta.checkpointPolicy", "v2"}}));
-  TransactionOptions options = TableFixture::Options();
-  options.clock_ms = [now_ms] { return now_ms; };
-  CommitHistory(table, 9, now_ms, options);
+  CreateTableOfTenVersions(table, now_ms);
   if (HasFatalFailure()) return;
   CheckpointOptions checkpoint_options;
   checkpoint_options.actions_per_sidecar = 4;
