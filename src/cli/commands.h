@@ -35,12 +35,4 @@ struct DescribeCommandOptions {
 // properties.
 int RunDescribeCommand(const DescribeCommandOptions& options);
 
-struct DemoDataOptions {
-  std::string table_path;
-  int64_t rows = 300000;  // spread evenly over 30 days
-};
-
-// Writes the demo's events table (hidden command used by scripts/demo.sh and the tests).
-int RunDemoDataCommand(const DemoDataOptions& options);
-
 }  // namespace basin::cli

@@ -12,7 +12,6 @@
 
 namespace {
 
-using basin::cli::DemoDataOptions;
 using basin::cli::DescribeCommandOptions;
 using basin::cli::SqlCommandOptions;
 
@@ -57,15 +56,6 @@ std::string HelpText(const CLI::App& command, const std::string& usage_name) {
   return command.get_formatter()->make_help(&command, usage_name, CLI::AppFormatMode::Normal);
 }
 
-// Hidden (no group): it exists for scripts/demo.sh and the tests, not for users.
-CLI::App* AddDemoDataCommand(CLI::App& app, DemoDataOptions& options) {
-  CLI::App* demo = app.add_subcommand("demo-data", "Write the demo's events table");
-  demo->group("");
-  demo->add_option("path", options.table_path, "Folder of the new table")->required();
-  demo->add_option("--rows", options.rows, "Number of rows");
-  return demo;
-}
-
 // Usage errors are reported like every other error: "Error: InvalidArgument: ...", status 1.
 int ReportParseError(const CLI::App& app, const CLI::ParseError& error) {
   if (error.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(error);
@@ -97,12 +87,10 @@ int Run(int argc, char** argv) {
 
   SqlCommandOptions sql_options;
   DescribeCommandOptions describe_options;
-  DemoDataOptions demo_options;
   std::string help_topic;
   std::map<std::string, CLI::App*> commands = {
       {"sql", AddSqlCommand(app, sql_options)},
       {"describe", AddDescribeCommand(app, describe_options)},
-      {"demo-data", AddDemoDataCommand(app, demo_options)},
   };
   CLI::App* help = app.add_subcommand("help", "Show this help, or a command's help");
   help->add_option("command", help_topic, "The command to explain");
@@ -115,7 +103,6 @@ int Run(int argc, char** argv) {
 
   if (commands["sql"]->parsed()) return basin::cli::RunSqlCommand(sql_options);
   if (commands["describe"]->parsed()) return basin::cli::RunDescribeCommand(describe_options);
-  if (commands["demo-data"]->parsed()) return basin::cli::RunDemoDataCommand(demo_options);
   if (help->parsed()) return PrintHelp(commands, app, help_topic);
   std::cerr << HelpText(app, "basin");
   return 1;

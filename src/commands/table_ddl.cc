@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <functional>
 #include <set>
 
+#include "commands/maintenance_internal.h"
 #include "commands/table_features.h"
 #include "commands/table_rows.h"
 #include "common/uuid.h"
@@ -32,13 +32,6 @@ std::string Lower(std::string text) {
 bool StartsWith(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
 bool SameName(const std::string& a, const std::string& b) { return Lower(a) == Lower(b); }
-
-int64_t NowMs(const CommandContext& ctx) {
-  if (ctx.txn_options.clock_ms) return ctx.txn_options.clock_ms();
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string ColumnMappingMode(const std::map<std::string, std::string>& configuration) {
   auto it = configuration.find("delta.columnMapping.mode");
@@ -354,18 +347,22 @@ std::string PropertiesJsonText(const std::map<std::string, std::string>& propert
   return out.dump();
 }
 
-}  // namespace
+// The table a CREATE TABLE (or CREATE OR REPLACE TABLE) request defines, validated.
+struct TableDefinition {
+  delta::Metadata metadata;
+  delta::StructType schema;
+  delta::Protocol protocol;
+};
 
-Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<ObjectStore> store,
-                                  const std::string& table_root, const CreateTableRequest& request) {
-  const std::string where =
-      "creating table " + (request.name.empty() ? table_root : request.name) + " at " + table_root;
+// `replaced` is the table a CREATE OR REPLACE TABLE replaces (null for a new table): its id
+// stays, and its protocol is never lowered.
+Result<TableDefinition> DefineTable(const CommandContext& ctx, const CreateTableRequest& request,
+                                    const delta::Snapshot* replaced, const std::string& where) {
   engine::Connection& conn = *ctx.conn;
   RETURN_IF_ERROR(ValidateTableProperties(request.properties).WithContext(where));
-  ASSIGN_OR_RETURN(auto existing, store->List("_delta_log/"));
-  if (!existing.empty()) return Status::AlreadyExists(where + ": a Delta table already exists there");
-
-  delta::StructType schema = request.schema;
+  TableDefinition table;
+  delta::StructType& schema = table.schema;
+  schema = request.schema;
   if (schema.fields.empty() && request.source_sql) {
     auto inferred = engine::InferDeltaSchema(conn, *request.source_sql);
     if (!inferred.ok()) return inferred.status().WithContext(where);
@@ -385,49 +382,78 @@ Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<Obj
   }
   AssignColumnMapping(schema, configuration);
 
-  delta::Metadata metadata;
-  metadata.id = NewUuid();
+  delta::Metadata& metadata = table.metadata;
+  metadata.id = replaced ? replaced->metadata.id : NewUuid();
   if (!request.name.empty()) metadata.name = request.name;
   metadata.description = request.description;
   metadata.schema_string = delta::SchemaToJson(schema).dump();
   metadata.partition_columns = CanonicalPartitionColumns(schema, request.partition_columns);
   metadata.configuration = configuration;
-  metadata.created_time = NowMs(ctx);
-  ASSIGN_OR_RETURN(delta::Protocol protocol, RequiredProtocol(metadata, schema));
-  RETURN_IF_ERROR(delta::CheckWritable(protocol, schema, where));
+  metadata.created_time = internal::NowMs(ctx.txn_options);
+  std::optional<delta::Protocol> current;
+  if (replaced) current = replaced->protocol;
+  ASSIGN_OR_RETURN(table.protocol, RequiredProtocol(metadata, schema, current));
+  RETURN_IF_ERROR(delta::CheckWritable(table.protocol, schema, where));
   metadata.configuration = WithoutFeatureKeys(std::move(metadata.configuration));
+  return table;
+}
 
-  std::vector<delta::AddFile> adds;
-  if (request.source_sql) {
-    WriteTarget target{store, table_root, protocol, metadata, schema};
-    ctx.Report("writing", 0);
-    auto planned = PlanRows(conn, target, *request.source_sql);
-    if (!planned.ok()) return planned.status().WithContext(where);
-    auto written = WriteRows(conn, target, planned->stored_rows_sql);
-    if (!written.ok()) return written.status().WithContext(where);
-    adds = std::move(*written);
-  }
+// The rows of the request's query (none without one) written as new files of `table`.
+Result<std::vector<delta::AddFile>> WriteSourceRows(
+    const CommandContext& ctx, std::shared_ptr<ObjectStore> store, const std::string& table_root,
+    const TableDefinition& table, const CreateTableRequest& request, const std::string& where) {
+  if (!request.source_sql) return std::vector<delta::AddFile>();
+  WriteTarget target{std::move(store), table_root, table.protocol, table.metadata, table.schema};
+  ctx.Report("writing", 0);
+  auto planned = PlanRows(*ctx.conn, target, *request.source_sql);
+  if (!planned.ok()) return planned.status().WithContext(where);
+  auto written = WriteRows(*ctx.conn, target, planned->stored_rows_sql);
+  if (!written.ok()) return written.status().WithContext(where);
+  return std::move(*written);
+}
 
-  delta::Transaction txn = delta::Transaction::CreateTable(store, table_root, ctx.txn_options);
-  txn.UpdateProtocol(protocol);
-  txn.UpdateMetadata(metadata);
-  json parameters = {
+// commitInfo.operationParameters of CREATE [OR REPLACE] TABLE, as Delta writes them.
+json DefinitionParameters(const CreateTableRequest& request, const delta::Metadata& metadata) {
+  return {
       {"isManaged", request.is_managed ? "true" : "false"},
       {"description", request.description ? json(*request.description) : json(nullptr)},
       {"partitionBy", json(metadata.partition_columns).dump()},
       {"properties", PropertiesJsonText(metadata.configuration)},
   };
+}
+
+// operationMetrics of a write of `adds` (CTAS, or CREATE OR REPLACE TABLE AS SELECT).
+json WriteMetrics(const std::vector<delta::AddFile>& adds) {
+  int64_t rows = 0, bytes = 0;
+  for (const auto& add : adds) {
+    rows += delta::StatsNumRecords(add).value_or(0);
+    bytes += add.size;
+  }
+  return {
+      {"numFiles", static_cast<int64_t>(adds.size())}, {"numOutputRows", rows}, {"numOutputBytes", bytes}};
+}
+
+}  // namespace
+
+Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<ObjectStore> store,
+                                  const std::string& table_root, const CreateTableRequest& request) {
+  const std::string where =
+      "creating table " + (request.name.empty() ? table_root : request.name) + " at " + table_root;
+  ASSIGN_OR_RETURN(auto existing, store->List("_delta_log/"));
+  if (!existing.empty()) return Status::AlreadyExists(where + ": a Delta table already exists there");
+  ASSIGN_OR_RETURN(TableDefinition table, DefineTable(ctx, request, nullptr, where));
+  ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds,
+                   WriteSourceRows(ctx, store, table_root, table, request, where));
+
+  delta::Transaction txn = delta::Transaction::CreateTable(store, table_root, ctx.txn_options);
+  txn.UpdateProtocol(table.protocol);
+  txn.UpdateMetadata(table.metadata);
+  json parameters = DefinitionParameters(request, table.metadata);
   json metrics = json::object();
   if (request.source_sql) {
-    int64_t rows = 0, bytes = 0;
-    for (const auto& add : adds) {
-      rows += delta::StatsNumRecords(add).value_or(0);
-      bytes += add.size;
-    }
-    metrics = {
-        {"numFiles", static_cast<int64_t>(adds.size())}, {"numOutputRows", rows}, {"numOutputBytes", bytes}};
+    metrics = WriteMetrics(adds);
     txn.SetOperation("CREATE TABLE AS SELECT", std::move(parameters));
-    txn.SetOperationMetrics(metrics);
+    txn.SetOperationMetrics(internal::CommitMetrics(metrics));
   } else {
     txn.SetOperation("CREATE TABLE", std::move(parameters));
   }
@@ -441,6 +467,41 @@ Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<Obj
     }
     return commit.status().WithContext(where);
   }
+  return ResultOf(*commit, std::move(metrics));
+}
+
+Result<CommandResult> ReplaceTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,
+                                   const CreateTableRequest& request) {
+  const std::string where = "replacing table " + (request.name.empty() ? table->table_root : request.name) +
+                            " at " + table->table_root;
+  // As in Delta, removing rows from an append-only table is refused, replacing included.
+  if (!table->files.empty() && TablePropertyIsTrue(table->metadata, "delta.appendOnly")) {
+    return Status::InvalidArgument(where +
+                                   ": the table is append-only (delta.appendOnly = true) and replacing it "
+                                   "would remove its rows; set delta.appendOnly to false first");
+  }
+  ASSIGN_OR_RETURN(TableDefinition replacement, DefineTable(ctx, request, table.get(), where));
+  ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds,
+                   WriteSourceRows(ctx, table->store, table->table_root, replacement, request, where));
+
+  delta::Transaction txn(table, ctx.txn_options);
+  // Every live file goes: a file another writer adds meanwhile would survive the
+  // replacement under the old schema, so it conflicts.
+  txn.ReadWholeTable();
+  txn.ReadFiles(table->files);
+  if (!SameProtocol(replacement.protocol, table->protocol)) txn.UpdateProtocol(replacement.protocol);
+  txn.UpdateMetadata(replacement.metadata);
+  for (const auto& file : table->files) txn.Remove(delta::RemoveOf(file, /*data_change=*/true));
+  json metrics = {{"numRemovedFiles", static_cast<int64_t>(table->files.size())}};
+  if (request.source_sql) metrics.update(WriteMetrics(adds));
+  txn.SetOperation(request.source_sql ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE",
+                   DefinitionParameters(request, replacement.metadata));
+  txn.SetOperationMetrics(internal::CommitMetrics(metrics));
+  for (auto& add : adds) txn.Add(std::move(add));
+  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
+  ctx.Report("committing", 0);
+  auto commit = txn.Commit();
+  if (!commit.ok()) return commit.status().WithContext(where);
   return ResultOf(*commit, std::move(metrics));
 }
 

@@ -1,6 +1,7 @@
-// Creating and altering Delta tables: version 0 of a new table (optionally with the rows
-// of a query, in the same commit, as CREATE TABLE AS SELECT), and the metadata changes of
-// ALTER TABLE, each one transaction.
+// Creating, replacing and altering Delta tables: version 0 of a new table (optionally with
+// the rows of a query, in the same commit, as CREATE TABLE AS SELECT), the replacement of a
+// table's definition and rows by CREATE OR REPLACE TABLE, and the metadata changes of ALTER
+// TABLE, each one transaction.
 //
 // Thread safety: functions; the context's Connection is used by one thread at a time.
 #pragma once
@@ -38,6 +39,16 @@ struct CreateTableRequest {
 // column, generation expression or property.
 Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<ObjectStore> store,
                                   const std::string& table_root, const CreateTableRequest& request);
+
+// CREATE OR REPLACE TABLE of the existing table `table`, as Delta Lake does it: one commit
+// at the same location with the request's metadata (new schema, partitioning, properties
+// and description; the table id stays), a protocol upgrade when the request needs one (a
+// protocol is never lowered), every live file removed (dataChange=true), and with
+// `source_sql` the query's rows added. Earlier versions stay readable by time travel.
+// Errors as CreateTable's (but never AlreadyExists), Unsupported when Basin cannot write
+// the table, Conflict when another writer changed the table meanwhile.
+Result<CommandResult> ReplaceTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,
+                                   const CreateTableRequest& request);
 
 // One ALTER TABLE change.
 struct AlterTableRequest {

@@ -105,12 +105,25 @@ Status ValidateProperty(const std::string& key, const std::string& value) {
     return Status::InvalidArgument(
         "table property delta.columnMapping.mode must be 'none', 'name' or 'id', got '" + value + "'");
   }
+  if (key == "delta.isolationLevel") {
+    // Spelled exactly as Delta writes them: delta/conflict_checker.cc reads any other
+    // spelling as Serializable.
+    if (value == "Serializable" || value == "WriteSerializable") return Status::OK();
+    return Status::InvalidArgument(
+        "table property delta.isolationLevel must be 'Serializable' or 'WriteSerializable', got '" + value +
+        "'");
+  }
   if (key == "delta.checkpointInterval" || key == "delta.checkpointPolicy" ||
       key == "delta.logRetentionDuration" || key == "delta.deletedFileRetentionDuration" ||
       key == "delta.targetFileSize") {
     return ParsedByReader(key, value).WithContext("table property " + key);
   }
   if (key == "delta.dataSkippingNumIndexedCols") return IntegerProperty(key, value, -1);
+  if (key == "delta.dataSkippingStatsColumns") {
+    // Names are matched against the schema when files are written (commands/table_rows.cc).
+    if (value.find_first_not_of(" \t,") != std::string::npos) return Status::OK();
+    return Status::InvalidArgument("table property " + key + " must name at least one column, got '" + value + "'");
+  }
   if (StartsWith(key, kConstraintPrefix)) {
     if (key.size() == kConstraintPrefix.size()) {
       return Status::InvalidArgument("table property " + key +

@@ -22,8 +22,10 @@ namespace basin::commands {
 // delta.columnMapping.mode, delta.appendOnly, delta.enableInCommitTimestamps,
 // delta.checkpointInterval, delta.logRetentionDuration,
 // delta.deletedFileRetentionDuration, delta.checkpointPolicy,
-// delta.dataSkippingNumIndexedCols, delta.targetFileSize, delta.enableTypeWidening,
-// delta.enableExpiredLogCleanup, delta.constraints.<name> (CHECK constraints), and the
+// delta.dataSkippingNumIndexedCols, delta.dataSkippingStatsColumns, delta.targetFileSize,
+// delta.enableTypeWidening,
+// delta.enableExpiredLogCleanup, delta.isolationLevel (Serializable or WriteSerializable,
+// as Delta spells them), delta.constraints.<name> (CHECK constraints), and the
 // delta.feature.<name>=supported form.
 Status ValidateTableProperties(const std::map<std::string, std::string>& properties);
 

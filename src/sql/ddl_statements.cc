@@ -203,10 +203,56 @@ bool IsMissingOrEmptyFolder(const std::string& folder) {
   return !fs::exists(folder, ec) || (fs::is_directory(folder, ec) && fs::is_empty(folder, ec));
 }
 
+// A LOCATION as the catalog records it: absolute, normalized, relative ones under the
+// warehouse.
+std::string CatalogLocation(const catalog::Warehouse& warehouse, const std::string& location) {
+  fs::path path(location);
+  if (path.is_relative()) path = fs::path(warehouse.root()) / path;
+  std::string out = fs::absolute(path).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
+// CREATE OR REPLACE TABLE of the warehouse table `entry`: a new commit of the table at its
+// location; the catalog entry stays as it is.
+StatementOutcome RunReplaceTable(SessionContext& session, const std::string& statement,
+                                 CreateStatement& create, const catalog::TableEntry& entry) {
+  const std::string what = "CREATE OR REPLACE TABLE " + entry.name.ToString();
+  if (create.location && CatalogLocation(session.warehouse(), *create.location) != entry.location) {
+    return Status::InvalidArgument(what + ": LOCATION '" + *create.location +
+                                   "' is not the table's location " + entry.location +
+                                   "; a replaced table stays where it is");
+  }
+  if (!create.has_columns && !create.query) {
+    return Status::InvalidArgument(what + ": give the new columns or an AS query");
+  }
+  if (!HasDeltaLog(entry.location)) {
+    return Status::NotFound(what + ": no Delta table is at its location " + entry.location +
+                            " to replace; DROP TABLE " + entry.name.ToString() + ", then CREATE TABLE it");
+  }
+  ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry.location));
+  create.request.name = entry.name.table;
+  create.request.is_managed = !entry.external;
+  std::unique_ptr<ResolvedQuery> source;
+  if (create.query) {
+    ASSIGN_OR_RETURN(source, session.ResolveQuery(*create.query));
+    create.request.source_sql = source->sql;
+  }
+  ASSIGN_OR_RETURN(commands::CommandResult replaced,
+                   commands::ReplaceTable(session.MakeCommandContext(), snapshot, create.request));
+  std::vector<std::string> metrics;
+  if (create.query) metrics = {"numOutputRows"};
+  return std::optional<StatementResult>(CommandResultRow(statement, replaced, metrics));
+}
+
 StatementOutcome RunCreateTable(SessionContext& session, const std::string& statement, TokenCursor& tokens,
                                 bool or_replace) {
   ASSIGN_OR_RETURN(CreateStatement create, ParseCreateTable(tokens));
   ASSIGN_OR_RETURN(catalog::TableName name, catalog::MakeTableName(create.name));
+  if (or_replace && create.if_not_exists) {
+    return Status::InvalidArgument("CREATE OR REPLACE TABLE " + name.ToString() +
+                                   ": OR REPLACE and IF NOT EXISTS contradict each other");
+  }
   const catalog::Warehouse& warehouse = session.warehouse();
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing, warehouse.Lookup(name));
   if (existing) {
@@ -214,22 +260,14 @@ StatementOutcome RunCreateTable(SessionContext& session, const std::string& stat
       return std::optional<StatementResult>(
           NoRows(statement, {"table " + name.ToString() + " already exists; nothing was created"}));
     }
-    if (or_replace) {
-      return Status::NotImplemented(
-          "CREATE OR REPLACE TABLE " + name.ToString() +
-          ": replacing an existing Delta table is not supported yet; DROP TABLE it first "
-          "(or ALTER TABLE it)");
-    }
+    if (or_replace) return RunReplaceTable(session, statement, create, *existing);
     return Status::AlreadyExists("table " + name.ToString() + " already exists");
   }
 
   catalog::TableEntry entry;
   entry.name = name;
   if (create.location) {
-    fs::path path(*create.location);
-    if (path.is_relative()) path = fs::path(warehouse.root()) / path;
-    entry.location = fs::absolute(path).lexically_normal().string();
-    while (entry.location.size() > 1 && entry.location.back() == '/') entry.location.pop_back();
+    entry.location = CatalogLocation(warehouse, *create.location);
     entry.external = true;
   } else {
     entry.location = warehouse.DefaultLocation(name);

@@ -96,7 +96,6 @@ TEST_F(CliTest, VersionAndHelp) {
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_THAT(help.out, HasSubstr("sql"));
   EXPECT_THAT(help.out, HasSubstr("describe"));
-  EXPECT_THAT(help.out, ::testing::Not(HasSubstr("demo-data")));
 
   RunOutput sql_help = RunBasin({"help", "sql"});
   EXPECT_EQ(sql_help.exit_code, 0);
@@ -263,16 +262,47 @@ TEST_F(CliTest, DescribeOfAMissingTableIsNotFound) {
   EXPECT_THAT(run.err, StartsWith("Error: NotFound: "));
 }
 
-// The demo's table: 3000 rows over 30 days in commits v0..v2 (10 days each), then v3
-// deletes the first day.
-class DemoTableTest : public CliTest {
+// Rows of click-stream events for days [first_day, end_day) from 2024-06-01, 100 a day.
+// Event ids are consecutive, so each day's file has an id and time range of its own.
+std::string EventsOfDays(int first_day, int end_day) {
+  return "SELECT i AS event_id, "
+         "TIMESTAMPTZ '2024-06-01 00:00:00+00' + to_microseconds((i * 864000000)::BIGINT) AS ts, "
+         "(hash(i) % 5000)::INTEGER AS user_id, "
+         "['view', 'click', 'purchase'][1 + (hash(i // 7) % 3)::INTEGER] AS event_type, "
+         "round(((hash(i * 31) % 20000) / 100.0)::DOUBLE, 2) AS amount, "
+         "DATE '2024-06-01' + (i // 100)::INTEGER AS day "
+         "FROM range(" +
+         std::to_string(first_day * 100) + ", " + std::to_string(end_day * 100) + ") t(i)";
+}
+
+// A warehouse table written by `basin sql` in four commits, so that history, time travel,
+// removed files and data skipping have something to show: v0 CTAS of days 0..9
+// (partitioned by day, one file a day), v1 and v2 append days 10..19 and 20..29, v3
+// deletes the first day (its file is removed).
+class EventsTableTest : public CliTest {
  protected:
   void SetUp() override {
     CliTest::SetUp();
     if (IsSkipped()) return;
-    table_ = (dir_.path() / "events").string();
-    RunOutput run = RunBasin({"demo-data", table_, "--rows", "3000"});
+    table_ = (dir_.path() / "default" / "events").string();
+    const std::string sql = CreateSql() + ";\n" +                                   //
+                            "INSERT INTO events " + EventsOfDays(10, 20) + ";\n" +  //
+                            "INSERT INTO events " + EventsOfDays(20, 30) + ";\n" +  //
+                            "DELETE FROM events WHERE day = DATE '2024-06-01';\n";
+    WriteWholeFile(dir_.path() / "events.sql", sql);
+    RunOutput run = Sql({"-f", (dir_.path() / "events.sql").string()});
     ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+
+  static std::string CreateSql() {
+    return "CREATE TABLE events PARTITIONED BY (day) AS " + EventsOfDays(0, 10);
+  }
+
+  // `basin sql --warehouse <dir> --format csv ARGS...`
+  RunOutput Sql(const std::vector<std::string>& args) const {
+    std::vector<std::string> all = {"sql", "--warehouse", dir_.path().string(), "--format", "csv"};
+    all.insert(all.end(), args.begin(), args.end());
+    return RunBasin(all);
   }
 
   std::string Scan(const std::string& extra = "") const {
@@ -283,14 +313,18 @@ class DemoTableTest : public CliTest {
   std::string table_;
 };
 
-TEST_F(DemoTableTest, TimeTravelsAcrossCommits) {
+TEST_F(EventsTableTest, TimeTravelsAcrossCommits) {
   RunOutput run = RunSql("SELECT count(*) AS n FROM " + Scan() + "; SELECT count(*) AS n FROM " +
                          Scan(", version => 0") + "; SELECT count(*) AS n FROM " + Scan(", version => 2"));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "n\n2900\nn\n1000\nn\n3000\n");
+
+  RunOutput by_name = Sql({"-c", "SELECT count(*) AS n FROM events VERSION AS OF 1"});
+  ASSERT_EQ(by_name.exit_code, 0) << by_name.err;
+  EXPECT_EQ(by_name.out, "n\n2000\n");
 }
 
-TEST_F(DemoTableTest, HistoryListsEveryCommitNewestFirst) {
+TEST_F(EventsTableTest, HistoryListsEveryCommitNewestFirst) {
   RunOutput run = RunSql("DESCRIBE HISTORY " + Scan(), "json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   nlohmann::json rows = nlohmann::json::parse(run.out, nullptr, false);
@@ -298,25 +332,25 @@ TEST_F(DemoTableTest, HistoryListsEveryCommitNewestFirst) {
   ASSERT_EQ(rows.size(), 4u);
   EXPECT_EQ(rows[0]["version"], 3);
   EXPECT_EQ(rows[0]["operation"], "DELETE");
+  EXPECT_EQ(rows[1]["operation"], "WRITE");
   EXPECT_EQ(rows[3]["version"], 0);
   EXPECT_EQ(rows[3]["operation"], "CREATE TABLE AS SELECT");
 }
 
-TEST_F(DemoTableTest, StatsReportFilesSkipped) {
-  RunOutput run = RunBasin({"sql", "--stats", "--format", "csv", "-c",
-                            "SELECT count(*) AS n FROM " + Scan() + " WHERE day = DATE '2024-06-10'"});
+TEST_F(EventsTableTest, StatsReportFilesSkipped) {
+  const std::string query = "SELECT count(*) AS n FROM " + Scan() + " WHERE day = DATE '2024-06-10'";
+  RunOutput run = RunBasin({"sql", "--stats", "--format", "csv", "-c", query});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "n\n100\n");
   EXPECT_THAT(run.err, HasSubstr("Files: 1 of 29 read (28 skipped by data skipping)"));
 
-  RunOutput unskipped = RunBasin({"sql", "--stats", "--no-data-skipping", "--format", "csv", "-c",
-                                  "SELECT count(*) AS n FROM " + Scan() + " WHERE day = DATE '2024-06-10'"});
+  RunOutput unskipped = RunBasin({"sql", "--stats", "--no-data-skipping", "--format", "csv", "-c", query});
   ASSERT_EQ(unskipped.exit_code, 0) << unskipped.err;
   EXPECT_EQ(unskipped.out, "n\n100\n");
   EXPECT_THAT(unskipped.err, HasSubstr("Files: 29 of 29 read"));
 }
 
-TEST_F(DemoTableTest, DescribeShowsTheGeneratedTable) {
+TEST_F(EventsTableTest, DescribeShowsTheTable) {
   RunOutput run = RunBasin({"describe", table_});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("Name:               events\n"));
@@ -329,12 +363,21 @@ TEST_F(DemoTableTest, DescribeShowsTheGeneratedTable) {
   RunOutput old = RunBasin({"describe", table_, "--at-version", "0"});
   ASSERT_EQ(old.exit_code, 0) << old.err;
   EXPECT_THAT(old.out, HasSubstr("Rows:               1000\n"));
+
+  // A relative path resolves against the warehouse.
+  RunOutput relative = RunBasin({"describe", "default/events", "--warehouse", dir_.path().string()});
+  ASSERT_EQ(relative.exit_code, 0) << relative.err;
+  EXPECT_THAT(relative.out, HasSubstr("Version:            3 "));
 }
 
-TEST_F(DemoTableTest, RefusesToOverwriteATable) {
-  RunOutput run = RunBasin({"demo-data", table_, "--rows", "3000"});
+TEST_F(EventsTableTest, RefusesToCreateATableThatExists) {
+  RunOutput run = Sql({"-c", CreateSql()});
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_THAT(run.err, StartsWith("Error: AlreadyExists: "));
+
+  RunOutput unchanged = RunBasin({"describe", table_});
+  ASSERT_EQ(unchanged.exit_code, 0) << unchanged.err;
+  EXPECT_THAT(unchanged.out, HasSubstr("Version:            3 "));
 }
 
 // The interactive shell, driven through a pseudo-terminal.

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "delta/history.h"
 #include "delta/snapshot.h"
 #include "engine/scan.h"
 #include "testing/interop.h"
@@ -81,6 +82,41 @@ class TableDdlTest : public ::testing::Test {
     auto history = delta::ReadHistory(Store(), 1);
     EXPECT_TRUE(history.ok() && !history->empty());
     return history.ok() && !history->empty() ? history->front().operation.value_or("") : "";
+  }
+
+  Result<CommandResult> Replace(CreateTableRequest request) {
+    if (request.name.empty()) request.name = "t";
+    auto snapshot = Load();
+    if (snapshot == nullptr) return Status::Internal("no table to replace");
+    return ReplaceTable(ctx_, snapshot, request);
+  }
+
+  std::shared_ptr<const delta::Snapshot> LoadVersion(int64_t version) {
+    delta::SnapshotOptions options;
+    options.version = version;
+    auto snapshot = delta::LoadSnapshot(Store(), Root(), *conn_, options);
+    EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+    return snapshot.ok() ? std::shared_ptr<const delta::Snapshot>(*snapshot) : nullptr;
+  }
+
+  // The actions of commit `version`.
+  std::vector<delta::Action> CommitActions(int64_t version) {
+    char name[64];
+    std::snprintf(name, sizeof(name), "_delta_log/%020lld.json", static_cast<long long>(version));
+    auto content = Store()->Get(name);
+    EXPECT_TRUE(content.ok()) << content.status().ToString();
+    if (!content.ok()) return {};
+    auto actions = delta::ParseCommitFile(*content, name);
+    EXPECT_TRUE(actions.ok()) << actions.status().ToString();
+    return actions.ok() ? *actions : std::vector<delta::Action>{};
+  }
+
+  nlohmann::json CommitInfoOf(int64_t version) {
+    for (const auto& action : CommitActions(version)) {
+      if (const auto* info = std::get_if<delta::CommitInfo>(&action)) return info->raw;
+    }
+    ADD_FAILURE() << "no commitInfo in version " << version;
+    return nlohmann::json::object();
   }
 
   // A CTAS with ids 1..10 (5 and 7 NULL in `maybe`) partitioned by `part`.
@@ -466,6 +502,132 @@ TEST_F(TableDdlTest, RenameAndDropNeedColumnMapping) {
   enable.properties = {{"delta.columnMapping.mode", "id"}};
   ASSERT_ERROR_CODE(Alter(enable), kInvalidArgument);
   ASSERT_INTEROP(Root(), 10);
+}
+
+TEST_F(TableDdlTest, IsolationLevelIsATableProperty) {
+  CreateWithRows({{"delta.isolationLevel", "Serializable"}});
+  EXPECT_EQ(Load()->metadata.configuration.at("delta.isolationLevel"), "Serializable");
+  AlterTableRequest set;
+  set.kind = Kind::kSetProperties;
+  set.properties = {{"team", "a"}};
+  ASSERT_OK(Alter(set));
+  // Transactions read the level from the table they start from.
+  EXPECT_EQ(CommitInfoOf(1).value("isolationLevel", ""), "Serializable");
+
+  set.properties = {{"delta.isolationLevel", "WriteSerializable"}};
+  ASSERT_OK(Alter(set));
+  set.properties = {{"team", "b"}};
+  ASSERT_OK(Alter(set));
+  EXPECT_EQ(CommitInfoOf(3).value("isolationLevel", ""), "WriteSerializable");
+
+  set.properties = {{"delta.isolationLevel", "Snapshot"}};
+  auto refused = Alter(set);
+  ASSERT_EQ(refused.status().code(), ErrorCode::kInvalidArgument) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("delta.isolationLevel"), std::string::npos);
+  EXPECT_EQ(Load()->version, 3);
+}
+
+TEST_F(TableDdlTest, ReplaceCommitsNewMetadataAndRemovesEveryFile) {
+  CreateWithRows({{"delta.enableDeletionVectors", "true"}, {"team", "a"}});
+  auto before = Load();
+  ASSERT_NE(before, nullptr);
+  const size_t old_files = before->files.size();
+  ASSERT_GE(old_files, 2u);
+
+  CreateTableRequest request;
+  request.schema.fields = {Field("name", "string", false), Field("score", "double")};
+  request.properties = {{"owner", "me"}};
+  request.description = "replaced";
+  ASSERT_OK_AND_ASSIGN(CommandResult result, Replace(request));
+  EXPECT_EQ(result.commit.version, 1);
+  EXPECT_EQ(result.metrics.value("numRemovedFiles", int64_t{-1}), static_cast<int64_t>(old_files));
+
+  auto after = Load();
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->version, 1);
+  EXPECT_EQ(after->metadata.id, before->metadata.id);
+  ASSERT_EQ(after->schema.fields.size(), 2u);
+  EXPECT_EQ(after->schema.fields[0].name, "name");
+  EXPECT_FALSE(after->schema.fields[0].nullable);
+  EXPECT_TRUE(after->metadata.partition_columns.empty());
+  EXPECT_EQ(after->metadata.configuration, (std::map<std::string, std::string>{{"owner", "me"}}));
+  EXPECT_EQ(after->metadata.description, "replaced");
+  EXPECT_TRUE(after->files.empty());
+  // The protocol is never lowered: deletion vectors stay supported.
+  EXPECT_TRUE(after->protocol.HasReaderFeature("deletionVectors"));
+  EXPECT_EQ(LastOperation(), "CREATE OR REPLACE TABLE");
+
+  size_t removes = 0;
+  bool has_protocol = false;
+  for (const auto& action : CommitActions(1)) {
+    if (const auto* remove = std::get_if<delta::RemoveFile>(&action)) {
+      removes++;
+      EXPECT_TRUE(remove->data_change) << remove->path;
+    }
+    if (std::holds_alternative<delta::Protocol>(action)) has_protocol = true;
+  }
+  EXPECT_EQ(removes, old_files);
+  EXPECT_FALSE(has_protocol);  // nothing new was needed
+
+  // Earlier versions stay readable, and the table takes writes under its new schema.
+  auto old = LoadVersion(0);
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->num_records(), 10);
+  EXPECT_EQ(old->schema.fields.size(), 3u);
+  EXPECT_TRUE(Query("SELECT count(*) FROM t")[0][0] == "0");
+  ASSERT_INTEROP(Root(), 0);
+}
+
+TEST_F(TableDdlTest, ReplaceAsSelectAddsTheQueryRowsAndUpgradesTheProtocol) {
+  CreateWithRows();
+  const size_t old_files = Load()->files.size();
+  CreateTableRequest request;
+  request.source_sql = "SELECT range::INTEGER AS n, 'g' || (range % 3)::VARCHAR AS grp FROM range(7)";
+  request.partition_columns = {"grp"};
+  request.properties = {{"delta.enableChangeDataFeed", "true"}};
+  ASSERT_OK_AND_ASSIGN(CommandResult result, Replace(request));
+  EXPECT_EQ(result.commit.version, 1);
+  EXPECT_EQ(result.metrics.value("numOutputRows", int64_t{-1}), 7);
+  EXPECT_EQ(result.metrics.value("numRemovedFiles", int64_t{-1}), static_cast<int64_t>(old_files));
+  EXPECT_EQ(LastOperation(), "CREATE OR REPLACE TABLE AS SELECT");
+
+  auto after = Load();
+  EXPECT_EQ(after->metadata.partition_columns, std::vector<std::string>{"grp"});
+  EXPECT_EQ(after->protocol.min_writer_version, 4);  // change data feed
+  EXPECT_EQ(after->schema.fields[0].type->primitive, "integer");
+  auto rows = Query("SELECT count(*), sum(n), count(DISTINCT grp) FROM t");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][0], "7");
+  EXPECT_EQ(rows[0][1], "21");
+  EXPECT_EQ(rows[0][2], "3");
+  EXPECT_EQ(LoadVersion(0)->num_records(), 10);
+  ASSERT_INTEROP(Root(), 7);
+}
+
+TEST_F(TableDdlTest, FailedReplaceCommitsNothing) {
+  CreateWithRows();
+  CreateTableRequest bad_property;
+  bad_property.schema.fields = {Field("a", "long")};
+  bad_property.properties = {{"delta.isolationLevel", "none"}};
+  ASSERT_ERROR_CODE(Replace(bad_property), kInvalidArgument);
+
+  CreateTableRequest violating;
+  violating.source_sql = "SELECT range AS id FROM range(5)";
+  violating.properties = {{"delta.constraints.small", "id < 3"}};
+  ASSERT_ERROR_CODE(Replace(violating), kInvalidArgument);
+
+  EXPECT_EQ(Load()->version, 0);
+  EXPECT_TRUE(Query("SELECT count(*) FROM t")[0][0] == "10");
+}
+
+TEST_F(TableDdlTest, ReplaceRefusesToRemoveTheRowsOfAnAppendOnlyTable) {
+  CreateWithRows({{"delta.appendOnly", "true"}});
+  CreateTableRequest request;
+  request.schema.fields = {Field("a", "long")};
+  auto refused = Replace(request);
+  ASSERT_EQ(refused.status().code(), ErrorCode::kInvalidArgument) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("delta.appendOnly"), std::string::npos);
+  EXPECT_EQ(Load()->version, 0);
 }
 
 TEST_F(TableDdlTest, TxnIdMakesCreateIdempotent) {

@@ -60,14 +60,28 @@ TEST(ValidateTablePropertiesTest, AcceptsKnownPropertiesAndUserKeys) {
       {"delta.deletedFileRetentionDuration", "interval 1 week"},
       {"delta.checkpointPolicy", "v2"},
       {"delta.dataSkippingNumIndexedCols", "-1"},
+      {"delta.dataSkippingStatsColumns", "id, `a.b`.c"},
       {"delta.targetFileSize", "1048576"},
       {"delta.enableTypeWidening", "false"},
+      {"delta.isolationLevel", "Serializable"},
       {"delta.constraints.positive", "id > 0"},
       {"delta.feature.deletionVectors", "supported"},
       {"owner", "team-a"},
       {"anything.at.all", "x"},
   }));
   EXPECT_OK(ValidateTableProperties({{"delta.targetFileSize", "128mb"}}));
+  EXPECT_OK(ValidateTableProperties({{"delta.isolationLevel", "WriteSerializable"}}));
+}
+
+TEST(ValidateTablePropertiesTest, IsolationLevelNamesTheAllowedValues) {
+  // Other spellings would be read back as Serializable whatever they meant.
+  for (const char* value : {"serializable", "writeSerializable", "SnapshotIsolation", ""}) {
+    Status status = ValidateTableProperties({{"delta.isolationLevel", value}});
+    ASSERT_EQ(status.code(), ErrorCode::kInvalidArgument) << value;
+    EXPECT_NE(status.message().find("delta.isolationLevel"), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("'Serializable' or 'WriteSerializable'"), std::string::npos)
+        << status.message();
+  }
 }
 
 TEST(ValidateTablePropertiesTest, RejectsBadValuesNamingTheProperty) {
@@ -79,6 +93,7 @@ TEST(ValidateTablePropertiesTest, RejectsBadValuesNamingTheProperty) {
       {"delta.logRetentionDuration", "forever"},
       {"delta.checkpointPolicy", "v3"},
       {"delta.dataSkippingNumIndexedCols", "-2"},
+      {"delta.dataSkippingStatsColumns", " , "},
       {"delta.targetFileSize", "0"},
       {"delta.targetFileSize", "big"},
       {"delta.constraints.c", "  "},

@@ -275,6 +275,23 @@ TEST_F(TableRowsTest, TablePropertiesSizeFilesAndStats) {
   ASSERT_INTEROP(Root(), 300000);
 }
 
+TEST_F(TableRowsTest, StatsColumnsPropertyNamesLogicalColumnsUnderColumnMapping) {
+  Create({Field("id", "long"), Field("s", Struct({Field("inner", "string"), Field("n", "long")})),
+          Field("other", "long")},
+         {}, {{"delta.columnMapping.mode", "name"}, {"delta.dataSkippingStatsColumns", "S.inner, other, gone"}});
+  ASSERT_OK(Insert("SELECT 1, {'inner': 'v', 'n': 5}, 7"));
+  auto snapshot = Load();
+  ASSERT_EQ(snapshot->files.size(), 1u);
+  json stats = json::parse(*snapshot->files[0].stats);
+  const auto& fields = snapshot->schema.fields;
+  const std::string s = fields[1].PhysicalName();
+  EXPECT_FALSE(stats["minValues"].contains(fields[0].PhysicalName())) << stats.dump();
+  EXPECT_EQ(stats["minValues"][s][fields[1].type->struct_type.fields[0].PhysicalName()], "v") << stats.dump();
+  EXPECT_FALSE(stats["minValues"][s].contains(fields[1].type->struct_type.fields[1].PhysicalName()));
+  EXPECT_EQ(stats["maxValues"][fields[2].PhysicalName()], 7) << stats.dump();
+  ASSERT_INTEROP(Root(), 1);
+}
+
 TEST_F(TableRowsTest, StoredRowsSqlRecomputesGeneratedColumnsAndChecks) {
   auto generated = Field("g", "long");
   generated.metadata["delta.generationExpression"] = "a + 100";
