@@ -5,6 +5,7 @@
 
 #include "commands/dml.h"
 #include "commands/dml_internal.h"
+#include "commands/partition_predicate.h"
 
 namespace basin::commands {
 
@@ -23,7 +24,7 @@ struct RowRewrite {
 };
 
 // The new value of every column for UPDATE: the assigned expression, or the old value.
-// (Generated columns are recomputed from these when the rows are stored.)
+// (Generated columns not assigned are recomputed from these when the rows are stored.)
 Result<std::string> UpdatedRowsSql(const dml::DmlTable& table, const std::vector<Assignment>& assignments,
                                    const std::string& alias, const std::string& from_where) {
   const delta::StructType& schema = table.target.schema;
@@ -50,6 +51,29 @@ Result<std::string> UpdatedRowsSql(const dml::DmlTable& table, const std::vector
   return sql + " " + from_where;
 }
 
+// For a DELETE that holds for all rows of a file or none, splits `candidates` into the
+// files it removes whole (returned) and those it must still read (left in `candidates`):
+// files whose stats lack numRecords, whose deleted rows only a read can count. Files whose
+// partition values fail the WHERE hold no matching row and are dropped.
+Result<std::vector<size_t>> SplitWholeFiles(engine::Connection& conn, const dml::DmlTable& table,
+                                            const RowRewrite& request, std::vector<size_t>& candidates) {
+  if (!request.where.empty()) {
+    auto satisfied =
+        FilesWherePartitionsSatisfy(conn, *table.snapshot, candidates, request.where,
+                                    request.target_alias.empty() ? "__basin_target" : request.target_alias);
+    if (!satisfied.ok()) {
+      return satisfied.status().WithContext(std::string(request.operation) + " " + table.where);
+    }
+    candidates = std::move(*satisfied);
+  }
+  std::vector<size_t> whole, read;
+  for (size_t index : candidates) {
+    (delta::StatsNumRecords(table.snapshot->files[index]) ? whole : read).push_back(index);
+  }
+  candidates = std::move(read);
+  return whole;
+}
+
 Result<CommandResult> RewriteRows(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> snapshot,
                                   const RowRewrite& request) {
   if (auto skipped = dml::AlreadyCommitted(ctx, *snapshot)) return *skipped;
@@ -62,18 +86,34 @@ Result<CommandResult> RewriteRows(const CommandContext& ctx, std::shared_ptr<con
   engine::SkippingScope scope;
   if (!request.target_alias.empty()) scope.qualifiers.push_back(request.target_alias);
   json predicate = request.where.empty() ? json(nullptr) : dml::ExpressionTree(conn, request.where);
+  // A DELETE whose WHERE is absent, or decided by partition values alone, holds for all
+  // rows of a file or for none: it removes whole files without reading them.
+  const bool whole_files = request.assignments == nullptr &&
+                           (request.where.empty() ||
+                            (!predicate.is_null() && !table.snapshot->metadata.partition_columns.empty() &&
+                             DecidedByPartitionValues(predicate, *table.snapshot, scope)));
   // A WHERE DuckDB cannot parse on its own (null tree) reads every file; the query below
   // then reports what is wrong with it.
   dml::Candidates candidates = dml::SelectCandidates(*table.snapshot, std::move(predicate), std::move(scope));
-  ctx.Report("scanning", 0, static_cast<int64_t>(candidates.files.size()));
+  std::vector<size_t> scanned = candidates.files;
+  std::vector<size_t> removed_whole;
+  if (whole_files) {
+    ASSIGN_OR_RETURN(removed_whole, SplitWholeFiles(conn, table, request, scanned));
+  }
+  ctx.Report("scanning", 0, static_cast<int64_t>(scanned.size()));
 
   dml::TempTables temps(conn);
-  ASSIGN_OR_RETURN(engine::ScanPlan scan, dml::ScanWithPositions(table, candidates.files, temps));
+  ASSIGN_OR_RETURN(engine::ScanPlan scan, dml::ScanWithPositions(table, scanned, temps));
   const std::string from_where =
       "FROM (" + scan.sql + ") AS " + alias + (request.where.empty() ? "" : " WHERE (" + request.where + ")");
   std::string rows_sql;
+  dml::GeneratedAssignments generated;
   if (request.assignments != nullptr) {
     ASSIGN_OR_RETURN(rows_sql, UpdatedRowsSql(table, *request.assignments, alias, from_where));
+    for (const auto& [column, expression] : *request.assignments) {
+      const delta::StructField* field = table.target.schema.Find(column);
+      if (dml::GenerationExpression(*field)) generated[field->name] = "TRUE";
+    }
   } else {
     rows_sql = "SELECT " + alias + "." + QuoteIdentifier(engine::kScanFileColumn) + ", " + alias + "." +
                QuoteIdentifier(engine::kScanRowIndexColumn) + ", " + engine::QuoteLiteral(request.action) +
@@ -82,10 +122,14 @@ Result<CommandResult> RewriteRows(const CommandContext& ctx, std::shared_ptr<con
   const std::string changes = temps.NewTable("changes");
   RETURN_IF_ERROR_CTX(conn.Execute("CREATE TEMP TABLE " + changes + " AS " + rows_sql),
                       std::string(request.operation) + " " + table.where);
+  RETURN_IF_ERROR(dml::CheckGeneratedAssignments(table, changes, request.operation, generated));
 
   delta::Transaction txn(table.snapshot, ctx.txn_options);
   ASSIGN_OR_RETURN(dml::AppliedChanges applied,
                    dml::ApplyChanges(table, scan, changes, request.assignments != nullptr, temps, txn));
+  // Change data for the whole files only when the rest wrote some (see RemoveWholeFiles).
+  RETURN_IF_ERROR(dml::RemoveWholeFiles(
+      table, removed_whole, table.change_data_feed && applied.added_change_files > 0, temps, txn, applied));
   json metrics = dml::FileMetrics(applied);
   if (request.assignments != nullptr) {
     metrics["numUpdatedRows"] = applied.updated_rows;

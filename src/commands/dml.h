@@ -8,6 +8,8 @@
 //     old DV), the file is removed and re-added with the DV (stats tightBounds=false), and
 //     updated or inserted rows go to new files;
 //   - copy-on-write otherwise: every touched file is rewritten without the deleted rows.
+// In both, a DELETE true for every row of a file (no WHERE, or a WHERE over partition
+// columns only that the file's partition values satisfy) removes the file unread.
 // With delta.enableChangeDataFeed, the commit also carries _change_data files (cdc
 // actions) holding the changed rows with _change_type delete / update_preimage /
 // update_postimage / insert.
@@ -80,11 +82,13 @@ struct MergeRequest {
 };
 
 // Errors: InvalidArgument for bad expressions, unknown columns (naming them), a target
-// row matched by more than one source row ("MERGE matched target row ... more than once")
-// and constraint violations; InvalidArgument for DELETE/UPDATE/MERGE changing rows of a
-// delta.appendOnly table; Conflict from the transaction. Metrics: numDeletedRows,
-// numUpdatedRows, numCopiedRows, numAddedFiles, numRemovedFiles, numDeletionVectorsAdded,
-// numTargetRowsInserted/Updated/Deleted (MERGE), numSourceRows, numTargetFilesScanned...
+// row matched by more than one source row ("MERGE matched target row ... more than once"),
+// constraint violations, a generated column assigned a value other than its expression's
+// (naming the column), and DELETE/UPDATE/MERGE changing rows of a delta.appendOnly table;
+// Conflict from the transaction. Metrics: numDeletedRows, numUpdatedRows, numCopiedRows,
+// numAddedFiles, numRemovedFiles, numDeletionVectorsAdded, numTargetRowsInserted/Updated/
+// Deleted (MERGE), numSourceRows, numTargetFilesScanned...
+// (numbers in CommandResult::metrics; strings in the commit's operationMetrics, as Delta).
 Result<CommandResult> Delete(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,
                              const DeleteRequest& request);
 Result<CommandResult> Update(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,

@@ -3,11 +3,11 @@
 #include <map>
 
 #include "commands/dml_internal.h"
+#include "commands/maintenance_internal.h"
 #include "commands/table_features.h"
 #include "common/uuid.h"
 #include "delta/deletion_vector.h"
 #include "delta/protocol.h"
-#include "storage/prefixed_object_store.h"
 
 namespace basin::commands::dml {
 
@@ -17,12 +17,16 @@ using engine::QuoteIdentifier;
 using engine::QuoteLiteral;
 using nlohmann::json;
 
-constexpr const char* kChangeDataFolder = "_change_data";
 constexpr const char* kChangeTypeColumn = "_change_type";
 
 const std::string kFile = QuoteIdentifier(engine::kScanFileColumn);
 const std::string kRow = QuoteIdentifier(engine::kScanRowIndexColumn);
 const std::string kAction = QuoteIdentifier(kActionColumn);
+
+// A value's text for an error message, cut short so one bad row cannot flood it.
+std::string ValueText(const std::string& expr) {
+  return "COALESCE(left(CAST(" + expr + " AS VARCHAR), 100), 'NULL')";
+}
 
 int64_t ToInt(const std::optional<std::string>& cell) { return cell ? std::stoll(*cell) : 0; }
 
@@ -147,28 +151,13 @@ Status WriteDeletionVectors(const DmlTable& table, const std::vector<TouchedFile
   return snapshot.store->Put(key, dv_file).WithContext(table.where + ": writing deletion vector file " + key);
 }
 
-// Writes the change feed rows as _change_data files: the table's columns (physical names,
-// partitioned like the data) plus _change_type, as PROTOCOL.md "Change Data Files" has it.
-Status WriteChangeData(const DmlTable& table, const std::string& rows_sql, delta::Transaction& txn,
-                       AppliedChanges& applied) {
-  WriteTarget cdc = table.target;
-  cdc.store = NewPrefixedObjectStore(table.target.store, kChangeDataFolder);
-  delta::StructField change_type;
-  change_type.name = kChangeTypeColumn;
-  auto string_type = std::make_shared<delta::DataType>();
-  string_type->primitive = "string";
-  change_type.type = std::move(string_type);
-  cdc.schema.fields.push_back(std::move(change_type));
-  cdc.metadata.schema_string = delta::SchemaToJson(cdc.schema).dump();
-  ASSIGN_OR_RETURN(std::string stored, StoredRowsSql(cdc, rows_sql));
-  ASSIGN_OR_RETURN(std::vector<delta::AddFile> files, WriteRows(*table.ctx->conn, cdc, stored));
-  for (delta::AddFile& file : files) {
-    delta::CdcFile change;
-    change.path = std::string(kChangeDataFolder) + "/" + file.path;
-    change.partition_values = std::move(file.partition_values);
-    change.size = file.size;
-    change.data_change = false;
-    txn.AddChangeFile(std::move(change));
+// Writes change feed rows (see WriteChangeRows) and adds their cdc actions to `txn`.
+Status WriteChangeFiles(const DmlTable& table, const std::string& rows_sql, delta::Transaction& txn,
+                        AppliedChanges& applied) {
+  ASSIGN_OR_RETURN(std::vector<delta::CdcFile> files,
+                   WriteChangeRows(*table.ctx->conn, table.target, rows_sql));
+  for (delta::CdcFile& file : files) {
+    txn.AddChangeFile(std::move(file));
     applied.added_change_files++;
   }
   return Status::OK();
@@ -294,6 +283,59 @@ std::optional<std::string> GenerationExpression(const delta::StructField& field)
   return it->get<std::string>();
 }
 
+Status CheckGeneratedAssignments(const DmlTable& table, const std::string& changes,
+                                 std::string_view operation, const GeneratedAssignments& assigned) {
+  if (assigned.empty()) return Status::OK();
+  const delta::StructType& schema = table.target.schema;
+  // The new rows as they would be stored: every column cast to its type, so the
+  // expression sees what a later read of the row would.
+  std::string casts;
+  for (const delta::StructField& field : schema.fields) {
+    const std::string name = QuoteIdentifier(field.name);
+    casts +=
+        (casts.empty() ? "" : ", ") + ("CAST(" + name + " AS " + field.type->ToDuckDBType() + ") AS " + name);
+  }
+  for (const auto& [column, rows] : assigned) {
+    const delta::StructField* field = schema.Find(column);
+    std::optional<std::string> generation = field == nullptr ? std::nullopt : GenerationExpression(*field);
+    if (!generation) continue;
+    const std::string name = QuoteIdentifier(field->name);
+    const std::string computed = "CAST((" + *generation + ") AS " + field->type->ToDuckDBType() + ")";
+    auto differing = table.ctx->conn->Query(
+        "SELECT " + ValueText(name) + ", " + ValueText(computed) + " FROM (SELECT * REPLACE (" + casts +
+        ") FROM " + changes + " WHERE " + kAction + " IN ('update', 'insert') AND (" + rows +
+        ")) AS __basin_new WHERE " + name + " IS DISTINCT FROM " + computed + " LIMIT 1");
+    if (!differing.ok()) return differing.status().WithContext(std::string(operation) + " " + table.where);
+    if (differing->row_count() == 0) continue;
+    return Status::InvalidArgument(std::string(operation) + " " + table.where + ": column " + field->name +
+                                   " is generated as (" + *generation + "); the value given, " +
+                                   differing->at(0, 0).value_or("NULL") + ", is not " +
+                                   differing->at(0, 1).value_or("NULL"));
+  }
+  return Status::OK();
+}
+
+Status RemoveWholeFiles(const DmlTable& table, const std::vector<size_t>& files, bool with_change_data,
+                        TempTables& temps, delta::Transaction& txn, AppliedChanges& applied) {
+  for (size_t index : files) {
+    const delta::AddFile& add = table.snapshot->files[index];
+    txn.Remove(delta::RemoveOf(add));
+    applied.removed_files++;
+    applied.removed_bytes += add.size;
+    applied.deleted_rows += delta::StatsNumRecords(add).value_or(0);
+    if (add.deletion_vector) {
+      applied.deleted_rows -= add.deletion_vector->cardinality;
+      applied.deletion_vectors_removed++;
+    }
+  }
+  if (!with_change_data || files.empty()) return Status::OK();
+  ASSIGN_OR_RETURN(engine::ScanPlan scan, ScanWithPositions(table, files, temps));
+  return WriteChangeFiles(table,
+                          "SELECT " + ColumnsFrom(table.target.schema, table.snapshot->schema, "__basin_r") +
+                              ", 'delete' AS " + kChangeTypeColumn + " FROM (" + scan.sql + ") AS __basin_r",
+                          txn, applied);
+}
+
 Result<AppliedChanges> ApplyChanges(const DmlTable& table, const engine::ScanPlan& candidates,
                                     const std::string& changes, bool with_values, TempTables& temps,
                                     delta::Transaction& txn) {
@@ -376,7 +418,7 @@ Result<AppliedChanges> ApplyChanges(const DmlTable& table, const engine::ScanPla
     }
     std::string cdc_sql;
     for (const std::string& piece : pieces) cdc_sql += (cdc_sql.empty() ? "" : "\nUNION ALL ") + piece;
-    if (!cdc_sql.empty()) RETURN_IF_ERROR(WriteChangeData(table, cdc_sql, txn, applied));
+    if (!cdc_sql.empty()) RETURN_IF_ERROR(WriteChangeFiles(table, cdc_sql, txn, applied));
   }
   return applied;
 }
@@ -405,7 +447,7 @@ Result<CommandResult> CommitDml(const DmlTable& table, const Candidates& candida
   if (table.new_metadata) txn.UpdateMetadata(*table.new_metadata);
   if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
   txn.SetOperation(std::move(operation), std::move(parameters));
-  txn.SetOperationMetrics(metrics);
+  txn.SetOperationMetrics(internal::CommitMetrics(metrics));
   ctx.Report("committing", 0);
   CommandResult result;
   ASSIGN_OR_RETURN(result.commit, txn.Commit());

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -108,6 +109,18 @@ std::string ColumnsFrom(const delta::StructType& schema, const delta::StructType
 // A column's generation expression (delta.generationExpression), when it is generated.
 std::optional<std::string> GenerationExpression(const delta::StructField& field);
 
+// Generated columns a command assigns explicitly: column (schema name) -> SQL condition
+// over the change table picking the rows whose clause assigns it ("TRUE": every row).
+using GeneratedAssignments = std::map<std::string, std::string>;
+
+// Delta's rule for generated columns: a stored value must equal the column's expression.
+// Unassigned generated columns are recomputed when rows are stored; an assigned one must
+// already hold the expression's value (over the row's new values) in every inserted or
+// updated row that assigns it. InvalidArgument naming the table, the column, the value and
+// the expected one for the first row that does not; nothing is written.
+Status CheckGeneratedAssignments(const DmlTable& table, const std::string& changes,
+                                 std::string_view operation, const GeneratedAssignments& assigned);
+
 // What applying a change table did, for metrics.
 struct AppliedChanges {
   int64_t deleted_rows = 0;
@@ -131,6 +144,15 @@ struct AppliedChanges {
 Result<AppliedChanges> ApplyChanges(const DmlTable& table, const engine::ScanPlan& candidates,
                                     const std::string& changes, bool with_values, TempTables& temps,
                                     delta::Transaction& txn);
+
+// Removes `files` (indexes into snapshot.files) whole, in metadata only: a DELETE that
+// matches every row of a file needs no DV or rewrite. Deleted rows are the files' live
+// rows from their stats, which every file must have (numRecords). With
+// `with_change_data`, their rows are also written as change data deletes: a commit with
+// cdc files must list every change there, since readers derive deletes from remove
+// actions only in commits without any.
+Status RemoveWholeFiles(const DmlTable& table, const std::vector<size_t>& files, bool with_change_data,
+                        TempTables& temps, delta::Transaction& txn, AppliedChanges& applied);
 
 // The result to return without doing anything when the context's idempotent write id is
 // already in the table (so no data files are written for nothing).

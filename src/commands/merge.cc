@@ -49,7 +49,8 @@ struct MergePlan {
   std::string target_name, source_name;
   std::map<std::string, std::string> source_columns;  // lower-case -> as the source names it
   // Per clause: column (schema name) -> value expression; absent columns keep their old
-  // value (updates) or are NULL (inserts). Generated columns are recomputed when stored.
+  // value (updates) or are NULL (inserts). Generated columns not set are recomputed when
+  // stored; set ones must equal their expression (dml::CheckGeneratedAssignments).
   std::vector<std::map<std::string, std::string>> values;
 };
 
@@ -243,6 +244,20 @@ json OperationParameters(const MergeRequest& request) {
               {"notMatchedBySourcePredicates", by_source.dump()}};
 }
 
+// The generated columns the clauses set, with the change table rows of those clauses.
+dml::GeneratedAssignments GeneratedAssignments(const dml::DmlTable& table, const MergePlan& plan) {
+  dml::GeneratedAssignments assigned;
+  for (const delta::StructField& field : table.target.schema.fields) {
+    if (!dml::GenerationExpression(field)) continue;
+    std::string clauses;
+    for (size_t i = 0; i < plan.values.size(); i++) {
+      if (plan.values[i].count(field.name) > 0) clauses += (clauses.empty() ? "" : ", ") + std::to_string(i);
+    }
+    if (!clauses.empty()) assigned[field.name] = QuoteIdentifier(kClauseColumn) + " IN (" + clauses + ")";
+  }
+  return assigned;
+}
+
 // The query computing, per joined row, the clause that applies and the new values.
 std::string ChangesSql(const MergeRequest& request, const dml::DmlTable& table, const MergePlan& plan,
                        const std::string& target_scan, const std::string& source_table) {
@@ -394,6 +409,8 @@ Result<CommandResult> Merge(const CommandContext& ctx, std::shared_ptr<const del
                                    ChangesSql(request, table, plan, scan.sql, source_table)),
                       "MERGE into " + table.where);
   RETURN_IF_ERROR(CheckSingleMatches(conn, request, table, scan, changes));
+  RETURN_IF_ERROR(
+      dml::CheckGeneratedAssignments(table, changes, "MERGE into", GeneratedAssignments(table, plan)));
 
   delta::Transaction txn(table.snapshot, ctx.txn_options);
   ASSIGN_OR_RETURN(dml::AppliedChanges applied, dml::ApplyChanges(table, scan, changes, true, temps, txn));

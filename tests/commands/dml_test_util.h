@@ -81,8 +81,9 @@ class DmlFixture {
     return txn.Commit().status();
   }
 
-  // Appends the rows of `select_sql` (columns by physical name) as new files.
-  Status Append(const std::string& name, const std::string& select_sql) {
+  // Appends the rows of `select_sql` (columns by physical name) as new files; without
+  // `with_stats`, their add actions carry no stats (as some writers leave them).
+  Status Append(const std::string& name, const std::string& select_sql, bool with_stats = true) {
     ASSIGN_OR_RETURN(auto snapshot, Load(name));
     engine::WriteOptions options;
     for (const std::string& column : snapshot->metadata.partition_columns) {
@@ -90,7 +91,10 @@ class DmlFixture {
     }
     ASSIGN_OR_RETURN(auto adds, engine::WriteDataFiles(*conn_, select_sql, *snapshot->store, options));
     delta::Transaction txn(snapshot);
-    for (auto& add : adds) txn.Add(std::move(add));
+    for (auto& add : adds) {
+      if (!with_stats) add.stats.reset();
+      txn.Add(std::move(add));
+    }
     return txn.Commit().status();
   }
 

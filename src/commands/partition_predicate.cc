@@ -1,0 +1,128 @@
+#include "commands/partition_predicate.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string_view>
+
+namespace basin::commands {
+
+namespace {
+
+using engine::QuoteIdentifier;
+using engine::QuoteLiteral;
+using nlohmann::json;
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool ColumnMapped(const delta::Metadata& metadata) {
+  auto mode = metadata.configuration.find("delta.columnMapping.mode");
+  if (mode == metadata.configuration.end()) return false;
+  const std::string value = Lower(mode->second);
+  return value == "name" || value == "id";
+}
+
+// DuckDB functions whose value differs between rows with equal arguments.
+bool IsVolatile(const std::string& function) {
+  static constexpr std::array<std::string_view, 8> kVolatile = {
+      "random", "gen_random_uuid", "uuid", "uuidv4", "uuidv7", "nextval", "currval", "setseed"};
+  const std::string name = Lower(function);
+  return std::find(kVolatile.begin(), kVolatile.end(), name) != kVolatile.end();
+}
+
+bool IsPartitionColumn(const delta::Snapshot& snapshot, const std::string& name) {
+  const delta::StructField* field = snapshot.schema.Find(name);
+  return field != nullptr &&
+         std::any_of(snapshot.metadata.partition_columns.begin(), snapshot.metadata.partition_columns.end(),
+                     [&](const std::string& p) { return snapshot.schema.Find(p) == field; });
+}
+
+}  // namespace
+
+std::string PartitionConstantSql(const delta::DataType& type, const std::optional<std::string>& value) {
+  const std::string duck_type = type.ToDuckDBType();
+  if (!value || (value->empty() && type.primitive != "string")) return "CAST(NULL AS " + duck_type + ")";
+  if (type.primitive == "string") return QuoteLiteral(*value);
+  // Binary values are the raw bytes as a string; encode() keeps them byte for byte.
+  if (type.primitive == "binary") return "encode(" + QuoteLiteral(*value) + ")";
+  return "CAST(" + QuoteLiteral(*value) + " AS " + duck_type + ")";
+}
+
+bool DecidedByPartitionValues(const json& tree, const delta::Snapshot& snapshot,
+                              const engine::SkippingScope& scope) {
+  if (tree.is_array()) {
+    return std::all_of(tree.begin(), tree.end(),
+                       [&](const json& child) { return DecidedByPartitionValues(child, snapshot, scope); });
+  }
+  if (!tree.is_object()) return true;
+  const std::string node_class = tree.value("class", "");
+  if (node_class == "SUBQUERY") return false;
+  if (node_class == "FUNCTION" && IsVolatile(tree.value("function_name", ""))) return false;
+  if (node_class == "COLUMN_REF") {
+    const json& names = tree["column_names"];
+    if (!names.is_array() || names.empty() || names.size() > 2 ||
+        !std::all_of(names.begin(), names.end(), [](const json& n) { return n.is_string(); })) {
+      return false;
+    }
+    if (names.size() == 2) {
+      const std::string qualifier = Lower(names[0].get<std::string>());
+      if (std::none_of(scope.qualifiers.begin(), scope.qualifiers.end(),
+                       [&](const std::string& q) { return Lower(q) == qualifier; })) {
+        return false;
+      }
+    }
+    return IsPartitionColumn(snapshot, names.back().get<std::string>());
+  }
+  for (const auto& [key, child] : tree.items()) {
+    if (!DecidedByPartitionValues(child, snapshot, scope)) return false;
+  }
+  return true;
+}
+
+Result<std::vector<size_t>> FilesWherePartitionsSatisfy(engine::Connection& conn,
+                                                        const delta::Snapshot& snapshot,
+                                                        const std::vector<size_t>& files,
+                                                        const std::string& predicate,
+                                                        const std::string& alias) {
+  std::vector<size_t> satisfied;
+  if (files.empty()) return satisfied;
+  const bool mapped = ColumnMapped(snapshot.metadata);
+  std::vector<const delta::StructField*> columns;
+  for (const std::string& name : snapshot.metadata.partition_columns) {
+    const delta::StructField* field = snapshot.schema.Find(name);
+    if (field == nullptr) {
+      return Status::Corruption("table " + snapshot.table_root + " version " +
+                                std::to_string(snapshot.version) + ": partition column '" + name +
+                                "' is not in the schema");
+    }
+    columns.push_back(field);
+  }
+  std::string rows;
+  for (size_t index : files) {
+    rows += (rows.empty() ? "(" : ", (") + std::to_string(index);
+    const delta::PartitionValues& values = snapshot.files[index].partition_values;
+    for (const delta::StructField* field : columns) {
+      // Keyed by physical name under column mapping, else by name (case-insensitively, as Spark).
+      const std::string key = Lower(mapped ? field->PhysicalName() : field->name);
+      std::optional<std::string> value;
+      for (const auto& [name, v] : values) {
+        if (Lower(name) == key) value = v;
+      }
+      rows += ", " + PartitionConstantSql(*field->type, value);
+    }
+    rows += ")";
+  }
+  std::string names = "__basin_file_index";
+  for (const delta::StructField* field : columns) names += ", " + QuoteIdentifier(field->name);
+  ASSIGN_OR_RETURN(
+      engine::QueryResult result,
+      conn.Query("SELECT __basin_file_index FROM (VALUES " + rows + ") AS " + QuoteIdentifier(alias) + "(" +
+                 names + ") WHERE COALESCE((" + predicate + "), FALSE) ORDER BY 1"));
+  for (const auto& row : result.rows) satisfied.push_back(std::stoull(row[0].value_or("0")));
+  return satisfied;
+}
+
+}  // namespace basin::commands
