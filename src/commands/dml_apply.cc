@@ -217,16 +217,8 @@ Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const d
 }
 
 json ExpressionTree(engine::Connection& conn, const std::string& expression) {
-  auto result = conn.Query("SELECT json_serialize_sql(" +
-                           QuoteLiteral("SELECT * FROM __basin_t WHERE " + expression) + ")");
-  if (!result.ok() || result->row_count() != 1) return nullptr;
-  json tree = json::parse(result->at(0, 0).value_or(""), nullptr, false);
-  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true)) return nullptr;
-  const json& statements = tree["statements"];
-  if (!statements.is_array() || statements.size() != 1) return nullptr;
-  const json& node = statements[0]["node"];
-  if (!node.is_object() || !node.contains("where_clause")) return nullptr;
-  return node["where_clause"];
+  auto tree = engine::ParsePredicate(conn, expression);
+  return tree.ok() ? *tree : json(nullptr);
 }
 
 json AndTrees(const std::vector<json>& trees) {

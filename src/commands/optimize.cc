@@ -4,12 +4,14 @@
 #include <atomic>
 #include <cctype>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "commands/maintenance.h"
 #include "commands/maintenance_internal.h"
+#include "commands/partition_predicate.h"
 #include "commands/table_rows.h"
 #include "delta/protocol.h"
 #include "engine/scan.h"
@@ -21,84 +23,25 @@ namespace {
 using engine::QuoteIdentifier;
 using engine::QuoteLiteral;
 
-bool IsColumnMapped(const delta::Metadata& metadata) {
-  auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  return mode != metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
-}
-
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
 
-// A partition value (PROTOCOL.md "Partition Value Serialization") as a typed SQL constant.
-std::string PartitionValueSql(const delta::DataType& type, const std::optional<std::string>& value) {
-  const std::string duck_type = type.ToDuckDBType();
-  if (!value || (value->empty() && type.primitive != "string")) return "CAST(NULL AS " + duck_type + ")";
-  if (type.primitive == "string") return QuoteLiteral(*value);
-  if (type.primitive == "binary") return "encode(" + QuoteLiteral(*value) + ")";
-  return "CAST(" + QuoteLiteral(*value) + " AS " + duck_type + ")";
-}
-
-// The value of partition column `field` in `values` (keyed by physical name under column
-// mapping, by name otherwise, matched case-insensitively as Spark does).
-std::optional<std::string> PartitionValueOf(const delta::PartitionValues& values,
-                                            const delta::StructField& field, bool mapped) {
-  const std::string key = Lower(mapped ? field.PhysicalName() : field.name);
-  for (const auto& [name, value] : values) {
-    if (Lower(name) == key) return value;
-  }
-  return std::nullopt;
-}
-
 using PartitionGroups = std::map<delta::PartitionValues, std::vector<size_t>>;
 
-// The partitions `where` selects, evaluated by DuckDB over one row per partition that
-// holds only the partition columns: a reference to any other column fails to bind.
-Result<PartitionGroups> PartitionsMatching(engine::Connection& conn, const delta::Snapshot& table,
-                                           const PartitionGroups& partitions, const std::string& where) {
-  const bool mapped = IsColumnMapped(table.metadata);
-  std::vector<const delta::StructField*> columns;
-  for (const std::string& name : table.metadata.partition_columns) {
-    const delta::StructField* field = table.schema.Find(name);
-    if (field == nullptr) {
-      return Status::Corruption("table " + table.table_root + ": partition column '" + name +
-                                "' is not in the schema");
-    }
-    columns.push_back(field);
-  }
-  std::vector<const delta::PartitionValues*> keys;
-  std::string rows;
-  for (const auto& [values, files] : partitions) {
-    rows += (keys.empty() ? "(" : ", (") + std::to_string(keys.size());
-    for (const delta::StructField* field : columns) {
-      rows += ", " + PartitionValueSql(*field->type, PartitionValueOf(values, *field, mapped));
-    }
-    rows += ")";
-    keys.push_back(&values);
-  }
-  PartitionGroups selected;
-  if (keys.empty()) return selected;
-  std::string names = "__basin_partition";
-  for (const delta::StructField* field : columns) names += ", " + QuoteIdentifier(field->name);
-  auto result = conn.Query("SELECT __basin_partition FROM (VALUES " + rows + ") AS __basin_p(" + names +
-                           ") WHERE (" + where + ")");
-  if (!result.ok()) {
-    std::string allowed;
-    for (const std::string& p : table.metadata.partition_columns)
-      allowed += (allowed.empty() ? "" : ", ") + p;
-    return Status::InvalidArgument("OPTIMIZE " + table.table_root +
-                                   ": the WHERE predicate may reference only " +
-                                   (allowed.empty() ? std::string("partition columns (the table has none)")
-                                                    : "the partition columns (" + allowed + ")") +
-                                   ": " + result.status().message());
-  }
-  for (const auto& row : result->rows) {
-    size_t index = std::stoull(row[0].value_or("0"));
-    const delta::PartitionValues& values = *keys.at(index);
-    selected.emplace(values, partitions.at(values));
-  }
-  return selected;
+// The files of the partitions `where` selects, evaluated by DuckDB over the partition
+// columns alone: a reference to any other column fails to bind.
+Result<std::vector<size_t>> FilesOfPartitionsMatching(engine::Connection& conn, const delta::Snapshot& table,
+                                                      const std::vector<size_t>& files, const std::string& where) {
+  auto selected = FilesWherePartitionsSatisfy(conn, table, files, where, "__basin_partitions");
+  if (selected.ok() || selected.status().code() != ErrorCode::kInvalidArgument) return selected;
+  std::string allowed;
+  for (const std::string& p : table.metadata.partition_columns) allowed += (allowed.empty() ? "" : ", ") + p;
+  return Status::InvalidArgument("OPTIMIZE " + table.table_root + ": the WHERE predicate may reference only " +
+                                 (allowed.empty() ? std::string("partition columns (the table has none)")
+                                                  : "the partition columns (" + allowed + ")") +
+                                 ": " + selected.status().message());
 }
 
 bool HasDeletedRows(const delta::AddFile& file) {
@@ -275,12 +218,13 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
   }
 
   ctx.Report("planning", 0);
-  PartitionGroups partitions;
-  for (size_t i = 0; i < snapshot.files.size(); i++)
-    partitions[snapshot.files[i].partition_values].push_back(i);
+  std::vector<size_t> selected(snapshot.files.size());
+  std::iota(selected.begin(), selected.end(), 0);
   if (!request.where.empty()) {
-    ASSIGN_OR_RETURN(partitions, PartitionsMatching(conn, snapshot, partitions, request.where));
+    ASSIGN_OR_RETURN(selected, FilesOfPartitionsMatching(conn, snapshot, selected, request.where));
   }
+  PartitionGroups partitions;
+  for (size_t i : selected) partitions[snapshot.files[i].partition_values].push_back(i);
   size_t considered_files = 0;
   std::vector<std::vector<size_t>> bins;
   for (const auto& [values, files] : partitions) {

@@ -5,6 +5,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "engine/scan.h"
+
 namespace basin::commands {
 
 namespace {
@@ -41,15 +43,6 @@ bool IsPartitionColumn(const delta::Snapshot& snapshot, const std::string& name)
 }
 
 }  // namespace
-
-std::string PartitionConstantSql(const delta::DataType& type, const std::optional<std::string>& value) {
-  const std::string duck_type = type.ToDuckDBType();
-  if (!value || (value->empty() && type.primitive != "string")) return "CAST(NULL AS " + duck_type + ")";
-  if (type.primitive == "string") return QuoteLiteral(*value);
-  // Binary values are the raw bytes as a string; encode() keeps them byte for byte.
-  if (type.primitive == "binary") return "encode(" + QuoteLiteral(*value) + ")";
-  return "CAST(" + QuoteLiteral(*value) + " AS " + duck_type + ")";
-}
 
 bool DecidedByPartitionValues(const json& tree, const delta::Snapshot& snapshot,
                               const engine::SkippingScope& scope) {
@@ -111,7 +104,7 @@ Result<std::vector<size_t>> FilesWherePartitionsSatisfy(engine::Connection& conn
       for (const auto& [name, v] : values) {
         if (Lower(name) == key) value = v;
       }
-      rows += ", " + PartitionConstantSql(*field->type, value);
+      rows += ", " + engine::PartitionValueSql(*field->type, value);
     }
     rows += ")";
   }

@@ -18,10 +18,6 @@
 
 namespace basin::commands {
 
-// A serialized partition value (PROTOCOL.md "Partition Value Serialization") as a typed
-// SQL constant: NULL when absent, or empty for a non-string type.
-std::string PartitionConstantSql(const delta::DataType& type, const std::optional<std::string>& value);
-
 // Whether `tree` (a json_serialize_sql expression) has the same value for every row of a
 // file: it references only partition columns of `snapshot` (unqualified, or qualified by
 // one of scope.qualifiers), and no subquery or function whose value changes per row

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "commands/partition_predicate.h"
 #include "commands/table_features.h"
 #include "delta/protocol.h"
 #include "engine/scan.h"
@@ -35,31 +36,7 @@ const char* ModeName(WriteMode mode) {
   return "write";
 }
 
-// The syntax tree DuckDB gives a boolean expression (json_serialize_sql's where clause).
-Result<json> PredicateTree(engine::Connection& conn, const std::string& predicate) {
-  ASSIGN_OR_RETURN(engine::QueryResult r, conn.Query("SELECT json_serialize_sql(" +
-                                                     QuoteLiteral("SELECT 1 WHERE " + predicate) + ")"));
-  json tree = json::parse(r.at(0, 0).value_or(""), nullptr, false);
-  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true)) {
-    std::string message = tree.is_object() ? tree.value("error_message", std::string()) : std::string();
-    return Status::InvalidArgument("cannot parse predicate '" + predicate + "'" +
-                                   (message.empty() ? "" : ": " + message));
-  }
-  const json& statements = tree["statements"];
-  if (!statements.is_array() || statements.size() != 1 || !statements[0]["node"].contains("where_clause")) {
-    return Status::InvalidArgument("cannot parse predicate '" + predicate + "'");
-  }
-  return statements[0]["node"]["where_clause"];
-}
-
 int64_t NumRecords(const delta::AddFile& add) { return delta::StatsNumRecords(add).value_or(0); }
-
-// A typed constant for a serialized partition value of `field`.
-std::string PartitionValueSql(const delta::StructField& field, const std::optional<std::string>& value) {
-  const std::string type = field.type->ToDuckDBType();
-  if (!value || (value->empty() && field.type->primitive != "string")) return "CAST(NULL AS " + type + ")";
-  return "CAST(" + QuoteLiteral(*value) + " AS " + type + ")";
-}
 
 const delta::StructField* PartitionField(const delta::Snapshot& table, const std::string& key) {
   for (const std::string& name : table.metadata.partition_columns) {
@@ -67,54 +44,6 @@ const delta::StructField* PartitionField(const delta::Snapshot& table, const std
     if (field != nullptr && (field->PhysicalName() == key || field->name == key)) return field;
   }
   return nullptr;
-}
-
-// Rows of partition values, one per file of `indexes`: VALUES (i, v1, v2, ...) with the
-// partition columns under their logical names.
-std::string PartitionRowsSql(const delta::Snapshot& table, const std::vector<size_t>& indexes) {
-  std::string rows;
-  for (size_t index : indexes) {
-    std::string row = std::to_string(index);
-    for (const std::string& name : table.metadata.partition_columns) {
-      const delta::StructField* field = table.schema.Find(name);
-      auto value = table.files[index].partition_values.find(field->PhysicalName());
-      row += ", " + PartitionValueSql(*field, value == table.files[index].partition_values.end()
-                                                  ? std::nullopt
-                                                  : value->second);
-    }
-    rows += (rows.empty() ? "(" : ", (") + row + ")";
-  }
-  std::string columns = "__basin_index";
-  for (const std::string& name : table.metadata.partition_columns) {
-    columns += ", " + QuoteIdentifier(table.schema.Find(name)->name);
-  }
-  return "SELECT * FROM (VALUES " + rows + ") AS __basin_partitions(" + columns + ")";
-}
-
-// Whether the predicate mentions only partition columns, so partition values decide it.
-bool OnlyPartitionColumns(const json& node, const delta::Snapshot& table) {
-  if (node.is_object()) {
-    if (node.value("class", "") == "COLUMN_REF") {
-      const json& names = node["column_names"];
-      if (!names.is_array() || names.size() != 1 || !names[0].is_string()) return false;
-      const std::string name = names[0].get<std::string>();
-      return std::any_of(table.metadata.partition_columns.begin(), table.metadata.partition_columns.end(),
-                         [&](const std::string& p) {
-                           const delta::StructField* f = table.schema.Find(p);
-                           return f != nullptr && table.schema.Find(name) == f;
-                         });
-    }
-    if (node.value("class", "") == "SUBQUERY") return false;
-    for (const auto& [key, child] : node.items()) {
-      if (!OnlyPartitionColumns(child, table)) return false;
-    }
-    return true;
-  }
-  if (node.is_array()) {
-    return std::all_of(node.begin(), node.end(),
-                       [&](const json& child) { return OnlyPartitionColumns(child, table); });
-  }
-  return true;
 }
 
 // What an overwrite takes away: files removed whole, and files rewritten without the rows
@@ -134,11 +63,9 @@ Result<Replaced> FilesToReplace(engine::Connection& conn, const delta::Snapshot&
   std::vector<size_t> candidates = engine::FilesMatching(table, tree);
   if (candidates.empty()) return replaced;
   const std::string condition = "COALESCE((" + predicate + "), FALSE)";
-  if (!table.metadata.partition_columns.empty() && OnlyPartitionColumns(tree, table)) {
-    ASSIGN_OR_RETURN(engine::QueryResult r,
-                     conn.Query("SELECT __basin_index FROM (" + PartitionRowsSql(table, candidates) +
-                                ") WHERE " + condition));
-    for (const auto& row : r.rows) replaced.removed.push_back(std::stoull(*row[0]));
+  if (DecidedByPartitionValues(tree, table, {})) {
+    ASSIGN_OR_RETURN(replaced.removed,
+                     FilesWherePartitionsSatisfy(conn, table, candidates, predicate, "__basin_partitions"));
     for (size_t index : replaced.removed) replaced.deleted_rows += NumRecords(table.files[index]);
     return replaced;
   }
@@ -187,7 +114,7 @@ std::vector<size_t> FilesInPartitions(const delta::Snapshot& table, const std::v
       if (field == nullptr) continue;
       const std::string column = QuoteIdentifier(field->name);
       term += (term.empty() ? "" : " AND ") +
-              (value ? column + " = " + PartitionValueSql(*field, value) : column + " IS NULL");
+              (value ? column + " = " + engine::PartitionValueSql(*field->type, value) : column + " IS NULL");
     }
     partitions_sql += (partitions_sql.empty() ? "(" : " OR (") + (term.empty() ? "TRUE" : term) + ")";
   }
@@ -288,7 +215,7 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     for (const delta::AddFile& add : table->files) replaced.deleted_rows += NumRecords(add);
   } else if (mode == WriteMode::kReplaceWhere) {
     parameters["predicate"] = JsonList({request.replace_where});
-    ASSIGN_OR_RETURN(json tree, PredicateTree(conn, request.replace_where));
+    ASSIGN_OR_RETURN(json tree, engine::ParsePredicate(conn, request.replace_where));
     ctx.Report("scanning", 0);
     ASSIGN_OR_RETURN(replaced, FilesToReplace(conn, *table, request.replace_where, tree));
     txn.ReadPredicate(tree);
@@ -310,7 +237,7 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     if (partitions_sql.empty()) {
       if (!adds.empty()) txn.ReadWholeTable();
     } else {
-      ASSIGN_OR_RETURN(json tree, PredicateTree(conn, partitions_sql));
+      ASSIGN_OR_RETURN(json tree, engine::ParsePredicate(conn, partitions_sql));
       txn.ReadPredicate(tree);
     }
   }

@@ -103,17 +103,6 @@ class Converter {
   std::string column_;
 };
 
-// A partition value (PROTOCOL.md "Partition Value Serialization") as a typed constant.
-std::string PartitionLiteral(const DataType& type, const std::optional<std::string>& value) {
-  if (!value) return NullOf(type);
-  const std::string& p = type.primitive;
-  if (p == "string") return QuoteLiteral(*value);
-  // An empty string stands for null for every non-string type.
-  if (value->empty()) return NullOf(type);
-  // Binary values are the raw bytes as a string; encode() keeps them byte for byte.
-  if (p == "binary") return "encode(" + QuoteLiteral(*value) + ")";
-  return "CAST(" + QuoteLiteral(*value) + " AS " + type.ToDuckDBType() + ")";
-}
 
 std::string FileList(const std::vector<std::string>& paths) {
   std::string out = "[";
@@ -222,7 +211,7 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
         for (const auto& [name, v] : *group.partition_values) {
           if (EqualsIgnoreCase(name, f.name) || (mapped && name == f.PhysicalName())) value = v;
         }
-        expr = PartitionLiteral(*f.type, value);
+        expr = PartitionValueSql(*f.type, value);
       } else if (const ColumnType* phys = FindPhysical(physical, mapped ? f.PhysicalName() : f.name)) {
         Converter converter(mapped, f.name);
         ASSIGN_OR_RETURN(expr, converter.Convert(QuoteIdentifier(phys->name), *f.type, *phys, 0));
@@ -280,6 +269,17 @@ void DropScanTempTables(Connection& conn, const ScanPlan& plan) {
     // Best effort: a temp table left behind disappears with the connection anyway.
     (void)conn.Execute("DROP TABLE IF EXISTS temp.main." + QuoteIdentifier(temp));
   }
+}
+
+std::string PartitionValueSql(const DataType& type, const std::optional<std::string>& value) {
+  if (!value) return NullOf(type);
+  const std::string& p = type.primitive;
+  if (p == "string") return QuoteLiteral(*value);
+  // An empty string stands for null for every non-string type.
+  if (value->empty()) return NullOf(type);
+  // Binary values are the raw bytes as a string; encode() keeps them byte for byte.
+  if (p == "binary") return "encode(" + QuoteLiteral(*value) + ")";
+  return "CAST(" + QuoteLiteral(*value) + " AS " + type.ToDuckDBType() + ")";
 }
 
 }  // namespace basin::engine

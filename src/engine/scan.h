@@ -46,4 +46,8 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
                               const ScanOptions& options = {});
 void DropScanTempTables(Connection& conn, const ScanPlan& plan);
 
+// A serialized partition value (PROTOCOL.md "Partition Value Serialization") as a typed SQL
+// constant of `type`: NULL when absent, and when empty for a type other than string.
+std::string PartitionValueSql(const delta::DataType& type, const std::optional<std::string>& value);
+
 }  // namespace basin::engine

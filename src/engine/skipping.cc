@@ -579,8 +579,7 @@ std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedS
   return out;
 }
 
-Result<std::vector<size_t>> FilesMatchingWhere(Connection& conn, const delta::Snapshot& snapshot,
-                                               const std::string& where_sql) {
+Result<json> ParsePredicate(Connection& conn, const std::string& where_sql) {
   ASSIGN_OR_RETURN(QueryResult r, conn.Query("SELECT json_serialize_sql(" +
                                              QuoteLiteral("SELECT 1 WHERE " + where_sql) + ")"));
   json tree = json::parse(r.at(0, 0).value_or(""), nullptr, false);
@@ -589,14 +588,21 @@ Result<std::vector<size_t>> FilesMatchingWhere(Connection& conn, const delta::Sn
     if (message.empty()) message = "no syntax tree";
     return Status::InvalidArgument("cannot parse predicate '" + where_sql + "': " + message);
   }
-  const json* where = FindPath(tree, {"statements"});
-  if (where == nullptr || !where->is_array() || where->empty()) {
-    return Status::InvalidArgument("cannot parse predicate '" + where_sql + "'");
+  const json* statements = FindPath(tree, {"statements"});
+  if (statements == nullptr || !statements->is_array() || statements->size() != 1) {
+    return Status::InvalidArgument("cannot parse predicate '" + where_sql + "': not one expression");
   }
-  const json& node = (*where)[0]["node"];
-  if (!node.contains("where_clause") || node["where_clause"].is_null())
-    return FilesMatching(snapshot, json::object());
-  return FilesMatching(snapshot, node["where_clause"]);
+  const json& node = (*statements)[0]["node"];
+  if (!node.contains("where_clause") || node["where_clause"].is_null()) {
+    return Status::InvalidArgument("cannot parse predicate '" + where_sql + "': no expression");
+  }
+  return node["where_clause"];
+}
+
+Result<std::vector<size_t>> FilesMatchingWhere(Connection& conn, const delta::Snapshot& snapshot,
+                                               const std::string& where_sql) {
+  ASSIGN_OR_RETURN(json predicate, ParsePredicate(conn, where_sql));
+  return FilesMatching(snapshot, predicate);
 }
 
 }  // namespace basin::engine

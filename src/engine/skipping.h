@@ -50,9 +50,13 @@ std::vector<size_t> FilesMatching(const delta::Snapshot& snapshot, const ParsedS
 bool FileMayMatch(const delta::Snapshot& snapshot, const delta::AddFile& file,
                   const nlohmann::json& predicate, const SkippingScope& scope = {});
 
-// Convenience for tests and tools: parses `where_sql` (a boolean SQL expression) with
-// DuckDB and applies FilesMatching with unqualified column names. InvalidArgument when
-// DuckDB cannot parse it.
+// The syntax tree of `where_sql` (a boolean SQL expression) as json_serialize_sql() gives
+// it: the form FilesMatching takes. InvalidArgument, with DuckDB's message, when DuckDB
+// cannot parse it.
+Result<nlohmann::json> ParsePredicate(Connection& conn, const std::string& where_sql);
+
+// Convenience for tests and tools: ParsePredicate, then FilesMatching with unqualified
+// column names.
 Result<std::vector<size_t>> FilesMatchingWhere(Connection& conn, const delta::Snapshot& snapshot,
                                                const std::string& where_sql);
 
