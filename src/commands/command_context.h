@@ -52,4 +52,16 @@ struct CommandResult {  // NOLINT(bugprone-exception-escape): nlohmann::json's c
   std::vector<std::string> notices;
 };
 
+// operationMetrics as Delta writes them into commitInfo: every value a string (nested
+// objects as their JSON text).
+nlohmann::json CommitMetrics(const nlohmann::json& metrics);
+
+// Commits `txn` (its actions and operation set) with ctx.txn_id and with `metrics` as its
+// operationMetrics, reporting the "committing" phase, and returns the command's outcome:
+// the commit, `metrics`, and notices for what did not fail the command: a write skipped
+// because `table` (named in the notice) already has ctx.txn_id, a checkpoint or log
+// cleanup that failed after the commit succeeded. Errors: the commit's.
+Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transaction& txn, nlohmann::json metrics,
+                                    const std::string& table);
+
 }  // namespace basin::commands

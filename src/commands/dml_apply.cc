@@ -437,22 +437,8 @@ Result<CommandResult> CommitDml(const DmlTable& table, const Candidates& candida
   txn.ReadPredicate(candidates.predicate, candidates.scope);
   if (table.new_protocol) txn.UpdateProtocol(*table.new_protocol);
   if (table.new_metadata) txn.UpdateMetadata(*table.new_metadata);
-  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
   txn.SetOperation(std::move(operation), std::move(parameters));
-  txn.SetOperationMetrics(internal::CommitMetrics(metrics));
-  ctx.Report("committing", 0);
-  CommandResult result;
-  ASSIGN_OR_RETURN(result.commit, txn.Commit());
-  result.metrics = std::move(metrics);
-  if (result.commit.skipped) {
-    result.notices.push_back("write skipped: " + table.where + " already has transaction " +
-                             ctx.txn_id->app_id + " version " + std::to_string(ctx.txn_id->version));
-  }
-  if (!result.commit.checkpoint_status.ok()) {
-    result.notices.push_back("checkpoint after version " + std::to_string(result.commit.version) +
-                             " not written: " + result.commit.checkpoint_status.message());
-  }
-  return result;
+  return CommitCommand(ctx, txn, std::move(metrics), table.where);
 }
 
 json FileMetrics(const AppliedChanges& applied) {

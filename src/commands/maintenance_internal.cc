@@ -56,12 +56,4 @@ int64_t NowMs(const delta::TransactionOptions& options) {
       .count();
 }
 
-nlohmann::json CommitMetrics(const nlohmann::json& metrics) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& [key, value] : metrics.items()) {
-    out[key] = value.is_string() ? value.get<std::string>() : value.dump();
-  }
-  return out;
-}
-
 }  // namespace basin::commands::internal

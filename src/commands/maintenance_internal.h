@@ -1,12 +1,10 @@
 // Helpers shared by the maintenance commands (optimize.cc, vacuum.cc, restore.cc): the
-// table as a write target, table properties they read, and commitInfo metrics in Delta's
-// form.
+// table as a write target, and table properties they read.
 //
 // Thread safety: functions of their arguments.
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 
 #include "commands/table_rows.h"
 #include "common/status.h"
@@ -25,9 +23,5 @@ Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata);
 
 // The transaction clock's time (the system clock when the options set none).
 int64_t NowMs(const delta::TransactionOptions& options);
-
-// operationMetrics as Delta writes them into commitInfo: every value a string (nested
-// objects as their JSON text).
-nlohmann::json CommitMetrics(const nlohmann::json& metrics);
 
 }  // namespace basin::commands::internal

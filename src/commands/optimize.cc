@@ -312,12 +312,9 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
       {"maxFileSize", files_added.value("max", 0)},  {"p25FileSize", Percentile(added_sizes, 0.25)},
       {"p50FileSize", Percentile(added_sizes, 0.5)}, {"p75FileSize", Percentile(added_sizes, 0.75)},
   };
-  txn.SetOperationMetrics(internal::CommitMetrics(commit_metrics));
-  ctx.Report("committing", 0);
-  ASSIGN_OR_RETURN(result.commit, txn.Commit());
-  if (!result.commit.checkpoint_status.ok())
-    result.notices.push_back(result.commit.checkpoint_status.ToString());
-  return result;
+  ASSIGN_OR_RETURN(CommandResult committed, CommitCommand(ctx, txn, std::move(commit_metrics), snapshot.table_root));
+  committed.metrics = std::move(result.metrics);  // the statement's result row, not commitInfo's
+  return committed;
 }
 
 }  // namespace basin::commands

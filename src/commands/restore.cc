@@ -156,8 +156,7 @@ Result<CommandResult> Restore(const CommandContext& ctx, std::shared_ptr<const d
     parameters["timestamp"] = *request.timestamp;
   }
   txn.SetOperation("RESTORE", parameters);
-  CommandResult result;
-  result.metrics = {
+  const nlohmann::json metrics = {
       {"tableSizeAfterRestore", old->size_bytes()},
       {"numOfFilesAfterRestore", old->files.size()},
       {"numRemovedFiles", removed},
@@ -165,12 +164,7 @@ Result<CommandResult> Restore(const CommandContext& ctx, std::shared_ptr<const d
       {"removedFilesSize", removed_bytes},
       {"restoredFilesSize", restored_bytes},
   };
-  txn.SetOperationMetrics(internal::CommitMetrics(result.metrics));
-  ctx.Report("committing", 0);
-  ASSIGN_OR_RETURN(result.commit, txn.Commit());
-  if (!result.commit.checkpoint_status.ok())
-    result.notices.push_back(result.commit.checkpoint_status.ToString());
-  return result;
+  return CommitCommand(ctx, txn, metrics, table->table_root);
 }
 
 }  // namespace basin::commands

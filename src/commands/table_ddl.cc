@@ -231,21 +231,6 @@ json FieldJson(const delta::StructField& field) {
   return delta::SchemaToJson(one)["fields"][0];
 }
 
-CommandResult ResultOf(const delta::CommitResult& commit, json metrics = json::object()) {
-  CommandResult result;
-  result.commit = commit;
-  result.metrics = std::move(metrics);
-  if (!commit.checkpoint_status.ok()) {
-    result.notices.push_back("the commit succeeded but its checkpoint was not written: " +
-                             commit.checkpoint_status.message());
-  }
-  if (commit.skipped) {
-    result.notices.push_back("skipped: the table already has this write's transaction id (version " +
-                             std::to_string(commit.version) + ")");
-  }
-  return result;
-}
-
 // A no-op outcome (DROP ... IF EXISTS of something absent): nothing is committed.
 CommandResult NothingChanged(const delta::Snapshot& table, std::string notice) {
   CommandResult result;
@@ -279,11 +264,9 @@ Result<CommandResult> CommitMetadataChange(const CommandContext& ctx,
   if (!SameProtocol(protocol, table->protocol)) txn.UpdateProtocol(protocol);
   txn.UpdateMetadata(std::move(change.metadata));
   txn.SetOperation(change.operation, std::move(change.parameters));
-  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
-  ctx.Report("committing", 0);
-  auto commit = txn.Commit();
-  if (!commit.ok()) return commit.status().WithContext(where);
-  return ResultOf(*commit);
+  auto committed = CommitCommand(ctx, txn, json::object(), where);
+  if (!committed.ok()) return committed.status().WithContext(where);
+  return committed;
 }
 
 // Rows of `table` for which `predicate_sql` (over logical names) holds.
@@ -453,21 +436,18 @@ Result<CommandResult> CreateTable(const CommandContext& ctx, std::shared_ptr<Obj
   if (request.source_sql) {
     metrics = WriteMetrics(adds);
     txn.SetOperation("CREATE TABLE AS SELECT", std::move(parameters));
-    txn.SetOperationMetrics(internal::CommitMetrics(metrics));
   } else {
     txn.SetOperation("CREATE TABLE", std::move(parameters));
   }
   for (auto& add : adds) txn.Add(std::move(add));
-  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
-  ctx.Report("committing", 0);
-  auto commit = txn.Commit();
-  if (!commit.ok()) {
-    if (commit.status().IsConflict()) {
+  auto committed = CommitCommand(ctx, txn, std::move(metrics), where);
+  if (!committed.ok()) {
+    if (committed.status().IsConflict()) {
       return Status::AlreadyExists(where + ": another writer created a Delta table there first");
     }
-    return commit.status().WithContext(where);
+    return committed.status().WithContext(where);
   }
-  return ResultOf(*commit, std::move(metrics));
+  return committed;
 }
 
 Result<CommandResult> ReplaceTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,
@@ -496,13 +476,10 @@ Result<CommandResult> ReplaceTable(const CommandContext& ctx, std::shared_ptr<co
   if (request.source_sql) metrics.update(WriteMetrics(adds));
   txn.SetOperation(request.source_sql ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE",
                    DefinitionParameters(request, replacement.metadata));
-  txn.SetOperationMetrics(internal::CommitMetrics(metrics));
   for (auto& add : adds) txn.Add(std::move(add));
-  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
-  ctx.Report("committing", 0);
-  auto commit = txn.Commit();
-  if (!commit.ok()) return commit.status().WithContext(where);
-  return ResultOf(*commit, std::move(metrics));
+  auto committed = CommitCommand(ctx, txn, std::move(metrics), where);
+  if (!committed.ok()) return committed.status().WithContext(where);
+  return committed;
 }
 
 Result<CommandResult> AlterTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,

@@ -180,7 +180,7 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
   if (request.retain_hours) parameters["specifiedRetentionMillis"] = retention_ms;
   delta::Transaction start(latest, ctx.txn_options);
   start.SetOperation("VACUUM START", parameters);
-  start.SetOperationMetrics(internal::CommitMetrics(
+  start.SetOperationMetrics(CommitMetrics(
       {{"numFilesToDelete", result.files.size()}, {"sizeOfDataToDelete", result.bytes}}));
   ASSIGN_OR_RETURN(delta::CommitResult started, start.Commit());
 
@@ -194,7 +194,7 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
 
   delta::Transaction end(latest, ctx.txn_options);
   end.SetOperation("VACUUM END", {{"status", "COMPLETED"}});
-  end.SetOperationMetrics(internal::CommitMetrics(
+  end.SetOperationMetrics(CommitMetrics(
       {{"numDeletedFiles", result.files.size()}, {"numVacuumedDirectories", folders}}));
   RETURN_IF_ERROR(end.Commit().status());
   return result;

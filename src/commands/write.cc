@@ -177,10 +177,10 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     return Status::InvalidArgument(where + ": REPLACE WHERE needs a predicate");
   }
 
-  CommandResult result;
   if (ctx.txn_id) {
     auto it = table->set_transactions.find(ctx.txn_id->app_id);
     if (it != table->set_transactions.end() && it->second.version >= ctx.txn_id->version) {
+      CommandResult result;
       result.commit.skipped = true;
       result.commit.version = table->version;
       result.notices.push_back("skipped: " + where + " already has version " +
@@ -294,25 +294,7 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     metrics["numCopiedRows"] = copied_rows;
   }
   txn.SetOperation("WRITE", parameters);
-  // Delta writes operationMetrics values as strings.
-  json commit_metrics = json::object();
-  for (const auto& [key, value] : metrics.items()) commit_metrics[key] = value.dump();
-  txn.SetOperationMetrics(std::move(commit_metrics));
-  if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
-
-  ctx.Report("committing", 0);
-  ASSIGN_OR_RETURN(result.commit, txn.Commit());
-  result.metrics = std::move(metrics);
-  if (result.commit.skipped) {
-    result.notices.push_back("skipped: " + where + " already has version " +
-                             std::to_string(ctx.txn_id->version) + " or later of application '" +
-                             ctx.txn_id->app_id + "' (committed in version " +
-                             std::to_string(result.commit.version) + ")");
-  }
-  if (!result.commit.checkpoint_status.ok()) {
-    result.notices.push_back("checkpoint not written: " + result.commit.checkpoint_status.ToString());
-  }
-  return result;
+  return CommitCommand(ctx, txn, std::move(metrics), where);
 }
 
 }  // namespace basin::commands
