@@ -15,6 +15,7 @@
 #include "delta/schema.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
+#include "delta/transaction_test_util.h"
 #include "engine/duckdb.h"
 #include "engine/parquet_writer.h"
 #include "engine/scan.h"
@@ -30,25 +31,14 @@ struct Column {
   nlohmann::json metadata = nlohmann::json::object();
 };
 
-class DmlFixture {
+class DmlFixture : public delta::testing::ConnectionFixture {
  public:
-  DmlFixture() {
-    auto db = engine::Database::Open();
-    EXPECT_TRUE(db.ok()) << db.status().ToString();
-    db_ = *db;
-    auto conn = engine::Connection::Open(db_);
-    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
-    conn_ = std::move(*conn);
-  }
-
-  engine::Connection& conn() { return *conn_; }
   std::string Root(const std::string& name) const { return (dir_.path() / name).string(); }
 
   CommandContext Context() {
     CommandContext ctx;
-    ctx.conn = conn_.get();
-    ctx.txn_options.backoff_initial_ms = 1;
-    ctx.txn_options.backoff_max_ms = 5;
+    ctx.conn = &conn();
+    ctx.txn_options = Options();
     return ctx;
   }
 
@@ -89,7 +79,7 @@ class DmlFixture {
     for (const std::string& column : snapshot->metadata.partition_columns) {
       options.partition_columns.push_back(snapshot->schema.Find(column)->PhysicalName());
     }
-    ASSIGN_OR_RETURN(auto adds, engine::WriteDataFiles(*conn_, select_sql, *snapshot->store, options));
+    ASSIGN_OR_RETURN(auto adds, engine::WriteDataFiles(conn(), select_sql, *snapshot->store, options));
     delta::Transaction txn(snapshot);
     for (auto& add : adds) {
       if (!with_stats) add.stats.reset();
@@ -101,21 +91,21 @@ class DmlFixture {
   Result<std::shared_ptr<const delta::Snapshot>> Load(const std::string& name) {
     ASSIGN_OR_RETURN(auto store, Store(name));
     ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> snapshot,
-                     delta::LoadSnapshot(store, Root(name), *conn_));
+                     delta::LoadSnapshot(store, Root(name), conn()));
     return std::shared_ptr<const delta::Snapshot>(std::move(snapshot));
   }
 
   // The table's rows as SQL (a subquery), read as any reader would.
   Result<std::string> ScanSql(const std::string& name) {
     ASSIGN_OR_RETURN(auto snapshot, Load(name));
-    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(*snapshot, *conn_));
+    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(*snapshot, conn()));
     return "(" + plan.sql + ")";
   }
 
   // Every row, ordered, as text.
   Result<std::vector<std::vector<std::optional<std::string>>>> Rows(const std::string& name) {
     ASSIGN_OR_RETURN(std::string scan, ScanSql(name));
-    ASSIGN_OR_RETURN(engine::QueryResult r, conn_->Query("SELECT * FROM " + scan + " ORDER BY ALL"));
+    ASSIGN_OR_RETURN(engine::QueryResult r, conn().Query("SELECT * FROM " + scan + " ORDER BY ALL"));
     return r.rows;
   }
 
@@ -123,7 +113,7 @@ class DmlFixture {
   Result<int64_t> Difference(const std::string& a_sql, const std::string& b_sql) {
     ASSIGN_OR_RETURN(
         engine::QueryResult r,
-        conn_->Query("SELECT (SELECT count(*) FROM (SELECT * FROM " + a_sql + " EXCEPT ALL SELECT * FROM " +
+        conn().Query("SELECT (SELECT count(*) FROM (SELECT * FROM " + a_sql + " EXCEPT ALL SELECT * FROM " +
                      b_sql + ")) + (SELECT count(*) FROM (SELECT * FROM " + b_sql +
                      " EXCEPT ALL SELECT * FROM " + a_sql + "))"));
     return std::stoll(r.at(0, 0).value_or("-1"));
@@ -131,8 +121,6 @@ class DmlFixture {
 
  private:
   basin::testing::TempDir dir_;
-  std::shared_ptr<engine::Database> db_;
-  std::unique_ptr<engine::Connection> conn_;
 };
 
 }  // namespace basin::commands::testing

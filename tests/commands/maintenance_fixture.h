@@ -7,15 +7,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "commands/command_context.h"
+#include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
+#include "delta/transaction_test_util.h"
 #include "engine/duckdb.h"
 #include "engine/parquet_writer.h"
 #include "engine/scan.h"
@@ -24,18 +25,12 @@
 
 namespace basin::commands::testing {
 
-class TableFixture {
+class TableFixture : public delta::testing::ConnectionFixture {
  public:
   TableFixture() {
     auto store = OpenLocalObjectStore(dir_.str());
-    EXPECT_TRUE(store.ok());
+    EXPECT_TRUE(store.ok()) << store.status().ToString();
     store_ = *store;
-    auto db = engine::Database::Open();
-    EXPECT_TRUE(db.ok());
-    db_ = *db;
-    auto conn = engine::Connection::Open(db_);
-    EXPECT_TRUE(conn.ok());
-    conn_ = std::move(*conn);
   }
 
   // `fields`: (name, Delta type) pairs.
@@ -66,7 +61,7 @@ class TableFixture {
     ASSIGN_OR_RETURN(auto snapshot, Load());
     engine::WriteOptions options;
     options.partition_columns = snapshot->metadata.partition_columns;
-    ASSIGN_OR_RETURN(auto adds, engine::WriteDataFiles(*conn_, select_sql, *store_, options));
+    ASSIGN_OR_RETURN(auto adds, engine::WriteDataFiles(conn(), select_sql, *store_, options));
     delta::Transaction txn(snapshot, Options());
     for (auto& add : adds) txn.Add(std::move(add));
     ASSIGN_OR_RETURN(delta::CommitResult committed, txn.Commit());
@@ -74,7 +69,7 @@ class TableFixture {
   }
 
   Result<std::shared_ptr<delta::Snapshot>> Load(delta::SnapshotOptions options = {}) {
-    return delta::LoadSnapshot(store_, root(), *conn_, options);
+    return delta::LoadSnapshot(store_, root(), conn(), options);
   }
   Result<std::shared_ptr<delta::Snapshot>> LoadVersion(int64_t version) {
     delta::SnapshotOptions options;
@@ -84,7 +79,7 @@ class TableFixture {
 
   // Rows of `sql` run on the fixture's connection, each rendered as one string, sorted.
   Result<std::vector<std::string>> SortedRows(const std::string& sql) {
-    ASSIGN_OR_RETURN(auto result, conn_->Query(sql));
+    ASSIGN_OR_RETURN(auto result, conn().Query(sql));
     std::vector<std::string> rows;
     for (const auto& row : result.rows) {
       std::string text;
@@ -97,44 +92,42 @@ class TableFixture {
 
   // Rows in one version but not the other, both ways (as multisets): 0 when equal.
   Result<int64_t> RowDifference(const delta::Snapshot& a, const delta::Snapshot& b) {
-    ASSIGN_OR_RETURN(engine::ScanPlan scan_a, engine::BuildScanSql(a, *conn_));
-    ASSIGN_OR_RETURN(engine::ScanPlan scan_b, engine::BuildScanSql(b, *conn_));
+    ASSIGN_OR_RETURN(engine::ScanPlan scan_a, engine::BuildScanSql(a, conn()));
+    ASSIGN_OR_RETURN(engine::ScanPlan scan_b, engine::BuildScanSql(b, conn()));
     auto diff =
-        conn_->Query("SELECT (SELECT count(*) FROM ((" + scan_a.sql + ") EXCEPT ALL (" + scan_b.sql +
+        conn().Query("SELECT (SELECT count(*) FROM ((" + scan_a.sql + ") EXCEPT ALL (" + scan_b.sql +
                      "))) + (SELECT count(*) FROM ((" + scan_b.sql + ") EXCEPT ALL (" + scan_a.sql + ")))");
-    engine::DropScanTempTables(*conn_, scan_a);
-    engine::DropScanTempTables(*conn_, scan_b);
+    engine::DropScanTempTables(conn(), scan_a);
+    engine::DropScanTempTables(conn(), scan_b);
     if (!diff.ok()) return diff.status();
     return std::stoll(diff->at(0, 0).value_or("-1"));
   }
 
   Result<int64_t> CountRows(const delta::Snapshot& snapshot) {
-    ASSIGN_OR_RETURN(engine::ScanPlan scan, engine::BuildScanSql(snapshot, *conn_));
-    auto count = conn_->Query("SELECT count(*) FROM (" + scan.sql + ")");
-    engine::DropScanTempTables(*conn_, scan);
+    ASSIGN_OR_RETURN(engine::ScanPlan scan, engine::BuildScanSql(snapshot, conn()));
+    auto count = conn().Query("SELECT count(*) FROM (" + scan.sql + ")");
+    engine::DropScanTempTables(conn(), scan);
     if (!count.ok()) return count.status();
     return std::stoll(count->at(0, 0).value_or("-1"));
   }
 
   // The actions of commit `version`.
   Result<std::vector<delta::Action>> Commit(int64_t version) {
-    char name[64];
-    std::snprintf(name, sizeof(name), "_delta_log/%020lld.json", static_cast<long long>(version));
+    const std::string name = delta::CommitKey(version);
     ASSIGN_OR_RETURN(std::string content, store_->Get(name));
     return delta::ParseCommitFile(content, name);
   }
 
   CommandContext Context() {
     CommandContext ctx;
-    ctx.conn = conn_.get();
+    ctx.conn = &conn();
     ctx.txn_options = Options();
     return ctx;
   }
 
+  // The base's options on the fixture's commit clock.
   delta::TransactionOptions Options() {
-    delta::TransactionOptions options;
-    options.backoff_initial_ms = 1;
-    options.backoff_max_ms = 5;
+    delta::TransactionOptions options = ConnectionFixture::Options();
     options.clock_ms = [this] { return clock_ms_; };
     return options;
   }
@@ -145,13 +138,10 @@ class TableFixture {
 
   std::string root() const { return dir_.str(); }
   const std::shared_ptr<ObjectStore>& store() const { return store_; }
-  engine::Connection& conn() { return *conn_; }
 
  private:
   basin::testing::TempDir dir_;
   std::shared_ptr<ObjectStore> store_;
-  std::shared_ptr<engine::Database> db_;
-  std::unique_ptr<engine::Connection> conn_;
   int64_t clock_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch())
                           .count();

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "delta/deletion_vector.h"
 #include "engine/skipping.h"
@@ -32,26 +33,48 @@ const delta::CommitInfo* InfoOf(const std::vector<delta::Action>& actions) {
   return infos.empty() ? nullptr : infos[0];
 }
 
-// A table of `files` appends of 100 rows each: id, and day (partition) when partitioned.
-void MakeSmallFiles(TableFixture& table, int files, bool partitioned) {
+// A table of `files` appends of 100 rows each (versions 1 to `files`): id, name, and day
+// (partition) when partitioned. Returns the latest snapshot.
+Result<std::shared_ptr<delta::Snapshot>> MakeSmallFiles(TableFixture& table, int files, bool partitioned) {
   if (partitioned) {
-    ASSERT_OK(table.Create({{"id", "long"}, {"name", "string"}, {"day", "string"}}, {"day"}));
+    RETURN_IF_ERROR(table.Create({{"id", "long"}, {"name", "string"}, {"day", "string"}}, {"day"}));
   } else {
-    ASSERT_OK(table.Create({{"id", "long"}, {"name", "string"}}));
+    RETURN_IF_ERROR(table.Create({{"id", "long"}, {"name", "string"}}));
   }
   for (int f = 0; f < files; f++) {
     std::string select =
         "SELECT i AS id, 'n' || i::VARCHAR AS name" +
         std::string(partitioned ? ", CASE WHEN i % 2 = 0 THEN 'a' ELSE 'b' END AS day" : "") +
         " FROM range(" + std::to_string(f * 100) + ", " + std::to_string(f * 100 + 100) + ") t(i)";
-    ASSERT_OK(table.Append(select).status());
+    RETURN_IF_ERROR(table.Append(select));
   }
+  return table.Load();
+}
+
+// A table of ids 0..9 in one file (version 1), with deletion vectors enabled. Returns the
+// latest snapshot.
+Result<std::shared_ptr<delta::Snapshot>> MakeDeletionVectorTable(TableFixture& table) {
+  RETURN_IF_ERROR(table.Create({{"id", "long"}}, {}, {{"delta.enableDeletionVectors", "true"}},
+                               delta::Protocol{3, 7, std::vector<std::string>{"deletionVectors"},
+                                               std::vector<std::string>{"deletionVectors"}}));
+  RETURN_IF_ERROR(table.Append("SELECT i AS id FROM range(10) t(i)"));
+  return table.Load();
+}
+
+// Commits `dv` onto the first file of `snapshot`, as a DELETE by deletion vector would.
+Status CommitDeletionVector(TableFixture& table, const std::shared_ptr<delta::Snapshot>& snapshot,
+                            delta::DeletionVectorDescriptor dv) {
+  delta::AddFile with_dv = snapshot->files[0];
+  with_dv.deletion_vector = std::move(dv);
+  delta::Transaction txn(snapshot, table.Options());
+  txn.Remove(delta::RemoveOf(snapshot->files[0]));
+  txn.Add(std::move(with_dv));
+  return txn.Commit().status();
 }
 
 TEST(OptimizeTest, CompactsSmallFilesWithoutChangingRows) {
   TableFixture table;
-  MakeSmallFiles(table, 5, /*partitioned=*/false);
-  ASSERT_OK_AND_ASSIGN(auto before, table.Load());
+  ASSERT_OK_AND_ASSIGN(auto before, MakeSmallFiles(table, 5, /*partitioned=*/false));
   ASSERT_EQ(before->files.size(), 5u);
 
   std::vector<std::string> phases;
@@ -86,8 +109,7 @@ TEST(OptimizeTest, CompactsSmallFilesWithoutChangingRows) {
 
 TEST(OptimizeTest, NothingToDoCommitsNothing) {
   TableFixture table;
-  MakeSmallFiles(table, 1, /*partitioned=*/false);
-  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, MakeSmallFiles(table, 1, /*partitioned=*/false));
   ASSERT_OK_AND_ASSIGN(CommandResult result, Optimize(table.Context(), snapshot, {}));
   EXPECT_EQ(result.commit.version, -1);
   EXPECT_EQ(result.metrics["numFilesRemoved"], 0);
@@ -97,8 +119,8 @@ TEST(OptimizeTest, NothingToDoCommitsNothing) {
 
 TEST(OptimizeTest, CompactsEachPartitionAndHonoursThePartitionPredicate) {
   TableFixture table;
-  MakeSmallFiles(table, 3, /*partitioned=*/true);  // 3 files in each of day=a and day=b
-  ASSERT_OK_AND_ASSIGN(auto before, table.Load());
+  // 3 files in each of day=a and day=b.
+  ASSERT_OK_AND_ASSIGN(auto before, MakeSmallFiles(table, 3, /*partitioned=*/true));
   ASSERT_EQ(before->files.size(), 6u);
 
   OptimizeRequest only_a;
@@ -129,21 +151,13 @@ TEST(OptimizeTest, CompactsEachPartitionAndHonoursThePartitionPredicate) {
 
 TEST(OptimizeTest, RewritesFilesWithDeletionVectorsWithoutTheDeletedRows) {
   TableFixture table;
-  ASSERT_OK(table.Create({{"id", "long"}}, {}, {{"delta.enableDeletionVectors", "true"}},
-                         delta::Protocol{3, 7, std::vector<std::string>{"deletionVectors"},
-                                         std::vector<std::string>{"deletionVectors"}}));
-  ASSERT_OK(table.Append("SELECT i AS id FROM range(10) t(i)").status());
-  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, MakeDeletionVectorTable(table));
   // Rows 0, 3 and 7 deleted through an inline DV.
   std::string bitmap = delta::SerializeRoaringBitmapArray({0, 3, 7});
-  delta::AddFile with_dv = snapshot->files[0];
-  with_dv.deletion_vector = delta::DeletionVectorDescriptor{
-      'i', delta::EncodeInlineDeletionVector(bitmap), std::nullopt, static_cast<int32_t>(bitmap.size()), 3};
-  delta::Transaction txn(snapshot, table.Options());
-  txn.Remove(
-      delta::RemoveFile{snapshot->files[0].path, std::nullopt, true, true, {}, snapshot->files[0].size, {}});
-  txn.Add(with_dv);
-  ASSERT_OK(txn.Commit().status());
+  ASSERT_OK(CommitDeletionVector(
+      table, snapshot,
+      delta::DeletionVectorDescriptor{'i', delta::EncodeInlineDeletionVector(bitmap), std::nullopt,
+                                      static_cast<int32_t>(bitmap.size()), 3}));
   ASSERT_OK_AND_ASSIGN(auto before, table.Load());
 
   // A single file is worth rewriting when it drops deleted rows.
@@ -158,18 +172,26 @@ TEST(OptimizeTest, RewritesFilesWithDeletionVectorsWithoutTheDeletedRows) {
   EXPECT_EQ(rows, 7);
 }
 
+// A context for `table` whose command runs `concurrent_commit` when it first reports the
+// "committing" phase: another writer commits between the command's read and its commit.
+CommandContext ContextWithConcurrentCommit(TableFixture& table, std::function<void()> concurrent_commit) {
+  CommandContext ctx = table.Context();
+  ctx.progress = [concurrent_commit = std::move(concurrent_commit), done = false](const Progress& p) mutable {
+    if (p.phase != "committing" || done) return;
+    done = true;
+    concurrent_commit();
+  };
+  return ctx;
+}
+
 TEST(OptimizeTest, ConcurrentAppendBetweenReadAndCommitCommitsBoth) {
   TableFixture table;
-  MakeSmallFiles(table, 4, /*partitioned=*/false);
-  ASSERT_OK_AND_ASSIGN(auto before, table.Load());
-  CommandContext ctx = table.Context();
+  ASSERT_OK_AND_ASSIGN(auto before, MakeSmallFiles(table, 4, /*partitioned=*/false));
   bool appended = false;
-  ctx.progress = [&](const Progress& p) {
-    if (p.phase == "committing" && !appended) {
-      appended = true;
-      ASSERT_OK(table.Append("SELECT i AS id, 'late' AS name FROM range(1000, 1010) t(i)").status());
-    }
-  };
+  CommandContext ctx = ContextWithConcurrentCommit(table, [&] {
+    appended = true;
+    ASSERT_OK(table.Append("SELECT i AS id, 'late' AS name FROM range(1000, 1010) t(i)").status());
+  });
   ASSERT_OK_AND_ASSIGN(CommandResult result, Optimize(ctx, before, {}));
   ASSERT_TRUE(appended);
   EXPECT_EQ(result.commit.version, before->version + 2);  // after the append
@@ -181,16 +203,12 @@ TEST(OptimizeTest, ConcurrentAppendBetweenReadAndCommitCommitsBoth) {
 
 TEST(OptimizeTest, ConcurrentDeleteOfACompactedFileConflicts) {
   TableFixture table;
-  MakeSmallFiles(table, 3, /*partitioned=*/false);
-  ASSERT_OK_AND_ASSIGN(auto before, table.Load());
-  CommandContext ctx = table.Context();
-  ctx.progress = [&](const Progress& p) {
-    if (p.phase != "committing") return;
+  ASSERT_OK_AND_ASSIGN(auto before, MakeSmallFiles(table, 3, /*partitioned=*/false));
+  CommandContext ctx = ContextWithConcurrentCommit(table, [&] {
     delta::Transaction txn(before, table.Options());
-    txn.Remove(
-        delta::RemoveFile{before->files[0].path, std::nullopt, true, true, {}, before->files[0].size, {}});
+    txn.Remove(delta::RemoveOf(before->files[0]));
     ASSERT_OK(txn.Commit().status());
-  };
+  });
   ASSERT_ERROR_CODE(Optimize(ctx, before, {}), kConflict);
 }
 
@@ -229,8 +247,7 @@ TEST(OptimizeTest, ZOrderClustersRowsSoRangeQueriesReadFewerFiles) {
 
 TEST(OptimizeTest, ZOrderRefusesPartitionAndUnknownColumns) {
   TableFixture table;
-  MakeSmallFiles(table, 2, /*partitioned=*/true);
-  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, MakeSmallFiles(table, 2, /*partitioned=*/true));
   OptimizeRequest request;
   request.zorder_by = {"day"};
   ASSERT_ERROR_CODE(Optimize(table.Context(), snapshot, request), kInvalidArgument);
@@ -249,8 +266,7 @@ TEST(VacuumTest, DeletesOnlyUnreferencedFilesOlderThanTheRetention) {
   TableFixture table;
   // Commits happen "ten days from now", so files written now are older than a 7-day window.
   table.SetClock(table.clock() + 10 * kDayMs);
-  MakeSmallFiles(table, 2, /*partitioned=*/false);  // v1, v2
-  ASSERT_OK_AND_ASSIGN(auto two_files, table.Load());
+  ASSERT_OK_AND_ASSIGN(auto two_files, MakeSmallFiles(table, 2, /*partitioned=*/false));  // v1, v2
   ASSERT_OK(Optimize(table.Context(), two_files, {}).status());  // v3 tombstones both files
   const std::filesystem::path root = table.root();
   WriteFile(root / "orphan.parquet");
@@ -298,9 +314,8 @@ TEST(VacuumTest, DeletesOnlyUnreferencedFilesOlderThanTheRetention) {
 
 TEST(VacuumTest, KeepsFilesYoungerThanTheRetention) {
   TableFixture table;
-  MakeSmallFiles(table, 1, /*partitioned=*/false);
+  ASSERT_OK_AND_ASSIGN(auto latest, MakeSmallFiles(table, 1, /*partitioned=*/false));
   WriteFile(std::filesystem::path(table.root()) / "fresh-orphan.parquet");
-  ASSERT_OK_AND_ASSIGN(auto latest, table.Load());
   VacuumRequest dry;
   dry.dry_run = true;
   ASSERT_OK_AND_ASSIGN(VacuumResult listed, Vacuum(table.Context(), latest, dry));
@@ -309,10 +324,9 @@ TEST(VacuumTest, KeepsFilesYoungerThanTheRetention) {
 
 TEST(VacuumTest, RefusesAShortRetentionUnlessTheCheckIsOff) {
   TableFixture table;
-  MakeSmallFiles(table, 1, /*partitioned=*/false);
+  ASSERT_OK_AND_ASSIGN(auto latest, MakeSmallFiles(table, 1, /*partitioned=*/false));
   table.SetClock(table.clock() + 2 * kHourMs);
   WriteFile(std::filesystem::path(table.root()) / "orphan.parquet");
-  ASSERT_OK_AND_ASSIGN(auto latest, table.Load());
   VacuumRequest request;
   request.retain_hours = 1;
   ASSERT_ERROR_CODE(Vacuum(table.Context(), latest, request), kInvalidArgument);
@@ -323,11 +337,7 @@ TEST(VacuumTest, RefusesAShortRetentionUnlessTheCheckIsOff) {
 
 TEST(VacuumTest, KeepsDeletionVectorFilesOfActiveFiles) {
   TableFixture table;
-  ASSERT_OK(table.Create({{"id", "long"}}, {}, {{"delta.enableDeletionVectors", "true"}},
-                         delta::Protocol{3, 7, std::vector<std::string>{"deletionVectors"},
-                                         std::vector<std::string>{"deletionVectors"}}));
-  ASSERT_OK(table.Append("SELECT i AS id FROM range(10) t(i)").status());
-  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, MakeDeletionVectorTable(table));
   std::string uuid(16, '\x01');
   std::string dv_path = delta::EncodeDeletionVectorPath("", uuid);
   delta::DeletionVectorDescriptor dv{'u', dv_path, 1, 0, 2};
@@ -335,12 +345,7 @@ TEST(VacuumTest, KeepsDeletionVectorFilesOfActiveFiles) {
   dv.size_in_bytes = static_cast<int32_t>(bitmap.size());
   ASSERT_OK_AND_ASSIGN(std::string dv_key, delta::DeletionVectorKey(dv));
   ASSERT_OK(table.store()->Put(dv_key, delta::EncodeDeletionVectorFile(bitmap)));
-  delta::AddFile with_dv = snapshot->files[0];
-  with_dv.deletion_vector = dv;
-  delta::Transaction txn(snapshot, table.Options());
-  txn.Remove(delta::RemoveFile{with_dv.path, std::nullopt, true, true, {}, with_dv.size, {}});
-  txn.Add(with_dv);
-  ASSERT_OK(txn.Commit().status());
+  ASSERT_OK(CommitDeletionVector(table, snapshot, dv));
 
   table.SetClock(table.clock() + 30 * kDayMs);
   ASSERT_OK_AND_ASSIGN(auto latest, table.Load());
@@ -356,12 +361,11 @@ TEST(VacuumTest, KeepsDeletionVectorFilesOfActiveFiles) {
 
 TEST(RestoreTest, RestoresTheFilesAndMetadataOfAnOlderVersion) {
   TableFixture table;
-  MakeSmallFiles(table, 2, /*partitioned=*/false);  // v1, v2
+  ASSERT_OK_AND_ASSIGN(auto v2, MakeSmallFiles(table, 2, /*partitioned=*/false));
   ASSERT_OK_AND_ASSIGN(auto v1, table.LoadVersion(1));
-  ASSERT_OK_AND_ASSIGN(auto v2, table.Load());
   // v3: delete the first file and change a property.
   delta::Transaction txn(v2, table.Options());
-  txn.Remove(delta::RemoveFile{v1->files[0].path, std::nullopt, true, true, {}, v1->files[0].size, {}});
+  txn.Remove(delta::RemoveOf(v1->files[0]));
   delta::Metadata changed = v2->metadata;
   changed.configuration["owner"] = "someone";
   txn.UpdateMetadata(changed);
@@ -413,8 +417,7 @@ TEST(RestoreTest, RestoresByTimestampWithInCommitTimestamps) {
 
 TEST(RestoreTest, FailsNamingAVacuumedFile) {
   TableFixture table;
-  MakeSmallFiles(table, 2, /*partitioned=*/false);
-  ASSERT_OK_AND_ASSIGN(auto v2, table.Load());
+  ASSERT_OK_AND_ASSIGN(auto v2, MakeSmallFiles(table, 2, /*partitioned=*/false));
   ASSERT_OK(Optimize(table.Context(), v2, {}).status());  // v3
   ASSERT_OK_AND_ASSIGN(auto v1, table.LoadVersion(1));
   const std::string gone = v1->files[0].path;

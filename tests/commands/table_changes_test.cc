@@ -35,7 +35,7 @@ TEST(TableChangesTest, DerivesInsertsAndDeletesFromAddsAndRemoves) {
   ASSERT_OK_AND_ASSIGN(auto v1, table.LoadVersion(1));
   ASSERT_OK_AND_ASSIGN(auto v2, table.Load());
   delta::Transaction txn(v2, table.Options());  // v3 deletes the rows of v1
-  txn.Remove(delta::RemoveFile{v1->files[0].path, std::nullopt, true, true, {}, v1->files[0].size, {}});
+  txn.Remove(delta::RemoveOf(v1->files[0]));
   ASSERT_OK(txn.Commit().status());
 
   ASSERT_OK_AND_ASSIGN(auto summary, Summary(table, table.root(), 0));

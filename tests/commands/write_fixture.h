@@ -1,4 +1,4 @@
-// A test fixture for the write path (table_rows_test.cc, write_test.cc): a DuckDB
+// A test fixture for the write path (table_rows_test.cc, write_test.cc, table_ddl_test.cc): a DuckDB
 // connection, tables created with commands::CreateTable in a temporary folder, writes
 // through commands::Write, and reads back through Basin's own scan.
 #pragma once
@@ -78,10 +78,25 @@ class WriteFixture : public ::testing::Test {
     ASSERT_TRUE(created.ok()) << created.status().ToString();
   }
 
-  std::shared_ptr<const delta::Snapshot> Load(const std::string& name = "t") {
-    auto snapshot = delta::LoadSnapshot(Store(name), Root(name), *conn_);
+  // The latest version of table `name`, or null (with a test failure) when it cannot be read.
+  std::shared_ptr<const delta::Snapshot> Load(const std::string& name = "t") { return Load({}, name); }
+  std::shared_ptr<const delta::Snapshot> LoadVersion(int64_t version, const std::string& name = "t") {
+    delta::SnapshotOptions options;
+    options.version = version;
+    return Load(options, name);
+  }
+  std::shared_ptr<const delta::Snapshot> Load(const delta::SnapshotOptions& options,
+                                              const std::string& name) {
+    auto snapshot = delta::LoadSnapshot(Store(name), Root(name), *conn_, options);
     EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
     return snapshot.ok() ? std::shared_ptr<const delta::Snapshot>(*snapshot) : nullptr;
+  }
+
+  // The newest commit of table "t" as history shows it.
+  delta::CommitSummary LastCommit() {
+    auto history = delta::ReadHistory(Store(), 1);
+    EXPECT_TRUE(history.ok() && !history->empty());
+    return history.ok() && !history->empty() ? history->front() : delta::CommitSummary{};
   }
 
   Result<CommandResult> Insert(const std::string& source_sql, WriteMode mode = WriteMode::kAppend,
@@ -128,13 +143,5 @@ class WriteFixture : public ::testing::Test {
   std::unique_ptr<engine::Connection> conn_;
   CommandContext ctx_;
 };
-
-// Asserts that `expr` (a Result or Status) failed with `code` and a message containing `text`.
-#define EXPECT_ERROR_WITH(expr, expected_code, text)                            \
-  do {                                                                          \
-    ::basin::Status _st = ::basin::internal::ToStatus((expr));                  \
-    EXPECT_EQ(_st.code(), ::basin::ErrorCode::expected_code) << _st.ToString(); \
-    EXPECT_NE(_st.message().find(text), std::string::npos) << _st.ToString();   \
-  } while (0)
 
 }  // namespace basin::commands::testing

@@ -16,12 +16,6 @@ using testing::Field;
 
 class WriteTest : public testing::WriteFixture {
  protected:
-  delta::CommitSummary LastCommit() {
-    auto history = delta::ReadHistory(Store(), 1);
-    EXPECT_TRUE(history.ok() && !history->empty());
-    return history.ok() && !history->empty() ? history->front() : delta::CommitSummary{};
-  }
-
   // A table partitioned by `p` with files in p = 'a' (ids 1, 2) and p = 'b' (id 3).
   void CreatePartitioned(std::map<std::string, std::string> properties = {}) {
     Create({Field("id", "long"), Field("v", "string"), Field("p", "string")}, {"p"}, std::move(properties));

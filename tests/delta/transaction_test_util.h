@@ -1,5 +1,6 @@
 // Helpers shared by the transaction, checkpoint-writer and crash tests: a one-column
-// table, file actions, a DuckDB connection to load snapshots with, and child processes.
+// table, file actions, a DuckDB connection to load snapshots with (also the base of the
+// table fixtures in tests/commands), and child processes.
 #pragma once
 
 #include <map>
@@ -46,10 +47,11 @@ inline RemoveFile TestRemove(const std::string& path, bool data_change = true) {
   return r;
 }
 
-// A DuckDB connection and helpers to create and load a table in a store.
-class TableFixture {
+// A DuckDB database and connection for a test, and transaction options for it; the base of
+// the table fixtures here and in tests/commands. Not thread-safe: one test thread uses it.
+class ConnectionFixture {
  public:
-  explicit TableFixture(std::shared_ptr<ObjectStore> store) : store_(std::move(store)) {
+  ConnectionFixture() {
     auto db = engine::Database::Open();
     EXPECT_TRUE(db.ok()) << db.status().ToString();
     db_ = *db;
@@ -57,24 +59,6 @@ class TableFixture {
     EXPECT_TRUE(conn.ok()) << conn.status().ToString();
     conn_ = std::move(*conn);
   }
-
-  Status Create(std::map<std::string, std::string> configuration = {}) {
-    Transaction txn = Transaction::CreateTable(store_, "table", Options());
-    txn.UpdateProtocol(Protocol{1, 2, std::nullopt, std::nullopt});
-    txn.UpdateMetadata(TestMetadata(std::move(configuration)));
-    return txn.Commit().status();
-  }
-
-  Result<std::shared_ptr<Snapshot>> Load(SnapshotOptions options = {}) {
-    return LoadSnapshot(store_, "table", *conn_, options);
-  }
-
-  // A transaction on the latest version.
-  Result<std::unique_ptr<Transaction>> Begin(TransactionOptions options) {
-    ASSIGN_OR_RETURN(auto snapshot, Load());
-    return std::make_unique<Transaction>(snapshot, std::move(options));
-  }
-  Result<std::unique_ptr<Transaction>> Begin() { return Begin(Options()); }
 
   // Small backoff so tests with retries stay fast.
   static TransactionOptions Options() {
@@ -84,13 +68,40 @@ class TableFixture {
     return options;
   }
 
-  const std::shared_ptr<ObjectStore>& store() const { return store_; }
   engine::Connection& conn() { return *conn_; }
 
  private:
-  std::shared_ptr<ObjectStore> store_;
   std::shared_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
+};
+
+// Helpers to create and load a one-table store.
+class TableFixture : public ConnectionFixture {
+ public:
+  explicit TableFixture(std::shared_ptr<ObjectStore> store) : store_(std::move(store)) {}
+
+  Status Create(std::map<std::string, std::string> configuration = {}) {
+    Transaction txn = Transaction::CreateTable(store_, "table", Options());
+    txn.UpdateProtocol(Protocol{1, 2, std::nullopt, std::nullopt});
+    txn.UpdateMetadata(TestMetadata(std::move(configuration)));
+    return txn.Commit().status();
+  }
+
+  Result<std::shared_ptr<Snapshot>> Load(SnapshotOptions options = {}) {
+    return LoadSnapshot(store_, "table", conn(), options);
+  }
+
+  // A transaction on the latest version.
+  Result<std::unique_ptr<Transaction>> Begin(TransactionOptions options) {
+    ASSIGN_OR_RETURN(auto snapshot, Load());
+    return std::make_unique<Transaction>(snapshot, std::move(options));
+  }
+  Result<std::unique_ptr<Transaction>> Begin() { return Begin(Options()); }
+
+  const std::shared_ptr<ObjectStore>& store() const { return store_; }
+
+ private:
+  std::shared_ptr<ObjectStore> store_;
 };
 
 // Child processes: see testing/child_process.h.

@@ -34,6 +34,19 @@
     ASSERT_EQ(_st.code(), ::basin::ErrorCode::expected_code) << _st.ToString(); \
   } while (0)
 
+// Checks that `expr` (a Result or Status) fails with `code` and a message containing `text`:
+// the ASSERT_ form ends the test on a wrong code, the EXPECT_ form goes on.
+#define ASSERT_ERROR_WITH(expr, expected_code, text) \
+  BASIN_CHECK_ERROR_WITH(ASSERT_EQ, expr, expected_code, text)
+#define EXPECT_ERROR_WITH(expr, expected_code, text) \
+  BASIN_CHECK_ERROR_WITH(EXPECT_EQ, expr, expected_code, text)
+#define BASIN_CHECK_ERROR_WITH(check_code, expr, expected_code, text)            \
+  do {                                                                           \
+    ::basin::Status _st = ::basin::internal::ToStatus((expr));                   \
+    check_code(_st.code(), ::basin::ErrorCode::expected_code) << _st.ToString(); \
+    EXPECT_NE(_st.message().find(text), std::string::npos) << _st.ToString();    \
+  } while (0)
+
 namespace basin::testing {
 
 // A fresh empty folder, removed when the object goes away.
