@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
+
 namespace basin::catalog {
 
 namespace {
@@ -15,11 +17,6 @@ using nlohmann::json;
 
 constexpr const char* kCatalogFolder = "_basin_catalog";
 constexpr const char* kEntrySuffix = ".json";
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 Status CheckPart(const std::string& part, const std::vector<std::string>& parts) {
   auto whole = [&] {
@@ -38,7 +35,8 @@ Status CheckPart(const std::string& part, const std::vector<std::string>& parts)
 std::string EntryKey(const TableName& name) { return name.schema + "/" + name.table + kEntrySuffix; }
 
 int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
 
@@ -48,13 +46,13 @@ std::string TableName::ToString() const { return schema + "." + table; }
 
 Result<TableName> MakeTableName(const std::vector<std::string>& parts) {
   if (parts.empty() || parts.size() > 2) {
-    return Status::InvalidArgument("a table name is 'table' or 'schema.table', got " + std::to_string(parts.size()) +
-                                   " parts");
+    return Status::InvalidArgument("a table name is 'table' or 'schema.table', got " +
+                                   std::to_string(parts.size()) + " parts");
   }
   for (const auto& part : parts) RETURN_IF_ERROR(CheckPart(part, parts));
   TableName name;
-  if (parts.size() == 2) name.schema = Lower(parts[0]);
-  name.table = Lower(parts.back());
+  if (parts.size() == 2) name.schema = AsciiLower(parts[0]);
+  name.table = AsciiLower(parts.back());
   return name;
 }
 
@@ -81,7 +79,8 @@ Result<std::optional<TableEntry>> Warehouse::Lookup(const TableName& name) const
   ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore((fs::path(root_) / kCatalogFolder).string()));
   auto content = store->Get(EntryKey(name));
   if (!content.ok()) {
-    if (content.status().code() == ErrorCode::kNotFound) return std::optional<TableEntry>();  // dropped meanwhile
+    if (content.status().code() == ErrorCode::kNotFound)
+      return std::optional<TableEntry>();  // dropped meanwhile
     return content.status().WithContext("catalog entry of table " + name.ToString());
   }
   json j = json::parse(*content, nullptr, false);
@@ -136,14 +135,14 @@ Result<std::vector<TableEntry>> Warehouse::List(const std::optional<std::string>
   std::error_code ec;
   if (!fs::is_directory(catalog, ec)) return out;
   ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(catalog.string()));
-  std::string prefix = schema ? Lower(*schema) + "/" : "";
+  std::string prefix = schema ? AsciiLower(*schema) + "/" : "";
   ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store->List(prefix));
   for (const ObjectInfo& object : objects) {
     const std::string& key = object.key;
     size_t slash = key.find('/');
     std::string suffix = kEntrySuffix;
-    if (slash == std::string::npos || key.find('/', slash + 1) != std::string::npos || key.size() <= suffix.size() ||
-        key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) {
+    if (slash == std::string::npos || key.find('/', slash + 1) != std::string::npos ||
+        key.size() <= suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) {
       continue;  // not an entry (a temporary file of an interrupted write, say)
     }
     TableName name{key.substr(0, slash), key.substr(slash + 1, key.size() - slash - 1 - suffix.size())};

@@ -12,9 +12,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <thread>
-
 #include <string>
+#include <thread>
 
 #include "commands/command_context.h"
 #include "engine/duckdb.h"

@@ -59,8 +59,6 @@ Status RunSql(const SqlCommandOptions& options) {
 
 }  // namespace
 
-int RunSqlCommand(const SqlCommandOptions& options) {
-  return ExitStatus(RunSql(options));
-}
+int RunSqlCommand(const SqlCommandOptions& options) { return ExitStatus(RunSql(options)); }
 
 }  // namespace basin::cli

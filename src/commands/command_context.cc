@@ -10,8 +10,8 @@ nlohmann::json CommitMetrics(const nlohmann::json& metrics) {
   return out;
 }
 
-Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transaction& txn, nlohmann::json metrics,
-                                    const std::string& table) {
+Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transaction& txn,
+                                    nlohmann::json metrics, const std::string& table) {
   if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
   if (!metrics.empty()) txn.SetOperationMetrics(CommitMetrics(metrics));
   ctx.Report("committing", 0);
@@ -20,16 +20,17 @@ Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transactio
   result.metrics = std::move(metrics);
   const std::string version = std::to_string(result.commit.version);
   if (result.commit.skipped) {
-    result.notices.push_back("skipped: " + table + " already has version " + std::to_string(ctx.txn_id->version) +
-                             " or later of application '" + ctx.txn_id->app_id + "' (committed in version " +
-                             version + ")");
+    result.notices.push_back("skipped: " + table + " already has version " +
+                             std::to_string(ctx.txn_id->version) + " or later of application '" +
+                             ctx.txn_id->app_id + "' (committed in version " + version + ")");
   }
   if (!result.commit.checkpoint_status.ok()) {
     result.notices.push_back("version " + version + " is committed, but its checkpoint was not written: " +
                              result.commit.checkpoint_status.message());
   }
   if (!result.commit.log_cleanup_status.ok()) {
-    result.notices.push_back("version " + version + " is committed, but expired log files were not cleaned up: " +
+    result.notices.push_back("version " + version +
+                             " is committed, but expired log files were not cleaned up: " +
                              result.commit.log_cleanup_status.message());
   }
   return result;

@@ -61,7 +61,7 @@ nlohmann::json CommitMetrics(const nlohmann::json& metrics);
 // the commit, `metrics`, and notices for what did not fail the command: a write skipped
 // because `table` (named in the notice) already has ctx.txn_id, a checkpoint or log
 // cleanup that failed after the commit succeeded. Errors: the commit's.
-Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transaction& txn, nlohmann::json metrics,
-                                    const std::string& table);
+Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transaction& txn,
+                                    nlohmann::json metrics, const std::string& table);
 
 }  // namespace basin::commands

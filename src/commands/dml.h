@@ -58,14 +58,14 @@ struct MergeClause {
   enum class Kind {
     kMatchedUpdate,
     kMatchedDelete,
-    kNotMatchedInsert,           // WHEN NOT MATCHED [BY TARGET]
+    kNotMatchedInsert,  // WHEN NOT MATCHED [BY TARGET]
     kNotMatchedBySourceUpdate,
     kNotMatchedBySourceDelete,
   };
   Kind kind = Kind::kMatchedUpdate;
   std::string condition;  // the AND condition; empty for none
   bool star = false;      // UPDATE SET * / INSERT *: every target column from the source column of that name
-  std::vector<Assignment> assignments;     // UPDATE SET col = expr
+  std::vector<Assignment> assignments;      // UPDATE SET col = expr
   std::vector<std::string> insert_columns;  // INSERT (cols) VALUES (exprs)
   std::vector<std::string> insert_values;
 };

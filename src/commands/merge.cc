@@ -9,6 +9,7 @@
 #include "commands/dml.h"
 #include "commands/dml_internal.h"
 #include "commands/table_features.h"
+#include "common/strings.h"
 #include "engine/parquet_writer.h"
 
 namespace basin::commands {
@@ -22,11 +23,6 @@ using Kind = MergeClause::Kind;
 
 constexpr const char* kSourceRowColumn = "__basin_source_row";
 constexpr const char* kClauseColumn = "__basin_clause";
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool IsMatched(Kind kind) { return kind == Kind::kMatchedUpdate || kind == Kind::kMatchedDelete; }
 bool IsBySource(Kind kind) {
@@ -55,7 +51,7 @@ struct MergePlan {
 };
 
 std::optional<std::string> SourceColumn(const MergePlan& plan, const std::string& name) {
-  auto it = plan.source_columns.find(Lower(name));
+  auto it = plan.source_columns.find(AsciiLower(name));
   if (it == plan.source_columns.end()) return std::nullopt;
   return it->second;
 }
@@ -70,13 +66,13 @@ Status EvolveSchema(engine::Connection& conn, const std::string& source_table, c
                           [](const MergeClause& c) { return c.star; });
   std::set<std::string> named;
   for (const MergeClause& clause : request.clauses) {
-    for (const auto& [column, value] : clause.assignments) named.insert(Lower(column));
-    for (const std::string& column : clause.insert_columns) named.insert(Lower(column));
+    for (const auto& [column, value] : clause.assignments) named.insert(AsciiLower(column));
+    for (const std::string& column : clause.insert_columns) named.insert(AsciiLower(column));
   }
   delta::StructType schema = table.target.schema;
   bool changed = false;
   for (const delta::StructField& field : source_schema.fields) {
-    if (schema.Find(field.name) != nullptr || (!star && named.count(Lower(field.name)) == 0)) continue;
+    if (schema.Find(field.name) != nullptr || (!star && named.count(AsciiLower(field.name)) == 0)) continue;
     delta::StructField added = field;
     added.nullable = true;
     added.metadata = json::object();
@@ -151,8 +147,8 @@ char SideOf(const MergePlan& plan, const dml::DmlTable& table, const json& node)
   const json& names = node["column_names"];
   if (!names.is_array() || names.empty() || !names[0].is_string()) return '?';
   std::string first = names[0].get<std::string>();
-  if (names.size() >= 2 && Lower(first) == Lower(plan.target_name)) return 't';
-  if (names.size() >= 2 && Lower(first) == Lower(plan.source_name)) return 's';
+  if (names.size() >= 2 && AsciiLower(first) == AsciiLower(plan.target_name)) return 't';
+  if (names.size() >= 2 && AsciiLower(first) == AsciiLower(plan.source_name)) return 's';
   bool in_target = table.snapshot->schema.Find(first) != nullptr;
   bool in_source = SourceColumn(plan, first).has_value();
   if (in_target && !in_source) return 't';
@@ -376,7 +372,7 @@ Result<CommandResult> Merge(const CommandContext& ctx, std::shared_ptr<const del
   ASSIGN_OR_RETURN(std::vector<engine::ColumnType> source_columns,
                    conn.DescribeQuery("SELECT * FROM " + source_table));
   for (const engine::ColumnType& column : source_columns)
-    plan.source_columns.emplace(Lower(column.name), column.name);
+    plan.source_columns.emplace(AsciiLower(column.name), column.name);
   if (request.schema_evolution) RETURN_IF_ERROR(EvolveSchema(conn, source_table, request, table));
   RETURN_IF_ERROR(ResolveClauses(request, table, plan));
 

@@ -13,6 +13,7 @@
 #include "commands/maintenance_internal.h"
 #include "commands/partition_predicate.h"
 #include "commands/table_rows.h"
+#include "common/strings.h"
 #include "delta/protocol.h"
 #include "engine/scan.h"
 
@@ -23,22 +24,19 @@ namespace {
 using engine::QuoteIdentifier;
 using engine::QuoteLiteral;
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 using PartitionGroups = std::map<delta::PartitionValues, std::vector<size_t>>;
 
 // The files of the partitions `where` selects, evaluated by DuckDB over the partition
 // columns alone: a reference to any other column fails to bind.
 Result<std::vector<size_t>> FilesOfPartitionsMatching(engine::Connection& conn, const delta::Snapshot& table,
-                                                      const std::vector<size_t>& files, const std::string& where) {
+                                                      const std::vector<size_t>& files,
+                                                      const std::string& where) {
   auto selected = FilesWherePartitionsSatisfy(conn, table, files, where, "__basin_partitions");
   if (selected.ok() || selected.status().code() != ErrorCode::kInvalidArgument) return selected;
   std::string allowed;
   for (const std::string& p : table.metadata.partition_columns) allowed += (allowed.empty() ? "" : ", ") + p;
-  return Status::InvalidArgument("OPTIMIZE " + table.table_root + ": the WHERE predicate may reference only " +
+  return Status::InvalidArgument("OPTIMIZE " + table.table_root +
+                                 ": the WHERE predicate may reference only " +
                                  (allowed.empty() ? std::string("partition columns (the table has none)")
                                                   : "the partition columns (" + allowed + ")") +
                                  ": " + selected.status().message());
@@ -202,7 +200,7 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
                                      "' does not exist");
     }
     for (const std::string& p : snapshot.metadata.partition_columns) {
-      if (Lower(p) == Lower(field->name)) {
+      if (AsciiLower(p) == AsciiLower(field->name)) {
         return Status::InvalidArgument("OPTIMIZE " + snapshot.table_root + " ZORDER BY: '" + field->name +
                                        "' is a partition column; Z-ordering applies within partitions");
       }
@@ -312,7 +310,8 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
       {"maxFileSize", files_added.value("max", 0)},  {"p25FileSize", Percentile(added_sizes, 0.25)},
       {"p50FileSize", Percentile(added_sizes, 0.5)}, {"p75FileSize", Percentile(added_sizes, 0.75)},
   };
-  ASSIGN_OR_RETURN(CommandResult committed, CommitCommand(ctx, txn, std::move(commit_metrics), snapshot.table_root));
+  ASSIGN_OR_RETURN(CommandResult committed,
+                   CommitCommand(ctx, txn, std::move(commit_metrics), snapshot.table_root));
   committed.metrics = std::move(result.metrics);  // the statement's result row, not commitInfo's
   return committed;
 }

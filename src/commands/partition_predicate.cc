@@ -5,6 +5,7 @@
 #include <cctype>
 #include <string_view>
 
+#include "common/strings.h"
 #include "engine/scan.h"
 
 namespace basin::commands {
@@ -15,15 +16,10 @@ using engine::QuoteIdentifier;
 using engine::QuoteLiteral;
 using nlohmann::json;
 
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 bool ColumnMapped(const delta::Metadata& metadata) {
   auto mode = metadata.configuration.find("delta.columnMapping.mode");
   if (mode == metadata.configuration.end()) return false;
-  const std::string value = Lower(mode->second);
+  const std::string value = AsciiLower(mode->second);
   return value == "name" || value == "id";
 }
 
@@ -31,7 +27,7 @@ bool ColumnMapped(const delta::Metadata& metadata) {
 bool IsVolatile(const std::string& function) {
   static constexpr std::array<std::string_view, 8> kVolatile = {
       "random", "gen_random_uuid", "uuid", "uuidv4", "uuidv7", "nextval", "currval", "setseed"};
-  const std::string name = Lower(function);
+  const std::string name = AsciiLower(function);
   return std::find(kVolatile.begin(), kVolatile.end(), name) != kVolatile.end();
 }
 
@@ -61,9 +57,9 @@ bool DecidedByPartitionValues(const json& tree, const delta::Snapshot& snapshot,
       return false;
     }
     if (names.size() == 2) {
-      const std::string qualifier = Lower(names[0].get<std::string>());
+      const std::string qualifier = AsciiLower(names[0].get<std::string>());
       if (std::none_of(scope.qualifiers.begin(), scope.qualifiers.end(),
-                       [&](const std::string& q) { return Lower(q) == qualifier; })) {
+                       [&](const std::string& q) { return AsciiLower(q) == qualifier; })) {
         return false;
       }
     }
@@ -99,10 +95,10 @@ Result<std::vector<size_t>> FilesWherePartitionsSatisfy(engine::Connection& conn
     const delta::PartitionValues& values = snapshot.files[index].partition_values;
     for (const delta::StructField* field : columns) {
       // Keyed by physical name under column mapping, else by name (case-insensitively, as Spark).
-      const std::string key = Lower(mapped ? field->PhysicalName() : field->name);
+      const std::string key = AsciiLower(mapped ? field->PhysicalName() : field->name);
       std::optional<std::string> value;
       for (const auto& [name, v] : values) {
-        if (Lower(name) == key) value = v;
+        if (AsciiLower(name) == key) value = v;
       }
       rows += ", " + engine::PartitionValueSql(*field->type, value);
     }

@@ -8,6 +8,7 @@
 #include "commands/maintenance_internal.h"
 #include "commands/table_features.h"
 #include "commands/table_rows.h"
+#include "common/strings.h"
 #include "common/uuid.h"
 #include "delta/protocol.h"
 #include "delta/transaction.h"
@@ -24,18 +25,13 @@ constexpr std::string_view kConstraintPrefix = "delta.constraints.";
 constexpr std::string_view kFeaturePrefix = "delta.feature.";
 constexpr const char* kGenerationExpression = "delta.generationExpression";
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
 bool StartsWith(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
-bool SameName(const std::string& a, const std::string& b) { return Lower(a) == Lower(b); }
+bool SameName(const std::string& a, const std::string& b) { return EqualsIgnoreCase(a, b); }
 
 std::string ColumnMappingMode(const std::map<std::string, std::string>& configuration) {
   auto it = configuration.find("delta.columnMapping.mode");
-  return it == configuration.end() ? "none" : Lower(it->second);
+  return it == configuration.end() ? "none" : AsciiLower(it->second);
 }
 
 std::optional<std::string> GenerationExpression(const delta::StructField& field) {
@@ -63,7 +59,7 @@ Status CheckFieldNames(const delta::StructType& schema, bool column_mapping, con
   for (const auto& field : schema.fields) {
     const std::string path = prefix + field.name;
     if (field.name.empty()) return Status::InvalidArgument(where + ": a column has an empty name");
-    if (!seen.insert(Lower(field.name)).second) {
+    if (!seen.insert(AsciiLower(field.name)).second) {
       return Status::InvalidArgument(where + ": column '" + path +
                                      "' appears twice (names are case-insensitive)");
     }
@@ -107,7 +103,7 @@ void CollectExpressionInfo(const json& node, ExpressionInfo& info) {
       if (*cls == "COLUMN_REF") {
         auto names = node.find("column_names");
         if (names != node.end() && names->is_array() && !names->empty() && (*names)[0].is_string()) {
-          info.columns.insert(Lower((*names)[0].get<std::string>()));
+          info.columns.insert(AsciiLower((*names)[0].get<std::string>()));
         }
       }
     }
@@ -194,7 +190,7 @@ Status ValidateNewSchema(const delta::StructType& schema, const std::vector<std:
       return Status::InvalidArgument(where + ": partition column '" + name +
                                      "' must have a primitive type, not a struct, array or map");
     }
-    if (!seen.insert(Lower(name)).second) {
+    if (!seen.insert(AsciiLower(name)).second) {
       return Status::InvalidArgument(where + ": partition column '" + name + "' is listed twice");
     }
   }
@@ -292,7 +288,7 @@ std::map<std::string, std::string> Constraints(const std::map<std::string, std::
 // rename or drop would leave dangling.
 Status CheckNotReferenced(engine::Connection& conn, const delta::Snapshot& table, const std::string& column,
                           const std::string& action, const std::string& where) {
-  const std::string lower = Lower(column);
+  const std::string lower = AsciiLower(column);
   for (const auto& [name, expr] : Constraints(table.metadata.configuration)) {
     ASSIGN_OR_RETURN(ExpressionInfo info,
                      InspectExpression(conn, expr, where + ": CHECK constraint " + name));
@@ -361,7 +357,7 @@ Result<TableDefinition> DefineTable(const CommandContext& ctx, const CreateTable
   // Delta keeps constraint names lower-case.
   for (const auto& [name, expr] : Constraints(configuration)) {
     configuration.erase(std::string(kConstraintPrefix) + name);
-    configuration[std::string(kConstraintPrefix) + Lower(name)] = expr;
+    configuration[std::string(kConstraintPrefix) + AsciiLower(name)] = expr;
   }
   AssignColumnMapping(schema, configuration);
 
@@ -534,10 +530,10 @@ Result<CommandResult> AlterTable(const CommandContext& ctx, std::shared_ptr<cons
         }
       }
       auto new_mode = request.properties.find("delta.columnMapping.mode");
-      if (new_mode != request.properties.end() && Lower(new_mode->second) != mode) {
-        if (mode != "none" || Lower(new_mode->second) != "name") {
+      if (new_mode != request.properties.end() && AsciiLower(new_mode->second) != mode) {
+        if (mode != "none" || AsciiLower(new_mode->second) != "name") {
           return Status::InvalidArgument(where + ": delta.columnMapping.mode cannot change from '" + mode +
-                                         "' to '" + Lower(new_mode->second) +
+                                         "' to '" + AsciiLower(new_mode->second) +
                                          "' on an existing table; only 'none' to 'name' is possible");
         }
       }
@@ -572,7 +568,7 @@ Result<CommandResult> AlterTable(const CommandContext& ctx, std::shared_ptr<cons
       break;
     }
     case Kind::kAddConstraint: {
-      const std::string name = Lower(request.constraint_name);
+      const std::string name = AsciiLower(request.constraint_name);
       if (name.empty()) return Status::InvalidArgument(where + ": a CHECK constraint needs a name");
       const std::string key = std::string(kConstraintPrefix) + name;
       if (metadata.configuration.count(key)) {
@@ -595,7 +591,7 @@ Result<CommandResult> AlterTable(const CommandContext& ctx, std::shared_ptr<cons
       break;
     }
     case Kind::kDropConstraint: {
-      const std::string name = Lower(request.constraint_name);
+      const std::string name = AsciiLower(request.constraint_name);
       auto it = metadata.configuration.find(std::string(kConstraintPrefix) + name);
       if (it == metadata.configuration.end()) {
         if (request.if_exists)

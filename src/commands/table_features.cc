@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "commands/maintenance_internal.h"
+#include "common/strings.h"
 #include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/protocol.h"
@@ -15,11 +16,6 @@
 namespace basin::commands {
 
 namespace {
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
 
 bool StartsWith(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
@@ -63,7 +59,7 @@ bool IsReaderWriterFeature(const std::string& name) {
 }
 
 Status BooleanProperty(const std::string& key, const std::string& value) {
-  const std::string v = Lower(value);
+  const std::string v = AsciiLower(value);
   if (v == "true" || v == "false") return Status::OK();
   return Status::InvalidArgument("table property " + key + " must be 'true' or 'false', got '" + value + "'");
 }
@@ -100,7 +96,7 @@ Status ValidateProperty(const std::string& key, const std::string& value) {
     if (key == name) return BooleanProperty(key, value);
   }
   if (key == "delta.columnMapping.mode") {
-    const std::string v = Lower(value);
+    const std::string v = AsciiLower(value);
     if (v == "none" || v == "name" || v == "id") return Status::OK();
     return Status::InvalidArgument(
         "table property delta.columnMapping.mode must be 'none', 'name' or 'id', got '" + value + "'");
@@ -122,7 +118,8 @@ Status ValidateProperty(const std::string& key, const std::string& value) {
   if (key == "delta.dataSkippingStatsColumns") {
     // Names are matched against the schema when files are written (commands/table_rows.cc).
     if (value.find_first_not_of(" \t,") != std::string::npos) return Status::OK();
-    return Status::InvalidArgument("table property " + key + " must name at least one column, got '" + value + "'");
+    return Status::InvalidArgument("table property " + key + " must name at least one column, got '" + value +
+                                   "'");
   }
   if (StartsWith(key, kConstraintPrefix)) {
     if (key.size() == kConstraintPrefix.size()) {
@@ -137,7 +134,7 @@ Status ValidateProperty(const std::string& key, const std::string& value) {
   }
   if (StartsWith(key, kFeaturePrefix)) {
     const std::string feature = key.substr(kFeaturePrefix.size());
-    const std::string v = Lower(value);
+    const std::string v = AsciiLower(value);
     if (v != "supported" && v != "enabled") {
       return Status::InvalidArgument("table property " + key + " must be 'supported', got '" + value + "'");
     }
@@ -218,7 +215,8 @@ std::vector<std::string> NeededFeatures(const delta::Metadata& metadata, const d
     needed.insert("generatedColumns");
   }
   auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  if (mode != metadata.configuration.end() && Lower(mode->second) != "none") needed.insert("columnMapping");
+  if (mode != metadata.configuration.end() && AsciiLower(mode->second) != "none")
+    needed.insert("columnMapping");
   if (is_true("delta.enableDeletionVectors")) needed.insert("deletionVectors");
   if (SchemaHasAny(schema, no_field, [](const delta::DataType& t) {
         return t.kind == delta::DataType::Kind::kPrimitive && t.primitive == "timestamp_ntz";
@@ -227,7 +225,8 @@ std::vector<std::string> NeededFeatures(const delta::Metadata& metadata, const d
   }
   if (is_true("delta.enableInCommitTimestamps")) needed.insert("inCommitTimestamp");
   auto policy = metadata.configuration.find("delta.checkpointPolicy");
-  if (policy != metadata.configuration.end() && Lower(policy->second) == "v2") needed.insert("v2Checkpoint");
+  if (policy != metadata.configuration.end() && AsciiLower(policy->second) == "v2")
+    needed.insert("v2Checkpoint");
   if (is_true("delta.enableTypeWidening")) needed.insert("typeWidening");
 
   std::vector<std::string> ordered;
@@ -388,7 +387,7 @@ void AssignColumnMapping(delta::StructType& schema, std::map<std::string, std::s
                          PhysicalNames physical_names) {
   auto mode = configuration.find("delta.columnMapping.mode");
   if (mode == configuration.end()) return;
-  const std::string m = Lower(mode->second);
+  const std::string m = AsciiLower(mode->second);
   if (m != "name" && m != "id") return;
   int64_t max_id = 0;
   auto stored = configuration.find("delta.columnMapping.maxColumnId");
@@ -407,7 +406,7 @@ void AssignColumnMapping(delta::StructType& schema, std::map<std::string, std::s
 bool TablePropertyIsTrue(const delta::Metadata& metadata, const std::string& key, bool fallback) {
   auto it = metadata.configuration.find(key);
   if (it == metadata.configuration.end()) return fallback;
-  return Lower(it->second) == "true";
+  return AsciiLower(it->second) == "true";
 }
 
 }  // namespace basin::commands

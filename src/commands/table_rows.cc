@@ -7,6 +7,7 @@
 #include <set>
 
 #include "commands/table_features.h"
+#include "common/strings.h"
 #include "engine/parquet_writer.h"
 #include "storage/prefixed_object_store.h"
 
@@ -30,17 +31,10 @@ constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 // DuckDB prefixes what error() raises with this; Basin's messages stand on their own.
 constexpr std::string_view kDuckDBInputError = "Invalid Input Error: ";
 
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
-
-bool EqualsIgnoreCase(const std::string& a, const std::string& b) { return Lower(a) == Lower(b); }
-
 bool ColumnMappingEnabled(const delta::Metadata& metadata) {
   auto it = metadata.configuration.find("delta.columnMapping.mode");
   if (it == metadata.configuration.end()) return false;
-  const std::string mode = Lower(it->second);
+  const std::string mode = AsciiLower(it->second);
   return mode == "name" || mode == "id";
 }
 
@@ -530,7 +524,7 @@ Result<int64_t> IntegerProperty(const delta::Metadata& metadata, const std::stri
   const std::string& text = it->second;
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  std::string unit = Lower(std::string(end, text.data() + text.size()));
+  std::string unit = AsciiLower(std::string(end, text.data() + text.size()));
   if (ec != std::errc()) unit = "?";
   // delta.targetFileSize may carry a unit, as Spark accepts ("64mb").
   static const std::pair<const char*, int64_t> kUnits[] = {

@@ -180,8 +180,8 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
   if (request.retain_hours) parameters["specifiedRetentionMillis"] = retention_ms;
   delta::Transaction start(latest, ctx.txn_options);
   start.SetOperation("VACUUM START", parameters);
-  start.SetOperationMetrics(CommitMetrics(
-      {{"numFilesToDelete", result.files.size()}, {"sizeOfDataToDelete", result.bytes}}));
+  start.SetOperationMetrics(
+      CommitMetrics({{"numFilesToDelete", result.files.size()}, {"sizeOfDataToDelete", result.bytes}}));
   ASSIGN_OR_RETURN(delta::CommitResult started, start.Commit());
 
   for (size_t i = 0; i < result.files.size(); i++) {
@@ -194,8 +194,8 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
 
   delta::Transaction end(latest, ctx.txn_options);
   end.SetOperation("VACUUM END", {{"status", "COMPLETED"}});
-  end.SetOperationMetrics(CommitMetrics(
-      {{"numDeletedFiles", result.files.size()}, {"numVacuumedDirectories", folders}}));
+  end.SetOperationMetrics(
+      CommitMetrics({{"numDeletedFiles", result.files.size()}, {"numVacuumedDirectories", folders}}));
   RETURN_IF_ERROR(end.Commit().status());
   return result;
 }

@@ -19,7 +19,7 @@ namespace basin::commands {
 
 enum class WriteMode {
   kAppend,
-  kOverwrite,                   // replaces every row of the table
+  kOverwrite,                  // replaces every row of the table
   kDynamicPartitionOverwrite,  // replaces only the partitions the new rows fall into
   kReplaceWhere,               // replaces the rows matching `replace_where`
 };

@@ -8,6 +8,7 @@
 #include <span>
 #include <sstream>
 
+#include "common/strings.h"
 #include "common/temp_path.h"
 #include "common/uuid.h"
 #include "delta/log_segment.h"
@@ -81,11 +82,6 @@ std::string LogKey(int64_t version, const std::string& suffix) {
   char name[64];
   std::snprintf(name, sizeof(name), "%s%020lld", kLogFolder, static_cast<long long>(version));
   return name + suffix;
-}
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
 }
 
 Result<std::string> ReadWholeFile(const std::string& path) {
@@ -295,7 +291,7 @@ Result<int64_t> CheckpointInterval(const Metadata& metadata) {
 Result<int64_t> DurationPropertyMs(const Metadata& metadata, const std::string& key, int64_t default_ms) {
   auto it = metadata.configuration.find(key);
   if (it == metadata.configuration.end()) return default_ms;
-  std::istringstream in(Lower(it->second));
+  std::istringstream in(AsciiLower(it->second));
   std::string word;
   in >> word;
   if (word == "interval") in >> word;
@@ -324,7 +320,7 @@ Result<int64_t> DeletedFileRetentionMs(const Metadata& metadata) {
 Result<CheckpointPolicy> CheckpointPolicyOf(const Metadata& metadata) {
   auto it = metadata.configuration.find("delta.checkpointPolicy");
   if (it == metadata.configuration.end()) return CheckpointPolicy::kClassic;
-  const std::string policy = Lower(it->second);
+  const std::string policy = AsciiLower(it->second);
   if (policy == "classic") return CheckpointPolicy::kClassic;
   if (policy == "v2") return CheckpointPolicy::kV2;
   return Status::InvalidArgument("delta.checkpointPolicy must be 'classic' or 'v2', got '" + it->second +

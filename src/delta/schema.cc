@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "common/strings.h"
 #include "engine/duckdb.h"
 
 namespace basin::delta {
@@ -17,12 +18,6 @@ constexpr int kMaxNestingDepth = 64;
 constexpr std::array<std::string_view, 14> kPrimitiveTypes = {
     "string",  "long",   "integer", "short",     "byte",          "float", "double",
     "boolean", "binary", "date",    "timestamp", "timestamp_ntz", "void",  "variant"};
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // "decimal(10, 2)" -> precision 10, scale 2; false when `text` is not of that form.
 bool ParseDecimal(std::string_view text, int* precision, int* scale) {

@@ -263,14 +263,14 @@ bool NeedsSplit(const WrittenFile& file, std::optional<int64_t> target) {
 // vector of 2048 rows, which is what a target too small for that gets.
 Result<std::vector<WrittenFile>> SplitLargeFile(Connection& conn, const WrittenFile& file, int64_t target) {
   const double bytes_per_row = static_cast<double>(file.size) / static_cast<double>(file.rows);
-  const int64_t rows_per_group =
-      std::clamp<int64_t>(static_cast<int64_t>(static_cast<double>(target) / 8 / bytes_per_row), 2048, 122880);
+  const int64_t rows_per_group = std::clamp<int64_t>(
+      static_cast<int64_t>(static_cast<double>(target) / 8 / bytes_per_row), 2048, 122880);
   const std::string folder = fs::path(file.filename).parent_path().string();
   ASSIGN_OR_RETURN(ValueResult copied,
                    conn.QueryValues("COPY (SELECT * FROM read_parquet(" + QuoteLiteral(file.filename) +
-                                    ")) TO " + QuoteLiteral(folder) + " (" + kFileOptions + ", " + kFolderOptions + ", FILE_SIZE_BYTES " +
-                                    std::to_string(target) + ", ROW_GROUP_SIZE " +
-                                    std::to_string(rows_per_group) + ")"));
+                                    ")) TO " + QuoteLiteral(folder) + " (" + kFileOptions + ", " +
+                                    kFolderOptions + ", FILE_SIZE_BYTES " + std::to_string(target) +
+                                    ", ROW_GROUP_SIZE " + std::to_string(rows_per_group) + ")"));
   std::vector<WrittenFile> parts;
   for (const auto& row : copied.rows) {
     parts.push_back(WrittenFile{row[0].text, std::stoll(row[1].text), std::stoll(row[2].text), row[4],
@@ -381,7 +381,8 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
     if (!is_partition) CollectStatsColumns(column, {}, stats_columns);
   }
   if (options.stats_columns) {
-    std::erase_if(stats_columns, [&](const StatsColumn& c) { return !IsStatsColumn(c.path, *options.stats_columns); });
+    std::erase_if(stats_columns,
+                  [&](const StatsColumn& c) { return !IsStatsColumn(c.path, *options.stats_columns); });
   } else if (stats_columns.size() > static_cast<size_t>(std::max(options.num_indexed_cols, 0))) {
     stats_columns.resize(std::max(options.num_indexed_cols, 0));
   }
@@ -399,8 +400,9 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
   // target as a folder.
   const bool one_file = options.partition_columns.empty() && !options.target_file_size_bytes;
   std::string copy = "COPY (" + select_sql + "\n) TO ";
-  copy += one_file ? QuoteLiteral(dir + "/part-00000-" + NewUuid() + ".c000.snappy.parquet") + " (" + kFileOptions
-                   : QuoteLiteral(dir) + " (" + kFileOptions + ", " + kFolderOptions;
+  copy += one_file
+              ? QuoteLiteral(dir + "/part-00000-" + NewUuid() + ".c000.snappy.parquet") + " (" + kFileOptions
+              : QuoteLiteral(dir) + " (" + kFileOptions + ", " + kFolderOptions;
   if (!options.partition_columns.empty()) {
     copy += ", PARTITION_BY (";
     for (size_t i = 0; i < options.partition_columns.size(); i++) {
@@ -430,7 +432,8 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
     if (NeedsSplit(file, options.target_file_size_bytes)) {
       ASSIGN_OR_RETURN(std::vector<WrittenFile> parts,
                        SplitLargeFile(conn, file, *options.target_file_size_bytes));
-      written.insert(written.end(), std::make_move_iterator(parts.begin()), std::make_move_iterator(parts.end()));
+      written.insert(written.end(), std::make_move_iterator(parts.begin()),
+                     std::make_move_iterator(parts.end()));
     } else {
       written.push_back(std::move(file));
     }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <map>
 
+#include "common/strings.h"
 #include "delta/deletion_vector.h"
 #include "delta/paths.h"
 #include "engine/functions.h"
@@ -16,12 +17,6 @@ namespace {
 
 using delta::DataType;
 using delta::StructField;
-
-bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // Spark matches Parquet columns case-insensitively when no exact match exists.
 const ColumnType* FindPhysical(const std::vector<ColumnType>& columns, const std::string& name) {
@@ -102,7 +97,6 @@ class Converter {
   bool mapped_;
   std::string column_;
 };
-
 
 std::string FileList(const std::vector<std::string>& paths) {
   std::string out = "[";

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <optional>
 
+#include "common/strings.h"
+
 namespace basin::engine {
 
 namespace {
@@ -319,12 +321,6 @@ const json* FindPath(const json& root, const std::vector<std::string>& path) {
     node = &*it;
   }
   return node;
-}
-
-bool EqualsIgnoreCase(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
 }
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "commands/table_ddl.h"
+#include "common/strings.h"
 #include "sql/statements.h"
 #include "sql/type_names.h"
 
@@ -16,11 +17,6 @@ namespace {
 namespace fs = std::filesystem;
 
 using StatementOutcome = Result<std::optional<StatementResult>>;
-
-std::string Lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
 
 StatementResult NoRows(const std::string& statement, std::vector<std::string> notices = {}) {
   StatementResult out;
@@ -114,7 +110,7 @@ Result<delta::StructField> ColumnDefinition(TokenCursor& tokens) {
     } else if (tokens.PeekKeywords({"DEFAULT"}) || tokens.PeekKeywords({"PRIMARY"}) ||
                tokens.PeekKeywords({"UNIQUE"}) || tokens.PeekKeywords({"REFERENCES"}) ||
                tokens.PeekKeywords({"GENERATED"})) {
-      return Status::NotImplemented("column " + field.name + ": " + Lower(tokens.Peek().text) +
+      return Status::NotImplemented("column " + field.name + ": " + AsciiLower(tokens.Peek().text) +
                                     " is not supported on Delta tables (NOT NULL, GENERATED ALWAYS AS (...), "
                                     "COMMENT and CONSTRAINT ... CHECK are)");
     } else {
@@ -143,7 +139,7 @@ Result<CreateStatement> ParseCreateTable(TokenCursor& tokens) {
         ASSIGN_OR_RETURN(std::string name, tokens.Identifier("a constraint name"));
         RETURN_IF_ERROR(tokens.ExpectKeywords({"CHECK"}));
         ASSIGN_OR_RETURN(std::string expr, ParenthesizedExpression(tokens, "a CHECK expression"));
-        const std::string key = "delta.constraints." + Lower(name);
+        const std::string key = "delta.constraints." + AsciiLower(name);
         if (create.request.properties.count(key)) {
           return Status::InvalidArgument("CHECK constraint " + name + " is given twice");
         }
@@ -152,7 +148,8 @@ Result<CreateStatement> ParseCreateTable(TokenCursor& tokens) {
         return tokens.Error("a named constraint: CONSTRAINT name CHECK (...)");
       } else if (tokens.PeekKeywords({"PRIMARY"}) || tokens.PeekKeywords({"UNIQUE"}) ||
                  tokens.PeekKeywords({"FOREIGN"})) {
-        return Status::NotImplemented(Lower(tokens.Peek().text) + " keys are not supported on Delta tables");
+        return Status::NotImplemented(AsciiLower(tokens.Peek().text) +
+                                      " keys are not supported on Delta tables");
       } else {
         ASSIGN_OR_RETURN(delta::StructField field, ColumnDefinition(tokens));
         create.request.schema.fields.push_back(std::move(field));
@@ -163,7 +160,7 @@ Result<CreateStatement> ParseCreateTable(TokenCursor& tokens) {
   for (;;) {
     if (tokens.AcceptKeywords({"USING"})) {
       ASSIGN_OR_RETURN(std::string format, tokens.Identifier("a table format"));
-      if (Lower(format) != "delta") {
+      if (AsciiLower(format) != "delta") {
         return Status::InvalidArgument("Basin creates Delta tables only, not USING " + format);
       }
     } else if (tokens.AcceptKeywords({"PARTITIONED", "BY"})) {
@@ -442,7 +439,7 @@ StatementOutcome RunShowTables(SessionContext& session, const std::string& state
   std::optional<std::string> schema;
   if (tokens.AcceptKeywords({"IN"}) || tokens.AcceptKeywords({"FROM"})) {
     ASSIGN_OR_RETURN(std::string name, tokens.Identifier("a schema name"));
-    schema = Lower(name);
+    schema = AsciiLower(name);
   }
   if (!tokens.AtEnd()) return std::optional<StatementResult>();  // LIKE patterns etc.: DuckDB's
   ASSIGN_OR_RETURN(auto entries, session.warehouse().List(schema));
@@ -489,7 +486,7 @@ StatementOutcome RunDescribe(SessionContext& session, const std::string& stateme
   for (const auto& field : table.schema.fields) {
     std::optional<std::string> partition_index;
     for (size_t i = 0; i < partitions.size(); i++) {
-      if (Lower(partitions[i]) == Lower(field.name)) partition_index = std::to_string(i);
+      if (AsciiLower(partitions[i]) == AsciiLower(field.name)) partition_index = std::to_string(i);
     }
     auto string_metadata = [&](const char* key) -> std::optional<std::string> {
       if (!field.metadata.is_object()) return std::nullopt;

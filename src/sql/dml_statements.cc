@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "commands/dml.h"
+#include "common/strings.h"
 #include "sql/statements.h"
 
 namespace basin::sql {
@@ -17,11 +18,6 @@ namespace {
 
 using commands::MergeClause;
 using Kind = MergeClause::Kind;
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 // The warehouse table a statement changes, with the names its expressions use for it.
 struct Target {
@@ -78,7 +74,7 @@ class Resolver {
 Result<commands::DmlMode> ModeSetting(const SessionContext& session) {
   std::optional<std::string> value = session.Setting("dml_mode");
   if (!value) return commands::DmlMode::kTableDefault;
-  std::string mode = Lower(*value);
+  std::string mode = AsciiLower(*value);
   if (mode == "deletion_vectors" || mode == "dv") return commands::DmlMode::kDeletionVectors;
   if (mode == "copy_on_write" || mode == "cow") return commands::DmlMode::kCopyOnWrite;
   if (mode == "default" || mode.empty()) return commands::DmlMode::kTableDefault;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "common/strings.h"
+
 namespace basin::sql {
 
 namespace {
@@ -11,15 +13,6 @@ namespace {
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_' || (c & 0x80); }
 bool IsIdentChar(char c) {
   return IsIdentStart(c) || std::isdigit(static_cast<unsigned char>(c)) || c == '$';
-}
-
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); i++) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  }
-  return true;
 }
 
 Status Unterminated(const char* what, size_t at) {

@@ -1,20 +1,20 @@
 #include "sql/session.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <list>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "commands/table_changes.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "engine/scan.h"
 #include "engine/skipping.h"
-#include "commands/table_changes.h"
 #include "sql/lexer.h"
 #include "sql/statements.h"
 #include "sql/table_references.h"
@@ -134,7 +134,8 @@ class OwnedResolvedQuery : public ResolvedQuery {
   explicit OwnedResolvedQuery(engine::Connection& conn) : conn_(conn) {}
   ~OwnedResolvedQuery() override {
     for (const auto& plan : plans) engine::DropScanTempTables(conn_, plan);
-    for (const auto& table : temp_tables) (void)conn_.Query("DROP TABLE IF EXISTS " + engine::QuoteIdentifier(table));
+    for (const auto& table : temp_tables)
+      (void)conn_.Query("DROP TABLE IF EXISTS " + engine::QuoteIdentifier(table));
   }
   OwnedResolvedQuery(const OwnedResolvedQuery&) = delete;
   OwnedResolvedQuery& operator=(const OwnedResolvedQuery&) = delete;
@@ -204,7 +205,8 @@ struct Session::Impl : public SessionContext {
   engine::Connection& conn() override { return *conn_; }
   const catalog::Warehouse& warehouse() const override { return *warehouse_; }
 
-  Result<std::optional<catalog::TableEntry>> LookupTable(const std::vector<std::string>& name_parts) override {
+  Result<std::optional<catalog::TableEntry>> LookupTable(
+      const std::vector<std::string>& name_parts) override {
     ASSIGN_OR_RETURN(catalog::TableName name, catalog::MakeTableName(name_parts));
     return warehouse_->Lookup(name);
   }
@@ -214,8 +216,8 @@ struct Session::Impl : public SessionContext {
     return warehouse_->Get(name);
   }
 
-  Result<std::shared_ptr<const delta::Snapshot>> LoadTable(const std::string& location,
-                                                           const delta::SnapshotOptions& snapshot_options) override {
+  Result<std::shared_ptr<const delta::Snapshot>> LoadTable(
+      const std::string& location, const delta::SnapshotOptions& snapshot_options) override {
     DeltaScanCall call;
     call.path = location;
     call.version = snapshot_options.version;
@@ -227,14 +229,17 @@ struct Session::Impl : public SessionContext {
   Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) override {
     auto out = std::make_unique<OwnedResolvedQuery>(*conn_);
     ASSIGN_OR_RETURN(std::string text, ResolveTableChanges(sql, *out));
-    ASSIGN_OR_RETURN(text, RewriteTableNames(text, *conn_, [this](const std::vector<std::string>& parts)
-                                                               -> Result<std::optional<std::string>> {
-      auto name = catalog::MakeTableName(parts);
-      if (!name.ok()) return std::optional<std::string>();  // not a name the warehouse can hold
-      ASSIGN_OR_RETURN(auto entry, warehouse_->Lookup(*name));
-      if (!entry) return std::optional<std::string>();
-      return std::optional<std::string>(entry->location);
-    }));
+    ASSIGN_OR_RETURN(text,
+                     RewriteTableNames(
+                         text, *conn_,
+                         [this](const std::vector<std::string>& parts) -> Result<std::optional<std::string>> {
+                           auto name = catalog::MakeTableName(parts);
+                           if (!name.ok())
+                             return std::optional<std::string>();  // not a name the warehouse can hold
+                           ASSIGN_OR_RETURN(auto entry, warehouse_->Lookup(*name));
+                           if (!entry) return std::optional<std::string>();
+                           return std::optional<std::string>(entry->location);
+                         }));
     RETURN_IF_ERROR(ResolveDeltaScans(text, *out));
     return std::unique_ptr<ResolvedQuery>(std::move(out));
   }
@@ -339,8 +344,9 @@ struct Session::Impl : public SessionContext {
     for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
       ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(it->name));
       ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
-      ASSIGN_OR_RETURN(commands::ChangesScan scan,
-                       commands::TableChangesSql(*conn_, store, entry.location, it->start_version, it->end_version));
+      ASSIGN_OR_RETURN(
+          commands::ChangesScan scan,
+          commands::TableChangesSql(*conn_, store, entry.location, it->start_version, it->end_version));
       out.temp_tables.insert(out.temp_tables.end(), scan.temp_tables.begin(), scan.temp_tables.end());
       text.replace(it->begin, it->end - it->begin, "(" + scan.sql + ")");
     }
@@ -411,7 +417,8 @@ struct Session::Impl : public SessionContext {
     } else {
       TokenCursor cursor(statement, tokens);
       cursor.Reset(2);
-      ASSIGN_OR_RETURN(std::vector<std::string> name, cursor.QualifiedName("a table name or delta_scan(...)"));
+      ASSIGN_OR_RETURN(std::vector<std::string> name,
+                       cursor.QualifiedName("a table name or delta_scan(...)"));
       ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(name));
       call.path = entry.location;
       next = cursor.position();
@@ -445,7 +452,8 @@ struct Session::Impl : public SessionContext {
     ASSIGN_OR_RETURN(auto store, OpenStore(path));
     auto commits = delta::ReadHistory(store, limit.value_or(0));
     if (!commits.ok()) return commits.status().WithContext("table " + path);
-    r.column_names = {"version", "timestamp", "operation", "operationParameters", "operationMetrics", "engineInfo"};
+    r.column_names = {"version",          "timestamp", "operation", "operationParameters",
+                      "operationMetrics", "engineInfo"};
     r.column_types = {"BIGINT", "TIMESTAMP WITH TIME ZONE", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"};
     for (const delta::CommitSummary& c : *commits) {
       auto dump = [](const json& j) -> std::optional<std::string> {
@@ -458,17 +466,17 @@ struct Session::Impl : public SessionContext {
     return out;
   }
 
-  Result<std::optional<StatementResult>> DescribeDetail(const std::string& statement, const DeltaScanCall& call) {
+  Result<std::optional<StatementResult>> DescribeDetail(const std::string& statement,
+                                                        const DeltaScanCall& call) {
     StatementResult out;
     out.statement = statement;
     out.returns_rows = true;
     engine::QueryResult& r = out.result;
     ASSIGN_OR_RETURN(auto cached, Load(call));
     const std::shared_ptr<delta::Snapshot>& snapshot = cached->snapshot;
-    r.column_names = {"location",         "version",        "minReaderVersion",
-                      "minWriterVersion", "readerFeatures", "writerFeatures",
-                      "partitionColumns", "numFiles",       "sizeInBytes",
-                      "numRecords",       "schema",         "properties"};
+    r.column_names = {"location",       "version",        "minReaderVersion", "minWriterVersion",
+                      "readerFeatures", "writerFeatures", "partitionColumns", "numFiles",
+                      "sizeInBytes",    "numRecords",     "schema",           "properties"};
     r.column_types = {"VARCHAR", "BIGINT", "INTEGER", "INTEGER", "VARCHAR", "VARCHAR",
                       "VARCHAR", "BIGINT", "BIGINT",  "BIGINT",  "VARCHAR", "VARCHAR"};
     int64_t records = snapshot->num_records();
@@ -494,7 +502,8 @@ struct Session::Impl : public SessionContext {
         (change->value->empty() || change->value->find_first_not_of("0123456789") != std::string::npos ||
          std::from_chars(change->value->data(), change->value->data() + change->value->size(), number).ec !=
              std::errc())) {
-      return Status::InvalidArgument("basin.txn_version must be a non-negative integer, got '" + *change->value + "'");
+      return Status::InvalidArgument("basin.txn_version must be a non-negative integer, got '" +
+                                     *change->value + "'");
     }
     if (change->value) {
       settings[change->name] = *change->value;
@@ -508,7 +517,8 @@ struct Session::Impl : public SessionContext {
 
   Result<StatementResult> Run(const std::string& statement) {
     ASSIGN_OR_RETURN(TokenCursor tokens, TokenCursor::Of(statement));
-    using Handler = Result<std::optional<StatementResult>> (*)(SessionContext&, const std::string&, TokenCursor&);
+    using Handler =
+        Result<std::optional<StatementResult>> (*)(SessionContext&, const std::string&, TokenCursor&);
     static constexpr Handler kHandlers[] = {TryDdlStatement, TryWriteStatement, TryDmlStatement,
                                             TryMaintenanceStatement};
     ASSIGN_OR_RETURN(auto setting, TrySetting(statement, tokens));

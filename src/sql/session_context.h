@@ -39,14 +39,15 @@ class SessionContext {
 
   // The table `name_parts` (["t"] or ["s", "t"]) names; nullopt when the warehouse has no
   // such table. InvalidArgument for a malformed name.
-  virtual Result<std::optional<catalog::TableEntry>> LookupTable(const std::vector<std::string>& name_parts) = 0;
+  virtual Result<std::optional<catalog::TableEntry>> LookupTable(
+      const std::vector<std::string>& name_parts) = 0;
   // As LookupTable, NotFound naming the table when absent.
   virtual Result<catalog::TableEntry> GetTable(const std::vector<std::string>& name_parts) = 0;
 
   // A snapshot of the table at `location` (latest, or as `options` says), through the
   // session's snapshot cache. Errors name the table.
-  virtual Result<std::shared_ptr<const delta::Snapshot>> LoadTable(const std::string& location,
-                                                                   const delta::SnapshotOptions& options = {}) = 0;
+  virtual Result<std::shared_ptr<const delta::Snapshot>> LoadTable(
+      const std::string& location, const delta::SnapshotOptions& options = {}) = 0;
 
   // `sql` (a query, or an expression's text) with Basin's table references replaced by
   // scans, skipping files by the WHERE clauses of SELECTs.

@@ -26,8 +26,8 @@ Result<std::optional<StatementResult>> TryDdlStatement(SessionContext& session, 
 
 // INSERT [WITH SCHEMA EVOLUTION] INTO name [(cols)] [BY NAME] {VALUES ... | query},
 // INSERT OVERWRITE [TABLE] name [PARTITION ...] query, INSERT INTO name REPLACE WHERE pred query.
-Result<std::optional<StatementResult>> TryWriteStatement(SessionContext& session, const std::string& statement,
-                                                         TokenCursor& tokens);
+Result<std::optional<StatementResult>> TryWriteStatement(SessionContext& session,
+                                                         const std::string& statement, TokenCursor& tokens);
 
 // DELETE FROM name [AS a] [WHERE ...], UPDATE name [AS a] SET ... [WHERE ...],
 // MERGE [WITH SCHEMA EVOLUTION] INTO name [AS a] USING source [AS s] ON ... WHEN ...
@@ -37,7 +37,8 @@ Result<std::optional<StatementResult>> TryDmlStatement(SessionContext& session, 
 // OPTIMIZE name [WHERE ...] [ZORDER BY (cols)], VACUUM name [RETAIN n HOURS] [DRY RUN],
 // RESTORE [TABLE] name TO {VERSION | TIMESTAMP} AS OF ...
 Result<std::optional<StatementResult>> TryMaintenanceStatement(SessionContext& session,
-                                                               const std::string& statement, TokenCursor& tokens);
+                                                               const std::string& statement,
+                                                               TokenCursor& tokens);
 
 // A statement's one-row result for a command: "version" and each metric as a BIGINT
 // column, in the order given (missing metrics are 0), plus the command's notices.

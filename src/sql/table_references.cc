@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/strings.h"
 #include "sql/token_cursor.h"
 
 namespace basin::sql {
@@ -14,11 +15,6 @@ namespace basin::sql {
 namespace {
 
 using nlohmann::json;
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string Str(const json& obj, const char* key) {
   if (!obj.is_object()) return "";
@@ -29,10 +25,11 @@ std::string Str(const json& obj, const char* key) {
 // Words after which a table name cannot be an alias: they continue the query instead.
 bool IsClauseWord(const Token& t) {
   static const std::set<std::string> kWords = {
-      "where", "join",  "inner",  "left",    "right",  "full",  "cross",     "natural", "on",     "using",
-      "group", "order", "limit",  "offset",  "having", "union", "intersect", "except",  "window", "qualify",
-      "set",   "when",  "select", "returning", "positional", "anti", "semi", "asof", "lateral", "values", "by"};
-  return t.kind == Token::Kind::kIdentifier && kWords.count(Lower(t.text)) > 0;
+      "where",      "join",   "inner",  "left",    "right",   "full",   "cross",  "natural",
+      "on",         "using",  "group",  "order",   "limit",   "offset", "having", "union",
+      "intersect",  "except", "window", "qualify", "set",     "when",   "select", "returning",
+      "positional", "anti",   "semi",   "asof",    "lateral", "values", "by"};
+  return t.kind == Token::Kind::kIdentifier && kWords.count(AsciiLower(t.text)) > 0;
 }
 
 struct NameRef {
@@ -48,7 +45,8 @@ struct NameRef {
 size_t NameEnd(const std::vector<Token>& tokens, size_t i) {
   size_t j = i + 1;
   while (j + 1 < tokens.size() && tokens[j].kind == Token::Kind::kOperator && tokens[j].text == "." &&
-         (tokens[j + 1].kind == Token::Kind::kIdentifier || tokens[j + 1].kind == Token::Kind::kQuotedIdentifier)) {
+         (tokens[j + 1].kind == Token::Kind::kIdentifier ||
+          tokens[j + 1].kind == Token::Kind::kQuotedIdentifier)) {
     j += 2;
   }
   return j;
@@ -59,7 +57,7 @@ bool IsName(const Token& t) {
 }
 
 bool IsWord(const Token& t, const char* word) {
-  return t.kind == Token::Kind::kIdentifier && Lower(t.text) == word;
+  return t.kind == Token::Kind::kIdentifier && AsciiLower(t.text) == word;
 }
 
 // Reads an optional VERSION AS OF n / TIMESTAMP AS OF '...' at token `j` into `ref`; returns
@@ -114,7 +112,7 @@ void CollectCteNames(const json& node, std::set<std::string>& out) {
   if (!node.is_object()) return;
   auto cte = node.find("cte_map");
   if (cte != node.end() && cte->is_object() && cte->contains("map") && (*cte)["map"].is_array()) {
-    for (const json& entry : (*cte)["map"]) out.insert(Lower(Str(entry, "key")));
+    for (const json& entry : (*cte)["map"]) out.insert(AsciiLower(Str(entry, "key")));
   }
   for (const auto& [key, child] : node.items()) {
     if (child.is_structured()) CollectCteNames(child, out);
@@ -163,7 +161,8 @@ Result<std::string> RewriteTableNames(const std::string& sql, engine::Connection
 
   // Time travel first: DuckDB cannot parse it, and the words make the reference certain.
   for (size_t i = 0; i < tokens.size(); i++) {
-    if (!IsName(tokens[i]) || (i > 0 && tokens[i - 1].kind == Token::Kind::kOperator && tokens[i - 1].text == "."))
+    if (!IsName(tokens[i]) ||
+        (i > 0 && tokens[i - 1].kind == Token::Kind::kOperator && tokens[i - 1].text == "."))
       continue;
     size_t j = NameEnd(tokens, i);
     NameRef probe;
@@ -194,12 +193,13 @@ Result<std::string> RewriteTableNames(const std::string& sql, engine::Connection
       candidate = offsets->count(tokens[i].begin) > 0;
     } else if (i > 0) {
       const Token& prev = tokens[i - 1];
-      candidate = IsWord(prev, "from") || IsWord(prev, "join") || IsWord(prev, "using") || IsWord(prev, "into");
+      candidate =
+          IsWord(prev, "from") || IsWord(prev, "join") || IsWord(prev, "using") || IsWord(prev, "into");
     }
     if (!candidate) continue;
     size_t j = NameEnd(tokens, i);
     if (j < tokens.size() && tokens[j].kind == Token::Kind::kPunctuation && tokens[j].text == "(") continue;
-    if (j == i + 1 && cte_names.count(Lower(tokens[i].text))) continue;
+    if (j == i + 1 && cte_names.count(AsciiLower(tokens[i].text))) continue;
     ASSIGN_OR_RETURN(NameRef ref, ReadNameRef(tokens, i));
     refs.push_back(std::move(ref));
     i = j - 1;
@@ -234,10 +234,13 @@ Result<std::vector<TableChangesCall>> FindTableChangesCalls(std::string_view sql
     if (!IsWord(tokens[i], "table_changes") || tokens[i + 1].text != "(" ||
         tokens[i + 1].kind != Token::Kind::kPunctuation)
       continue;
-    TokenCursor cursor(sql, std::vector<Token>(tokens.begin() + static_cast<std::ptrdiff_t>(i) + 2, tokens.end()));
+    TokenCursor cursor(sql,
+                       std::vector<Token>(tokens.begin() + static_cast<std::ptrdiff_t>(i) + 2, tokens.end()));
     TableChangesCall call;
     call.begin = tokens[i].begin;
-    auto usage = [] { return Status::InvalidArgument("table_changes expects ('table name', start version [, end version])"); };
+    auto usage = [] {
+      return Status::InvalidArgument("table_changes expects ('table name', start version [, end version])");
+    };
     auto name = cursor.StringLiteral("a table name");
     if (!name.ok()) return usage();
     // 'schema.table' or 'table'.

@@ -23,7 +23,8 @@
 namespace basin::sql {
 
 // The folder of the warehouse table `name` (one or two parts), nullopt when there is none.
-using TableLocationLookup = std::function<Result<std::optional<std::string>>(const std::vector<std::string>& name)>;
+using TableLocationLookup =
+    std::function<Result<std::optional<std::string>>(const std::vector<std::string>& name)>;
 
 // `sql` with every reference to a warehouse table replaced by delta_scan('<folder>'
 // [, version => n | timestamp => '...']) AS "<name>" (the alias is kept when the statement

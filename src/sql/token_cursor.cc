@@ -10,7 +10,8 @@ namespace {
 bool IsWord(const Token& t, std::string_view word) {
   if (t.kind != Token::Kind::kIdentifier || t.text.size() != word.size()) return false;
   for (size_t i = 0; i < word.size(); i++) {
-    if (std::toupper(static_cast<unsigned char>(t.text[i])) != std::toupper(static_cast<unsigned char>(word[i])))
+    if (std::toupper(static_cast<unsigned char>(t.text[i])) !=
+        std::toupper(static_cast<unsigned char>(word[i])))
       return false;
   }
   return true;
@@ -31,7 +32,8 @@ std::string JoinWords(std::initializer_list<std::string_view> words) {
 
 }  // namespace
 
-TokenCursor::TokenCursor(std::string_view text, std::vector<Token> tokens) : text_(text), tokens_(std::move(tokens)) {}
+TokenCursor::TokenCursor(std::string_view text, std::vector<Token> tokens)
+    : text_(text), tokens_(std::move(tokens)) {}
 
 Result<TokenCursor> TokenCursor::Of(std::string_view text) {
   ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(text));
@@ -120,7 +122,8 @@ Result<double> TokenCursor::Number(std::string_view what) {
   return value;
 }
 
-Result<std::string> TokenCursor::TextUntil(std::string_view what, std::initializer_list<std::string_view> stop_keywords,
+Result<std::string> TokenCursor::TextUntil(std::string_view what,
+                                           std::initializer_list<std::string_view> stop_keywords,
                                            bool stop_at_comma) {
   size_t start = pos_;
   int depth = 0;
@@ -167,11 +170,13 @@ Status TokenCursor::ExpectEnd() {
 
 Status TokenCursor::Error(std::string_view expected) const {
   if (AtEnd()) {
-    return Status::InvalidArgument("syntax error at the end of the statement: expected " + std::string(expected));
+    return Status::InvalidArgument("syntax error at the end of the statement: expected " +
+                                   std::string(expected));
   }
   const Token& t = Peek();
-  return Status::InvalidArgument("syntax error at or near '" + std::string(text_.substr(t.begin, t.end - t.begin)) +
-                                 "' (offset " + std::to_string(t.begin) + "): expected " + std::string(expected));
+  return Status::InvalidArgument("syntax error at or near '" +
+                                 std::string(text_.substr(t.begin, t.end - t.begin)) + "' (offset " +
+                                 std::to_string(t.begin) + "): expected " + std::string(expected));
 }
 
 }  // namespace basin::sql

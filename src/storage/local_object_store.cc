@@ -355,7 +355,8 @@ Status SyncLocalFiles(const ObjectStore& store, const std::vector<std::string>& 
   std::set<std::string> folders;
   for (const std::string& key : keys) {
     std::optional<std::string> path = store.LocalPath(key);
-    if (!path) return Status::InvalidArgument("cannot sync '" + key + "' in " + store.Describe() + ": not a file key");
+    if (!path)
+      return Status::InvalidArgument("cannot sync '" + key + "' in " + store.Describe() + ": not a file key");
     FileDescriptor file(::open(path->c_str(), O_RDONLY | O_CLOEXEC));
     if (file.get() < 0) return IOErrorAt("cannot open for fsync", *path, errno);
     if (::fsync(file.get()) != 0) return IOErrorAt("cannot fsync", *path, errno);

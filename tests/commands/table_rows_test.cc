@@ -278,7 +278,8 @@ TEST_F(TableRowsTest, TablePropertiesSizeFilesAndStats) {
 TEST_F(TableRowsTest, StatsColumnsPropertyNamesLogicalColumnsUnderColumnMapping) {
   Create({Field("id", "long"), Field("s", Struct({Field("inner", "string"), Field("n", "long")})),
           Field("other", "long")},
-         {}, {{"delta.columnMapping.mode", "name"}, {"delta.dataSkippingStatsColumns", "S.inner, other, gone"}});
+         {},
+         {{"delta.columnMapping.mode", "name"}, {"delta.dataSkippingStatsColumns", "S.inner, other, gone"}});
   ASSERT_OK(Insert("SELECT 1, {'inner': 'v', 'n': 5}, 7"));
   auto snapshot = Load();
   ASSERT_EQ(snapshot->files.size(), 1u);

@@ -290,7 +290,8 @@ TEST_F(MtimeRetentionTest, RemovesTemporaryFilesOfInterruptedWritesOnceTheyAreOl
   store_->SetModificationTime(fresh_temp, now_ms_ - kHourMs);
   ASSERT_OK_AND_ASSIGN(LogCleanupResult result, CleanUpExpiredLogs(*store_, TestMetadata(TableConfig(true)),
                                                                    now_ms_, table_->conn(), "table"));
-  EXPECT_NE(std::find(result.deleted_keys.begin(), result.deleted_keys.end(), old_temp), result.deleted_keys.end());
+  EXPECT_NE(std::find(result.deleted_keys.begin(), result.deleted_keys.end(), old_temp),
+            result.deleted_keys.end());
   ASSERT_ERROR_CODE(store_->Head(old_temp), kNotFound);
   // A write in progress may own the young one.
   EXPECT_OK(store_->Head(fresh_temp).status());

@@ -149,8 +149,9 @@ TEST_F(ParquetWriterTest, RowGroupsLargerThanTheTargetAreSplitToo) {
   WriteOptions options;
   options.target_file_size_bytes = kTarget;
   // DuckDB rolls over only after a row group of 122880 rows, about 4 MiB here.
-  ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_, "SELECT md5(i::VARCHAR) AS h FROM range(200000) t(i)",
-                                                 *store_, options));
+  ASSERT_OK_AND_ASSIGN(
+      auto adds,
+      WriteDataFiles(*conn_, "SELECT md5(i::VARCHAR) AS h FROM range(200000) t(i)", *store_, options));
   EXPECT_GE(adds.size(), 10u);
   int64_t total = 0;
   for (const auto& add : adds) {

@@ -33,7 +33,8 @@ class TableReferencesTest : public ::testing::Test {
 };
 
 TEST_F(TableReferencesTest, NamesBecomeScansWithTheirNameAsAlias) {
-  EXPECT_EQ(Rewrite("SELECT t.a FROM t WHERE a > 1"), "SELECT t.a FROM delta_scan('/wh/default/t') AS \"t\" WHERE a > 1");
+  EXPECT_EQ(Rewrite("SELECT t.a FROM t WHERE a > 1"),
+            "SELECT t.a FROM delta_scan('/wh/default/t') AS \"t\" WHERE a > 1");
   EXPECT_EQ(Rewrite("SELECT * FROM sales.orders o JOIN other USING (id)"),
             "SELECT * FROM delta_scan('/wh/sales/orders') o JOIN other USING (id)");
   EXPECT_EQ(Rewrite("SELECT * FROM default.t AS x"), "SELECT * FROM delta_scan('/wh/default/t') AS x");
@@ -41,15 +42,18 @@ TEST_F(TableReferencesTest, NamesBecomeScansWithTheirNameAsAlias) {
 
 TEST_F(TableReferencesTest, LeavesColumnsStringsCtesAndOtherTablesAlone) {
   EXPECT_EQ(Rewrite("SELECT t FROM other WHERE s = 't'"), "SELECT t FROM other WHERE s = 't'");
-  EXPECT_EQ(Rewrite("WITH t AS (SELECT 1 AS a) SELECT * FROM t"), "WITH t AS (SELECT 1 AS a) SELECT * FROM t");
+  EXPECT_EQ(Rewrite("WITH t AS (SELECT 1 AS a) SELECT * FROM t"),
+            "WITH t AS (SELECT 1 AS a) SELECT * FROM t");
   EXPECT_EQ(Rewrite("SELECT * FROM memory.main.t"), "SELECT * FROM memory.main.t");
   EXPECT_EQ(Rewrite("SELECT * FROM read_parquet('t')"), "SELECT * FROM read_parquet('t')");
 }
 
 TEST_F(TableReferencesTest, SubqueriesAndJoinsWithDeltaScan) {
-  EXPECT_EQ(Rewrite("SELECT * FROM delta_scan('/x') d JOIN t ON d.id = t.id WHERE t.id IN (SELECT id FROM t)"),
-            "SELECT * FROM delta_scan('/x') d JOIN delta_scan('/wh/default/t') AS \"t\" ON d.id = t.id WHERE t.id IN "
-            "(SELECT id FROM delta_scan('/wh/default/t') AS \"t\")");
+  EXPECT_EQ(
+      Rewrite("SELECT * FROM delta_scan('/x') d JOIN t ON d.id = t.id WHERE t.id IN (SELECT id FROM t)"),
+      "SELECT * FROM delta_scan('/x') d JOIN delta_scan('/wh/default/t') AS \"t\" ON d.id = t.id WHERE t.id "
+      "IN "
+      "(SELECT id FROM delta_scan('/wh/default/t') AS \"t\")");
 }
 
 TEST_F(TableReferencesTest, TimeTravel) {

@@ -37,11 +37,11 @@ class TestdataReadTest : public ::testing::Test {
 TEST_F(TestdataReadTest, RowCountsMatchTheCatalogue) {
   // A sample read through the Session's delta_scan; the conformance suite reads them all.
   const std::filesystem::path warehouse = session_->options().warehouse_dir;
-  for (const char* name : {"delta-kernel-rs-golden/dv-with-columnmapping", "delta-kernel-rs-golden/basic-decimal-table",
-                           "delta-kernel-rs-golden/kernel-timestamp-int96",
-                           "delta-kernel-rs-golden/data-reader-escaped-chars", "delta-kernel-rs/cdf-table-with-dv",
-                           "delta-kernel-rs/partitioned_with_materialize_feature",
-                           "delta-io-delta/table-with-icebegCompatV2Enabled", "delta-rs/table_with_column_mapping"}) {
+  for (const char* name :
+       {"delta-kernel-rs-golden/dv-with-columnmapping", "delta-kernel-rs-golden/basic-decimal-table",
+        "delta-kernel-rs-golden/kernel-timestamp-int96", "delta-kernel-rs-golden/data-reader-escaped-chars",
+        "delta-kernel-rs/cdf-table-with-dv", "delta-kernel-rs/partitioned_with_materialize_feature",
+        "delta-io-delta/table-with-icebegCompatV2Enabled", "delta-rs/table_with_column_mapping"}) {
     const testing::DeltaTableExpectation& expected = testing::DeltaTestTables().at(name);
     const std::string root = testing::DeltaTableRoot(warehouse / name).lexically_relative(warehouse).string();
     EXPECT_EQ(Count(root), std::to_string(expected.rows)) << name;
