@@ -61,11 +61,6 @@ std::string JoinOrNone(const std::vector<std::string>& items) {
   return items.empty() ? "(none)" : fmt::format("{}", fmt::join(items, ", "));
 }
 
-bool UsesColumnMapping(const delta::Metadata& metadata) {
-  auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  return mode != metadata.configuration.end() && mode->second != "none";
-}
-
 void WriteOverview(const delta::Snapshot& snapshot, std::ostream& out) {
   const delta::Protocol& protocol = snapshot.protocol;
   out << "Table:              " << snapshot.table_root << '\n';
@@ -89,7 +84,7 @@ void WriteOverview(const delta::Snapshot& snapshot, std::ostream& out) {
 }
 
 void WriteSchema(const delta::Snapshot& snapshot, std::ostream& out) {
-  bool mapped = UsesColumnMapping(snapshot.metadata);
+  bool mapped = delta::ColumnMappingEnabled(snapshot.metadata);
   engine::QueryResult table;
   table.column_names = {"column", "type", "nullable"};
   if (mapped) table.column_names.emplace_back("physical name");

@@ -112,7 +112,7 @@ Result<CommandResult> RewriteRows(const CommandContext& ctx, std::shared_ptr<con
     ASSIGN_OR_RETURN(rows_sql, UpdatedRowsSql(table, *request.assignments, alias, from_where));
     for (const auto& [column, expression] : *request.assignments) {
       const delta::StructField* field = table.target.schema.Find(column);
-      if (dml::GenerationExpression(*field)) generated[field->name] = "TRUE";
+      if (field->GenerationExpression()) generated[field->name] = "TRUE";
     }
   } else {
     rows_sql = "SELECT " + alias + "." + QuoteIdentifier(engine::kScanFileColumn) + ", " + alias + "." +

@@ -269,12 +269,6 @@ std::string ColumnsFrom(const delta::StructType& schema, const delta::StructType
   return out;
 }
 
-std::optional<std::string> GenerationExpression(const delta::StructField& field) {
-  auto it = field.metadata.find("delta.generationExpression");
-  if (it == field.metadata.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
-
 Status CheckGeneratedAssignments(const DmlTable& table, const std::string& changes,
                                  std::string_view operation, const GeneratedAssignments& assigned) {
   if (assigned.empty()) return Status::OK();
@@ -289,7 +283,7 @@ Status CheckGeneratedAssignments(const DmlTable& table, const std::string& chang
   }
   for (const auto& [column, rows] : assigned) {
     const delta::StructField* field = schema.Find(column);
-    std::optional<std::string> generation = field == nullptr ? std::nullopt : GenerationExpression(*field);
+    std::optional<std::string> generation = field == nullptr ? std::nullopt : field->GenerationExpression();
     if (!generation) continue;
     const std::string name = QuoteIdentifier(field->name);
     const std::string computed = "CAST((" + *generation + ") AS " + field->type->ToDuckDBType() + ")";

@@ -106,9 +106,6 @@ Result<engine::ScanPlan> ScanWithPositions(const DmlTable& table, const std::vec
 std::string ColumnsFrom(const delta::StructType& schema, const delta::StructType& available,
                         std::string_view qualifier);
 
-// A column's generation expression (delta.generationExpression), when it is generated.
-std::optional<std::string> GenerationExpression(const delta::StructField& field);
-
 // Generated columns a command assigns explicitly: column (schema name) -> SQL condition
 // over the change table picking the rows whose clause assigns it ("TRUE": every row).
 using GeneratedAssignments = std::map<std::string, std::string>;

@@ -117,7 +117,7 @@ Status ResolveClauses(const MergeRequest& request, const dml::DmlTable& table, M
         std::optional<std::string> source = SourceColumn(plan, field.name);
         if (source) {
           RETURN_IF_ERROR(set(field.name, plan.source + "." + QuoteIdentifier(*source)));
-        } else if (!request.schema_evolution && !dml::GenerationExpression(field)) {
+        } else if (!request.schema_evolution && !field.GenerationExpression()) {
           return Status::InvalidArgument(where + ": the source has no column '" + field.name + "' for " +
                                          (clause.kind == Kind::kMatchedUpdate ? "UPDATE SET *" : "INSERT *"));
         }
@@ -244,7 +244,7 @@ json OperationParameters(const MergeRequest& request) {
 dml::GeneratedAssignments GeneratedAssignments(const dml::DmlTable& table, const MergePlan& plan) {
   dml::GeneratedAssignments assigned;
   for (const delta::StructField& field : table.target.schema.fields) {
-    if (!dml::GenerationExpression(field)) continue;
+    if (!field.GenerationExpression()) continue;
     std::string clauses;
     for (size_t i = 0; i < plan.values.size(); i++) {
       if (plan.values[i].count(field.name) > 0) clauses += (clauses.empty() ? "" : ", ") + std::to_string(i);

@@ -16,13 +16,6 @@ using engine::QuoteIdentifier;
 using engine::QuoteLiteral;
 using nlohmann::json;
 
-bool ColumnMapped(const delta::Metadata& metadata) {
-  auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  if (mode == metadata.configuration.end()) return false;
-  const std::string value = AsciiLower(mode->second);
-  return value == "name" || value == "id";
-}
-
 // DuckDB functions whose value differs between rows with equal arguments.
 bool IsVolatile(const std::string& function) {
   static constexpr std::array<std::string_view, 8> kVolatile = {
@@ -78,7 +71,7 @@ Result<std::vector<size_t>> FilesWherePartitionsSatisfy(engine::Connection& conn
                                                         const std::string& alias) {
   std::vector<size_t> satisfied;
   if (files.empty()) return satisfied;
-  const bool mapped = ColumnMapped(snapshot.metadata);
+  const bool mapped = delta::ColumnMappingEnabled(snapshot.metadata);
   std::vector<const delta::StructField*> columns;
   for (const std::string& name : snapshot.metadata.partition_columns) {
     const delta::StructField* field = snapshot.schema.Find(name);

@@ -23,23 +23,10 @@ using json = nlohmann::json;
 
 constexpr std::string_view kConstraintPrefix = "delta.constraints.";
 constexpr std::string_view kFeaturePrefix = "delta.feature.";
-constexpr const char* kGenerationExpression = "delta.generationExpression";
 
 bool StartsWith(const std::string& text, std::string_view prefix) { return text.rfind(prefix, 0) == 0; }
 
 bool SameName(const std::string& a, const std::string& b) { return EqualsIgnoreCase(a, b); }
-
-std::string ColumnMappingMode(const std::map<std::string, std::string>& configuration) {
-  auto it = configuration.find("delta.columnMapping.mode");
-  return it == configuration.end() ? "none" : AsciiLower(it->second);
-}
-
-std::optional<std::string> GenerationExpression(const delta::StructField& field) {
-  if (!field.metadata.is_object()) return std::nullopt;
-  auto it = field.metadata.find(kGenerationExpression);
-  if (it == field.metadata.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
 
 // Index of the top-level column `name` (case-insensitive, as Spark), or -1.
 int FindColumn(const delta::StructType& schema, const std::string& name) {
@@ -149,11 +136,11 @@ Result<std::string> BindExpression(engine::Connection& conn, const delta::Struct
 Status ValidateGenerationExpressions(engine::Connection& conn, const delta::StructType& schema,
                                      const std::string& where) {
   for (const auto& field : schema.fields) {
-    auto expr = GenerationExpression(field);
+    auto expr = field.GenerationExpression();
     if (!expr) continue;
     const std::string what = where + ": generated column '" + field.name + "'";
     // Generated columns may use the other, non-generated columns only (as in Delta).
-    auto not_generated = [](const delta::StructField& f) { return !GenerationExpression(f).has_value(); };
+    auto not_generated = [](const delta::StructField& f) { return !f.GenerationExpression().has_value(); };
     RETURN_IF_ERROR(BindExpression(conn, schema,
                                    "CAST((" + *expr + ") AS " + field.type->ToDuckDBType() + ")",
                                    not_generated, what)
@@ -299,7 +286,7 @@ Status CheckNotReferenced(engine::Connection& conn, const delta::Snapshot& table
     }
   }
   for (const auto& field : table.schema.fields) {
-    auto expr = GenerationExpression(field);
+    auto expr = field.GenerationExpression();
     if (!expr) continue;
     ASSIGN_OR_RETURN(ExpressionInfo info,
                      InspectExpression(conn, *expr, where + ": generated column " + field.name));
@@ -313,7 +300,7 @@ Status CheckNotReferenced(engine::Connection& conn, const delta::Snapshot& table
 
 Status RequireColumnMapping(const delta::Snapshot& table, const std::string& action,
                             const std::string& where) {
-  if (ColumnMappingMode(table.metadata.configuration) != "none") return Status::OK();
+  if (delta::ColumnMappingMode(table.metadata.configuration) != "none") return Status::OK();
   return Status::InvalidArgument(
       where + ": " + action +
       " needs column mapping, so that data files keep their column names; enable it "
@@ -348,7 +335,7 @@ Result<TableDefinition> DefineTable(const CommandContext& ctx, const CreateTable
     schema = std::move(*inferred);
   }
   std::map<std::string, std::string> configuration = request.properties;
-  const bool column_mapping = ColumnMappingMode(configuration) != "none";
+  const bool column_mapping = delta::ColumnMappingMode(configuration) != "none";
   RETURN_IF_ERROR(ValidateNewSchema(schema, request.partition_columns, column_mapping, where));
   RETURN_IF_ERROR(ValidateGenerationExpressions(conn, schema, where));
   for (const auto& [name, expr] : Constraints(configuration)) {
@@ -487,7 +474,7 @@ Result<CommandResult> AlterTable(const CommandContext& ctx, std::shared_ptr<cons
   MetadataChange change{table->metadata, table->schema, "", json::object(), false};
   delta::Metadata& metadata = change.metadata;
   delta::StructType& schema = change.schema;
-  const std::string mode = ColumnMappingMode(metadata.configuration);
+  const std::string mode = delta::ColumnMappingMode(metadata.configuration);
 
   using Kind = AlterTableRequest::Kind;
   switch (request.kind) {
@@ -504,7 +491,7 @@ Result<CommandResult> AlterTable(const CommandContext& ctx, std::shared_ptr<cons
               "' cannot be added as NOT NULL: existing rows have no value for it; add it, "
               "fill it, then ALTER COLUMN ... SET NOT NULL");
         }
-        if (GenerationExpression(column)) {
+        if (column.GenerationExpression()) {
           return Status::InvalidArgument(
               where + ": generated column '" + column.name +
               "' cannot be added to an existing table (existing rows have no value)");

@@ -214,9 +214,7 @@ std::vector<std::string> NeededFeatures(const delta::Metadata& metadata, const d
           schema, [](const auto& f) { return HasFieldMetadata(f, "delta.generationExpression"); }, no_type)) {
     needed.insert("generatedColumns");
   }
-  auto mode = metadata.configuration.find("delta.columnMapping.mode");
-  if (mode != metadata.configuration.end() && AsciiLower(mode->second) != "none")
-    needed.insert("columnMapping");
+  if (delta::ColumnMappingMode(metadata.configuration) != "none") needed.insert("columnMapping");
   if (is_true("delta.enableDeletionVectors")) needed.insert("deletionVectors");
   if (SchemaHasAny(schema, no_field, [](const delta::DataType& t) {
         return t.kind == delta::DataType::Kind::kPrimitive && t.primitive == "timestamp_ntz";
@@ -385,10 +383,8 @@ void AssignColumnMapping(delta::StructType& schema, std::map<std::string, std::s
 
 void AssignColumnMapping(delta::StructType& schema, std::map<std::string, std::string>& configuration,
                          PhysicalNames physical_names) {
-  auto mode = configuration.find("delta.columnMapping.mode");
-  if (mode == configuration.end()) return;
-  const std::string m = AsciiLower(mode->second);
-  if (m != "name" && m != "id") return;
+  const std::string mode = delta::ColumnMappingMode(configuration);
+  if (mode != "name" && mode != "id") return;
   int64_t max_id = 0;
   auto stored = configuration.find("delta.columnMapping.maxColumnId");
   if (stored != configuration.end()) {

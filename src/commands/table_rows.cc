@@ -24,25 +24,11 @@ using engine::QuoteIdentifier;
 using engine::QuoteLiteral;
 using nlohmann::json;
 
-constexpr const char* kGenerationExpression = "delta.generationExpression";
 constexpr const char* kTypeChanges = "delta.typeChanges";
 constexpr std::string_view kConstraintPrefix = "delta.constraints.";
 constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 // DuckDB prefixes what error() raises with this; Basin's messages stand on their own.
 constexpr std::string_view kDuckDBInputError = "Invalid Input Error: ";
-
-bool ColumnMappingEnabled(const delta::Metadata& metadata) {
-  auto it = metadata.configuration.find("delta.columnMapping.mode");
-  if (it == metadata.configuration.end()) return false;
-  const std::string mode = AsciiLower(it->second);
-  return mode == "name" || mode == "id";
-}
-
-std::optional<std::string> GenerationExpression(const StructField& field) {
-  auto it = field.metadata.find(kGenerationExpression);
-  if (it == field.metadata.end() || !it->is_string()) return std::nullopt;
-  return it->get<std::string>();
-}
 
 int FindField(const StructType& schema, const std::string& name) {
   for (size_t i = 0; i < schema.fields.size(); i++) {
@@ -341,13 +327,13 @@ std::string StoredFromTyped(const StructType& schema, const delta::Metadata& met
                             const std::optional<std::string>& row_condition) {
   std::string rows = typed_sql;
   bool any_generated = std::any_of(schema.fields.begin(), schema.fields.end(),
-                                   [](const StructField& f) { return GenerationExpression(f).has_value(); });
+                                   [](const StructField& f) { return f.GenerationExpression().has_value(); });
   if (any_generated) {
     std::string select;
     for (const StructField& f : schema.fields) {
       const std::string name = QuoteIdentifier(f.name);
       std::string value = name;
-      if (auto generation = GenerationExpression(f)) {
+      if (auto generation = f.GenerationExpression()) {
         const std::string computed = "CAST((" + *generation + ") AS " + f.type->ToDuckDBType() + ")";
         if (generated_given.count(f.name) == 0) {
           value = computed;
@@ -365,7 +351,7 @@ std::string StoredFromTyped(const StructType& schema, const delta::Metadata& met
     rows = "SELECT " + select + " FROM (" + rows + "\n) AS __basin_typed";
   }
 
-  const bool mapped = ColumnMappingEnabled(metadata);
+  const bool mapped = delta::ColumnMappingEnabled(metadata);
   std::string select;
   const std::vector<RowCheck> checks = RowChecks(metadata, row_condition);
   for (size_t i = 0; i < schema.fields.size(); i++) {
@@ -562,7 +548,7 @@ std::optional<std::vector<std::vector<std::string>>> StatsColumnPaths(const Stru
       names.back().back() += c;
     }
   }
-  const bool mapped = ColumnMappingEnabled(metadata);
+  const bool mapped = delta::ColumnMappingEnabled(metadata);
   std::vector<std::vector<std::string>> paths;
   for (const auto& parts : names) {
     std::vector<std::string> path;
@@ -621,7 +607,7 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
     // By position: every column, or every column but the generated ones (computed).
     std::vector<int> positions;
     for (size_t j = 0; j < schema.fields.size(); j++) {
-      if (!GenerationExpression(schema.fields[j])) positions.push_back(static_cast<int>(j));
+      if (!schema.fields[j].GenerationExpression()) positions.push_back(static_cast<int>(j));
     }
     if (source.size() != positions.size()) {
       positions.resize(schema.fields.size());
@@ -694,8 +680,8 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
       const size_t i = given - target_of.begin();
       ASSIGN_OR_RETURN(value, converter.Convert(QuoteIdentifier("__basin_c" + std::to_string(i)), source[i],
                                                 *f.type, f.name, 0));
-      if (GenerationExpression(f)) generated_given.insert(f.name);
-    } else if (GenerationExpression(f)) {
+      if (f.GenerationExpression()) generated_given.insert(f.name);
+    } else if (f.GenerationExpression()) {
       continue;  // computed from the others
     } else {
       value = "CAST(NULL AS " + f.type->ToDuckDBType() + ")";
@@ -710,7 +696,7 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
 Result<std::string> StoredRowsSql(const WriteTarget& target, const std::string& logical_rows_sql) {
   std::string select;
   for (const StructField& f : target.schema.fields) {
-    if (GenerationExpression(f)) continue;  // recomputed from the row
+    if (f.GenerationExpression()) continue;  // recomputed from the row
     select += (select.empty() ? "" : ", ") + std::string("CAST(") + QuoteIdentifier(f.name) + " AS " +
               f.type->ToDuckDBType() + ") AS " + QuoteIdentifier(f.name);
   }
@@ -722,7 +708,7 @@ Result<std::string> StoredRowsSql(const WriteTarget& target, const std::string& 
 Result<std::vector<delta::AddFile>> WriteRows(engine::Connection& conn, const WriteTarget& target,
                                               const std::string& stored_rows_sql) {
   engine::WriteOptions options;
-  const bool mapped = ColumnMappingEnabled(target.metadata);
+  const bool mapped = delta::ColumnMappingEnabled(target.metadata);
   for (const std::string& name : target.metadata.partition_columns) {
     int index = FindField(target.schema, name);
     if (index < 0) {

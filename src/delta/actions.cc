@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "common/strings.h"
 #include "delta/json_fields.h"
 #include "delta/paths.h"
 
@@ -428,6 +429,16 @@ std::optional<int64_t> StatsNumRecords(const AddFile& add) {
   auto it = stats.find("numRecords");
   if (it == stats.end() || !it->is_number_integer()) return std::nullopt;
   return it->get<int64_t>();
+}
+
+std::string ColumnMappingMode(const std::map<std::string, std::string>& configuration) {
+  auto it = configuration.find("delta.columnMapping.mode");
+  return it == configuration.end() ? "none" : AsciiLower(it->second);
+}
+
+bool ColumnMappingEnabled(const Metadata& metadata) {
+  const std::string mode = ColumnMappingMode(metadata.configuration);
+  return mode == "name" || mode == "id";
 }
 
 }  // namespace basin::delta

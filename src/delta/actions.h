@@ -82,6 +82,13 @@ struct Metadata {
   std::optional<int64_t> created_time;
 };
 
+// A table configuration's delta.columnMapping.mode, lower-cased: "none" when unset, else as
+// written ("name", "id", or what a writer put there).
+std::string ColumnMappingMode(const std::map<std::string, std::string>& configuration);
+
+// Whether the table's files name columns by physical name (column mapping "name" or "id").
+bool ColumnMappingEnabled(const Metadata& metadata);
+
 struct SetTransaction {
   std::string app_id;
   int64_t version = 0;

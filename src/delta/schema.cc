@@ -144,6 +144,13 @@ std::string StructField::PhysicalName() const {
   return name;
 }
 
+std::optional<std::string> StructField::GenerationExpression() const {
+  if (!metadata.is_object()) return std::nullopt;
+  auto it = metadata.find("delta.generationExpression");
+  if (it != metadata.end() && it->is_string()) return it->get<std::string>();
+  return std::nullopt;
+}
+
 std::optional<int64_t> StructField::ColumnMappingId() const {
   auto it = metadata.find("delta.columnMapping.id");
   if (it != metadata.end() && it->is_number_integer()) return it->get<int64_t>();

@@ -24,6 +24,8 @@ struct StructField {
   // "delta.columnMapping.physicalName" when present, else `name`.
   std::string PhysicalName() const;
   std::optional<int64_t> ColumnMappingId() const;
+  // The SQL expression of a generated column (delta.generationExpression), else nullopt.
+  std::optional<std::string> GenerationExpression() const;
 };
 
 struct StructType {

@@ -124,9 +124,7 @@ Result<ScanPlan> BuildScanSql(const delta::Snapshot& snapshot, Connection& conn,
   plan.files_total = snapshot.files.size();
   const std::string table = snapshot.table_root;
 
-  auto mode = snapshot.metadata.configuration.find("delta.columnMapping.mode");
-  bool mapped =
-      mode != snapshot.metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
+  const bool mapped = delta::ColumnMappingEnabled(snapshot.metadata);
   auto is_partition_column = [&](const std::string& name) {
     return std::any_of(snapshot.metadata.partition_columns.begin(), snapshot.metadata.partition_columns.end(),
                        [&](const std::string& p) { return EqualsIgnoreCase(p, name); });

@@ -340,9 +340,7 @@ class Evaluator {
  public:
   Evaluator(const delta::Snapshot& snapshot, const SkippingScope& scope)
       : snapshot_(snapshot), scope_(scope) {
-    auto mode = snapshot.metadata.configuration.find("delta.columnMapping.mode");
-    mapped_ =
-        mode != snapshot.metadata.configuration.end() && (mode->second == "name" || mode->second == "id");
+    mapped_ = delta::ColumnMappingEnabled(snapshot.metadata);
   }
 
   // Prepares the per-file view, then MayMatch answers for that file.
