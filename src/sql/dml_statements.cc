@@ -117,6 +117,18 @@ int64_t Metric(const commands::CommandResult& result, const char* name) {
   return it != result.metrics.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
+// The optional `WHERE condition` that ends DELETE and UPDATE, with the table names in it
+// resolved; empty when there is none.
+Result<std::string> TrailingWhere(TokenCursor& tokens, Resolver& resolver) {
+  std::string where;
+  if (tokens.AcceptKeywords({"WHERE"})) {
+    ASSIGN_OR_RETURN(where, tokens.TextUntil("a condition", {"RETURNING"}));
+  }
+  RETURN_IF_ERROR(tokens.ExpectEnd());
+  if (where.empty()) return where;
+  return resolver.Resolve(where);
+}
+
 Result<std::optional<StatementResult>> RunDelete(SessionContext& session, const std::string& statement,
                                                  TokenCursor& tokens) {
   ASSIGN_OR_RETURN(std::optional<Target> target,
@@ -124,15 +136,9 @@ Result<std::optional<StatementResult>> RunDelete(SessionContext& session, const 
   if (!target) return std::optional<StatementResult>();
   commands::DeleteRequest request;
   request.target_alias = target->alias;
-  if (tokens.AcceptKeywords({"WHERE"})) {
-    ASSIGN_OR_RETURN(request.where, tokens.TextUntil("a condition", {"RETURNING"}));
-  }
-  RETURN_IF_ERROR(tokens.ExpectEnd());
-  ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
   Resolver resolver(session);
-  if (!request.where.empty()) {
-    ASSIGN_OR_RETURN(request.where, resolver.Resolve(request.where));
-  }
+  ASSIGN_OR_RETURN(request.where, TrailingWhere(tokens, resolver));
+  ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
   ASSIGN_OR_RETURN(auto table, session.LoadTable(target->entry.location));
   ASSIGN_OR_RETURN(commands::CommandResult result,
                    commands::Delete(session.MakeCommandContext(), table, request));
@@ -148,15 +154,9 @@ Result<std::optional<StatementResult>> RunUpdate(SessionContext& session, const 
   request.target_alias = target->alias;
   RETURN_IF_ERROR(tokens.ExpectKeywords({"SET"}));
   ASSIGN_OR_RETURN(request.assignments, Assignments(tokens, "WHERE"));
-  if (tokens.AcceptKeywords({"WHERE"})) {
-    ASSIGN_OR_RETURN(request.where, tokens.TextUntil("a condition", {"RETURNING"}));
-  }
-  RETURN_IF_ERROR(tokens.ExpectEnd());
-  ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
   Resolver resolver(session);
-  if (!request.where.empty()) {
-    ASSIGN_OR_RETURN(request.where, resolver.Resolve(request.where));
-  }
+  ASSIGN_OR_RETURN(request.where, TrailingWhere(tokens, resolver));
+  ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
   for (auto& [column, value] : request.assignments) {
     ASSIGN_OR_RETURN(value, resolver.Resolve(value));
   }
