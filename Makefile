@@ -22,10 +22,12 @@ setup:
 $(BUILD)/.duckdb-root: scripts/setup.sh
 	@mkdir -p $(BUILD)
 	@bash scripts/setup.sh --print-duckdb-root | tail -n 1 > $@.tmp && mv $@.tmp $@
+	@bash scripts/setup.sh --print-duckdb-headers | tail -n 1 > $(BUILD)/.duckdb-headers
 
 build: $(BUILD)/.duckdb-root
 	@bash scripts/setup.sh
-	cmake -S . -B $(BUILD) -G Ninja -DDUCKDB_ROOT="$$(cat $(BUILD)/.duckdb-root)" $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -G Ninja -DDUCKDB_ROOT="$$(cat $(BUILD)/.duckdb-root)" \
+	  -DDUCKDB_CXX_INCLUDE_DIR="$$(cat $(BUILD)/.duckdb-headers)" $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target $(TARGET)
 
 demo: build

@@ -7,7 +7,7 @@ function(basin_test name)
     set(T_LABELS unit)
   endif()
   add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE basin_core basin_testing ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_link_libraries(${name} PRIVATE basin_all basin_testing ${T_LIBS} GTest::gtest GTest::gtest_main)
   add_test(NAME ${name} COMMAND ${name})
   set_tests_properties(${name} PROPERTIES LABELS "${T_LABELS}"
                        ENVIRONMENT "BASIN_SOURCE_DIR=${PROJECT_SOURCE_DIR}")

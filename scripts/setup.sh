@@ -2,18 +2,21 @@
 # Installs what Basin needs to build and test, idempotently:
 #   1. Debian packages (skipped when all are present),
 #   2. DuckDB 1.4.4 (header + shared library) from the npm registry, unless DUCKDB_ROOT
-#      points at a folder holding duckdb.h and libduckdb.so,
+#      points at a folder holding duckdb.h and libduckdb.so, and DuckDB's C++ headers of the
+#      same version (always from the npm registry),
 #   3. the npm packages the interop checker runs on (tests/interop/check_table.mjs): hyparquet,
 #      hyparquet-compressors and @duckdb/node-api, pinned, into a node_modules folder of the cache. A failure here
 #      stops setup only in CI (CI=true); locally the interop checks then report themselves skipped.
 # Prints the DuckDB folder on its last line of output to stdout when called with --print-duckdb-root,
-# and the node_modules folder when called with --print-node-modules.
+# the C++ headers folder with --print-duckdb-headers, and the node_modules folder with
+# --print-node-modules.
 set -euo pipefail
 
 DUCKDB_VERSION=1.4.4
 DUCKDB_BINDINGS_VERSION=1.4.4-r.4
 CACHE_DIR="${BASIN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/basin}"
 DUCKDB_DIR="$CACHE_DIR/duckdb-$DUCKDB_VERSION"
+DUCKDB_HEADERS_DIR="$CACHE_DIR/duckdb-$DUCKDB_VERSION-headers"
 HYPARQUET_VERSION=1.33.0
 HYPARQUET_COMPRESSORS_VERSION=1.1.2
 DUCKDB_NODE_API_VERSION=1.5.6-r.1
@@ -24,7 +27,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libroaring-dev nlohmann-json3-dev libcli11-dev libfmt-dev libedit-dev
   libzstd-dev zlib1g-dev libssl-dev
-  curl ca-certificates
+  curl ca-certificates ccache
 )
 
 log() { echo "[setup] $*" >&2; }
@@ -72,6 +75,26 @@ fetch_duckdb() {
   rm -rf "$DUCKDB_DIR" && mv "$DUCKDB_DIR.partial" "$DUCKDB_DIR"
 }
 
+# DuckDB's C++ headers of the same version, from the duckdb source package: the extension
+# points src/engine/duckdb/ plugs into (catalog, table functions, multi-file reader, file
+# system; docs/duckdb-integration.md). Always fetched, also with DUCKDB_ROOT: release
+# archives ship only duckdb.h and the amalgamated duckdb.hpp.
+fetch_duckdb_headers() {
+  if [ -f "$DUCKDB_HEADERS_DIR/duckdb.hpp" ] && \
+     [ -f "$DUCKDB_HEADERS_DIR/duckdb/common/multi_file/multi_file_reader.hpp" ]; then return 0; fi
+  log "fetching DuckDB $DUCKDB_VERSION C++ headers from the npm registry into $DUCKDB_HEADERS_DIR"
+  local tmp; tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' RETURN
+  if ! (cd "$tmp" && npm pack --silent "duckdb@$DUCKDB_VERSION" >/dev/null 2>"$tmp/npm.err"); then
+    log "ERROR: could not fetch the duckdb@$DUCKDB_VERSION source package with npm:"; cat "$tmp/npm.err" >&2
+    exit 1
+  fi
+  tar -xzf "$tmp/duckdb-$DUCKDB_VERSION.tgz" -C "$tmp" package/src/duckdb/src/include
+  rm -rf "$DUCKDB_HEADERS_DIR.partial"
+  mv "$tmp/package/src/duckdb/src/include" "$DUCKDB_HEADERS_DIR.partial"
+  rm -rf "$DUCKDB_HEADERS_DIR" && mv "$DUCKDB_HEADERS_DIR.partial" "$DUCKDB_HEADERS_DIR"
+}
+
 # The interop checker reads Basin's tables with code that shares none with Basin: hyparquet
 # (a Parquet reader in JavaScript; its compressors package adds zstd, gzip, brotli, lz4) and
 # DuckDB's node bindings (a newer DuckDB than Basin's).
@@ -101,6 +124,8 @@ fetch_node_modules() {
 
 install_packages
 fetch_duckdb
+fetch_duckdb_headers
 fetch_node_modules
 if [ "${1:-}" = "--print-duckdb-root" ]; then echo "$DUCKDB_DIR"; fi
+if [ "${1:-}" = "--print-duckdb-headers" ]; then echo "$DUCKDB_HEADERS_DIR"; fi
 if [ "${1:-}" = "--print-node-modules" ]; then echo "$NODE_DIR/node_modules"; fi
