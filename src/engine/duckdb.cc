@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/functions.h"
+#include "engine/status_transport.h"
 #include "engine/vector_access.h"
 
 namespace basin::engine {
@@ -13,6 +14,7 @@ namespace {
 
 Status StatusFromDuckDB(const char* error, duckdb_error_type type) {
   std::string msg = error ? error : "unknown DuckDB error";
+  if (std::optional<Status> basin = DecodeStatus(msg)) return *basin;
   switch (type) {
     case DUCKDB_ERROR_INTERRUPT:
       return Status::Cancelled(msg);

@@ -13,6 +13,7 @@
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
+#include "engine/lakehouse.h"
 #include "engine/scan.h"
 #include "engine/skipping.h"
 #include "sql/lexer.h"
@@ -27,90 +28,12 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-// obj[key] when it is a string, else "" (the syntax tree reuses keys with other types).
-std::string Str(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 bool IsKeyword(const Token& t, std::string_view word) {
   if (t.kind != Token::Kind::kIdentifier || t.text.size() != word.size()) return false;
   for (size_t i = 0; i < word.size(); i++) {
     if (std::toupper(static_cast<unsigned char>(t.text[i])) != word[i]) return false;
   }
   return true;
-}
-
-// What the syntax tree says about one delta_scan call: the predicate of the SELECT whose
-// FROM holds it, if data skipping may use that predicate for it.
-struct CallContext {
-  const json* where = nullptr;
-  engine::SkippingScope scope;
-};
-
-// Table references of a FROM clause. `skippable` is false below the null-supplying side
-// of an outer join (or any join but inner/cross), where dropping files changes results.
-void CollectTableRefs(const json& ref, bool skippable, std::vector<std::pair<const json*, bool>>& out) {
-  if (!ref.is_object()) return;
-  std::string type = Str(ref, "type");
-  if (type == "JOIN") {
-    std::string join = Str(ref, "join_type");
-    bool inner = join == "INNER" && (Str(ref, "ref_type").empty() || Str(ref, "ref_type") == "REGULAR");
-    if (ref.contains("left")) CollectTableRefs(ref["left"], skippable && inner, out);
-    if (ref.contains("right")) CollectTableRefs(ref["right"], skippable && inner, out);
-    return;
-  }
-  if (type == "CROSS_PRODUCT") {
-    if (ref.contains("left")) CollectTableRefs(ref["left"], skippable, out);
-    if (ref.contains("right")) CollectTableRefs(ref["right"], skippable, out);
-    return;
-  }
-  out.emplace_back(&ref, skippable);
-}
-
-std::string RefName(const json& ref) {
-  std::string alias = Str(ref, "alias");
-  if (!alias.empty()) return alias;
-  if (Str(ref, "type") == "BASE_TABLE") return Str(ref, "table_name");
-  return "";
-}
-
-// Finds every SELECT_NODE in the tree and records, by query_location, the context of each
-// delta_scan table function in its FROM.
-void CollectCalls(const json& node, std::map<uint64_t, CallContext>& out) {
-  if (node.is_array()) {
-    for (const json& child : node) CollectCalls(child, out);
-    return;
-  }
-  if (!node.is_object()) return;
-  if (Str(node, "type") == "SELECT_NODE" && node.contains("from_table")) {
-    std::vector<std::pair<const json*, bool>> refs;
-    CollectTableRefs(node["from_table"], true, refs);
-    for (const auto& [ref, skippable] : refs) {
-      if (Str(*ref, "type") != "TABLE_FUNCTION" || !ref->contains("function")) continue;
-      const json& function = (*ref)["function"];
-      if (Str(function, "function_name") != "delta_scan") continue;
-      auto location_json = ref->find("query_location");
-      if (location_json == ref->end() || !location_json->is_number_unsigned()) continue;
-      uint64_t location = location_json->get<uint64_t>();
-      CallContext context;
-      if (skippable && node.contains("where_clause") && !node["where_clause"].is_null()) {
-        context.where = &node["where_clause"];
-      }
-      std::string name = RefName(*ref);
-      if (!name.empty()) context.scope.qualifiers.push_back(name);
-      for (const auto& [other, unused] : refs) {
-        if (other == ref) continue;
-        std::string other_name = RefName(*other);
-        if (!other_name.empty()) context.scope.other_qualifiers.push_back(other_name);
-      }
-      out[location] = std::move(context);
-    }
-  }
-  for (const auto& [key, child] : node.items()) {
-    if (child.is_structured()) CollectCalls(child, out);
-  }
 }
 
 std::string FormatMs(int64_t ms) {
@@ -180,23 +103,11 @@ Result<std::optional<SettingChange>> ParseSettingChange(TokenCursor& tokens) {
 }  // namespace
 
 struct Session::Impl : public SessionContext {
-  // A snapshot of a recent statement, kept so repeated queries skip log replay and stats
-  // parsing. Commits are never rewritten, so (folder, version) identifies a snapshot; the
-  // commit file's size and mtime also guard against a table deleted and written again in
-  // the same folder.
-  struct CachedSnapshot {
-    std::string folder;
-    std::optional<ObjectInfo> commit;  // commit file `snapshot->version`, if still in the log
-    std::shared_ptr<delta::Snapshot> snapshot;
-    std::optional<engine::ParsedStats> stats;  // parsed on the first skipping use
-  };
-  static constexpr size_t kMaxCachedSnapshots = 8;
-
   SessionOptions options;
   std::shared_ptr<catalog::Warehouse> warehouse_;
   std::shared_ptr<engine::Database> db;
   std::unique_ptr<engine::Connection> conn_;
-  std::list<std::shared_ptr<CachedSnapshot>> snapshot_cache;  // most recently used first
+  std::shared_ptr<engine::SnapshotCache> snapshots;           // shared with the lakehouse catalog
   std::map<std::string, std::string> settings;                // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
 
@@ -218,29 +129,15 @@ struct Session::Impl : public SessionContext {
 
   Result<std::shared_ptr<const delta::Snapshot>> LoadTable(
       const std::string& location, const delta::SnapshotOptions& snapshot_options) override {
-    DeltaScanCall call;
-    call.path = location;
-    call.version = snapshot_options.version;
-    call.timestamp = snapshot_options.timestamp;
-    ASSIGN_OR_RETURN(auto cached, Load(call));
-    return std::shared_ptr<const delta::Snapshot>(cached->snapshot);
+    ASSIGN_OR_RETURN(auto store, OpenStore(location));
+    return snapshots->Get(store, location, snapshot_options);
   }
 
+  // Names (warehouse tables, delta_scan) are DuckDB's binder's to resolve, through the
+  // lakehouse catalog; only table_changes(...) is still replaced here.
   Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) override {
     auto out = std::make_unique<OwnedResolvedQuery>(*conn_);
-    ASSIGN_OR_RETURN(std::string text, ResolveTableChanges(sql, *out));
-    ASSIGN_OR_RETURN(text,
-                     RewriteTableNames(
-                         text, *conn_,
-                         [this](const std::vector<std::string>& parts) -> Result<std::optional<std::string>> {
-                           auto name = catalog::MakeTableName(parts);
-                           if (!name.ok())
-                             return std::optional<std::string>();  // not a name the warehouse can hold
-                           ASSIGN_OR_RETURN(auto entry, warehouse_->Lookup(*name));
-                           if (!entry) return std::optional<std::string>();
-                           return std::optional<std::string>(entry->location);
-                         }));
-    RETURN_IF_ERROR(ResolveDeltaScans(text, *out));
+    ASSIGN_OR_RETURN(out->sql, ResolveTableChanges(sql, *out));
     return std::unique_ptr<ResolvedQuery>(std::move(out));
   }
 
@@ -289,52 +186,6 @@ struct Session::Impl : public SessionContext {
     return OpenLocalObjectStore(folder);
   }
 
-  static bool SameObject(const std::optional<ObjectInfo>& a, const std::optional<ObjectInfo>& b) {
-    if (!a || !b) return !a && !b;
-    return a->key == b->key && a->size_bytes == b->size_bytes &&
-           a->modification_time_ms == b->modification_time_ms;
-  }
-
-  // The snapshot `call` selects, from the cache when the log still holds the same commit.
-  // Only the log is listed on a hit. Time travel by timestamp always replays the log.
-  Result<std::shared_ptr<CachedSnapshot>> Load(const DeltaScanCall& call) {
-    ASSIGN_OR_RETURN(std::string folder, TableFolder(call.path));
-    ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenLocalObjectStore(folder));
-    delta::SnapshotOptions snapshot_options;
-    snapshot_options.version = call.version;
-    snapshot_options.timestamp = call.timestamp;
-    std::optional<ObjectInfo> commit;
-    bool cacheable = !call.timestamp;
-    if (cacheable) {
-      // A listing that fails or is empty is not cached; LoadSnapshot reports the problem.
-      auto listing = delta::ListLog(*store);
-      cacheable = listing.ok() && !listing->empty();
-      if (cacheable) {
-        // Pinning the listed version keeps the cache key right if a commit lands meanwhile.
-        if (!snapshot_options.version) snapshot_options.version = listing->latest_version();
-        auto found = listing->commits.find(*snapshot_options.version);
-        if (found != listing->commits.end()) commit = found->second;
-        for (auto it = snapshot_cache.begin(); it != snapshot_cache.end(); ++it) {
-          const CachedSnapshot& entry = **it;
-          if (entry.folder == folder && entry.snapshot->version == *snapshot_options.version &&
-              SameObject(entry.commit, commit)) {
-            snapshot_cache.splice(snapshot_cache.begin(), snapshot_cache, it);
-            return snapshot_cache.front();
-          }
-        }
-      }
-    }
-    // Snapshot errors name the table already.
-    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, call.path, *conn_, snapshot_options));
-    auto entry =
-        std::make_shared<CachedSnapshot>(CachedSnapshot{folder, commit, std::move(snapshot), std::nullopt});
-    if (cacheable) {
-      snapshot_cache.push_front(entry);
-      if (snapshot_cache.size() > kMaxCachedSnapshots) snapshot_cache.pop_back();
-    }
-    return entry;
-  }
-
   // --- query resolution ---
 
   // table_changes(...) calls replaced by their change scans.
@@ -351,49 +202,6 @@ struct Session::Impl : public SessionContext {
       text.replace(it->begin, it->end - it->begin, "(" + scan.sql + ")");
     }
     return text;
-  }
-
-  // The predicate contexts of the delta_scan calls, by offset; empty when DuckDB's parser
-  // cannot serialize the statement (only SELECTs serialize), which means no skipping.
-  std::map<uint64_t, CallContext> SkippingContexts(const std::string& statement, json& tree) {
-    std::map<uint64_t, CallContext> out;
-    auto r = conn_->Query("SELECT json_serialize_sql(" + engine::QuoteLiteral(statement) + ")");
-    if (!r.ok() || r->row_count() != 1 || !r->at(0, 0)) return out;
-    tree = json::parse(*r->at(0, 0), nullptr, false);
-    if (tree.is_discarded() || !tree.is_object() || !tree.contains("error") || tree["error"] != false ||
-        !tree.contains("statements"))
-      return out;
-    CollectCalls(tree["statements"], out);
-    return out;
-  }
-
-  // delta_scan(...) calls in `text` replaced by scans of their snapshots, skipping files
-  // by the WHERE clause of the SELECT whose FROM holds them.
-  Status ResolveDeltaScans(std::string& text, OwnedResolvedQuery& out) {
-    ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(text));
-    json tree;
-    std::map<uint64_t, CallContext> contexts;
-    if (!calls.empty() && options.data_skipping) contexts = SkippingContexts(text, tree);
-    // Back to front, so earlier offsets stay valid as text is replaced.
-    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
-      ASSIGN_OR_RETURN(auto cached, Load(*it));
-      const delta::Snapshot& snapshot = *cached->snapshot;
-      engine::ScanOptions scan_options;
-      auto context = contexts.find(it->begin);
-      if (context != contexts.end() && context->second.where != nullptr) {
-        std::optional<engine::ParsedStats>& stats = cached->stats;
-        if (!stats) stats = engine::ParseFileStats(snapshot);
-        scan_options.file_indexes =
-            engine::FilesMatching(snapshot, *stats, *context->second.where, context->second.scope);
-      }
-      ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(snapshot, *conn_, scan_options));
-      out.files_read += plan.files_read;
-      out.files_total += plan.files_total;
-      text.replace(it->begin, it->end - it->begin, "(" + plan.sql + ")");
-      out.plans.push_back(std::move(plan));
-    }
-    out.sql = text;
-    return Status::OK();
   }
 
   // --- statements ---
@@ -472,8 +280,11 @@ struct Session::Impl : public SessionContext {
     out.statement = statement;
     out.returns_rows = true;
     engine::QueryResult& r = out.result;
-    ASSIGN_OR_RETURN(auto cached, Load(call));
-    const std::shared_ptr<delta::Snapshot>& snapshot = cached->snapshot;
+    delta::SnapshotOptions snapshot_options;
+    snapshot_options.version = call.version;
+    snapshot_options.timestamp = call.timestamp;
+    ASSIGN_OR_RETURN(std::string folder, TableFolder(call.path));
+    ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot, LoadTable(folder, snapshot_options));
     r.column_names = {"location",       "version",        "minReaderVersion", "minWriterVersion",
                       "readerFeatures", "writerFeatures", "partitionColumns", "numFiles",
                       "sizeInBytes",    "numRecords",     "schema",           "properties"};
@@ -483,7 +294,7 @@ struct Session::Impl : public SessionContext {
     json properties = json::object();
     for (const auto& [key, value] : snapshot->metadata.configuration) properties[key] = value;
     r.rows.push_back(
-        {*TableFolder(call.path), std::to_string(snapshot->version),
+        {folder, std::to_string(snapshot->version),
          std::to_string(snapshot->protocol.min_reader_version),
          std::to_string(snapshot->protocol.min_writer_version), JoinList(snapshot->protocol.reader_features),
          JoinList(snapshot->protocol.writer_features), JoinList(snapshot->metadata.partition_columns),
@@ -534,9 +345,11 @@ struct Session::Impl : public SessionContext {
     StatementResult out;
     out.statement = statement;
     ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, ResolveQuery(statement));
-    out.files_read = resolved->files_read;
-    out.files_total = resolved->files_total;
+    engine::TakeScanStats(*conn_);
     ASSIGN_OR_RETURN(out.result, conn_->Query(resolved->sql));
+    engine::ScanStats stats = engine::TakeScanStats(*conn_);
+    out.files_read = stats.files_read;
+    out.files_total = stats.files_total;
     out.returns_rows = out.result.column_count() > 0;
     return out;
   }
@@ -548,6 +361,22 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   ASSIGN_OR_RETURN(impl->warehouse_, catalog::Warehouse::Open(options.warehouse_dir));
   ASSIGN_OR_RETURN(impl->db, engine::Database::Open());
   ASSIGN_OR_RETURN(impl->conn_, engine::Connection::Open(impl->db));
+  auto lakehouse = std::make_shared<engine::Lakehouse>();
+  lakehouse->warehouse = impl->warehouse_;
+  impl->snapshots = std::make_shared<engine::SnapshotCache>(impl->db);
+  lakehouse->snapshots = impl->snapshots;
+  lakehouse->base_dir = options.warehouse_dir;
+  lakehouse->open_table_store = [](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
+    std::error_code ec;
+    if (!fs::is_directory(fs::path(location) / "_delta_log", ec)) {
+      return Status::NotFound("no Delta table at " + location + " (no _delta_log folder)");
+    }
+    return OpenLocalObjectStore(location);
+  };
+  RETURN_IF_ERROR(engine::AttachLakehouse(*impl->conn_, std::move(lakehouse)));
+  engine::ScanSettings settings;
+  settings.data_skipping = options.data_skipping;
+  engine::SetScanSettings(*impl->conn_, settings);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 

@@ -25,8 +25,10 @@ class BadInputTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(session_, Session::Open({}));
   }
 
+  // Counts the rows by reading them: a bare count(*) is answered from the log's statistics.
   Status Count() {
-    auto result = session_->Execute("SELECT count(*) FROM delta_scan('" + table_.string() + "')");
+    auto result =
+        session_->Execute("SELECT count(*) FROM (SELECT * FROM delta_scan('" + table_.string() + "') LIMIT 100)");
     if (result.ok()) {
       EXPECT_EQ(result->back().result.at(0, 0), "7");
     }

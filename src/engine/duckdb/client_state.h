@@ -1,0 +1,31 @@
+// Basin's state in a DuckDB connection (a ClientContextState): the lakehouse its tables
+// come from, its scan settings, and the counters its scans report.
+//
+// Thread safety: the lakehouse and settings are set before queries run; counters are
+// atomic, since DuckDB's worker threads update them.
+#pragma once
+
+#include <memory>
+
+#include "duckdb.hpp"
+#include "duckdb/main/client_context_state.hpp"
+#include "engine/lakehouse.h"
+
+namespace basin::engine::duckdb_ext {
+
+inline constexpr char kClientStateKey[] = "basin";
+
+struct ClientState : public duckdb::ClientContextState {
+  std::shared_ptr<const Lakehouse> lakehouse;
+  ScanSettings settings;
+  ScanCounters counters;
+};
+
+// The connection's state; InternalException (DuckDB's) when AttachLakehouse was not run on it.
+ClientState& GetClientState(duckdb::ClientContext& context);
+
+// The DuckDB objects behind Basin's C API handles.
+duckdb::DatabaseInstance& GetDatabaseInstance(Database& db);
+duckdb::ClientContext& GetClientContext(Connection& conn);
+
+}  // namespace basin::engine::duckdb_ext

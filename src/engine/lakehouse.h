@@ -1,0 +1,63 @@
+// Delta tables inside DuckDB (docs/duckdb-integration.md): the `delta_scan` table function
+// and the warehouse attached as the DuckDB catalog `basin`, so that DuckDB's binder
+// resolves every table name and plans Delta scans like its own.
+//
+// AttachLakehouse() prepares one connection: it registers Basin's table functions and
+// storage extension in the connection's database (once per database), attaches the
+// warehouse as catalog `basin` and makes its schema `default` the connection's default.
+// After that, plain DuckDB SQL on the connection reads warehouse tables by name
+// (`events`, `sales.orders`, `basin.default.events`), with `AT (VERSION => n)` /
+// `AT (TIMESTAMP => ...)` time travel, and Delta tables by path (`delta_scan('path')`).
+//
+// Thread safety: AttachLakehouse once per connection, before it runs queries; the
+// bindings it installs are shared by the database's threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "catalog/warehouse.h"
+#include "common/status.h"
+#include "delta/snapshot.h"
+#include "engine/duckdb.h"
+#include "engine/snapshot_cache.h"
+#include "storage/object_store.h"
+
+namespace basin::engine {
+
+inline constexpr char kLakehouseCatalog[] = "basin";
+
+// What the catalog and delta_scan read tables through.
+struct Lakehouse {
+  std::shared_ptr<catalog::Warehouse> warehouse;
+  std::shared_ptr<SnapshotCache> snapshots;
+  // Opens the store of a table folder: a warehouse table's location, or a delta_scan path
+  // (relative paths are relative to `base_dir`). NotFound when no Delta table is there.
+  std::function<Result<std::shared_ptr<ObjectStore>>(const std::string& location)> open_table_store;
+  std::string base_dir;  // for relative delta_scan paths
+};
+
+// Per-connection switches and counters of the scans a connection runs.
+struct ScanCounters {
+  std::atomic<uint64_t> files_read{0};   // data files the scans read
+  std::atomic<uint64_t> files_total{0};  // data files in the snapshots they scanned
+};
+struct ScanSettings {
+  bool data_skipping = true;  // off only to prove skipping never changes a result
+};
+
+Status AttachLakehouse(Connection& conn, std::shared_ptr<const Lakehouse> lakehouse);
+
+// The counters of the scans `conn` ran since the last call, reset to zero.
+struct ScanStats {
+  uint64_t files_read = 0;
+  uint64_t files_total = 0;
+};
+ScanStats TakeScanStats(Connection& conn);
+// REQUIRES: AttachLakehouse(conn) done.
+void SetScanSettings(Connection& conn, const ScanSettings& settings);
+
+}  // namespace basin::engine
