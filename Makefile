@@ -30,7 +30,9 @@ build: $(BUILD)/.duckdb-root
 	  -DDUCKDB_CXX_INCLUDE_DIR="$$(cat $(BUILD)/.duckdb-headers)" $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target $(TARGET)
 
-demo: build
+# The demo needs only the basin binary: no tests, benchmarks or fuzzers.
+demo:
+	@$(MAKE) --no-print-directory build TARGET=basin
 	@bash scripts/demo.sh $(BUILD)/basin
 
 test: build

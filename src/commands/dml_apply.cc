@@ -183,7 +183,7 @@ std::string TempTables::NewTable(std::string_view what) {
 }
 
 void TempTables::Adopt(const engine::ScanPlan& plan) {
-  for (const std::string& name : plan.temp_tables) names_.push_back("temp.main." + QuoteIdentifier(name));
+  scans_.push_back(plan.registration);
 }
 
 Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> snapshot,
@@ -248,7 +248,7 @@ Result<engine::ScanPlan> ScanWithPositions(const DmlTable& table, const std::vec
   engine::ScanOptions options;
   options.file_indexes = files;
   options.row_positions = true;
-  auto plan = engine::BuildScanSql(*table.snapshot, *table.ctx->conn, options);
+  auto plan = engine::BuildScanSql(table.snapshot, *table.ctx->conn, options);
   if (!plan.ok()) return plan.status();
   temps.Adopt(*plan);
   return plan;

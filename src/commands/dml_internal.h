@@ -38,8 +38,8 @@ namespace basin::commands::dml {
 
 inline constexpr const char* kActionColumn = "__basin_action";
 
-// Temporary tables (and scans' temporary tables) on one connection, dropped when this
-// goes away, whether the command succeeded or not.
+// Temporary tables (and the scans registered for the command) on one connection, dropped
+// when this goes away, whether the command succeeded or not.
 class TempTables {
  public:
   explicit TempTables(engine::Connection& conn) : conn_(conn) {}
@@ -49,12 +49,13 @@ class TempTables {
 
   // A fresh name for a temporary table the caller creates ("temp.main.<name>" quoted).
   std::string NewTable(std::string_view what);
-  // Drops `plan`'s temporary tables with the others.
+  // Keeps `plan`'s scan registered as long as the temporary tables live.
   void Adopt(const engine::ScanPlan& plan);
 
  private:
   engine::Connection& conn_;
   std::vector<std::string> names_;
+  std::vector<std::shared_ptr<const engine::RegisteredScan>> scans_;
 };
 
 // A table opened for a row-changing command.

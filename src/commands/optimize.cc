@@ -257,7 +257,6 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
       written = WriteZOrdered(conn, target, plan.sql, zorder_columns,
                               std::max<int64_t>(1, (bin_bytes + target_size - 1) / target_size));
     }
-    engine::DropScanTempTables(conn, plan);
     if (!written.ok()) return written.status().WithContext("OPTIMIZE " + where);
     for (delta::AddFile& add : *written) {
       add.data_change = false;

@@ -66,7 +66,8 @@ class ChangesBuilder {
 
   // The rows of `files` (logical columns, plus _change_type when `with_change_type`).
   Result<std::string> Scan(int64_t version, std::vector<delta::AddFile> files, bool with_change_type) {
-    delta::Snapshot files_snapshot;
+    auto files_snapshot_ptr = std::make_shared<delta::Snapshot>();
+    delta::Snapshot& files_snapshot = *files_snapshot_ptr;
     files_snapshot.version = version;
     files_snapshot.protocol = protocol_;
     files_snapshot.metadata = metadata_;
@@ -82,8 +83,8 @@ class ChangesBuilder {
     files_snapshot.files = std::move(files);
     files_snapshot.store = store_;
     files_snapshot.table_root = table_root_;
-    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(files_snapshot, conn_));
-    temp_tables_.insert(temp_tables_.end(), plan.temp_tables.begin(), plan.temp_tables.end());
+    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(std::move(files_snapshot_ptr), conn_));
+    scans_.push_back(plan.registration);
     return plan.sql;
   }
 
@@ -113,15 +114,8 @@ class ChangesBuilder {
     } else {
       for (size_t i = 0; i < pieces_.size(); i++) scan.sql += (i > 0 ? "\nUNION ALL " : "") + pieces_[i];
     }
-    scan.temp_tables = std::move(temp_tables_);
+    scan.scans = std::move(scans_);
     return scan;
-  }
-
-  // Drops the temporary tables made so far (when building fails).
-  void Abandon() {
-    for (const std::string& temp : temp_tables_)
-      (void)conn_.Execute("DROP TABLE IF EXISTS temp.main." + QuoteIdentifier(temp));
-    temp_tables_.clear();
   }
 
  private:
@@ -139,7 +133,7 @@ class ChangesBuilder {
   delta::Metadata metadata_;
   delta::StructType schema_;
   std::vector<std::string> pieces_;
-  std::vector<std::string> temp_tables_;
+  std::vector<std::shared_ptr<const engine::RegisteredScan>> scans_;
 };
 
 struct Commit {
@@ -285,9 +279,7 @@ Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<Ob
                                     const std::string& table_root, int64_t start_version,
                                     std::optional<int64_t> end_version) {
   ChangesBuilder builder(conn, store, table_root);
-  auto scan = BuildChanges(builder, conn, store, table_root, start_version, end_version);
-  if (!scan.ok()) builder.Abandon();
-  return scan;
+  return BuildChanges(builder, conn, store, table_root, start_version, end_version);
 }
 
 }  // namespace basin::commands

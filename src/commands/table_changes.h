@@ -15,13 +15,14 @@
 
 #include "common/status.h"
 #include "engine/duckdb.h"
+#include "engine/scan.h"
 #include "storage/object_store.h"
 
 namespace basin::commands {
 
 struct ChangesScan {
-  std::string sql;                       // usable as a subquery in FROM
-  std::vector<std::string> temp_tables;  // on `conn`, dropped by the caller when done
+  std::string sql;  // usable as a subquery in FROM while `scans` live
+  std::vector<std::shared_ptr<const engine::RegisteredScan>> scans;
 };
 
 // Changes from `start_version` to `end_version` inclusive (the latest when unset).

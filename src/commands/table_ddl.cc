@@ -257,7 +257,6 @@ Result<int64_t> CountMatchingRows(engine::Connection& conn, const delta::Snapsho
                                   const std::string& predicate_sql) {
   ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(table, conn));
   auto counted = conn.Query("SELECT count(*) FROM (" + plan.sql + ") AS __basin_rows WHERE " + predicate_sql);
-  engine::DropScanTempTables(conn, plan);
   if (!counted.ok()) return counted.status();
   return std::stoll(counted->at(0, 0).value_or("0"));
 }

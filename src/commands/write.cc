@@ -77,7 +77,6 @@ Result<Replaced> FilesToReplace(engine::Connection& conn, const delta::Snapshot&
   auto counted =
       conn.Query("SELECT " + file + ", count(*) FILTER (WHERE " + condition +
                  "), count(*) FILTER (WHERE NOT " + condition + ") FROM (" + scan.sql + ") GROUP BY " + file);
-  engine::DropScanTempTables(conn, scan);
   if (!counted.ok()) return counted.status();
   for (const auto& row : counted->rows) {
     auto index = scan.file_index_by_path.find(row[0].value_or(""));
@@ -146,15 +145,12 @@ Result<std::vector<delta::CdcFile>> WriteReplacedChanges(engine::Connection& con
   if (!adds.empty()) {
     auto planned = engine::BuildScanSql(written, conn);
     if (!planned.ok()) {
-      engine::DropScanTempTables(conn, old_scan);
       return planned.status();
     }
     new_scan = std::move(*planned);
     rows += "\nUNION ALL BY NAME SELECT *, 'insert' AS _change_type FROM (" + new_scan.sql + ")";
   }
   auto changes = WriteChangeRows(conn, target, rows);
-  engine::DropScanTempTables(conn, old_scan);
-  engine::DropScanTempTables(conn, new_scan);
   return changes;
 }
 
@@ -254,7 +250,6 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
                                             request.replace_where + "), FALSE)");
     auto written =
         stored.ok() ? WriteRows(conn, target, *stored) : Result<std::vector<delta::AddFile>>(stored.status());
-    engine::DropScanTempTables(conn, scan);
     if (!written.ok())
       return written.status().WithContext(where + ": rewriting files REPLACE WHERE keeps rows of");
     copies = std::move(*written);

@@ -291,7 +291,17 @@ Result<bool> AppendShredded(const ShreddedGroup& node, idx_t row, const VariantM
 }
 
 Status VariantChunkToJson(duckdb_data_chunk input, duckdb_vector output) {
-  duckdb_vector group = duckdb_data_chunk_get_vector(input, 0);
+  return VariantVectorToJson(duckdb_data_chunk_get_vector(input, 0), duckdb_data_chunk_get_size(input), output);
+}
+
+void VariantToJsonFunction(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) {
+  Status st = VariantChunkToJson(input, output);
+  if (!st.ok()) duckdb_scalar_function_set_error(info, st.ToString().c_str());
+}
+
+}  // namespace
+
+Status VariantVectorToJson(duckdb_vector group, idx_t rows, duckdb_vector output) {
   LogicalTypeGuard type{duckdb_vector_get_column_type(group)};
   ASSIGN_OR_RETURN(ShreddedGroup root, DescribeGroup(group, type.type, "argument", true, 0));
   duckdb_vector metadata_vector = nullptr;
@@ -302,7 +312,6 @@ Status VariantChunkToJson(duckdb_data_chunk input, duckdb_vector output) {
   if (metadata_vector == nullptr) return NotAVariant("argument", "has no metadata field");
 
   std::string json;
-  idx_t rows = duckdb_data_chunk_get_size(input);
   for (idx_t row = 0; row < rows; row++) {
     if (!RowIsValid(group, row)) {
       duckdb_vector_ensure_validity_writable(output);
@@ -319,13 +328,6 @@ Status VariantChunkToJson(duckdb_data_chunk input, duckdb_vector output) {
   }
   return Status::OK();
 }
-
-void VariantToJsonFunction(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) {
-  Status st = VariantChunkToJson(input, output);
-  if (!st.ok()) duckdb_scalar_function_set_error(info, st.ToString().c_str());
-}
-
-}  // namespace
 
 Status RegisterBasinFunctions(Connection& conn) {
   duckdb_scalar_function function = duckdb_create_scalar_function();

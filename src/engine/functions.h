@@ -16,6 +16,10 @@
 #include "common/status.h"
 #include "engine/duckdb.h"
 
+// DuckDB's vector handle (duckdb.h).
+struct _duckdb_vector;  // NOLINT(bugprone-reserved-identifier)
+typedef struct _duckdb_vector* duckdb_vector;  // NOLINT
+
 namespace basin::engine {
 
 inline constexpr char kVariantToJsonFunction[] = "basin_variant_to_json";
@@ -23,5 +27,9 @@ inline constexpr char kVariantToJsonFunction[] = "basin_variant_to_json";
 // Makes Basin's functions callable on `conn` (and every connection of its database).
 // Internal when DuckDB refuses the registration.
 Status RegisterBasinFunctions(Connection& conn);
+
+// basin_variant_to_json over the first `rows` rows of `group` (a flat STRUCT vector of
+// Variant groups), into `output` (VARCHAR). Corruption or InvalidArgument naming the defect.
+Status VariantVectorToJson(duckdb_vector group, uint64_t rows, duckdb_vector output);
 
 }  // namespace basin::engine

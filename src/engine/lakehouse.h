@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <string>
 
 #include "catalog/warehouse.h"
@@ -57,7 +59,28 @@ struct ScanStats {
   uint64_t files_total = 0;
 };
 ScanStats TakeScanStats(Connection& conn);
-// REQUIRES: AttachLakehouse(conn) done.
 void SetScanSettings(Connection& conn, const ScanSettings& settings);
+
+// Which table `parts` (["t"], ["s", "t"] or ["c", "s", "t"], unquoted) names in a statement
+// on `conn`, by DuckDB's rules: temporary tables first, then the search path, schema or
+// catalog qualification as DuckDB binds it. kNone when no table (or view) has the name.
+struct ResolvedTableName {
+  enum class Kind { kNone, kDuckDB, kWarehouse };
+  Kind kind = Kind::kNone;
+  catalog::TableName warehouse_name;  // kWarehouse
+};
+Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<std::string>& parts);
+
+// A scan of `snapshot` (of the files at `files`, indexes into snapshot->files; all when
+// nullopt) that SQL on `conn` can use while the returned handle lives, as the table
+// `ScanTableSql(handle)`. Its columns are the table's, plus the virtual columns
+// `filename`, `file_row_number` and kScanFileIndexColumn (the row's file's index in
+// snapshot->files). `name` names the table in messages and EXPLAIN.
+// Works on any connection (AttachLakehouse is needed only to resolve names and paths).
+inline constexpr char kScanFileIndexColumn[] = "__basin_file_index";
+class RegisteredScan;
+std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn, std::shared_ptr<const delta::Snapshot> snapshot,
+                                                   std::optional<std::vector<size_t>> files, std::string name);
+std::string ScanTableSql(const RegisteredScan& scan);
 
 }  // namespace basin::engine

@@ -51,23 +51,10 @@ std::string JoinList(const std::optional<std::vector<std::string>>& items) {
   return out.dump();
 }
 
-// A resolved query's scans: the temporary tables they created are dropped with it.
+// A resolved query keeps the scans it names registered while it lives.
 class OwnedResolvedQuery : public ResolvedQuery {
  public:
-  explicit OwnedResolvedQuery(engine::Connection& conn) : conn_(conn) {}
-  ~OwnedResolvedQuery() override {
-    for (const auto& plan : plans) engine::DropScanTempTables(conn_, plan);
-    for (const auto& table : temp_tables)
-      (void)conn_.Query("DROP TABLE IF EXISTS " + engine::QuoteIdentifier(table));
-  }
-  OwnedResolvedQuery(const OwnedResolvedQuery&) = delete;
-  OwnedResolvedQuery& operator=(const OwnedResolvedQuery&) = delete;
-
-  std::vector<engine::ScanPlan> plans;
-  std::vector<std::string> temp_tables;
-
- private:
-  engine::Connection& conn_;
+  std::vector<std::shared_ptr<const engine::RegisteredScan>> scans;
 };
 
 // SET basin.<name> = value / RESET basin.<name>: the setting's name and value (nullopt to
@@ -136,7 +123,7 @@ struct Session::Impl : public SessionContext {
   // Names (warehouse tables, delta_scan) are DuckDB's binder's to resolve, through the
   // lakehouse catalog; only table_changes(...) is still replaced here.
   Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) override {
-    auto out = std::make_unique<OwnedResolvedQuery>(*conn_);
+    auto out = std::make_unique<OwnedResolvedQuery>();
     ASSIGN_OR_RETURN(out->sql, ResolveTableChanges(sql, *out));
     return std::unique_ptr<ResolvedQuery>(std::move(out));
   }
@@ -198,7 +185,7 @@ struct Session::Impl : public SessionContext {
       ASSIGN_OR_RETURN(
           commands::ChangesScan scan,
           commands::TableChangesSql(*conn_, store, entry.location, it->start_version, it->end_version));
-      out.temp_tables.insert(out.temp_tables.end(), scan.temp_tables.begin(), scan.temp_tables.end());
+      out.scans.insert(out.scans.end(), scan.scans.begin(), scan.scans.end());
       text.replace(it->begin, it->end - it->begin, "(" + scan.sql + ")");
     }
     return text;

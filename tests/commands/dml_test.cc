@@ -429,8 +429,6 @@ TEST_P(DmlModeTest, ChangeDataFeedOfWholeFileDeletes) {
                               std::to_string(mixed.commit.version) +
                               ", 'delete', range FROM range(20, 30) UNION ALL SELECT " +
                               std::to_string(mixed.commit.version) + ", 'delete', 100"));
-  for (const auto& name : changes.temp_tables)
-    ASSERT_OK(f.conn().Execute("DROP TABLE IF EXISTS temp.main.\"" + name + "\""));
 }
 
 // MERGE with every clause kind, several of a kind, against DuckDB's own MERGE INTO on the
@@ -580,8 +578,6 @@ TEST_P(DmlModeTest, ChangeDataFeedRecordsEveryChange) {
       "(6, 'insert', 40, 'inserted'), (6, 'update_postimage', 2, 'merged'), (6, 'update_preimage', 2, 'n2')) "
       "v(a, b, c, d)");
   EXPECT_EQ(feed.rows, expected);
-  for (const auto& name : changes.temp_tables)
-    ASSERT_OK(f.conn().Execute("DROP TABLE IF EXISTS temp.main.\"" + name + "\""));
 }
 
 TEST_P(DmlModeTest, MergeCommitsDespiteConcurrentChangesElsewhere) {

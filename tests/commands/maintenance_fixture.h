@@ -97,8 +97,6 @@ class TableFixture : public delta::testing::ConnectionFixture {
     auto diff =
         conn().Query("SELECT (SELECT count(*) FROM ((" + scan_a.sql + ") EXCEPT ALL (" + scan_b.sql +
                      "))) + (SELECT count(*) FROM ((" + scan_b.sql + ") EXCEPT ALL (" + scan_a.sql + ")))");
-    engine::DropScanTempTables(conn(), scan_a);
-    engine::DropScanTempTables(conn(), scan_b);
     if (!diff.ok()) return diff.status();
     return std::stoll(diff->at(0, 0).value_or("-1"));
   }
@@ -106,7 +104,6 @@ class TableFixture : public delta::testing::ConnectionFixture {
   Result<int64_t> CountRows(const delta::Snapshot& snapshot) {
     ASSIGN_OR_RETURN(engine::ScanPlan scan, engine::BuildScanSql(snapshot, conn()));
     auto count = conn().Query("SELECT count(*) FROM (" + scan.sql + ")");
-    engine::DropScanTempTables(conn(), scan);
     if (!count.ok()) return count.status();
     return std::stoll(count->at(0, 0).value_or("-1"));
   }

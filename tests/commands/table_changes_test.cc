@@ -22,7 +22,6 @@ Result<std::vector<std::string>> Summary(TableFixture& table, const std::string&
   ASSIGN_OR_RETURN(ChangesScan scan, TableChangesSql(table.conn(), store, root, start, end));
   auto rows =
       table.SortedRows("SELECT _commit_version, _change_type, count(*) FROM (" + scan.sql + ") GROUP BY ALL");
-  for (const auto& temp : scan.temp_tables) EXPECT_OK(table.conn().Execute("DROP TABLE temp.main." + temp));
   return rows;
 }
 

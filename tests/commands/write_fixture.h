@@ -122,7 +122,6 @@ class WriteFixture : public ::testing::Test {
     std::string sql = select;
     sql.replace(sql.find("FROM t"), 6, "FROM (" + plan->sql + ") AS t");
     auto result = conn_->Query(sql);
-    engine::DropScanTempTables(*conn_, *plan);
     EXPECT_TRUE(result.ok()) << result.status().ToString();
     return result.ok() ? result->rows : Rows{};
   }

@@ -107,7 +107,6 @@ TEST_F(WriteTest, ReplaceWhereOnAChangeFeedTableRecordsOnlyTheReplacedRows) {
                                                             result.commit.version));
   ASSERT_OK_AND_ASSIGN(auto rows, conn_->Query("SELECT _change_type, id, v FROM (" + changes.sql +
                                                ") ORDER BY _change_type, id"));
-  for (const std::string& table : changes.temp_tables) ASSERT_OK(conn_->Execute("DROP TABLE " + table));
   std::vector<std::string> lines;
   for (const auto& row : rows.rows) lines.push_back(*row[0] + "|" + *row[1] + "|" + *row[2]);
   EXPECT_EQ(lines, (std::vector<std::string>{"delete|2|old", "delete|3|old", "insert|2|new"}));

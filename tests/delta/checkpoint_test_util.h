@@ -54,7 +54,6 @@ inline std::vector<std::string> Rows(const Snapshot& snapshot, engine::Connectio
   EXPECT_OK(plan.status());
   if (!plan.ok()) return {};
   auto rows = conn.Query("SELECT t::VARCHAR FROM (" + plan->sql + ") t ORDER BY ALL");
-  engine::DropScanTempTables(conn, *plan);
   EXPECT_OK(rows.status());
   std::vector<std::string> out;
   if (rows.ok()) {

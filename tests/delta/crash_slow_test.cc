@@ -125,7 +125,6 @@ Result<PreparedCommit> PrepareCommit(TableFixture& table, const TransactionOptio
   engine::WriteOptions write;
   write.partition_columns = {"day"};
   auto adds = engine::WriteDataFiles(table.conn(), select, *table.store(), write);
-  if (rewrite) engine::DropScanTempTables(table.conn(), *rewrite);
   if (!adds.ok()) return adds.status();
   if (adds->size() != 1)
     return Status::Internal("expected one data file, got " + std::to_string(adds->size()));
@@ -215,7 +214,6 @@ class Oracle {
     auto result =
         conn.Query("SELECT count(*) FILTER (WHERE day IS DISTINCT FROM '" + std::string(kDay) +
                    "'), coalesce(string_agg(id::VARCHAR, ',' ORDER BY id), '') FROM (" + plan.sql + ")");
-    engine::DropScanTempTables(conn, plan);
     if (!result.ok()) return result.status().WithContext(where);
     if (result->at(0, 0) != "0") return Status::Corruption(where + ": rows with a wrong day");
     std::vector<int64_t> got;

@@ -5,7 +5,10 @@
 // atomic, since DuckDB's worker threads update them.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "duckdb.hpp"
 #include "duckdb/main/client_context_state.hpp"
@@ -15,11 +18,21 @@ namespace basin::engine::duckdb_ext {
 
 inline constexpr char kClientStateKey[] = "basin";
 
+struct DeltaScanSource;
+
 struct ClientState : public duckdb::ClientContextState {
   std::shared_ptr<const Lakehouse> lakehouse;
   ScanSettings settings;
   ScanCounters counters;
+
+  // Scans registered by RegisterScan, by the token their table SQL names.
+  std::mutex scans_mutex;
+  std::map<std::string, std::shared_ptr<const DeltaScanSource>> scans;  // guarded by scans_mutex
+  std::shared_ptr<const DeltaScanSource> FindScan(const std::string& token);
 };
+
+// delta_scan('basin-scan:<token>') reads a registered scan.
+inline constexpr char kScanTokenPrefix[] = "basin-scan:";
 
 // The connection's state; InternalException (DuckDB's) when AttachLakehouse was not run on it.
 ClientState& GetClientState(duckdb::ClientContext& context);

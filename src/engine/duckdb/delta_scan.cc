@@ -7,18 +7,17 @@
 #include "delta/actions.h"
 #include "delta/deletion_vector.h"
 #include "delta/paths.h"
-#include "duckdb/catalog/catalog_entry/scalar_function_catalog_entry.hpp"
 #include "duckdb/catalog/catalog_entry/table_function_catalog_entry.hpp"
 #include "duckdb/common/multi_file/multi_file_function.hpp"
 #include "duckdb/common/multi_file/multi_file_reader.hpp"
-#include "duckdb/function/function_binder.hpp"
 #include "duckdb/main/extension/extension_loader.hpp"
+#include "duckdb/parser/expression/constant_expression.hpp"
 #include "duckdb/parser/tableref/table_function_ref.hpp"
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
 #include "engine/duckdb/client_state.h"
 #include "engine/duckdb/errors.h"
 #include "engine/duckdb/type_mapping.h"
-#include "engine/functions.h"
+#include "engine/duckdb/variant_columns.h"
 
 namespace basin::engine::duckdb_ext {
 
@@ -107,6 +106,10 @@ class DeltaFileList : public duckdb::MultiFileList {
   void Resolve(const duckdb::MultiFileOptions& options) {
     if (source_) return;
     auto& state = GetClientState(context_);
+    if (!state.lakehouse) {
+      ThrowStatus(Status::InvalidArgument("delta_scan('" + paths[0].path +
+                                          "'): this connection has no warehouse to find tables in"));
+    }
     const Lakehouse& lakehouse = *state.lakehouse;
     const std::string& path = paths[0].path;
     delta::SnapshotOptions snapshot_options;
@@ -260,11 +263,6 @@ duckdb::MultiFileColumnDefinition ForFile(const duckdb::MultiFileColumnDefinitio
       break;
     }
     case delta::DataType::Kind::kPrimitive:
-      // A Spark Variant group is read as the struct it is, then decoded (WrapVariants).
-      if (type.primitive == "variant" && local->type.id() == duckdb::LogicalTypeId::STRUCT) {
-        out.type = local->type;
-        out.children.clear();
-      }
       break;
   }
   return out;
@@ -276,20 +274,25 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
   static duckdb::unique_ptr<duckdb::MultiFileReader> Create(const duckdb::TableFunction& function) {
     auto reader = duckdb::make_uniq<DeltaMultiFileReader>();
     if (function.function_info) reader->pinned = function.function_info->Cast<PinnedSource>().source;
-    return std::move(reader);
+    return reader;
   }
 
   duckdb::unique_ptr<duckdb::MultiFileReader> Copy() const override {
     auto copy = duckdb::make_uniq<DeltaMultiFileReader>();
     copy->pinned = pinned;
     copy->function_name = function_name;
-    return std::move(copy);
+    return copy;
   }
 
   duckdb::shared_ptr<duckdb::MultiFileList> CreateFileList(duckdb::ClientContext& context,
                                                            const duckdb::vector<std::string>& paths,
                                                            const duckdb::FileGlobInput&) override {
     if (paths.size() != 1) throw duckdb::BinderException("delta_scan takes one table path");
+    if (!pinned && paths[0].rfind(kScanTokenPrefix, 0) == 0) {
+      auto registered = GetClientState(context).FindScan(paths[0].substr(sizeof(kScanTokenPrefix) - 1));
+      if (!registered) throw duckdb::BinderException("delta_scan: %s is not a scan of this connection", paths[0]);
+      return duckdb::make_shared_ptr<DeltaFileList>(context, registered->name, registered);
+    }
     return duckdb::make_shared_ptr<DeltaFileList>(context, paths[0], pinned);
   }
 
@@ -369,9 +372,21 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
     const delta::AddFile& add = list.AddFileAt(file_index);
     bool column_mapping = delta::ColumnMappingEnabled(snapshot.metadata);
 
-    // The table's columns as this file holds them.
+    // The table's columns as this file holds them. Columns holding variants are read as
+    // stored and decoded after (DecodeVariants).
     duckdb::vector<duckdb::MultiFileColumnDefinition> columns =
         ChildrenForFile(global_columns, snapshot.schema, reader.GetColumns(), column_mapping);
+    for (idx_t i = 0; i < columns.size() && i < snapshot.schema.fields.size(); i++) {
+      if (!ContainsVariant(*snapshot.schema.fields[i].type)) continue;
+      for (const auto& local : reader.GetColumns()) {
+        if (!EqualsIgnoreCase(local.name, columns[i].GetIdentifierName())) continue;
+        duckdb::MultiFileColumnDefinition stored(columns[i].name, local.type);
+        stored.identifier = duckdb::Value(local.name);
+        stored.default_expression = duckdb::make_uniq<duckdb::ConstantExpression>(duckdb::Value(local.type));
+        columns[i] = std::move(stored);
+        break;
+      }
+    }
 
     FinalizeBind(reader_data, bind_data.file_options, bind_data.reader_bind, columns, global_column_ids, context,
                  gstate.multi_file_reader_state.get());
@@ -398,30 +413,21 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
     }
     auto result = CreateMapping(context, reader_data, columns, global_column_ids, table_filters, gstate.file_list,
                                 bind_data.reader_bind, bind_data.virtual_columns);
-    WrapVariants(context, reader_data, columns, global_column_ids, snapshot.schema);
+    DecodeVariantColumns(reader_data, global_column_ids, snapshot.schema, column_mapping);
     return result;
   }
 
-  // Variant groups read as structs become their JSON text.
-  static void WrapVariants(duckdb::ClientContext& context, duckdb::MultiFileReaderData& reader_data,
-                           const duckdb::vector<duckdb::MultiFileColumnDefinition>& columns,
-                           const duckdb::vector<duckdb::ColumnIndex>& global_column_ids,
-                           const delta::StructType& schema) {
+  // Columns holding variant groups, read as stored, become what the table says.
+  static void DecodeVariantColumns(duckdb::MultiFileReaderData& reader_data,
+                                   const duckdb::vector<duckdb::ColumnIndex>& global_column_ids,
+                                   const delta::StructType& schema, bool column_mapping) {
     for (idx_t i = 0; i < global_column_ids.size() && i < reader_data.expressions.size(); i++) {
       duckdb::column_t column_id = global_column_ids[i].GetPrimaryIndex();
       if (duckdb::IsVirtualColumn(column_id) || column_id >= schema.fields.size()) continue;
-      const delta::DataType& type = *schema.fields[column_id].type;
-      if (type.kind != delta::DataType::Kind::kPrimitive || type.primitive != "variant") continue;
+      const delta::DataTypePtr& type = schema.fields[column_id].type;
       auto& expr = reader_data.expressions[i];
-      if (!expr || expr->return_type.id() != duckdb::LogicalTypeId::STRUCT) continue;
-      auto& function = duckdb::Catalog::GetEntry<duckdb::ScalarFunctionCatalogEntry>(
-          context, SYSTEM_CATALOG, DEFAULT_SCHEMA, kVariantToJsonFunction);
-      duckdb::FunctionBinder binder(context);
-      duckdb::ErrorData error;
-      duckdb::vector<duckdb::unique_ptr<duckdb::Expression>> children;
-      children.push_back(std::move(expr));
-      expr = binder.BindScalarFunction(function, std::move(children), error);
-      if (!expr) error.Throw();
+      if (!expr || !ContainsVariant(*type) || expr->return_type == ToLogicalType(*type)) continue;
+      expr = DecodeVariants(std::move(expr), type, column_mapping);
     }
   }
 
@@ -470,17 +476,17 @@ duckdb::table_function_get_virtual_columns_t parquet_virtual_columns = nullptr;
 duckdb::virtual_column_map_t DeltaVirtualColumns(duckdb::ClientContext& context,
                                                  duckdb::optional_ptr<duckdb::FunctionData> bind_data) {
   duckdb::virtual_column_map_t result = parquet_virtual_columns(context, bind_data);
-  result.insert(std::make_pair(kFileIndexColumnId, duckdb::TableColumn(kDeltaFileIndexColumn, duckdb::LogicalType::BIGINT)));
+  result.insert(std::make_pair(kFileIndexColumnId, duckdb::TableColumn(kScanFileIndexColumn, duckdb::LogicalType::BIGINT)));
   bind_data->Cast<duckdb::MultiFileBindData>().virtual_columns = result;
   return result;
 }
 
 bool DeltaSupportsPushdownType(const duckdb::FunctionData& bind_data, idx_t col_idx) {
   const delta::Snapshot& snapshot = *FileListOf(bind_data).source().snapshot;
-  if (col_idx >= snapshot.schema.fields.size()) return true;
-  const delta::DataType& type = *snapshot.schema.fields[col_idx].type;
+  // Virtual columns (file_row_number...): DuckDB's column mapping cannot filter them.
+  if (col_idx >= snapshot.schema.fields.size()) return false;
   // Variant columns are decoded after the reader's filters would run.
-  return !(type.kind == delta::DataType::Kind::kPrimitive && type.primitive == "variant");
+  return !ContainsVariant(*snapshot.schema.fields[col_idx].type);
 }
 
 duckdb::InsertionOrderPreservingMap<std::string> DeltaToString(duckdb::TableFunctionToStringInput& input) {

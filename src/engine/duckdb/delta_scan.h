@@ -11,7 +11,7 @@
 // statistics (data skipping). count(*) without a filter is answered from the statistics.
 //
 // Virtual columns besides the table's: `filename`, `file_row_number` (the row's position
-// in its file, counting rows a deletion vector hides) and kDeltaFileIndexColumn (the index
+// in its file, counting rows a deletion vector hides) and kScanFileIndexColumn (engine/lakehouse.h; the index
 // of the row's file in the snapshot's file list), for commands that change rows.
 //
 // Thread safety: the function and its sources are immutable once bound; DuckDB calls them
@@ -26,11 +26,11 @@
 #include "delta/snapshot.h"
 #include "duckdb.hpp"
 #include "duckdb/function/table_function.hpp"
+#include "engine/lakehouse.h"
 
 namespace basin::engine::duckdb_ext {
 
 inline constexpr char kDeltaScanFunction[] = "delta_scan";
-inline constexpr char kDeltaFileIndexColumn[] = "__basin_file_index";
 
 // What one scan reads: a snapshot, and which of its files (all when `files` is null).
 struct DeltaScanSource {

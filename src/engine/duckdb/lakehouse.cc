@@ -3,10 +3,13 @@
 #include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/config.hpp"
 #include "duckdb/main/connection.hpp"
+#include "duckdb/planner/binder.hpp"
 #include "engine/duckdb/catalog.h"
 #include "engine/duckdb/client_state.h"
 #include "engine/duckdb/delta_scan.h"
+#include "common/uuid.h"
 #include "engine/functions.h"
+#include "engine/status_transport.h"
 #include "engine/lakehouse.h"
 
 namespace basin::engine {
@@ -19,6 +22,12 @@ ClientState& GetClientState(duckdb::ClientContext& context) {
   return *state;
 }
 
+std::shared_ptr<const DeltaScanSource> ClientState::FindScan(const std::string& token) {
+  std::lock_guard<std::mutex> lock(scans_mutex);
+  auto it = scans.find(token);
+  return it == scans.end() ? nullptr : it->second;
+}
+
 duckdb::DatabaseInstance& GetDatabaseInstance(Database& db) {
   return *reinterpret_cast<duckdb::DatabaseWrapper*>(db.raw())->database->instance;
 }
@@ -29,8 +38,11 @@ duckdb::ClientContext& GetClientContext(Connection& conn) {
 
 namespace {
 
+std::mutex registration_mutex;
+
 // Basin's functions and storage extension, once per database.
 void RegisterWithDatabase(duckdb::DatabaseInstance& db) {
+  std::lock_guard<std::mutex> lock(registration_mutex);
   auto& config = duckdb::DBConfig::GetConfig(db);
   if (config.storage_extensions.count(kStorageExtensionName) > 0) return;
   RegisterDeltaScan(db);
@@ -39,15 +51,94 @@ void RegisterWithDatabase(duckdb::DatabaseInstance& db) {
 
 }  // namespace
 
+// Basin's table functions in the connection's database and its state in the connection;
+// a connection without a lakehouse can still read registered scans.
+duckdb::shared_ptr<ClientState> EnsureClientState(Connection& conn) {
+  RegisterWithDatabase(GetDatabaseInstance(*conn.database()));
+  return GetClientContext(conn).registered_state->GetOrCreate<ClientState>(kClientStateKey);
+}
+
 }  // namespace duckdb_ext
+
+class RegisteredScan {
+ public:
+  RegisteredScan(duckdb::shared_ptr<duckdb_ext::ClientState> state, std::string token)
+      : state_(std::move(state)), token_(std::move(token)) {}
+  ~RegisteredScan() {
+    std::lock_guard<std::mutex> lock(state_->scans_mutex);
+    state_->scans.erase(token_);
+  }
+  RegisteredScan(const RegisteredScan&) = delete;
+  RegisteredScan& operator=(const RegisteredScan&) = delete;
+  const std::string& token() const { return token_; }
+
+ private:
+  duckdb::shared_ptr<duckdb_ext::ClientState> state_;
+  std::string token_;
+};
+
+std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn, std::shared_ptr<const delta::Snapshot> snapshot,
+                                                   std::optional<std::vector<size_t>> files, std::string name) {
+  auto state = duckdb_ext::EnsureClientState(conn);
+  auto source = std::make_shared<duckdb_ext::DeltaScanSource>();
+  source->snapshot = std::move(snapshot);
+  source->name = std::move(name);
+  if (files) {
+    auto indexes = std::make_shared<std::vector<uint32_t>>();
+    indexes->reserve(files->size());
+    for (size_t i : *files) indexes->push_back(static_cast<uint32_t>(i));
+    source->files = std::move(indexes);
+  }
+  static std::atomic<uint64_t> counter{0};
+  std::string token = std::to_string(reinterpret_cast<uintptr_t>(state.get())) + "-" +
+                      std::to_string(counter.fetch_add(1) + 1) + "-" + NewUuid();
+  {
+    std::lock_guard<std::mutex> lock(state->scans_mutex);
+    state->scans[token] = std::move(source);
+  }
+  return std::make_shared<const RegisteredScan>(std::move(state), std::move(token));
+}
+
+std::string ScanTableSql(const RegisteredScan& scan) {
+  return std::string(duckdb_ext::kDeltaScanFunction) + "('" + duckdb_ext::kScanTokenPrefix + scan.token() + "')";
+}
+
+Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<std::string>& parts) {
+  if (parts.empty() || parts.size() > 3) {
+    return Status::InvalidArgument("a table name has one to three parts, not " + std::to_string(parts.size()));
+  }
+  std::string catalog_name = parts.size() == 3 ? parts[0] : "";
+  std::string schema_name = parts.size() >= 2 ? parts[parts.size() - 2] : "";
+  const std::string& table_name = parts.back();
+  ResolvedTableName resolved;
+  auto& context = duckdb_ext::GetClientContext(conn);
+  try {
+    context.RunFunctionInTransaction([&] {
+      duckdb::Binder::BindSchemaOrCatalog(context, catalog_name, schema_name);
+      duckdb::EntryLookupInfo lookup(duckdb::CatalogType::TABLE_ENTRY, table_name);
+      auto entry = duckdb::Catalog::GetEntry(context, catalog_name, schema_name, lookup,
+                                             duckdb::OnEntryNotFound::RETURN_NULL);
+      if (!entry) return;
+      if (entry->ParentCatalog().GetCatalogType() != duckdb_ext::kStorageExtensionName) {
+        resolved.kind = ResolvedTableName::Kind::kDuckDB;
+        return;
+      }
+      resolved.kind = ResolvedTableName::Kind::kWarehouse;
+      resolved.warehouse_name.schema = entry->ParentSchema().name;
+      resolved.warehouse_name.table = entry->name;
+    });
+  } catch (std::exception& e) {
+    duckdb::ErrorData error(e);
+    if (auto status = DecodeStatus(error.RawMessage())) return *status;
+    return Status::InvalidArgument(error.Message());
+  }
+  return resolved;
+}
 
 Status AttachLakehouse(Connection& conn, std::shared_ptr<const Lakehouse> lakehouse) {
   RETURN_IF_ERROR(RegisterBasinFunctions(conn));
   try {
-    duckdb_ext::RegisterWithDatabase(duckdb_ext::GetDatabaseInstance(*conn.database()));
-    auto& context = duckdb_ext::GetClientContext(conn);
-    auto state = context.registered_state->GetOrCreate<duckdb_ext::ClientState>(duckdb_ext::kClientStateKey);
-    state->lakehouse = std::move(lakehouse);
+    duckdb_ext::EnsureClientState(conn)->lakehouse = std::move(lakehouse);
   } catch (std::exception& e) {
     return Status::Internal(std::string("cannot set up Basin in DuckDB: ") + e.what());
   }
@@ -57,7 +148,7 @@ Status AttachLakehouse(Connection& conn, std::shared_ptr<const Lakehouse> lakeho
 }
 
 ScanStats TakeScanStats(Connection& conn) {
-  auto& counters = duckdb_ext::GetClientState(duckdb_ext::GetClientContext(conn)).counters;
+  auto& counters = duckdb_ext::EnsureClientState(conn)->counters;
   ScanStats stats;
   stats.files_read = counters.files_read.exchange(0);
   stats.files_total = counters.files_total.exchange(0);
@@ -65,7 +156,7 @@ ScanStats TakeScanStats(Connection& conn) {
 }
 
 void SetScanSettings(Connection& conn, const ScanSettings& settings) {
-  duckdb_ext::GetClientState(duckdb_ext::GetClientContext(conn)).settings = settings;
+  duckdb_ext::EnsureClientState(conn)->settings = settings;
 }
 
 }  // namespace basin::engine
