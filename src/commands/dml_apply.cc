@@ -88,6 +88,23 @@ Result<std::vector<TouchedFile>> TouchedFiles(engine::Connection& conn, const en
   return touched;
 }
 
+// The rows `add`'s data file holds, counting those its deletion vector hides, for a file
+// whose statistics lack numRecords.
+Result<int64_t> PhysicalRows(engine::Connection& conn, const delta::Snapshot& snapshot, const delta::AddFile& add) {
+  auto file = std::make_shared<delta::Snapshot>();
+  file->version = snapshot.version;
+  file->protocol = snapshot.protocol;
+  file->metadata = snapshot.metadata;
+  file->schema = snapshot.schema;
+  file->store = snapshot.store;
+  file->table_root = snapshot.table_root;
+  file->files = {add};
+  file->files[0].deletion_vector.reset();
+  ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(file, conn));
+  ASSIGN_OR_RETURN(engine::QueryResult count, conn.Query("SELECT count(*) FROM (" + plan.sql + ")"));
+  return ToInt(count.at(0, 0));
+}
+
 // Marks the touched files' changed rows deleted in deletion vectors: one new DV file holds
 // every DV of the commit. Files left without live rows are removed instead.
 Status WriteDeletionVectors(const DmlTable& table, const std::vector<TouchedFile>& touched,
@@ -114,9 +131,7 @@ Status WriteDeletionVectors(const DmlTable& table, const std::vector<TouchedFile
 
     std::optional<int64_t> physical_rows = delta::StatsNumRecords(add);
     if (!physical_rows) {
-      ASSIGN_OR_RETURN(engine::QueryResult count,
-                       conn.Query("SELECT count(*) FROM read_parquet(" + QuoteLiteral(file.read_path) + ")"));
-      physical_rows = ToInt(count.at(0, 0));
+      ASSIGN_OR_RETURN(physical_rows, PhysicalRows(conn, snapshot, add));
     }
     txn.Remove(delta::RemoveOf(add));
     if (static_cast<int64_t>(deleted.size()) >= *physical_rows) {

@@ -95,10 +95,12 @@ class DmlFixture : public delta::testing::ConnectionFixture {
     return std::shared_ptr<const delta::Snapshot>(std::move(snapshot));
   }
 
-  // The table's rows as SQL (a subquery), read as any reader would.
+  // The table's rows as SQL (a subquery), read as any reader would. The scan stays
+  // registered as long as the fixture lives.
   Result<std::string> ScanSql(const std::string& name) {
     ASSIGN_OR_RETURN(auto snapshot, Load(name));
-    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(*snapshot, conn()));
+    ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(snapshot, conn()));
+    scans_.push_back(plan);
     return "(" + plan.sql + ")";
   }
 
@@ -121,6 +123,7 @@ class DmlFixture : public delta::testing::ConnectionFixture {
 
  private:
   basin::testing::TempDir dir_;
+  std::vector<engine::ScanPlan> scans_;
 };
 
 }  // namespace basin::commands::testing

@@ -10,6 +10,7 @@
 #include "duckdb/catalog/catalog_entry/table_function_catalog_entry.hpp"
 #include "duckdb/common/multi_file/multi_file_function.hpp"
 #include "duckdb/common/multi_file/multi_file_reader.hpp"
+#include "duckdb/execution/expression_executor.hpp"
 #include "duckdb/main/extension/extension_loader.hpp"
 #include "duckdb/parser/expression/constant_expression.hpp"
 #include "duckdb/parser/tableref/table_function_ref.hpp"
@@ -268,6 +269,16 @@ duckdb::MultiFileColumnDefinition ForFile(const duckdb::MultiFileColumnDefinitio
   return out;
 }
 
+// The scan's state across files: the filters on columns holding variants, which the
+// reader cannot apply to the groups it reads; they run on the decoded rows (FinalizeChunk).
+struct DeltaGlobalState : public duckdb::MultiFileReaderGlobalState {
+  explicit DeltaGlobalState(duckdb::optional_ptr<const duckdb::MultiFileList> file_list)
+      : MultiFileReaderGlobalState({}, file_list) {}
+
+  std::once_flag variant_filters_once;
+  duckdb::vector<duckdb::unique_ptr<duckdb::Expression>> variant_filters;  // over the output chunk
+};
+
 struct DeltaMultiFileReader : public duckdb::MultiFileReader {
   std::shared_ptr<const DeltaScanSource> pinned;
 
@@ -345,7 +356,7 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
     auto& counters = GetClientState(context).counters;
     counters.files_read += list.Count();
     counters.files_total += list.source().snapshot->files.size();
-    return nullptr;
+    return duckdb::make_uniq<DeltaGlobalState>(&file_list);
   }
 
   void FinalizeBind(duckdb::MultiFileReaderData& reader_data, const duckdb::MultiFileOptions& file_options,
@@ -411,8 +422,30 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
       if (!deleted.ok()) ThrowStatus(deleted.status());
       reader.deletion_filter = duckdb::make_uniq<DeletionVectorFilter>(std::move(*deleted));
     }
-    auto result = CreateMapping(context, reader_data, columns, global_column_ids, table_filters, gstate.file_list,
-                                bind_data.reader_bind, bind_data.virtual_columns);
+    // Filters on columns holding variants wait for the decoded values (FinalizeChunk).
+    auto& state = gstate.multi_file_reader_state->Cast<DeltaGlobalState>();
+    duckdb::unique_ptr<duckdb::TableFilterSet> reader_filters;
+    if (table_filters) {
+      reader_filters = duckdb::make_uniq<duckdb::TableFilterSet>();
+      duckdb::vector<std::pair<idx_t, const duckdb::TableFilter*>> deferred;
+      for (const auto& [position, filter] : table_filters->filters) {
+        duckdb::column_t column_id = global_column_ids[position].GetPrimaryIndex();
+        if (column_id < snapshot.schema.fields.size() && ContainsVariant(*snapshot.schema.fields[column_id].type)) {
+          deferred.emplace_back(position, filter.get());
+        } else {
+          reader_filters->filters.emplace(position, filter->Copy());
+        }
+      }
+      std::call_once(state.variant_filters_once, [&] {
+        for (const auto& [position, filter] : deferred) {
+          duckdb::column_t column_id = global_column_ids[position].GetPrimaryIndex();
+          duckdb::BoundReferenceExpression column(ToLogicalType(*snapshot.schema.fields[column_id].type), position);
+          state.variant_filters.push_back(filter->ToExpression(column));
+        }
+      });
+    }
+    auto result = CreateMapping(context, reader_data, columns, global_column_ids, reader_filters.get(),
+                                gstate.file_list, bind_data.reader_bind, bind_data.virtual_columns);
     DecodeVariantColumns(reader_data, global_column_ids, snapshot.schema, column_mapping);
     return result;
   }
@@ -429,6 +462,22 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
       if (!expr || !ContainsVariant(*type) || expr->return_type == ToLogicalType(*type)) continue;
       expr = DecodeVariants(std::move(expr), type, column_mapping);
     }
+  }
+
+  void FinalizeChunk(duckdb::ClientContext& context, const duckdb::MultiFileBindData& bind_data,
+                     duckdb::BaseFileReader& reader, const duckdb::MultiFileReaderData& reader_data,
+                     duckdb::DataChunk& input_chunk, duckdb::DataChunk& output_chunk,
+                     duckdb::ExpressionExecutor& executor,
+                     duckdb::optional_ptr<duckdb::MultiFileReaderGlobalState> global_state) override {
+    duckdb::MultiFileReader::FinalizeChunk(context, bind_data, reader, reader_data, input_chunk, output_chunk,
+                                           executor, global_state);
+    auto& state = global_state->Cast<DeltaGlobalState>();
+    if (state.variant_filters.empty() || output_chunk.size() == 0) return;
+    duckdb::ExpressionExecutor filter(context);
+    for (const auto& expr : state.variant_filters) filter.AddExpression(*expr);
+    duckdb::SelectionVector selected(STANDARD_VECTOR_SIZE);
+    idx_t count = filter.SelectExpression(output_chunk, selected);
+    if (count < output_chunk.size()) output_chunk.Slice(selected, count);
   }
 
   duckdb::shared_ptr<duckdb::BaseFileReader> CreateReader(duckdb::ClientContext& context,
@@ -481,14 +530,6 @@ duckdb::virtual_column_map_t DeltaVirtualColumns(duckdb::ClientContext& context,
   return result;
 }
 
-bool DeltaSupportsPushdownType(const duckdb::FunctionData& bind_data, idx_t col_idx) {
-  const delta::Snapshot& snapshot = *FileListOf(bind_data).source().snapshot;
-  // Virtual columns (file_row_number...): DuckDB's column mapping cannot filter them.
-  if (col_idx >= snapshot.schema.fields.size()) return false;
-  // Variant columns are decoded after the reader's filters would run.
-  return !ContainsVariant(*snapshot.schema.fields[col_idx].type);
-}
-
 duckdb::InsertionOrderPreservingMap<std::string> DeltaToString(duckdb::TableFunctionToStringInput& input) {
   duckdb::InsertionOrderPreservingMap<std::string> result;
   if (!input.bind_data) return result;
@@ -515,7 +556,6 @@ duckdb::TableFunctionSet MakeDeltaScanSet(duckdb::DatabaseInstance& db) {
     function.get_multi_file_reader = DeltaMultiFileReader::Create;
     function.get_partition_stats = DeltaPartitionStats;
     function.get_virtual_columns = DeltaVirtualColumns;
-    function.supports_pushdown_type = DeltaSupportsPushdownType;
     function.to_string = DeltaToString;
     function.statistics = nullptr;  // a file's Parquet statistics are not the table's
     function.get_bind_info = nullptr;
