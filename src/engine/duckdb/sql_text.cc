@@ -3,6 +3,7 @@
 #include "engine/sql_text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <exception>
 
