@@ -59,8 +59,8 @@ std::string SameLengthText(std::string_view text) {
       continue;
     }
     // A replaced space: U+00A0 is two bytes (C2 A0), the others three.
-    const size_t width = std::min<size_t>(static_cast<unsigned char>(original[i]) == 0xC2 ? 2 : 3,
-                                          original.size() - i);
+    const size_t width =
+        std::min<size_t>(static_cast<unsigned char>(original[i]) == 0xC2 ? 2 : 3, original.size() - i);
     out.append(width, ' ');
     i += width;
     j++;
