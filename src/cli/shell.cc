@@ -10,7 +10,7 @@
 #include <editline/readline.h>
 
 #include "cli/query_monitor.h"
-#include "sql/lexer.h"
+#include "engine/sql_text.h"
 
 namespace basin::cli {
 
@@ -102,7 +102,7 @@ std::optional<std::string> Shell::ReadInput() {
       if (line->starts_with(".")) return *line;
     }
     input += input.empty() ? *line : "\n" + *line;
-    if (sql::IsCompleteInput(input)) return input;
+    if (engine::IsCompleteSqlInput(input)) return input;
   }
 }
 

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "cli/query_monitor.h"
-#include "sql/lexer.h"
+#include "engine/sql_text.h"
 
 namespace basin::cli {
 
@@ -20,28 +20,29 @@ StatementRunner::StatementRunner(sql::Session& session, RunnerSettings settings,
 StatementRunner::~StatementRunner() { session_.SetProgressCallback(nullptr); }
 
 Status StatementRunner::Run(std::string_view text) {
-  ASSIGN_OR_RETURN(std::vector<sql::Statement> statements, sql::SplitStatements(text));
+  const std::vector<engine::ScriptStatement> statements = engine::SplitSqlScript(text);
   for (size_t i = 0; i < statements.size(); i++) {
-    Status status = RunOne(statements[i].text);
+    Status status = RunOne(text, statements[i]);
     if (status.ok()) continue;
     if (statements.size() == 1) return status;
-    return status.WithContext(fmt::format("statement {} (line {})", i + 1, statements[i].line));
+    return status.WithContext(fmt::format("statement {} (line {})", i + 1,
+                                          engine::PositionInText(text, statements[i].offset).line));
   }
   return Status::OK();
 }
 
-Status StatementRunner::RunOne(const std::string& statement) {
+Status StatementRunner::RunOne(std::string_view script, const engine::ScriptStatement& statement) {
   auto start = std::chrono::steady_clock::now();
-  Result<std::vector<sql::StatementResult>> results = [&] {
+  Result<sql::StatementResult> result = [&] {
     QueryMonitor monitor(session_.connection(), MonitorOptions{.show_progress = settings_.show_progress});
     monitor_ = &monitor;
-    auto executed = session_.Execute(statement);
+    auto executed = session_.ExecuteStatement(script, statement);
     monitor_ = nullptr;
     return executed;
   }();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  RETURN_IF_ERROR(results);
-  for (const sql::StatementResult& result : *results) Report(result);
+  RETURN_IF_ERROR(result);
+  Report(*result);
   if (settings_.show_timing) err_ << fmt::format("Run Time: {:.3f} s\n", seconds) << std::flush;
   return Status::OK();
 }

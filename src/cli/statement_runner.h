@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cli/output_format.h"
+#include "engine/sql_text.h"
 #include "sql/session.h"
 
 namespace basin::cli {
@@ -37,7 +38,7 @@ class StatementRunner {
   RunnerSettings& settings() { return settings_; }
 
  private:
-  Status RunOne(const std::string& statement);
+  Status RunOne(std::string_view script, const engine::ScriptStatement& statement);
   void Report(const sql::StatementResult& result);
 
   sql::Session& session_;

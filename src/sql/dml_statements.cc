@@ -1,8 +1,7 @@
-// DELETE, UPDATE and MERGE INTO statements on warehouse tables (sql/statements.h), handed
-// to commands/dml.h. Statements naming a table the warehouse does not have are DuckDB's.
+// DELETE, UPDATE and MERGE INTO statements on warehouse tables (sql/statements.h), read
+// from DuckDB's syntax tree (engine/sql_text.h) and handed to commands/dml.h. Statements
+// naming a table the warehouse does not have are DuckDB's.
 
-#include <algorithm>
-#include <cctype>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +9,7 @@
 
 #include "commands/dml.h"
 #include "common/strings.h"
+#include "engine/duckdb.h"
 #include "sql/statements.h"
 
 namespace basin::sql {
@@ -17,35 +17,8 @@ namespace basin::sql {
 namespace {
 
 using commands::MergeClause;
+using engine::SqlMergeAction;
 using Kind = MergeClause::Kind;
-
-// The warehouse table a statement changes, with the names its expressions use for it.
-struct Target {
-  catalog::TableEntry entry;
-  std::string alias;  // as given, else the table's own name (as `t` in t.col)
-};
-
-// name [[AS] alias]: nullopt when the name is not a warehouse table. `stops` are the
-// keywords that may follow the name instead of an alias.
-Result<std::optional<Target>> ParseTarget(SessionContext& session, TokenCursor& tokens,
-                                          std::initializer_list<std::string_view> stops) {
-  auto name = tokens.QualifiedName("a table name");
-  if (!name.ok()) return std::optional<Target>();
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.LookupTable(*name));
-  if (!entry) return std::optional<Target>();
-  Target target{*entry, name->back()};
-  if (tokens.AcceptKeywords({"AS"})) {
-    ASSIGN_OR_RETURN(target.alias, tokens.Identifier("a table alias"));
-  } else if (!tokens.AtEnd()) {
-    bool stop = false;
-    for (std::string_view word : stops) stop = stop || tokens.PeekKeywords({word});
-    const Token& next = tokens.Peek();
-    if (!stop && (next.kind == Token::Kind::kIdentifier || next.kind == Token::Kind::kQuotedIdentifier)) {
-      ASSIGN_OR_RETURN(target.alias, tokens.Identifier("a table alias"));
-    }
-  }
-  return std::optional<Target>(std::move(target));
-}
 
 // Keeps the resolved pieces of a statement (and the temporary tables behind them) alive
 // until the command has run.
@@ -53,6 +26,7 @@ class Resolver {
  public:
   explicit Resolver(SessionContext& session) : session_(session) {}
   Result<std::string> Resolve(const std::string& sql) {
+    if (sql.empty()) return sql;
     ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, session_.ResolveQuery(sql));
     std::string out = resolved->sql;
     kept_.push_back(std::move(resolved));
@@ -61,6 +35,12 @@ class Resolver {
   Status ResolveAll(std::vector<std::string>& texts) {
     for (std::string& text : texts) {
       ASSIGN_OR_RETURN(text, Resolve(text));
+    }
+    return Status::OK();
+  }
+  Status ResolveAll(std::vector<commands::Assignment>& assignments) {
+    for (auto& [column, value] : assignments) {
+      ASSIGN_OR_RETURN(value, Resolve(value));
     }
     return Status::OK();
   }
@@ -82,22 +62,9 @@ Result<commands::DmlMode> ModeSetting(const SessionContext& session) {
                                  *value + "'");
 }
 
-// A column being set, as `c` or `alias.c`: the column's name.
-Result<std::string> AssignedColumn(TokenCursor& tokens) {
-  ASSIGN_OR_RETURN(std::vector<std::string> parts, tokens.QualifiedName("a column name"));
-  if (parts.size() > 2) return tokens.Error("a column name");
-  return parts.back();
-}
-
-// c = expr [, c = expr]*, each expression ending at a top-level ',' or a `stop` keyword.
-Result<std::vector<commands::Assignment>> Assignments(TokenCursor& tokens, std::string_view stop) {
+std::vector<commands::Assignment> Assignments(const std::vector<engine::SqlAssignment>& list) {
   std::vector<commands::Assignment> out;
-  do {
-    ASSIGN_OR_RETURN(std::string column, AssignedColumn(tokens));
-    RETURN_IF_ERROR(tokens.ExpectSymbol("="));
-    ASSIGN_OR_RETURN(std::string value, tokens.TextUntil("a value", {stop}, true));
-    out.emplace_back(std::move(column), std::move(value));
-  } while (tokens.AcceptSymbol(","));
+  for (const engine::SqlAssignment& a : list) out.emplace_back(a.column, a.expression);
   return out;
 }
 
@@ -117,244 +84,203 @@ int64_t Metric(const commands::CommandResult& result, const char* name) {
   return it != result.metrics.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
-// The optional `WHERE condition` that ends DELETE and UPDATE, with the table names in it
-// resolved; empty when there is none.
-Result<std::string> TrailingWhere(TokenCursor& tokens, Resolver& resolver) {
-  std::string where;
-  if (tokens.AcceptKeywords({"WHERE"})) {
-    ASSIGN_OR_RETURN(where, tokens.TextUntil("a condition", {"RETURNING"}));
-  }
-  RETURN_IF_ERROR(tokens.ExpectEnd());
-  if (where.empty()) return where;
-  return resolver.Resolve(where);
+// The names a statement's expressions use for its target: the alias, else the table's name.
+std::string TargetAlias(const engine::SqlTarget& target) {
+  return target.alias.empty() ? target.name.table : target.alias;
 }
 
-Result<std::optional<StatementResult>> RunDelete(SessionContext& session, const std::string& statement,
-                                                 TokenCursor& tokens) {
-  ASSIGN_OR_RETURN(std::optional<Target> target,
-                   ParseTarget(session, tokens, {"WHERE", "USING", "RETURNING"}));
-  if (!target) return std::optional<StatementResult>();
+// The MERGE clause kind of a DuckDB action.
+Result<Kind> ClauseKind(const SqlMergeAction& action) {
+  using When = SqlMergeAction::When;
+  switch (action.kind) {
+    case SqlMergeAction::Kind::kUpdate:
+      if (action.when == When::kMatched) return Kind::kMatchedUpdate;
+      if (action.when == When::kNotMatchedBySource) return Kind::kNotMatchedBySourceUpdate;
+      break;
+    case SqlMergeAction::Kind::kDelete:
+      if (action.when == When::kMatched) return Kind::kMatchedDelete;
+      if (action.when == When::kNotMatchedBySource) return Kind::kNotMatchedBySourceDelete;
+      break;
+    case SqlMergeAction::Kind::kInsert:
+      if (action.when == When::kNotMatchedByTarget) return Kind::kNotMatchedInsert;
+      break;
+    case SqlMergeAction::Kind::kError:
+      return Status::NotImplemented("MERGE ... THEN ERROR is not supported on Delta tables");
+    case SqlMergeAction::Kind::kDoNothing:
+      break;
+  }
+  return Status::InvalidArgument(
+      "MERGE: this WHEN clause cannot " +
+      std::string(action.kind == SqlMergeAction::Kind::kInsert ? "INSERT" : "change rows") + " here");
+}
+
+// MERGE's USING (cols): target.col = source.col for each.
+Result<std::string> UsingCondition(const engine::SqlMerge& merge, const std::string& target_alias,
+                                   const std::string& source_alias) {
+  if (source_alias.empty()) {
+    return Status::InvalidArgument("MERGE ... USING (columns) needs a name for the source: give it an alias");
+  }
+  std::string on;
+  for (const std::string& column : merge.using_columns) {
+    const std::string quoted = engine::QuoteIdentifier(column);
+    on += (on.empty() ? "" : " AND ") + engine::QuoteIdentifier(target_alias) + "." + quoted + " = " +
+          engine::QuoteIdentifier(source_alias) + "." + quoted;
+  }
+  return on;
+}
+
+}  // namespace
+
+Result<std::optional<catalog::TableEntry>> LookupTarget(SessionContext& session,
+                                                        const engine::SqlTableName& name) {
+  // A catalog-qualified name is DuckDB's (the warehouse is not a DuckDB catalog yet).
+  if (!name.catalog.empty() || name.table.empty()) return std::optional<catalog::TableEntry>();
+  auto table_name = catalog::MakeTableName(name.Parts());
+  if (!table_name.ok()) return std::optional<catalog::TableEntry>();
+  return session.warehouse().Lookup(*table_name);
+}
+
+namespace {
+
+// The warehouse table a DML statement changes (nullopt: DuckDB's statement), refusing what
+// DuckDB's DML may hold that Basin does not run on Delta tables.
+Result<std::optional<catalog::TableEntry>> DmlTarget(SessionContext& session, const std::string& what,
+                                                     const engine::SqlTarget& target, const std::string& ctes,
+                                                     const std::vector<std::string>& returning) {
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, LookupTarget(session, target.name));
+  if (!entry) return entry;
+  const std::string table = entry->name.ToString();
+  if (!ctes.empty()) {
+    return Status::NotImplemented("WITH ... " + what + " is not supported on table " + table +
+                                  "; put the query in a subquery");
+  }
+  if (!returning.empty())
+    return Status::NotImplemented(what + " ... RETURNING is not supported on table " + table);
+  return entry;
+}
+
+}  // namespace
+
+StatementOutcome RunDelete(SessionContext& session, const std::string& statement,
+                           const grammar::Delete& parsed) {
+  const engine::SqlDelete& del = parsed.del;
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry,
+                   DmlTarget(session, "DELETE", del.target, del.ctes, del.returning));
+  if (!entry) return std::optional<StatementResult>();
+  const std::string table = entry->name.ToString();
+  if (!del.using_tables.empty()) {
+    return Status::NotImplemented("DELETE ... USING is not supported on table " + table + "; use MERGE INTO");
+  }
   commands::DeleteRequest request;
-  request.target_alias = target->alias;
+  request.target_alias = TargetAlias(del.target);
   Resolver resolver(session);
-  ASSIGN_OR_RETURN(request.where, TrailingWhere(tokens, resolver));
+  ASSIGN_OR_RETURN(request.where, resolver.Resolve(del.where));
   ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
-  ASSIGN_OR_RETURN(auto table, session.LoadTable(target->entry.location));
+  ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location));
   ASSIGN_OR_RETURN(commands::CommandResult result,
-                   commands::Delete(session.MakeCommandContext(), table, request));
+                   commands::Delete(session.MakeCommandContext(), snapshot, request));
   int64_t deleted = Metric(result, "numDeletedRows");
   return std::optional<StatementResult>(DmlResult(statement, std::move(result), 0, deleted, 0));
 }
 
-Result<std::optional<StatementResult>> RunUpdate(SessionContext& session, const std::string& statement,
-                                                 TokenCursor& tokens) {
-  ASSIGN_OR_RETURN(std::optional<Target> target, ParseTarget(session, tokens, {"SET"}));
-  if (!target) return std::optional<StatementResult>();
-  commands::UpdateRequest request;
-  request.target_alias = target->alias;
-  RETURN_IF_ERROR(tokens.ExpectKeywords({"SET"}));
-  ASSIGN_OR_RETURN(request.assignments, Assignments(tokens, "WHERE"));
-  Resolver resolver(session);
-  ASSIGN_OR_RETURN(request.where, TrailingWhere(tokens, resolver));
-  ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
-  for (auto& [column, value] : request.assignments) {
-    ASSIGN_OR_RETURN(value, resolver.Resolve(value));
+StatementOutcome RunUpdate(SessionContext& session, const std::string& statement,
+                           const grammar::Update& parsed) {
+  const engine::SqlUpdate& update = parsed.update;
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry,
+                   DmlTarget(session, "UPDATE", update.target, update.ctes, update.returning));
+  if (!entry) return std::optional<StatementResult>();
+  const std::string table = entry->name.ToString();
+  if (!update.from.empty()) {
+    return Status::NotImplemented("UPDATE ... FROM is not supported on table " + table + "; use MERGE INTO");
   }
-  ASSIGN_OR_RETURN(auto table, session.LoadTable(target->entry.location));
+  commands::UpdateRequest request;
+  request.target_alias = TargetAlias(update.target);
+  request.assignments = Assignments(update.assignments);
+  Resolver resolver(session);
+  ASSIGN_OR_RETURN(request.where, resolver.Resolve(update.where));
+  RETURN_IF_ERROR(resolver.ResolveAll(request.assignments));
+  ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
+  ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location));
   ASSIGN_OR_RETURN(commands::CommandResult result,
-                   commands::Update(session.MakeCommandContext(), table, request));
+                   commands::Update(session.MakeCommandContext(), snapshot, request));
   int64_t updated = Metric(result, "numUpdatedRows");
   return std::optional<StatementResult>(DmlResult(statement, std::move(result), updated, 0, 0));
 }
 
-// USING {name [VERSION AS OF n | TIMESTAMP AS OF '...'] | function(...) | (query)} [[AS] alias]:
-// the source as a FROM item, and its default alias (a plain name's own name).
-Result<std::pair<std::string, std::string>> ParseSource(TokenCursor& tokens) {
-  const size_t start = tokens.position();
-  std::string alias;
-  if (tokens.AcceptSymbol("(")) {
-    RETURN_IF_ERROR(tokens.TextUntil("a source query", {}));
-    RETURN_IF_ERROR(tokens.ExpectSymbol(")"));
-  } else {
-    ASSIGN_OR_RETURN(std::vector<std::string> name, tokens.QualifiedName("a source table"));
-    if (tokens.AcceptSymbol("(")) {
-      if (!tokens.PeekSymbol(")")) RETURN_IF_ERROR(tokens.TextUntil("arguments", {}));
-      RETURN_IF_ERROR(tokens.ExpectSymbol(")"));
-    } else {
-      alias = name.back();
-      if (tokens.AcceptKeywords({"VERSION", "AS", "OF"})) {
-        RETURN_IF_ERROR(tokens.Integer("a version number"));
-      } else if (tokens.AcceptKeywords({"TIMESTAMP", "AS", "OF"})) {
-        RETURN_IF_ERROR(tokens.StringLiteral("a timestamp"));
-      }
-    }
-  }
-  std::string source = tokens.TextBetween(start, tokens.position());
-  if (tokens.AcceptKeywords({"AS"})) {
-    ASSIGN_OR_RETURN(alias, tokens.Identifier("a source alias"));
-  } else if (!tokens.PeekKeywords({"ON"})) {
-    ASSIGN_OR_RETURN(alias, tokens.Identifier("a source alias or ON"));
-  }
-  return std::make_pair(std::move(source), std::move(alias));
-}
-
-// Which rows a WHEN clause is about.
-enum class When { kMatched, kNotMatched, kBySource };
-
-struct ParsedClause {
-  When when = When::kMatched;
-  std::optional<MergeClause> clause;  // nullopt for DuckDB's DO NOTHING
-  std::string condition;              // the DO NOTHING's condition
-};
-
-// One WHEN clause (after WHEN).
-Result<ParsedClause> ParseClause(TokenCursor& tokens, const std::vector<std::string>& columns) {
-  ParsedClause parsed;
-  MergeClause clause;
-  When& when = parsed.when;
-  if (tokens.AcceptKeywords({"MATCHED"})) {
-    when = When::kMatched;
-  } else {
-    RETURN_IF_ERROR(tokens.ExpectKeywords({"NOT", "MATCHED"}));
-    when = tokens.AcceptKeywords({"BY", "SOURCE"}) ? When::kBySource : When::kNotMatched;
-    if (when == When::kNotMatched) tokens.AcceptKeywords({"BY", "TARGET"});
-  }
-  if (tokens.AcceptKeywords({"AND"})) {
-    ASSIGN_OR_RETURN(clause.condition, tokens.TextUntil("a condition", {"THEN"}));
-  }
-  RETURN_IF_ERROR(tokens.ExpectKeywords({"THEN"}));
-  if (tokens.AcceptKeywords({"DO", "NOTHING"})) {
-    parsed.condition = clause.condition.empty() ? "true" : clause.condition;
-    return parsed;
-  }
-  if (when == When::kNotMatched) {
-    RETURN_IF_ERROR(tokens.ExpectKeywords({"INSERT"}));
-    clause.kind = Kind::kNotMatchedInsert;
-    if (tokens.AcceptSymbol("*") || tokens.AtEnd() || tokens.PeekKeywords({"WHEN"})) {
-      clause.star = true;
-      parsed.clause = std::move(clause);
-      return parsed;
-    }
-    if (tokens.AcceptSymbol("(")) {
-      do {
-        ASSIGN_OR_RETURN(std::string column, AssignedColumn(tokens));
-        clause.insert_columns.push_back(std::move(column));
-      } while (tokens.AcceptSymbol(","));
-      RETURN_IF_ERROR(tokens.ExpectSymbol(")"));
-    } else {
-      clause.insert_columns = columns;  // INSERT VALUES (...): every column, in order
-    }
-    RETURN_IF_ERROR(tokens.ExpectKeywords({"VALUES"}));
-    RETURN_IF_ERROR(tokens.ExpectSymbol("("));
-    do {
-      ASSIGN_OR_RETURN(std::string value, tokens.TextUntil("a value", {}, true));
-      clause.insert_values.push_back(std::move(value));
-    } while (tokens.AcceptSymbol(","));
-    RETURN_IF_ERROR(tokens.ExpectSymbol(")"));
-    parsed.clause = std::move(clause);
-    return parsed;
-  }
-  const bool by_source = when == When::kBySource;
-  if (tokens.AcceptKeywords({"DELETE"})) {
-    clause.kind = by_source ? Kind::kNotMatchedBySourceDelete : Kind::kMatchedDelete;
-    parsed.clause = std::move(clause);
-    return parsed;
-  }
-  RETURN_IF_ERROR(tokens.ExpectKeywords({"UPDATE"}));
-  clause.kind = by_source ? Kind::kNotMatchedBySourceUpdate : Kind::kMatchedUpdate;
-  if (!tokens.AcceptKeywords({"SET"})) {
-    clause.star = true;  // DuckDB's bare UPDATE: every column from the source
-  } else if (tokens.AcceptSymbol("*")) {
-    clause.star = true;
-  } else {
-    ASSIGN_OR_RETURN(clause.assignments, Assignments(tokens, "WHEN"));
-  }
-  parsed.clause = std::move(clause);
-  return parsed;
-}
-
-Result<std::optional<StatementResult>> RunMerge(SessionContext& session, const std::string& statement,
-                                                TokenCursor& tokens) {
-  commands::MergeRequest request;
-  if (tokens.AcceptKeywords({"WITH", "SCHEMA", "EVOLUTION"})) request.schema_evolution = true;
-  if (!tokens.AcceptKeywords({"INTO"})) return std::optional<StatementResult>();
-  ASSIGN_OR_RETURN(std::optional<Target> target, ParseTarget(session, tokens, {"USING"}));
-  if (!target) {
-    if (request.schema_evolution)
+StatementOutcome RunMerge(SessionContext& session, const std::string& statement,
+                          const grammar::Merge& parsed) {
+  const engine::SqlMerge& merge = parsed.merge;
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry,
+                   DmlTarget(session, "MERGE", merge.target, merge.ctes, merge.returning));
+  if (!entry) {
+    if (parsed.schema_evolution) {
       return Status::InvalidArgument("MERGE WITH SCHEMA EVOLUTION needs a Delta table");
+    }
     return std::optional<StatementResult>();
   }
-  request.target_alias = target->alias;
-  ASSIGN_OR_RETURN(auto table, session.LoadTable(target->entry.location));
+  commands::MergeRequest request;
+  request.schema_evolution = parsed.schema_evolution;
+  request.target_alias = TargetAlias(merge.target);
+  request.source_alias = merge.source_alias;
+  if (request.source_alias.empty() && merge.source_table) request.source_alias = merge.source_table->table;
+  request.on = merge.on;
+  if (!merge.using_columns.empty()) {
+    ASSIGN_OR_RETURN(request.on, UsingCondition(merge, request.target_alias, request.source_alias));
+  }
+  ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location));
   std::vector<std::string> columns;
-  for (const delta::StructField& field : table->schema.fields) columns.push_back(field.name);
+  for (const delta::StructField& field : snapshot->schema.fields) columns.push_back(field.name);
 
-  RETURN_IF_ERROR(tokens.ExpectKeywords({"USING"}));
-  ASSIGN_OR_RETURN(auto source, ParseSource(tokens));
-  request.source_alias = source.second;
-  RETURN_IF_ERROR(tokens.ExpectKeywords({"ON"}));
-  ASSIGN_OR_RETURN(request.on, tokens.TextUntil("a merge condition", {"WHEN"}));
-  // DO NOTHING clauses take their rows away from the later clauses about the same rows.
-  std::map<When, std::vector<std::string>> skipped;
-  while (tokens.AcceptKeywords({"WHEN"})) {
-    ASSIGN_OR_RETURN(ParsedClause parsed, ParseClause(tokens, columns));
-    std::vector<std::string>& skips = skipped[parsed.when];
-    if (!parsed.clause) {
-      skips.push_back(parsed.condition);
+  // In DuckDB's order (engine::SqlMerge); a DO NOTHING clause takes its rows away from the
+  // later clauses about the same rows.
+  std::map<SqlMergeAction::When, std::vector<std::string>> skipped;
+  for (const SqlMergeAction& action : merge.actions) {
+    std::vector<std::string>& skips = skipped[action.when];
+    if (action.kind == SqlMergeAction::Kind::kDoNothing) {
+      skips.push_back(action.condition.empty() ? "true" : action.condition);
       continue;
     }
-    MergeClause& clause = *parsed.clause;
+    MergeClause clause;
+    ASSIGN_OR_RETURN(clause.kind, ClauseKind(action));
+    if (action.default_values) {
+      return Status::NotImplemented("MERGE ... INSERT DEFAULT VALUES is not supported on Delta tables");
+    }
+    clause.condition = action.condition;
+    clause.star = action.update_star || action.insert_star;
+    clause.assignments = Assignments(action.assignments);
+    clause.insert_values = action.insert_values;
+    if (!clause.insert_values.empty()) {
+      // INSERT VALUES (...) without columns: every column, in order.
+      clause.insert_columns = action.insert_columns.empty() ? columns : action.insert_columns;
+    }
     for (const std::string& condition : skips) {
       std::string guard = "NOT COALESCE((" + condition + "), false)";
       clause.condition = clause.condition.empty() ? guard : "(" + clause.condition + ") AND " + guard;
     }
     request.clauses.push_back(std::move(clause));
   }
-  if (request.clauses.empty() && skipped.empty()) return tokens.Error("WHEN");
-  RETURN_IF_ERROR(tokens.ExpectEnd());
   ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
 
   Resolver resolver(session);
-  ASSIGN_OR_RETURN(request.source_sql, resolver.Resolve("SELECT * FROM " + source.first));
+  ASSIGN_OR_RETURN(request.source_sql, resolver.Resolve("SELECT * FROM " + merge.source));
   ASSIGN_OR_RETURN(request.on, resolver.Resolve(request.on));
   for (MergeClause& clause : request.clauses) {
-    if (!clause.condition.empty()) {
-      ASSIGN_OR_RETURN(clause.condition, resolver.Resolve(clause.condition));
-    }
-    for (auto& [column, value] : clause.assignments) {
-      ASSIGN_OR_RETURN(value, resolver.Resolve(value));
-    }
+    ASSIGN_OR_RETURN(clause.condition, resolver.Resolve(clause.condition));
+    RETURN_IF_ERROR(resolver.ResolveAll(clause.assignments));
     RETURN_IF_ERROR(resolver.ResolveAll(clause.insert_values));
   }
   if (request.clauses.empty()) {
     // Only DO NOTHING clauses: nothing to change, and nothing to commit.
     commands::CommandResult nothing;
-    nothing.commit.version = table->version;
+    nothing.commit.version = snapshot->version;
     return std::optional<StatementResult>(DmlResult(statement, std::move(nothing), 0, 0, 0));
   }
   ASSIGN_OR_RETURN(commands::CommandResult result,
-                   commands::Merge(session.MakeCommandContext(), table, request));
+                   commands::Merge(session.MakeCommandContext(), snapshot, request));
   int64_t updated = Metric(result, "numTargetRowsUpdated");
   int64_t deleted = Metric(result, "numTargetRowsDeleted");
   int64_t inserted = Metric(result, "numTargetRowsInserted");
   return std::optional<StatementResult>(DmlResult(statement, std::move(result), updated, deleted, inserted));
-}
-
-}  // namespace
-
-Result<std::optional<StatementResult>> TryDmlStatement(SessionContext& session, const std::string& statement,
-                                                       TokenCursor& tokens) {
-  const size_t start = tokens.position();
-  Result<std::optional<StatementResult>> result = std::optional<StatementResult>();
-  if (tokens.AcceptKeywords({"DELETE", "FROM"})) {
-    result = RunDelete(session, statement, tokens);
-  } else if (tokens.AcceptKeywords({"UPDATE"})) {
-    result = RunUpdate(session, statement, tokens);
-  } else if (tokens.AcceptKeywords({"MERGE"})) {
-    result = RunMerge(session, statement, tokens);
-  }
-  if (result.ok() && !result->has_value()) tokens.Reset(start);
-  return result;
 }
 
 }  // namespace basin::sql

@@ -16,10 +16,9 @@
 #include "engine/lakehouse.h"
 #include "engine/scan.h"
 #include "engine/skipping.h"
-#include "sql/lexer.h"
+#include "sql/grammar/parse.h"
 #include "sql/statements.h"
 #include "sql/table_references.h"
-#include "sql/token_cursor.h"
 
 namespace basin::sql {
 
@@ -27,14 +26,6 @@ namespace {
 
 using nlohmann::json;
 namespace fs = std::filesystem;
-
-bool IsKeyword(const Token& t, std::string_view word) {
-  if (t.kind != Token::Kind::kIdentifier || t.text.size() != word.size()) return false;
-  for (size_t i = 0; i < word.size(); i++) {
-    if (std::toupper(static_cast<unsigned char>(t.text[i])) != word[i]) return false;
-  }
-  return true;
-}
 
 std::string FormatMs(int64_t ms) {
   // DuckDB's rendering of TIMESTAMP WITH TIME ZONE in UTC, so history rows read like query rows.
@@ -57,35 +48,12 @@ class OwnedResolvedQuery : public ResolvedQuery {
   std::vector<std::shared_ptr<const engine::RegisteredScan>> scans;
 };
 
-// SET basin.<name> = value / RESET basin.<name>: the setting's name and value (nullopt to
-// reset); nullopt when the statement is not one.
-struct SettingChange {
-  std::string name;
-  std::optional<std::string> value;
+template <class... Handlers>
+struct Overloaded : Handlers... {
+  using Handlers::operator()...;
 };
-
-Result<std::optional<SettingChange>> ParseSettingChange(TokenCursor& tokens) {
-  bool reset = tokens.AcceptKeywords({"RESET", "BASIN"});
-  if (!reset && !tokens.AcceptKeywords({"SET", "BASIN"})) return std::optional<SettingChange>();
-  if (!tokens.AcceptSymbol(".")) return std::optional<SettingChange>();  // SET basin = ...: DuckDB's
-  SettingChange change;
-  ASSIGN_OR_RETURN(change.name, tokens.Identifier("a setting name after basin."));
-  std::transform(change.name.begin(), change.name.end(), change.name.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  if (!reset) {
-    if (!tokens.AcceptSymbol("=") && !tokens.AcceptKeywords({"TO"})) return tokens.Error("'=' or TO");
-    bool negative = tokens.AcceptSymbol("-");
-    const Token& literal = tokens.Peek();
-    if (tokens.AtEnd() || (literal.kind != Token::Kind::kString && literal.kind != Token::Kind::kNumber &&
-                           literal.kind != Token::Kind::kIdentifier)) {
-      return tokens.Error("a value");
-    }
-    change.value = (negative ? "-" : "") + literal.text;
-    tokens.Reset(tokens.position() + 1);
-  }
-  RETURN_IF_ERROR(tokens.ExpectEnd());
-  return std::optional<SettingChange>(std::move(change));
-}
+template <class... Handlers>
+Overloaded(Handlers...) -> Overloaded<Handlers...>;
 
 }  // namespace
 
@@ -193,49 +161,19 @@ struct Session::Impl : public SessionContext {
 
   // --- statements ---
 
-  // DESCRIBE HISTORY / DESCRIBE DETAIL of delta_scan(...) or a warehouse table; nullopt for
-  // other statements.
-  Result<std::optional<StatementResult>> TryDescribeHistoryOrDetail(const std::string& statement) {
-    ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(statement));
-    if (tokens.size() < 3 || !IsKeyword(tokens[0], "DESCRIBE") ||
-        !(IsKeyword(tokens[1], "HISTORY") || IsKeyword(tokens[1], "DETAIL"))) {
-      return std::optional<StatementResult>();
-    }
-    bool history = IsKeyword(tokens[1], "HISTORY");
+  // The table DESCRIBE HISTORY / DETAIL is about.
+  Result<DeltaScanCall> DescribedScan(
+      const std::variant<grammar::QualifiedName, grammar::DeltaScanArguments>& table) {
     DeltaScanCall call;
-    size_t next = 2;
-    if (IsKeyword(tokens[2], "DELTA_SCAN")) {
-      ASSIGN_OR_RETURN(std::vector<DeltaScanCall> calls, FindDeltaScanCalls(statement));
-      if (calls.size() != 1) return Status::InvalidArgument("expected one delta_scan(...) after DESCRIBE");
-      call = calls[0];
-      while (next < tokens.size() && tokens[next].begin < call.end) next++;
-    } else {
-      TokenCursor cursor(statement, tokens);
-      cursor.Reset(2);
-      ASSIGN_OR_RETURN(std::vector<std::string> name,
-                       cursor.QualifiedName("a table name or delta_scan(...)"));
-      ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(name));
-      call.path = entry.location;
-      next = cursor.position();
+    if (const auto* scan = std::get_if<grammar::DeltaScanArguments>(&table)) {
+      call.path = scan->path;
+      call.version = scan->at.version;
+      call.timestamp = scan->at.timestamp;
+      return call;
     }
-    // What may follow: LIMIT n for history, nothing else.
-    std::optional<size_t> limit;
-    if (history && next + 1 < tokens.size() && IsKeyword(tokens[next], "LIMIT")) {
-      TokenCursor cursor(statement, tokens);
-      cursor.Reset(next + 1);
-      ASSIGN_OR_RETURN(int64_t n, cursor.Integer("a row count after LIMIT"));
-      if (n < 0) return Status::InvalidArgument("LIMIT must not be negative");
-      limit = static_cast<size_t>(n);
-      next += 2;
-    }
-    if (next != tokens.size()) {
-      return Status::InvalidArgument("unexpected '" + tokens[next].text + "' after the table in DESCRIBE");
-    }
-    if (history) {
-      ASSIGN_OR_RETURN(StatementResult result, DescribeHistory(statement, call.path, limit));
-      return std::optional<StatementResult>(std::move(result));
-    }
-    return DescribeDetail(statement, call);
+    ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(std::get<grammar::QualifiedName>(table)));
+    call.path = entry.location;
+    return call;
   }
 
   Result<StatementResult> DescribeHistory(const std::string& statement, const std::string& path,
@@ -292,9 +230,8 @@ struct Session::Impl : public SessionContext {
     return std::optional<StatementResult>(std::move(out));
   }
 
-  Result<std::optional<StatementResult>> TrySetting(const std::string& statement, TokenCursor& tokens) {
-    ASSIGN_OR_RETURN(std::optional<SettingChange> change, ParseSettingChange(tokens));
-    if (!change) return std::optional<StatementResult>();
+  Result<StatementResult> ApplySetting(const std::string& statement, const grammar::Setting& setting) {
+    const grammar::Setting* change = &setting;
     int64_t number = 0;
     if (change->name == "txn_version" && change->value &&
         (change->value->empty() || change->value->find_first_not_of("0123456789") != std::string::npos ||
@@ -310,28 +247,77 @@ struct Session::Impl : public SessionContext {
     }
     StatementResult out;
     out.statement = statement;
-    return std::optional<StatementResult>(std::move(out));
+    return out;
   }
 
-  Result<StatementResult> Run(const std::string& statement) {
-    ASSIGN_OR_RETURN(TokenCursor tokens, TokenCursor::Of(statement));
-    using Handler =
-        Result<std::optional<StatementResult>> (*)(SessionContext&, const std::string&, TokenCursor&);
-    static constexpr Handler kHandlers[] = {TryDdlStatement, TryWriteStatement, TryDmlStatement,
-                                            TryMaintenanceStatement};
-    ASSIGN_OR_RETURN(auto setting, TrySetting(statement, tokens));
-    if (setting) return std::move(*setting);
-    ASSIGN_OR_RETURN(auto described, TryDescribeHistoryOrDetail(statement));
-    if (described) return std::move(*described);
-    for (Handler handler : kHandlers) {
-      tokens.Reset(0);
-      ASSIGN_OR_RETURN(auto handled, handler(*this, statement, tokens));
-      if (handled) return std::move(*handled);
-    }
+  // The statement handlers by kind of statement; nullopt for DuckDB's statements.
+  StatementOutcome Dispatch(const grammar::ParsedStatement& parsed) {
+    using Out = std::optional<StatementResult>;
+    const std::string& text = parsed.text;
+    auto some = [](Result<StatementResult> result) -> StatementOutcome {
+      if (!result.ok()) return result.status();
+      return Out(std::move(*result));
+    };
+    auto later = [](const char* what, const char* issue) -> StatementOutcome {
+      return NotYetRun(what, issue);
+    };
+    return std::visit(
+        Overloaded{
+            [](const grammar::DuckDbStatement&) -> StatementOutcome { return Out(); },
+            [&](const grammar::CreateTable& s) { return RunCreateTable(*this, text, s); },
+            [&](const grammar::DropTable& s) { return RunDropTable(*this, text, s); },
+            [&](const grammar::AlterTable& s) { return RunAlterTable(*this, text, s); },
+            [&](const grammar::ShowTables& s) { return RunShowTables(*this, text, s); },
+            [&](const grammar::DescribeTable& s) { return RunDescribeTable(*this, text, s); },
+            [&](const grammar::ShowTblProperties& s) { return RunShowTblProperties(*this, text, s); },
+            [&](const grammar::DescribeHistory& s) -> StatementOutcome {
+              ASSIGN_OR_RETURN(DeltaScanCall call, DescribedScan(s.table));
+              std::optional<size_t> limit;
+              if (s.limit) limit = static_cast<size_t>(*s.limit);
+              return some(DescribeHistory(text, call.path, limit));
+            },
+            [&](const grammar::DescribeDetail& s) -> StatementOutcome {
+              ASSIGN_OR_RETURN(DeltaScanCall call, DescribedScan(s.table));
+              return DescribeDetail(text, call);
+            },
+            [&](const grammar::Insert& s) { return RunInsert(*this, text, s); },
+            [&](const grammar::Update& s) { return RunUpdate(*this, text, s); },
+            [&](const grammar::Delete& s) { return RunDelete(*this, text, s); },
+            [&](const grammar::Merge& s) { return RunMerge(*this, text, s); },
+            [&](const grammar::Optimize& s) { return RunOptimize(*this, text, s); },
+            [&](const grammar::Vacuum& s) { return RunVacuum(*this, text, s); },
+            [&](const grammar::Restore& s) { return RunRestore(*this, text, s); },
+            [&](const grammar::Setting& s) { return some(ApplySetting(text, s)); },
+            [&](const grammar::CreateStreamingTable&) {
+              return later("CREATE STREAMING TABLE", "pipelines");
+            },
+            [&](const grammar::CreateMaterializedView&) {
+              return later("CREATE MATERIALIZED VIEW", "pipelines");
+            },
+            [&](const grammar::CreateFlow&) { return later("CREATE FLOW", "pipelines"); },
+            [&](const grammar::CreateUser&) { return later("CREATE USER", "catalog and grants"); },
+            [&](const grammar::CreateRole&) { return later("CREATE ROLE", "catalog and grants"); },
+            [&](const grammar::DropPrincipal& s) {
+              return later(s.is_role ? "DROP ROLE" : "DROP USER", "catalog and grants");
+            },
+            [&](const grammar::GrantOrRevoke& s) {
+              return later(s.revoke ? "REVOKE" : "GRANT", "catalog and grants");
+            },
+            [&](const grammar::ShowGrants&) { return later("SHOW GRANTS", "catalog and grants"); },
+            [&](const grammar::CreateToken&) { return later("CREATE TOKEN", "catalog and grants"); },
+            [&](const grammar::RevokeToken&) { return later("REVOKE TOKEN", "catalog and grants"); },
+        },
+        parsed.body);
+  }
 
+  Result<StatementResult> Run(const grammar::ParsedStatement& parsed) {
+    RETURN_IF_ERROR(RefuseStreams(parsed.streams, "a statement"));
+    ASSIGN_OR_RETURN(std::optional<StatementResult> handled, Dispatch(parsed));
+    if (handled) return std::move(*handled);
+    const std::string& statement = parsed.text;
     StatementResult out;
     out.statement = statement;
-    ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, ResolveQuery(statement));
+    ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, ResolveQuery(parsed.duckdb_sql));
     engine::TakeScanStats(*conn_);
     ASSIGN_OR_RETURN(out.result, conn_->Query(resolved->sql));
     engine::ScanStats stats = engine::TakeScanStats(*conn_);
@@ -376,15 +362,22 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
 }
 const SessionOptions& Session::options() const { return impl_->options; }
 
+Result<StatementResult> Session::ExecuteStatement(std::string_view script,
+                                                  const engine::ScriptStatement& statement) {
+  ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(script, statement));
+  return impl_->Run(parsed);
+}
+
 Result<std::vector<StatementResult>> Session::Execute(const std::string& text) {
-  ASSIGN_OR_RETURN(std::vector<Statement> statements, SplitStatements(text));
+  std::vector<engine::ScriptStatement> statements = engine::SplitSqlScript(text);
   std::vector<StatementResult> out;
   for (size_t i = 0; i < statements.size(); i++) {
-    auto result = impl_->Run(statements[i].text);
+    auto result = ExecuteStatement(text, statements[i]);
     if (!result.ok()) {
       if (statements.size() == 1) return result.status();
-      return result.status().WithContext("statement " + std::to_string(i + 1) + " (line " +
-                                         std::to_string(statements[i].line) + ")");
+      return result.status().WithContext(
+          "statement " + std::to_string(i + 1) + " (line " +
+          std::to_string(engine::PositionInText(text, statements[i].offset).line) + ")");
     }
     out.push_back(std::move(result).value());
   }

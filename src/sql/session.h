@@ -1,10 +1,11 @@
-// Session: runs Basin SQL text against a warehouse of named Delta tables. Basin's own
-// statements (CREATE/ALTER/DROP TABLE, INSERT, DELETE, UPDATE, MERGE, OPTIMIZE, VACUUM,
-// RESTORE, DESCRIBE HISTORY/DETAIL, SET basin.*) are handled by sql/statements.h; the rest
-// is passed to DuckDB after Basin's table references (named tables with optional
-// VERSION/TIMESTAMP AS OF, delta_scan('path' [, version => N | timestamp => '...']),
-// table_changes('name', start [, end])) are replaced by scans of the selected snapshots,
-// with data skipping.
+// Session: runs Basin SQL text against a warehouse of named Delta tables. A script is split
+// where DuckDB splits it (engine::SplitSqlScript) and each statement parsed by Basin's
+// grammar (sql/grammar/parse.h). Basin's own statements (CREATE/ALTER/DROP TABLE, INSERT,
+// DELETE, UPDATE, MERGE, OPTIMIZE, VACUUM, RESTORE, DESCRIBE HISTORY/DETAIL, SET basin.*)
+// are handled by sql/statements.h; the rest is passed to DuckDB after Basin's table
+// references (named tables with time travel, delta_scan('path' [, version => N |
+// timestamp => '...']), table_changes('name', start [, end])) are replaced by scans of the
+// selected snapshots, with data skipping.
 //
 // Thread safety: one thread at a time.
 #pragma once
@@ -12,11 +13,13 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands/command_context.h"
 #include "common/status.h"
 #include "engine/duckdb.h"
+#include "engine/sql_text.h"
 
 namespace basin::sql {
 
@@ -44,8 +47,12 @@ class Session {
   static Result<std::unique_ptr<Session>> Open(const SessionOptions& options);
 
   // Runs every statement in `text` in order; stops at the first failure, returning its error
-  // (prefixed with the statement number when there are several).
+  // (prefixed with the statement number and line when there are several). Syntax errors
+  // name the line and column in `text`.
   Result<std::vector<StatementResult>> Execute(const std::string& text);
+  // Runs one statement of `script`, as engine::SplitSqlScript(script) gave it; syntax
+  // errors name the line and column in `script`.
+  Result<StatementResult> ExecuteStatement(std::string_view script, const engine::ScriptStatement& statement);
 
   engine::Connection& connection();
   // Receives the progress of long commands (OPTIMIZE, MERGE, ...), on the session's thread

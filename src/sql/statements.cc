@@ -32,4 +32,14 @@ StatementResult CommandResultRow(const std::string& statement, const commands::C
   return out;
 }
 
+Status NotYetRun(std::string_view what, std::string_view issue) {
+  return Status::NotImplemented(std::string(what) + " is parsed but not run yet: it arrives with the " +
+                                std::string(issue) + " issue");
+}
+
+Status RefuseStreams(const std::vector<grammar::StreamSource>& streams, std::string_view what) {
+  if (streams.empty()) return Status::OK();
+  return NotYetRun(std::string(what) + " reading STREAM " + streams[0].source, "streaming");
+}
+
 }  // namespace basin::sql

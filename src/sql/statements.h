@@ -1,48 +1,85 @@
-// Basin's own statements: the ones DuckDB does not know or must not run itself, because
-// they read or change Delta tables of the warehouse. Each handler returns nullopt when the
-// statement is not one of its kinds (or names no warehouse table where a DuckDB table of
-// that name is meant), and the session passes it to DuckDB.
+// Basin's statement handlers: each runs one kind of parsed statement (sql/grammar/) on the
+// warehouse's Delta tables. A handler returns nullopt when the statement is not Basin's
+// after all (it names no warehouse table: a DuckDB table of that name is meant), and the
+// session passes the statement to DuckDB.
 //
 // Statement results are one row for commands (see each handler), or the rows asked for.
+// `statement` is the statement's text as written, for the result.
 //
 // Thread safety: handlers run on the session's thread.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/status.h"
+#include "sql/grammar/statement.h"
 #include "sql/session.h"
 #include "sql/session_context.h"
-#include "sql/token_cursor.h"
 
 namespace basin::sql {
 
-// CREATE TABLE [IF NOT EXISTS] ... [AS SELECT], CREATE TABLE name LOCATION 'path' (register
-// an existing table), DROP TABLE [IF EXISTS], ALTER TABLE ..., SHOW TABLES [IN schema],
-// DESCRIBE [TABLE] name. CREATE TEMP TABLE, views and the like are DuckDB's.
-Result<std::optional<StatementResult>> TryDdlStatement(SessionContext& session, const std::string& statement,
-                                                       TokenCursor& tokens);
+using StatementOutcome = Result<std::optional<StatementResult>>;
 
-// INSERT [WITH SCHEMA EVOLUTION] INTO name [(cols)] [BY NAME] {VALUES ... | query},
-// INSERT OVERWRITE [TABLE] name [PARTITION ...] query, INSERT INTO name REPLACE WHERE pred query.
-Result<std::optional<StatementResult>> TryWriteStatement(SessionContext& session,
-                                                         const std::string& statement, TokenCursor& tokens);
+// --- ddl_statements.cc ---
 
-// DELETE FROM name [AS a] [WHERE ...], UPDATE name [AS a] SET ... [WHERE ...],
-// MERGE [WITH SCHEMA EVOLUTION] INTO name [AS a] USING source [AS s] ON ... WHEN ...
-Result<std::optional<StatementResult>> TryDmlStatement(SessionContext& session, const std::string& statement,
-                                                       TokenCursor& tokens);
+// CREATE [OR REPLACE] TABLE ... [AS query]; CREATE TABLE name LOCATION 'path' registers an
+// existing table. Always Basin's.
+StatementOutcome RunCreateTable(SessionContext& session, const std::string& statement,
+                                const grammar::CreateTable& create);
+StatementOutcome RunDropTable(SessionContext& session, const std::string& statement,
+                              const grammar::DropTable& drop);
+StatementOutcome RunAlterTable(SessionContext& session, const std::string& statement,
+                               const grammar::AlterTable& alter);
+StatementOutcome RunShowTables(SessionContext& session, const std::string& statement,
+                               const grammar::ShowTables& show);
+StatementOutcome RunDescribeTable(SessionContext& session, const std::string& statement,
+                                  const grammar::DescribeTable& describe);
+StatementOutcome RunShowTblProperties(SessionContext& session, const std::string& statement,
+                                      const grammar::ShowTblProperties& show);
 
-// OPTIMIZE name [WHERE ...] [ZORDER BY (cols)], VACUUM name [RETAIN n HOURS] [DRY RUN],
-// RESTORE [TABLE] name TO {VERSION | TIMESTAMP} AS OF ...
-Result<std::optional<StatementResult>> TryMaintenanceStatement(SessionContext& session,
-                                                               const std::string& statement,
-                                                               TokenCursor& tokens);
+// --- write_statements.cc ---
+
+// INSERT INTO / OVERWRITE / REPLACE WHERE on a warehouse table (commands/write.h).
+StatementOutcome RunInsert(SessionContext& session, const std::string& statement,
+                           const grammar::Insert& insert);
+
+// --- dml_statements.cc ---
+
+// The warehouse table a DML statement names; nullopt when it names none (a name the
+// warehouse does not hold, or one qualified by a catalog).
+Result<std::optional<catalog::TableEntry>> LookupTarget(SessionContext& session,
+                                                        const engine::SqlTableName& name);
+
+// DELETE, UPDATE and MERGE on a warehouse table (commands/dml.h).
+StatementOutcome RunDelete(SessionContext& session, const std::string& statement, const grammar::Delete& del);
+StatementOutcome RunUpdate(SessionContext& session, const std::string& statement,
+                           const grammar::Update& update);
+StatementOutcome RunMerge(SessionContext& session, const std::string& statement, const grammar::Merge& merge);
+
+// --- maintenance_statements.cc ---
+
+// OPTIMIZE, VACUUM (DuckDB's when it names no warehouse table) and RESTORE.
+StatementOutcome RunOptimize(SessionContext& session, const std::string& statement,
+                             const grammar::Optimize& optimize);
+StatementOutcome RunVacuum(SessionContext& session, const std::string& statement,
+                           const grammar::Vacuum& vacuum);
+StatementOutcome RunRestore(SessionContext& session, const std::string& statement,
+                            const grammar::Restore& restore);
+
+// --- statements.cc ---
 
 // A statement's one-row result for a command: "version" and each metric as a BIGINT
 // column, in the order given (missing metrics are 0), plus the command's notices.
 StatementResult CommandResultRow(const std::string& statement, const commands::CommandResult& result,
                                  const std::vector<std::string>& metric_columns);
+
+// NotImplemented for statements of features still to come: "<what> is parsed but not run
+// yet: <feature> arrives with the <issue> issue".
+Status NotYetRun(std::string_view what, std::string_view issue);
+// NotYetRun for `what` when it reads streaming sources (STREAM ...).
+Status RefuseStreams(const std::vector<grammar::StreamSource>& streams, std::string_view what);
 
 }  // namespace basin::sql

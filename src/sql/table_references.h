@@ -1,6 +1,10 @@
 // Finding Basin's table references in statement text, so the session can replace them by
-// scans: warehouse table names (`t`, `s.t`, with `VERSION AS OF n` or
-// `TIMESTAMP AS OF '...'`) and table_changes('name', start [, end]) calls.
+// scans: warehouse table names (`t`, `s.t`, with `VERSION AS OF n`, `TIMESTAMP AS OF
+// '...'` or DuckDB's `[alias] AT (VERSION => n)` / `AT (TIMESTAMP => '...')`),
+// delta_scan(...) and table_changes('name', start [, end]) calls.
+//
+// TRANSITIONAL: this splices scans into SQL text; the warehouse as a DuckDB catalog
+// (docs/duckdb-integration.md) replaces it, and DuckDB's binder resolves the names.
 //
 // Names are found through DuckDB's syntax tree (json_serialize_sql) where DuckDB can
 // serialize the statement (SELECTs), so only real table references are touched: not
@@ -25,6 +29,19 @@ namespace basin::sql {
 // The folder of the warehouse table `name` (one or two parts), nullopt when there is none.
 using TableLocationLookup =
     std::function<Result<std::optional<std::string>>(const std::vector<std::string>& name)>;
+
+// delta_scan('path' [, version => N | , timestamp => '...'])
+struct DeltaScanCall {
+  size_t begin = 0;  // offset of "delta_scan"
+  size_t end = 0;    // one past the closing ')'
+  std::string path;
+  std::optional<int64_t> version;
+  std::optional<std::string> timestamp;
+};
+
+// Every delta_scan call in one statement, in order. InvalidArgument for a call whose
+// arguments are not of the forms above, or text DuckDB's scanner cannot read.
+Result<std::vector<DeltaScanCall>> FindDeltaScanCalls(std::string_view statement);
 
 // `sql` with every reference to a warehouse table replaced by delta_scan('<folder>'
 // [, version => n | timestamp => '...']) AS "<name>" (the alias is kept when the statement

@@ -21,11 +21,11 @@ delta::DataTypePtr Primitive(const std::string& name, int precision = 0, int sca
   return type;
 }
 
-// Nested Spark types close with '>', which the lexer may have joined with the closing
+// Nested Spark types close with '>', which DuckDB's scanner joins with the closing
 // brackets of enclosing types (">>"); `pending_close_` counts the ones already read.
 class TypeParser {
  public:
-  explicit TypeParser(TokenCursor& tokens) : tokens_(tokens) {}
+  explicit TypeParser(grammar::TokenStream& tokens) : tokens_(tokens) {}
 
   Result<delta::DataTypePtr> Parse() {
     ASSIGN_OR_RETURN(delta::DataTypePtr type, ParseType());
@@ -58,10 +58,10 @@ class TypeParser {
       pending_close_--;
       return Status::OK();
     }
-    const Token& t = tokens_.Peek();
-    if (!tokens_.AtEnd() && t.kind == Token::Kind::kOperator && !t.text.empty() &&
-        t.text.find_first_not_of('>') == std::string::npos) {
-      pending_close_ = static_cast<int>(t.text.size()) - 1;
+    const std::string_view t = tokens_.TextOf(tokens_.Peek());
+    if (!tokens_.AtEnd() && tokens_.Peek().kind == engine::SqlTokenKind::kOperator && !t.empty() &&
+        t.find_first_not_of('>') == std::string_view::npos) {
+      pending_close_ = static_cast<int>(t.size()) - 1;
       tokens_.Reset(tokens_.position() + 1);
       return Status::OK();
     }
@@ -96,11 +96,11 @@ class TypeParser {
 
   Result<delta::StructField> StructField(bool spark_style) {
     delta::StructField field;
-    ASSIGN_OR_RETURN(field.name, tokens_.Identifier("a field name"));
+    ASSIGN_OR_RETURN(field.name, tokens_.Name("a field name"));
     if (spark_style) tokens_.AcceptSymbol(":");
     ASSIGN_OR_RETURN(field.type, ParseType());
-    if (pending_close_ == 0 && tokens_.AcceptKeywords({"NOT", "NULL"})) field.nullable = false;
-    if (pending_close_ == 0 && tokens_.AcceptKeywords({"COMMENT"})) {
+    if (pending_close_ == 0 && tokens_.AcceptWords({"NOT", "NULL"})) field.nullable = false;
+    if (pending_close_ == 0 && tokens_.AcceptWords({"COMMENT"})) {
       ASSIGN_OR_RETURN(std::string comment, tokens_.StringLiteral("a comment string"));
       field.metadata["comment"] = comment;
     }
@@ -109,9 +109,9 @@ class TypeParser {
 
   Result<delta::DataTypePtr> ParseBaseType() {
     const size_t at = tokens_.position();
-    const Token& word = tokens_.Peek();
-    if (tokens_.AtEnd() || word.kind != Token::Kind::kIdentifier) return tokens_.Error("a column type");
-    const std::string name = Upper(word.text);
+    const std::string word(tokens_.TextOf(tokens_.Peek()));
+    if (!tokens_.IsNameAt(at) || word.front() == '"') return tokens_.Error("a column type");
+    const std::string name = Upper(word);
     tokens_.Reset(at + 1);
 
     if (name == "ARRAY" || name == "LIST") {
@@ -163,17 +163,17 @@ class TypeParser {
     }
     if (name == "DECIMAL" || name == "NUMERIC" || name == "DEC") return Decimal();
     if (name == "VARCHAR" || name == "CHAR" || name == "CHARACTER" || name == "NVARCHAR") {
-      tokens_.AcceptKeywords({"VARYING"});
+      tokens_.AcceptWords({"VARYING"});
       RETURN_IF_ERROR(TypeArguments().status());  // a length: Delta strings have none
       return Primitive("string");
     }
     if (name == "DOUBLE") {
-      tokens_.AcceptKeywords({"PRECISION"});
+      tokens_.AcceptWords({"PRECISION"});
       return Primitive("double");
     }
     if (name == "TIMESTAMP") {
-      if (tokens_.AcceptKeywords({"WITH", "TIME", "ZONE"})) return Primitive("timestamp");
-      if (tokens_.AcceptKeywords({"WITHOUT", "TIME", "ZONE"})) return Primitive("timestamp_ntz");
+      if (tokens_.AcceptWords({"WITH", "TIME", "ZONE"})) return Primitive("timestamp");
+      if (tokens_.AcceptWords({"WITHOUT", "TIME", "ZONE"})) return Primitive("timestamp_ntz");
       return Primitive("timestamp");
     }
     static const std::pair<const char*, const char*> kNames[] = {
@@ -213,19 +213,21 @@ class TypeParser {
     }
     tokens_.Reset(at);
     return Status::InvalidArgument(
-        "unknown column type '" + word.text +
+        "unknown column type '" + word +
         "'; Delta tables store BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, "
         "DECIMAL(p,s), STRING, BINARY, DATE, TIMESTAMP, TIMESTAMP_NTZ, ARRAY, MAP "
         "and STRUCT");
   }
 
-  TokenCursor& tokens_;
+  grammar::TokenStream& tokens_;
   int pending_close_ = 0;
 };
 
 }  // namespace
 
-Result<delta::DataTypePtr> ParseColumnType(TokenCursor& tokens) { return TypeParser(tokens).Parse(); }
+Result<delta::DataTypePtr> ParseColumnType(grammar::TokenStream& tokens) {
+  return TypeParser(tokens).Parse();
+}
 
 std::string DeltaTypeName(const delta::DataType& type) {
   switch (type.kind) {

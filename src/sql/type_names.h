@@ -9,13 +9,13 @@
 
 #include "common/status.h"
 #include "delta/schema.h"
-#include "sql/token_cursor.h"
+#include "sql/grammar/token_stream.h"
 
 namespace basin::sql {
 
-// Reads one type at the cursor. InvalidArgument ("syntax error ... expected a column type",
-// or naming an unknown or malformed type) otherwise.
-Result<delta::DataTypePtr> ParseColumnType(TokenCursor& tokens);
+// Reads one type at the stream's position. A syntax error ("expected a column type"), or
+// InvalidArgument naming an unknown or malformed type, otherwise.
+Result<delta::DataTypePtr> ParseColumnType(grammar::TokenStream& tokens);
 
 // The type as users write it in Spark SQL: "bigint", "decimal(10,2)", "array<string>",
 // "struct<a:int,b:string>", "map<string,int>", "timestamp_ntz" (DESCRIBE shows this).

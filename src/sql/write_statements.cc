@@ -1,6 +1,6 @@
 // INSERT INTO, INSERT OVERWRITE and INSERT INTO ... REPLACE WHERE on warehouse tables
-// (TryWriteStatement in sql/statements.h), handed to commands/write.h. INSERTs into a
-// table the warehouse does not have are DuckDB's.
+// (sql/statements.h), handed to commands/write.h. INSERTs into a table the warehouse does
+// not have are DuckDB's.
 #include <algorithm>
 #include <cctype>
 #include <memory>
@@ -18,93 +18,18 @@ namespace {
 
 using engine::QuoteIdentifier;
 
-// PARTITION (p = value, q): a partition column, with the value it is given (static) or not
-// (dynamic).
-struct PartitionSpec {
-  std::string column;
-  std::optional<std::string> value;  // SQL text
-};
-
-struct InsertStatement {
-  bool schema_evolution = false;
-  bool overwrite = false;
-  catalog::TableEntry table;
-  std::vector<PartitionSpec> partitions;
-  std::optional<std::vector<std::string>> columns;
-  bool by_name = false;
-  std::optional<std::string> replace_where;
-  std::string query;
-};
-
-bool AtQueryStart(const TokenCursor& tokens, size_t ahead = 0) {
-  for (std::string_view word : {"SELECT", "WITH", "VALUES", "FROM", "TABLE"}) {
-    const Token& t = tokens.Peek(ahead);
-    if (t.kind == Token::Kind::kIdentifier && t.text.size() == word.size() &&
-        std::equal(word.begin(), word.end(), t.text.begin(),
-                   [](char a, char b) { return std::toupper(static_cast<unsigned char>(b)) == a; })) {
-      return true;
-    }
-  }
-  return false;
-}
-
-Result<std::vector<PartitionSpec>> ParsePartitionClause(TokenCursor& tokens) {
-  std::vector<PartitionSpec> out;
-  RETURN_IF_ERROR(tokens.ExpectSymbol("("));
-  do {
-    PartitionSpec spec;
-    ASSIGN_OR_RETURN(spec.column, tokens.Identifier("a partition column"));
-    if (tokens.AcceptSymbol("=")) {
-      ASSIGN_OR_RETURN(spec.value, tokens.TextUntil("a partition value", {}, /*stop_at_comma=*/true));
-    }
-    out.push_back(std::move(spec));
-  } while (tokens.AcceptSymbol(","));
-  RETURN_IF_ERROR(tokens.ExpectSymbol(")"));
-  return out;
-}
-
-// Parses the statement after its table name was found in the warehouse.
-Status ParseRest(TokenCursor& tokens, InsertStatement& insert) {
-  if (tokens.AcceptKeywords({"PARTITION"})) {
-    ASSIGN_OR_RETURN(insert.partitions, ParsePartitionClause(tokens));
-  }
-  if (tokens.PeekSymbol("(") && !AtQueryStart(tokens, 1)) {
-    std::vector<std::string> columns;
-    tokens.AcceptSymbol("(");
-    do {
-      ASSIGN_OR_RETURN(std::string column, tokens.Identifier("a column name"));
-      columns.push_back(std::move(column));
-    } while (tokens.AcceptSymbol(","));
-    RETURN_IF_ERROR(tokens.ExpectSymbol(")"));
-    insert.columns = std::move(columns);
-  }
-  if (tokens.AcceptKeywords({"BY", "NAME"})) insert.by_name = true;
-  if (tokens.AcceptKeywords({"BY", "POSITION"})) insert.by_name = false;
-  if (!insert.overwrite && tokens.AcceptKeywords({"REPLACE", "WHERE"})) {
-    ASSIGN_OR_RETURN(insert.replace_where,
-                     tokens.TextUntil("a predicate", {"SELECT", "WITH", "VALUES", "FROM", "TABLE"}));
-  }
-  if (tokens.AtEnd()) return tokens.Error("a query or VALUES");
-  if (!AtQueryStart(tokens) && !tokens.PeekSymbol("(")) return tokens.Error("a query or VALUES");
-  insert.query = tokens.Rest();
-  if (insert.by_name && insert.columns) {
-    return Status::InvalidArgument("INSERT ... BY NAME cannot also name its columns");
-  }
-  return Status::OK();
-}
-
 // The write a parsed INSERT asks for. Static partition values become columns added to the
 // query (and, for an overwrite, the predicate of the rows replaced).
-Result<commands::WriteRequest> BuildRequest(SessionContext& session, const InsertStatement& insert,
+Result<commands::WriteRequest> BuildRequest(SessionContext& session, const grammar::Insert& insert,
                                             const delta::Snapshot& table, std::string resolved_query) {
   commands::WriteRequest request;
   request.shape.schema_evolution = insert.schema_evolution;
-  request.shape.by_name = insert.by_name;
-  request.shape.columns = insert.columns;
+  request.shape.by_name = insert.insert.by_name;
+  if (!insert.insert.columns.empty()) request.shape.columns = insert.insert.columns;
   std::string static_columns, static_predicate;
   bool dynamic = false;
   std::vector<std::string> static_names;
-  for (const PartitionSpec& spec : insert.partitions) {
+  for (const grammar::PartitionValue& spec : insert.partitions) {
     const delta::StructField* field = table.schema.Find(spec.column);
     const bool is_partition =
         field != nullptr &&
@@ -126,11 +51,11 @@ Result<commands::WriteRequest> BuildRequest(SessionContext& session, const Inser
   request.source_sql = resolved_query;
   if (!static_names.empty()) {
     request.source_sql = "SELECT *" + static_columns + " FROM (" + resolved_query + "\n) AS __basin_query";
-    if (!insert.by_name) {
+    if (!insert.insert.by_name) {
       // By position, the query gives the other columns in table order (or those it names).
       std::vector<std::string> columns;
-      if (insert.columns) {
-        columns = *insert.columns;
+      if (!insert.insert.columns.empty()) {
+        columns = insert.insert.columns;
       } else {
         for (const delta::StructField& f : table.schema.fields) {
           bool is_static = std::find(static_names.begin(), static_names.end(), f.name) != static_names.end();
@@ -167,39 +92,34 @@ Result<commands::WriteRequest> BuildRequest(SessionContext& session, const Inser
   return request;
 }
 
+// What INSERT may ask that Basin does not do on Delta tables.
+Status RefuseUnsupported(const engine::SqlInsert& insert, const std::string& table) {
+  if (insert.on_conflict != engine::SqlInsert::OnConflict::kNone) {
+    return Status::NotImplemented("INSERT OR REPLACE / OR IGNORE / ON CONFLICT is not supported on table " +
+                                  table + "; use MERGE INTO");
+  }
+  if (!insert.returning.empty()) {
+    return Status::NotImplemented("INSERT ... RETURNING is not supported on table " + table);
+  }
+  if (insert.default_values) {
+    return Status::NotImplemented("INSERT ... DEFAULT VALUES is not supported on table " + table);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
-Result<std::optional<StatementResult>> TryWriteStatement(SessionContext& session,
-                                                         const std::string& statement, TokenCursor& tokens) {
+StatementOutcome RunInsert(SessionContext& session, const std::string& statement,
+                           const grammar::Insert& insert) {
   using Outcome = std::optional<StatementResult>;
-  if (!tokens.AcceptKeywords({"INSERT"})) return Outcome();
-  InsertStatement insert;
-  if (tokens.AcceptKeywords({"WITH", "SCHEMA", "EVOLUTION"})) insert.schema_evolution = true;
-  const bool or_action = tokens.PeekKeywords({"OR"});
-  if (or_action) {
-    tokens.AcceptKeywords({"OR"});
-    tokens.Reset(tokens.position() + 1);  // REPLACE / IGNORE
-  }
-  if (tokens.AcceptKeywords({"OVERWRITE"})) {
-    insert.overwrite = true;
-    tokens.AcceptKeywords({"TABLE"});
-  } else if (tokens.AcceptKeywords({"INTO"})) {
-    tokens.AcceptKeywords({"TABLE"});
-  } else {
-    return Outcome();
-  }
-  auto name = tokens.QualifiedName("a table name");
-  if (!name.ok()) return Outcome();
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.LookupTable(*name));
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, LookupTarget(session, insert.insert.target));
   if (!entry) return Outcome();
-  insert.table = *entry;
-  if (or_action) {
-    return Status::NotImplemented("INSERT OR REPLACE / OR IGNORE is not supported on table " +
-                                  entry->name.ToString() + "; use MERGE INTO");
-  }
-  RETURN_IF_ERROR(ParseRest(tokens, insert));
-
-  ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, session.ResolveQuery(insert.query));
+  RETURN_IF_ERROR(RefuseUnsupported(insert.insert, entry->name.ToString()));
+  RETURN_IF_ERROR(RefuseStreams(insert.query_streams, "INSERT"));
+  // The statement's CTEs belong to its query.
+  std::string query = insert.insert.query;
+  if (!insert.insert.ctes.empty()) query = insert.insert.ctes + " SELECT * FROM (" + query + "\n)";
+  ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, session.ResolveQuery(query));
   ASSIGN_OR_RETURN(auto table, session.LoadTable(entry->location));
   ASSIGN_OR_RETURN(commands::WriteRequest request, BuildRequest(session, insert, *table, resolved->sql));
   auto written = commands::Write(session.MakeCommandContext(), table, request);

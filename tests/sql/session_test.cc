@@ -6,7 +6,6 @@
 
 #include "delta/commit_writer.h"
 #include "engine/parquet_writer.h"
-#include "sql/lexer.h"
 #include "testing/test_util.h"
 
 namespace basin::sql {
@@ -63,40 +62,6 @@ class SessionTest : public ::testing::Test {
   testing::TempDir dir_;
   std::unique_ptr<Session> session_;
 };
-
-TEST(LexerTest, SplitsOnSemicolonsOutsideStringsAndComments) {
-  ASSERT_OK_AND_ASSIGN(
-      auto statements,
-      SplitStatements("SELECT ';' AS a; -- c; d\nSELECT $x$;$x$ /* ; */ ;; SELECT \"a;b\" FROM t"));
-  ASSERT_EQ(statements.size(), 3u);
-  EXPECT_EQ(statements[0].text, "SELECT ';' AS a");
-  EXPECT_EQ(statements[1].text, "SELECT $x$;$x$");
-  EXPECT_EQ(statements[1].line, 2);
-  EXPECT_EQ(statements[2].text, "SELECT \"a;b\" FROM t");
-  EXPECT_EQ(statements[2].line, 2);
-  EXPECT_TRUE(IsCompleteInput("SELECT 1;"));
-  EXPECT_TRUE(IsCompleteInput("SELECT 1; -- done\n"));
-  EXPECT_FALSE(IsCompleteInput("SELECT ';"));
-  EXPECT_FALSE(IsCompleteInput("SELECT 1; SELECT 2"));
-  EXPECT_FALSE(IsCompleteInput("SELECT 1 /* ; */"));
-  EXPECT_FALSE(IsCompleteInput("-- only a comment;"));
-  ASSERT_ERROR_CODE(SplitStatements("SELECT 'open"), kInvalidArgument);
-}
-
-TEST(LexerTest, FindsDeltaScanCallsWithArguments) {
-  std::string sql =
-      "SELECT 'delta_scan(''no'')', \"delta_scan\" FROM Delta_Scan ( 'a b' ) -- delta_scan('c')\n"
-      "JOIN delta_scan('d', version => 3) USING (k) JOIN delta_scan('e', timestamp => '2024-01-01') USING "
-      "(k)";
-  ASSERT_OK_AND_ASSIGN(auto calls, FindDeltaScanCalls(sql));
-  ASSERT_EQ(calls.size(), 3u);
-  EXPECT_EQ(calls[0].path, "a b");
-  EXPECT_EQ(sql.substr(calls[0].begin, calls[0].end - calls[0].begin), "Delta_Scan ( 'a b' )");
-  EXPECT_EQ(calls[1].version, 3);
-  EXPECT_EQ(calls[2].timestamp, "2024-01-01");
-  ASSERT_ERROR_CODE(FindDeltaScanCalls("SELECT * FROM delta_scan(42)"), kInvalidArgument);
-  ASSERT_ERROR_CODE(FindDeltaScanCalls("SELECT * FROM delta_scan('a', flavour => 1)"), kInvalidArgument);
-}
 
 TEST_F(SessionTest, RewritesCallsKeepingAliasesAndJoins) {
   CreateTable("people", {"SELECT i AS id, 'p' || i AS name FROM range(5) t(i)"});

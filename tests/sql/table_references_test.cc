@@ -90,5 +90,20 @@ TEST(TableChangesCallsTest, FindsCallsAndRefusesOtherForms) {
   ASSERT_ERROR_CODE(FindTableChangesCalls("FROM table_changes(t, 0)"), kInvalidArgument);
 }
 
+TEST(DeltaScanCallsTest, FindsCallsWithArguments) {
+  std::string sql =
+      "SELECT 'delta_scan(''no'')', \"delta_scan\" FROM Delta_Scan ( 'a b' ) -- delta_scan('c')\n"
+      "JOIN delta_scan('d', version => 3) USING (k) JOIN delta_scan('e', timestamp => '2024-01-01') USING "
+      "(k)";
+  ASSERT_OK_AND_ASSIGN(auto calls, FindDeltaScanCalls(sql));
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[0].path, "a b");
+  EXPECT_EQ(sql.substr(calls[0].begin, calls[0].end - calls[0].begin), "Delta_Scan ( 'a b' )");
+  EXPECT_EQ(calls[1].version, 3);
+  EXPECT_EQ(calls[2].timestamp, "2024-01-01");
+  ASSERT_ERROR_CODE(FindDeltaScanCalls("SELECT * FROM delta_scan(42)"), kInvalidArgument);
+  ASSERT_ERROR_CODE(FindDeltaScanCalls("SELECT * FROM delta_scan('a', flavour => 1)"), kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace basin::sql

@@ -1,0 +1,235 @@
+#include "sql/grammar/desugar.h"
+
+#include <algorithm>
+
+#include "common/strings.h"
+#include "sql/grammar/token_stream.h"
+
+namespace basin::sql::grammar {
+
+namespace {
+
+using engine::SqlTokenKind;
+
+// The end (exclusive token index) of the longest expression DuckDB reads starting at token
+// `from`: at most kMaxValueTokens tokens, never past a ',' or the bracket enclosing it.
+std::optional<size_t> LongestExpression(const TokenStream& s, size_t from) {
+  std::optional<size_t> best;
+  int depth = 0;
+  for (size_t i = from; i < s.size() && i < from + kMaxValueTokens; i++) {
+    if (depth == 0 && (s.IsSymbolAt(i, ",") || s.ClosesGroupAt(i))) break;
+    if (s.OpensGroupAt(i)) depth++;
+    if (s.ClosesGroupAt(i)) depth--;
+    if (depth == 0 && !engine::CheckSqlSlot(s.TextBetween(from, i + 1), engine::SqlSlot::kExpression))
+      best = i + 1;
+  }
+  return best;
+}
+
+// name [. name]* starting at `i`: the index after it, or nullopt.
+std::optional<size_t> NameEnd(const TokenStream& s, size_t i) {
+  if (!s.IsNameAt(i)) return std::nullopt;
+  while (s.IsSymbolAt(i + 1, ".") && s.IsNameAt(i + 2)) i += 2;
+  return i + 1;
+}
+
+// The token after an optional alias at `i`: [AS] name [(columns)].
+size_t AfterAlias(const TokenStream& s, size_t i) {
+  size_t end = i;
+  if (s.IsWordAt(i, "AS") && s.IsNameAt(i + 1)) {
+    end = i + 2;
+  } else if (s.At(i).kind == SqlTokenKind::kIdentifier && !s.IsWordAt(i, "WATERMARK")) {
+    end = i + 1;
+  }
+  if (end > i && s.IsSymbolAt(end, "(")) end = s.GroupEnd(end) + 1;
+  return std::min(end, s.size());
+}
+
+class Rewriter {
+ public:
+  Rewriter(std::string_view sql, const std::vector<engine::SqlToken>& tokens)
+      : stream_(sql, tokens), text_(sql), removed_(tokens.size(), false) {}
+
+  std::optional<Desugared> Run() {
+    for (size_t i = 0; i < stream_.size(); i++) {
+      if (auto next = StreamMarker(i)) i = *next - 1;
+    }
+    QualifiedSetTargets();
+    for (size_t i = 0; i < stream_.size(); i++) {
+      if (auto next = TimeTravel(i)) i = *next - 1;
+      QuoteKeywordName(i);
+    }
+    if (streams_.empty() && edits_.empty() && !blanked_) return std::nullopt;
+    std::sort(edits_.begin(), edits_.end(), [](const Edit& a, const Edit& b) { return a.begin < b.begin; });
+    Desugared out;
+    size_t copied = 0;
+    for (const Edit& edit : edits_) {
+      out.sql.append(text_, copied, edit.begin - copied);
+      out.sql += edit.replacement;
+      copied = edit.end;
+    }
+    out.sql.append(text_, copied, std::string::npos);
+    for (StreamSource& stream : streams_) {
+      stream.offset = MapOffset(stream.offset);
+      out.streams.push_back(std::move(stream));
+    }
+    return out;
+  }
+
+ private:
+  struct Edit {
+    size_t begin = 0;
+    size_t end = 0;
+    std::string replacement;
+  };
+
+  // Blanks bytes [begin, end) of the text, keeping line breaks.
+  void Blank(size_t begin, size_t end) {
+    blanked_ = true;
+    for (size_t k = begin; k < end; k++) {
+      if (text_[k] != '\n') text_[k] = ' ';
+    }
+  }
+
+  // Spark's `UPDATE t SET t.c = ...` (and MERGE's `UPDATE SET t.c = ...`): DuckDB takes
+  // only the column, so the qualifier of each SET target goes.
+  void QualifiedSetTargets() {
+    const TokenStream& s = stream_;
+    bool after_update = false;
+    for (size_t i = 0; i < s.size(); i++) {
+      after_update = after_update || s.IsWordAt(i, "UPDATE");
+      if (!after_update || !s.IsWordAt(i, "SET")) continue;
+      int depth = 0;
+      for (size_t k = i; k < s.size(); k++) {
+        if (s.OpensGroupAt(k)) depth++;
+        if (s.ClosesGroupAt(k) && --depth < 0) break;
+        if (depth != 0) continue;
+        if (k > i && (s.IsWordAt(k, "WHERE") || s.IsWordAt(k, "FROM") || s.IsWordAt(k, "RETURNING") ||
+                      s.IsWordAt(k, "WHEN"))) {
+          break;
+        }
+        const bool target_start = k == i || s.IsSymbolAt(k, ",");
+        if (target_start && s.IsNameAt(k + 1) && s.IsSymbolAt(k + 2, ".") && s.IsNameAt(k + 3) &&
+            s.IsSymbolAt(k + 4, "=")) {
+          Blank(s.OffsetOf(k + 1), s.At(k + 2).end);
+          removed_[k + 1] = removed_[k + 2] = true;
+        }
+      }
+    }
+  }
+
+  // A keyword DuckDB reserves where Basin's spelling has a name: a named argument
+  // (`delta_scan('p', timestamp => '...')`) or a qualifier (`default.t`) is quoted.
+  void QuoteKeywordName(size_t i) {
+    const TokenStream& s = stream_;
+    if (i >= s.size() || removed_[i] || s.At(i).kind != engine::SqlTokenKind::kKeyword) return;
+    const bool argument = s.IsSymbolAt(i + 1, "=>") || s.IsSymbolAt(i + 1, ":=");
+    const bool qualifier = s.IsSymbolAt(i + 1, ".") && s.IsNameAt(i + 2) && !s.IsSymbolAt(i - 1, ".");
+    if (!argument && !qualifier) return;
+    for (const Edit& edit : edits_) {
+      if (edit.begin < s.At(i).end && s.At(i).begin < edit.end) return;
+    }
+    edits_.push_back({s.At(i).begin, s.At(i).end, "\"" + std::string(s.TextOf(s.At(i))) + "\""});
+  }
+  void BlankToken(size_t i) {
+    Blank(stream_.At(i).begin, stream_.At(i).end);
+    removed_[i] = true;
+  }
+
+  size_t MapOffset(size_t offset) const {
+    size_t out = offset;
+    for (const Edit& edit : edits_) {
+      if (edit.end <= offset) out = out + edit.replacement.size() - (edit.end - edit.begin);
+    }
+    return out;
+  }
+
+  // STREAM marker at token `i`: the token after what it consumed, or nullopt.
+  std::optional<size_t> StreamMarker(size_t i) {
+    const TokenStream& s = stream_;
+    if (i == 0 || !s.IsWordAt(i, "STREAM")) return std::nullopt;
+    const bool after_from = s.IsWordAt(i - 1, "FROM") || s.IsWordAt(i - 1, "JOIN") ||
+                            s.IsWordAt(i - 1, "USING") || s.IsWordAt(i - 1, "LATERAL") ||
+                            s.IsSymbolAt(i - 1, ",");
+    if (!after_from) return std::nullopt;
+    StreamSource source;
+    size_t after = 0;
+    if (s.IsSymbolAt(i + 1, "(")) {  // STREAM(name)
+      const size_t close = s.GroupEnd(i + 1);
+      std::optional<size_t> name_end = NameEnd(s, i + 2);
+      if (close >= s.size() || name_end != close) return std::nullopt;
+      source.is_table = true;
+      source.source = s.TextBetween(i + 2, close);
+      source.offset = s.OffsetOf(i + 2);
+      BlankToken(i);
+      BlankToken(i + 1);
+      BlankToken(close);
+      after = close + 1;
+    } else {  // STREAM function(...)
+      std::optional<size_t> name_end = NameEnd(s, i + 1);
+      if (!name_end || !s.IsSymbolAt(*name_end, "(")) return std::nullopt;
+      const size_t close = s.GroupEnd(*name_end);
+      if (close >= s.size()) return std::nullopt;
+      source.source = s.TextBetween(i + 1, close + 1);
+      source.offset = s.OffsetOf(i + 1);
+      BlankToken(i);
+      after = close + 1;
+    }
+    size_t watermark_at = s.IsWordAt(after, "WATERMARK") ? after : AfterAlias(s, after);
+    if (auto end = Watermark(watermark_at, source)) after = std::max(after, *end);
+    streams_.push_back(std::move(source));
+    return after;
+  }
+
+  // WATERMARK col DELAY OF interval at token `i`, recorded in `source` and blanked.
+  std::optional<size_t> Watermark(size_t i, StreamSource& source) {
+    const TokenStream& s = stream_;
+    if (!s.IsWordAt(i, "WATERMARK")) return std::nullopt;
+    std::optional<size_t> column_end = NameEnd(s, i + 1);
+    if (!column_end || !s.IsWordAt(*column_end, "DELAY") || !s.IsWordAt(*column_end + 1, "OF"))
+      return std::nullopt;
+    std::optional<size_t> delay_end = LongestExpression(s, *column_end + 2);
+    if (!delay_end) return std::nullopt;
+    grammar::Watermark watermark;
+    for (size_t k = i + 1; k < *column_end; k += 2) watermark.column.push_back(s.NameAt(k));
+    watermark.delay = s.TextBetween(*column_end + 2, *delay_end);
+    source.watermark = std::move(watermark);
+    Blank(s.OffsetOf(i), s.At(*delay_end - 1).end);
+    for (size_t k = i; k < *delay_end; k++) removed_[k] = true;
+    return *delay_end;
+  }
+
+  // `VERSION AS OF n` / `TIMESTAMP AS OF expr` at token `i`, after a table's name.
+  std::optional<size_t> TimeTravel(size_t i) {
+    const TokenStream& s = stream_;
+    const bool version = s.IsWordAt(i, "VERSION");
+    if (!(version || s.IsWordAt(i, "TIMESTAMP")) || !s.IsWordAt(i + 1, "AS") || !s.IsWordAt(i + 2, "OF")) {
+      return std::nullopt;
+    }
+    if (i == 0 || removed_[i - 1] || !s.IsNameAt(i - 1)) return std::nullopt;
+    std::optional<size_t> value_end = LongestExpression(s, i + 3);
+    if (!value_end) return std::nullopt;
+    const size_t alias_end = AfterAlias(s, *value_end);
+    std::string replacement;
+    if (alias_end > *value_end) replacement = s.TextBetween(*value_end, alias_end) + " ";
+    replacement += std::string("AT (") + (version ? "VERSION" : "TIMESTAMP") + " => " +
+                   s.TextBetween(i + 3, *value_end) + ")";
+    edits_.push_back({s.OffsetOf(i), s.At(alias_end - 1).end, std::move(replacement)});
+    return alias_end;
+  }
+
+  TokenStream stream_;
+  std::string text_;
+  std::vector<bool> removed_;
+  std::vector<StreamSource> streams_;
+  std::vector<Edit> edits_;  // not overlapping; sorted before they are applied
+  bool blanked_ = false;
+};
+
+}  // namespace
+
+std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens) {
+  return Rewriter(sql, tokens).Run();
+}
+
+}  // namespace basin::sql::grammar

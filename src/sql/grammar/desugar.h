@@ -1,0 +1,45 @@
+// Token-level rewrites that turn Basin's (Delta's and Databricks') spellings inside
+// DuckDB SQL into text DuckDB's parser reads:
+//
+// - Time travel: `name VERSION AS OF n [[AS] alias]` and `name TIMESTAMP AS OF expr [[AS]
+//   alias]` after a table reference become DuckDB's `name [AS alias] AT (VERSION => n)` /
+//   `AT (TIMESTAMP => expr)` (DuckDB wants the alias before AT). The expression is the
+//   longest run of tokens (at most kMaxValueTokens, not past a ',' or the enclosing
+//   bracket) that DuckDB reads as one expression.
+// - Streaming sources: `STREAM name(...)` and `STREAM(name)` after FROM, JOIN, USING, ','
+//   or LATERAL lose their markers, and a `WATERMARK col DELAY OF interval` after the
+//   source (or its alias) is removed; each is recorded as a StreamSource. Markers are
+//   replaced by spaces, so every other offset stays.
+// - Spark's qualified SET targets (`UPDATE t SET t.c = 1`): the qualifier is blanked.
+// - Keywords DuckDB reserves, where Basin's spelling uses them as names: a named argument
+//   (`delta_scan('p', timestamp => '...')`) or a qualifier (`default.t`) is quoted.
+//
+// Only tokens are rewritten, never text inside strings or comments. Callers apply this
+// only to text DuckDB's parser refused, and report DuckDB's error on the original text
+// when the rewritten text is refused too.
+//
+// Thread safety: functions of their arguments.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/sql_text.h"
+#include "sql/grammar/statement.h"
+
+namespace basin::sql::grammar {
+
+struct Desugared {
+  std::string sql;
+  std::vector<StreamSource> streams;  // offsets into `sql`
+};
+
+inline constexpr size_t kMaxValueTokens = 64;
+
+// `sql` rewritten as above; nullopt when it holds nothing to rewrite.
+// REQUIRES: `tokens` are TokenizeSql(sql)'s.
+std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens);
+
+}  // namespace basin::sql::grammar

@@ -1,0 +1,34 @@
+// Basin's grammar: one statement in, a ParsedStatement (statement.h) out.
+//
+// The first words choose: Basin's own statements (CREATE/DROP/ALTER TABLE, SHOW TABLES,
+// DESCRIBE, OPTIMIZE, VACUUM, RESTORE, SET basin.*, Basin's INSERT forms, pipeline DDL,
+// users, roles, grants, tokens) are read by the rules in rules.h, over DuckDB's tokens,
+// with every expression and query slot checked by DuckDB's parser (slots.h). INSERT,
+// UPDATE, DELETE and MERGE are read from DuckDB's own syntax tree (engine/sql_text.h);
+// every other statement is DuckDB's and passes through. Where DuckDB refuses a statement
+// as written, Basin's spellings in it (time travel, STREAM, WATERMARK) are rewritten
+// into DuckDB's (desugar.h) and DuckDB reads the result.
+//
+// Errors: a syntax error (Basin's grammar's or DuckDB's) is InvalidArgument
+// "line L, column C: syntax error at or near "X": expected ...", the line and column
+// counted in the script the statement came from. Statements Basin refuses for what they
+// ask (USING parquet, a PRIMARY KEY on a Delta table) fail with their own codes.
+//
+// Thread safety: functions of their arguments.
+#pragma once
+
+#include <string_view>
+
+#include "common/status.h"
+#include "engine/sql_text.h"
+#include "sql/grammar/statement.h"
+
+namespace basin::sql::grammar {
+
+// One statement of `script`, as engine::SplitSqlScript(script) gave it.
+Result<ParsedStatement> ParseStatement(std::string_view script, const engine::ScriptStatement& statement);
+
+// A statement on its own: lines and columns are the statement's.
+Result<ParsedStatement> ParseStatement(std::string_view statement);
+
+}  // namespace basin::sql::grammar
