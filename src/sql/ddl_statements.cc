@@ -64,9 +64,7 @@ Result<std::optional<std::shared_ptr<const delta::Snapshot>>> DescribedTable(
   delta::SnapshotOptions options;
   options.version = at.version;
   options.timestamp = at.timestamp;
-  auto name = catalog::MakeTableName(parts);
-  if (!name.ok()) return Out();
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.warehouse().Lookup(*name));
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(parts));
   if (!entry) return Out();
   ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location, options));
   return Out(std::move(snapshot));
@@ -202,11 +200,10 @@ StatementOutcome RunCreateTable(SessionContext& session, const std::string& stat
 
 StatementOutcome RunDropTable(SessionContext& session, const std::string& statement,
                               const grammar::DropTable& drop) {
-  auto name = catalog::MakeTableName(drop.name);
-  if (!name.ok()) return std::optional<StatementResult>();
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.warehouse().Lookup(*name));
-  // DuckDB answers for names the warehouse does not hold, IF EXISTS included.
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(drop.name));
+  // DuckDB answers for names that are not the warehouse's, IF EXISTS included.
   if (!entry) return std::optional<StatementResult>();
+  const catalog::TableName* name = &entry->name;
   // Unregister first: a crash before the files are gone leaves only unreferenced files.
   RETURN_IF_ERROR(session.warehouse().Unregister(*name));
   std::vector<std::string> notices;
@@ -223,10 +220,9 @@ StatementOutcome RunDropTable(SessionContext& session, const std::string& statem
 
 StatementOutcome RunAlterTable(SessionContext& session, const std::string& statement,
                                const grammar::AlterTable& alter) {
-  auto name = catalog::MakeTableName(alter.name);
-  if (!name.ok()) return std::optional<StatementResult>();
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.warehouse().Lookup(*name));
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(alter.name));
   if (!entry) return std::optional<StatementResult>();
+  const catalog::TableName* name = &entry->name;
   if (!alter.unsupported.ok()) return alter.unsupported;
 
   ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location));

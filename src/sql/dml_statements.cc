@@ -133,11 +133,8 @@ Result<std::string> UsingCondition(const engine::SqlMerge& merge, const std::str
 
 Result<std::optional<catalog::TableEntry>> LookupTarget(SessionContext& session,
                                                         const engine::SqlTableName& name) {
-  // A catalog-qualified name is DuckDB's (the warehouse is not a DuckDB catalog yet).
-  if (!name.catalog.empty() || name.table.empty()) return std::optional<catalog::TableEntry>();
-  auto table_name = catalog::MakeTableName(name.Parts());
-  if (!table_name.ok()) return std::optional<catalog::TableEntry>();
-  return session.warehouse().Lookup(*table_name);
+  if (name.table.empty()) return std::optional<catalog::TableEntry>();
+  return session.ResolveTable(name.Parts());
 }
 
 namespace {

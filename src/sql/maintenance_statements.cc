@@ -39,10 +39,9 @@ StatementOutcome RunOptimize(SessionContext& session, const std::string& stateme
 // table.
 StatementOutcome RunVacuum(SessionContext& session, const std::string& statement,
                            const grammar::Vacuum& vacuum) {
-  auto name = catalog::MakeTableName(vacuum.name);
-  if (!name.ok()) return std::optional<StatementResult>();
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.warehouse().Lookup(*name));
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(vacuum.name));
   if (!entry) return std::optional<StatementResult>();
+  const catalog::TableName* name = &entry->name;
   commands::VacuumRequest request = vacuum.request;
   request.retention_check = !SettingIsFalse(session, "vacuum_retention_check");
 

@@ -77,6 +77,12 @@ struct Session::Impl : public SessionContext {
     return warehouse_->Lookup(name);
   }
 
+  Result<std::optional<catalog::TableEntry>> ResolveTable(const std::vector<std::string>& name_parts) override {
+    ASSIGN_OR_RETURN(engine::ResolvedTableName resolved, engine::ResolveTableName(*conn_, name_parts));
+    if (resolved.kind != engine::ResolvedTableName::Kind::kWarehouse) return std::optional<catalog::TableEntry>();
+    return warehouse_->Lookup(resolved.warehouse_name);
+  }
+
   Result<catalog::TableEntry> GetTable(const std::vector<std::string>& name_parts) override {
     ASSIGN_OR_RETURN(catalog::TableName name, catalog::MakeTableName(name_parts));
     return warehouse_->Get(name);

@@ -41,6 +41,10 @@ class SessionContext {
   // such table. InvalidArgument for a malformed name.
   virtual Result<std::optional<catalog::TableEntry>> LookupTable(
       const std::vector<std::string>& name_parts) = 0;
+  // The warehouse table a statement's name refers to by DuckDB's rules (temporary tables
+  // and the search path first, catalog and schema qualification as DuckDB binds them);
+  // nullopt when the name is some other table's, or nobody's.
+  virtual Result<std::optional<catalog::TableEntry>> ResolveTable(const std::vector<std::string>& name_parts) = 0;
   // As LookupTable, NotFound naming the table when absent.
   virtual Result<catalog::TableEntry> GetTable(const std::vector<std::string>& name_parts) = 0;
 

@@ -48,15 +48,16 @@ class BasinTableEntry : public duckdb::TableCatalogEntry {
   }
   duckdb::TableFunction GetScanFunction(duckdb::ClientContext& context,
                                         duckdb::unique_ptr<duckdb::FunctionData>& bind_data) override {
-    return BindDeltaScan(context, source_, bind_data);
+    return BindDeltaScan(context, Source(), bind_data);
   }
   duckdb::TableFunction GetScanFunction(duckdb::ClientContext& context,
                                         duckdb::unique_ptr<duckdb::FunctionData>& bind_data,
                                         const duckdb::EntryLookupInfo&) override {
-    return BindDeltaScan(context, source_, bind_data);
+    return BindDeltaScan(context, Source(), bind_data);
   }
   duckdb::TableStorageInfo GetStorageInfo(duckdb::ClientContext&) override {
     duckdb::TableStorageInfo info;
+    if (!source_) return info;
     int64_t rows = source_->snapshot->num_records();
     if (rows >= 0) info.cardinality = static_cast<duckdb::idx_t>(rows);
     return info;
@@ -66,7 +67,10 @@ class BasinTableEntry : public duckdb::TableCatalogEntry {
     RefuseWrite("UPDATE");
   }
 
-  const std::shared_ptr<const DeltaScanSource>& source() const { return source_; }
+  const std::shared_ptr<const DeltaScanSource>& Source() const {
+    if (!source_) throw duckdb::InternalException("table %s was resolved by name only", name);
+    return source_;
+  }
 
  private:
   std::shared_ptr<const DeltaScanSource> source_;
@@ -303,6 +307,16 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   auto entry = lakehouse.warehouse->Lookup(*table_name);
   if (!entry.ok()) ThrowStatus(entry.status());
   if (!*entry) return nullptr;
+  auto& transaction = duckdb::Transaction::Get(context, catalog).Cast<BasinTransaction>();
+  if (GetClientState(context).resolving_names) {
+    // Which table the name is, not what it holds: no snapshot (the table may be unreadable).
+    auto& slot = transaction.tables[table_name->ToString() + "@name"];
+    if (!slot) {
+      duckdb::CreateTableInfo info(*this, table_name->table);
+      slot = duckdb::make_uniq<BasinTableEntry>(catalog, *this, info, nullptr);
+    }
+    return slot.get();
+  }
 
   delta::SnapshotOptions options = SnapshotOptionsOf(at_clause);
   auto store = lakehouse.open_table_store((*entry)->location);
@@ -310,7 +324,6 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   auto snapshot = lakehouse.snapshots->Get(*store, table_name->ToString(), options);
   if (!snapshot.ok()) ThrowStatus(snapshot.status());
 
-  auto& transaction = duckdb::Transaction::Get(context, catalog).Cast<BasinTransaction>();
   std::string key = table_name->ToString() + "@" + std::to_string((*snapshot)->version);
   auto& slot = transaction.tables[key];
   if (!slot) {

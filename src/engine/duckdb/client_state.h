@@ -23,6 +23,9 @@ struct DeltaScanSource;
 struct ClientState : public duckdb::ClientContextState {
   std::shared_ptr<const Lakehouse> lakehouse;
   ScanSettings settings;
+  // While set, the catalog resolves table names without loading their snapshots
+  // (ResolveTableName only asks which table a name is).
+  bool resolving_names = false;
   ScanCounters counters;
 
   // Scans registered by RegisterScan, by the token their table SQL names.

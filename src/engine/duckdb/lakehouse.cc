@@ -112,6 +112,12 @@ Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<s
   const std::string& table_name = parts.back();
   ResolvedTableName resolved;
   auto& context = duckdb_ext::GetClientContext(conn);
+  auto state = duckdb_ext::EnsureClientState(conn);
+  struct NamesOnly {
+    duckdb_ext::ClientState& state;
+    explicit NamesOnly(duckdb_ext::ClientState& s) : state(s) { state.resolving_names = true; }
+    ~NamesOnly() { state.resolving_names = false; }
+  } names_only(*state);
   try {
     context.RunFunctionInTransaction([&] {
       duckdb::Binder::BindSchemaOrCatalog(context, catalog_name, schema_name);
@@ -119,7 +125,8 @@ Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<s
       auto entry = duckdb::Catalog::GetEntry(context, catalog_name, schema_name, lookup,
                                              duckdb::OnEntryNotFound::RETURN_NULL);
       if (!entry) return;
-      if (entry->ParentCatalog().GetCatalogType() != duckdb_ext::kStorageExtensionName) {
+      if (entry->type != duckdb::CatalogType::TABLE_ENTRY ||
+          entry->ParentCatalog().GetCatalogType() != duckdb_ext::kStorageExtensionName) {
         resolved.kind = ResolvedTableName::Kind::kDuckDB;
         return;
       }

@@ -126,6 +126,8 @@ class Rewriter {
     const bool argument = s.IsSymbolAt(i + 1, "=>") || s.IsSymbolAt(i + 1, ":=");
     const bool qualifier = s.IsSymbolAt(i + 1, ".") && s.IsNameAt(i + 2) && !s.IsSymbolAt(i - 1, ".");
     if (!argument && !qualifier) return;
+    // DuckDB's own AT (VERSION => n) / AT (TIMESTAMP => t) takes the unit unquoted.
+    if (argument && i >= 2 && s.IsSymbolAt(i - 1, "(") && s.IsWordAt(i - 2, "AT")) return;
     for (const Edit& edit : edits_) {
       if (edit.begin < s.At(i).end && s.At(i).begin < edit.end) return;
     }
