@@ -264,6 +264,11 @@ std::string ChangesSql(const MergeRequest& request, const dml::DmlTable& table, 
   const std::string source_present = plan.source + "." + QuoteIdentifier(kSourceRowColumn) + " IS NOT NULL";
 
   bool inserts = false, by_source = false;
+  // The first clause whose guard holds applies. Each value repeats the guards in order
+  // rather than reading the picked clause back by its alias: DuckDB refuses a select-list
+  // alias inside expressions that hold subqueries, and a lateral subquery cannot hold the
+  // lambdas a condition may use.
+  std::vector<std::string> guards;
   std::string pick = "CASE";
   std::string action = "CASE " + clause_column;
   for (size_t i = 0; i < request.clauses.size(); i++) {
@@ -276,6 +281,7 @@ std::string ChangesSql(const MergeRequest& request, const dml::DmlTable& table, 
     if (!clause.condition.empty()) guard += " AND (" + clause.condition + ")";
     pick += " WHEN " + guard + " THEN " + std::to_string(i);
     action += " WHEN " + std::to_string(i) + " THEN '" + ActionOf(clause.kind) + "'";
+    guards.push_back(std::move(guard));
   }
   pick += " END";
   action += " END";
@@ -285,20 +291,23 @@ std::string ChangesSql(const MergeRequest& request, const dml::DmlTable& table, 
   for (const delta::StructField& field : table.target.schema.fields) {
     const std::string column = QuoteIdentifier(field.name);
     const bool old_column = table.snapshot->schema.Find(field.name) != nullptr;
-    std::string value = "CASE " + clause_column;
+    std::string value = "CASE";
+    bool any = false;
     for (size_t i = 0; i < request.clauses.size(); i++) {
       const MergeClause& clause = request.clauses[i];
-      if (IsDelete(clause.kind)) continue;
+      std::string chosen = "NULL";  // deleted rows: the value is never stored
       auto it = plan.values[i].find(field.name);
       if (it != plan.values[i].end()) {
-        value += " WHEN " + std::to_string(i) + " THEN " + it->second;
+        chosen = it->second;
+        any = true;
       } else if (IsUpdate(clause.kind) && old_column) {
-        value += " WHEN " + std::to_string(i) + " THEN " + plan.target + "." + column;
+        chosen = plan.target + "." + column;
+        any = true;
       }
+      value += " WHEN " + guards[i] + " THEN " + chosen;
     }
     value += " END";
-    // With no WHEN at all, CASE x END is not valid SQL.
-    if (value == "CASE " + clause_column + " END") value = "CAST(NULL AS " + field.type->ToDuckDBType() + ")";
+    if (!any) value = "CAST(NULL AS " + field.type->ToDuckDBType() + ")";
     inner += ", " + value + " AS " + column;
   }
 
