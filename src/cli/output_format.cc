@@ -57,45 +57,113 @@ std::string_view OutputFormatName(OutputFormat format) {
   return "table";
 }
 
-void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out) {
-  switch (format) {
-    case OutputFormat::kTable:
-      WriteTable(result, out);
-      break;
-    case OutputFormat::kCsv:
-      WriteCsv(result, out);
-      break;
-    case OutputFormat::kJson:
-      WriteJson(result, out);
-      break;
-  }
-  out.flush();
-}
+namespace {
 
-void WriteCsv(const engine::QueryResult& result, std::ostream& out) {
-  for (size_t c = 0; c < result.column_count(); c++) {
-    out << (c > 0 ? "," : "") << CsvField(result.column_names[c]);
+class CsvWriter : public ResultWriter {
+ public:
+  explicit CsvWriter(std::ostream& out) : out_(out) {}
+  void Begin(const std::vector<std::string>& names, const std::vector<std::string>&) override {
+    for (size_t c = 0; c < names.size(); c++) out_ << (c > 0 ? "," : "") << CsvField(names[c]);
+    out_ << '\n';
   }
-  out << '\n';
-  for (const auto& row : result.rows) {
-    for (size_t c = 0; c < row.size(); c++) out << (c > 0 ? "," : "") << CsvField(row[c]);
-    out << '\n';
-  }
-}
-
-void WriteJson(const engine::QueryResult& result, std::ostream& out) {
-  std::vector<std::string> keys;
-  keys.reserve(result.column_count());
-  for (const auto& name : result.column_names) keys.push_back(JsonString(name));
-  out << '[';
-  for (size_t r = 0; r < result.row_count(); r++) {
-    out << (r > 0 ? ",{" : "{");
-    for (size_t c = 0; c < keys.size(); c++) {
-      out << (c > 0 ? "," : "") << keys[c] << ':' << JsonValue(result.at(r, c), result.column_types[c]);
+  void Rows(const std::vector<std::vector<std::optional<std::string>>>& rows) override {
+    for (const auto& row : rows) {
+      for (size_t c = 0; c < row.size(); c++) out_ << (c > 0 ? "," : "") << CsvField(row[c]);
+      out_ << '\n';
     }
-    out << '}';
   }
-  out << "]\n";
+  void End() override { out_.flush(); }
+
+ private:
+  std::ostream& out_;
+};
+
+class JsonWriter : public ResultWriter {
+ public:
+  explicit JsonWriter(std::ostream& out) : out_(out) {}
+  void Begin(const std::vector<std::string>& names, const std::vector<std::string>& types) override {
+    for (const auto& name : names) keys_.push_back(JsonString(name));
+    types_ = types;
+    out_ << '[';
+  }
+  void Rows(const std::vector<std::vector<std::optional<std::string>>>& rows) override {
+    for (const auto& row : rows) {
+      out_ << (first_ ? "{" : ",{");
+      first_ = false;
+      for (size_t c = 0; c < keys_.size(); c++) {
+        out_ << (c > 0 ? "," : "") << keys_[c] << ':' << JsonValue(row[c], types_[c]);
+      }
+      out_ << '}';
+    }
+  }
+  void End() override { out_ << "]\n" << std::flush; }
+
+ private:
+  std::ostream& out_;
+  std::vector<std::string> keys_;
+  std::vector<std::string> types_;
+  bool first_ = true;
+};
+
+class TableWriter : public ResultWriter {
+ public:
+  explicit TableWriter(std::ostream& out) : out_(out) {}
+  void Begin(const std::vector<std::string>& names, const std::vector<std::string>& types) override {
+    held_.column_names = names;
+    held_.column_types = types;
+  }
+  void Rows(const std::vector<std::vector<std::optional<std::string>>>& rows) override {
+    for (const auto& row : rows) {
+      if (held_.rows.size() < kMaxTableRows) {
+        held_.rows.push_back(row);
+      } else {
+        hidden_++;
+      }
+    }
+  }
+  void End() override {
+    WriteTable(held_, out_, /*footer=*/true, hidden_);
+    out_.flush();
+  }
+
+ private:
+  std::ostream& out_;
+  engine::QueryResult held_;
+  size_t hidden_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ResultWriter> ResultWriter::For(OutputFormat format, std::ostream& out) {
+  switch (format) {
+    case OutputFormat::kCsv:
+      return std::make_unique<CsvWriter>(out);
+    case OutputFormat::kJson:
+      return std::make_unique<JsonWriter>(out);
+    case OutputFormat::kTable:
+      break;
+  }
+  return std::make_unique<TableWriter>(out);
+}
+
+void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out) {
+  auto writer = ResultWriter::For(format, out);
+  writer->Begin(result.column_names, result.column_types);
+  writer->Rows(result.rows);
+  writer->End();
+}
+
+Status WriteStream(engine::QueryStream& stream, OutputFormat format, std::ostream& out) {
+  auto writer = ResultWriter::For(format, out);
+  writer->Begin(stream.column_names(), stream.column_types());
+  std::vector<std::vector<std::optional<std::string>>> rows;
+  while (true) {
+    ASSIGN_OR_RETURN(bool more, stream.Next(&rows));
+    if (!more) break;
+    writer->Rows(rows);
+  }
+  writer->End();
+  return Status::OK();
 }
 
 void WriteError(const Status& status, std::ostream& err) {

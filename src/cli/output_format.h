@@ -10,7 +10,10 @@
 // Thread safety: free functions over caller-owned values.
 #pragma once
 
+#include <memory>
+#include <optional>
 #include <ostream>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -25,12 +28,26 @@ enum class OutputFormat { kTable, kCsv, kJson };
 Result<OutputFormat> ParseOutputFormat(std::string_view name);
 std::string_view OutputFormatName(OutputFormat format);
 
-void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out);
+// Writes one result as its rows arrive, in chunks: CSV and JSON rows go out as they come,
+// so memory stays bounded however large the result; a table is aligned over the rows it
+// holds, so it keeps up to kMaxTableRows of them and says how many more there were.
+class ResultWriter {
+ public:
+  static std::unique_ptr<ResultWriter> For(OutputFormat format, std::ostream& out);
+  virtual ~ResultWriter() = default;
+  virtual void Begin(const std::vector<std::string>& names, const std::vector<std::string>& types) = 0;
+  virtual void Rows(const std::vector<std::vector<std::optional<std::string>>>& rows) = 0;
+  virtual void End() = 0;
+};
+inline constexpr size_t kMaxTableRows = 10000;
 
-// `footer`: the "(N rows)" line.
-void WriteTable(const engine::QueryResult& result, std::ostream& out, bool footer = true);
-void WriteCsv(const engine::QueryResult& result, std::ostream& out);
-void WriteJson(const engine::QueryResult& result, std::ostream& out);
+// A materialized result through ResultWriter::For(format).
+void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out);
+// Every row of `stream`, written as it is read. Errors are the stream's.
+Status WriteStream(engine::QueryStream& stream, OutputFormat format, std::ostream& out);
+
+// `footer`: the "(N rows)" line; `hidden_rows`: rows left out, said in the footer.
+void WriteTable(const engine::QueryResult& result, std::ostream& out, bool footer = true, size_t hidden_rows = 0);
 
 // "Error: <code name>: <message>" on one line.
 void WriteError(const Status& status, std::ostream& err);

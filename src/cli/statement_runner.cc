@@ -36,25 +36,48 @@ Status StatementRunner::RunOne(std::string_view script, const engine::ScriptStat
   Result<sql::StatementResult> result = [&] {
     QueryMonitor monitor(session_.connection(), MonitorOptions{.show_progress = settings_.show_progress});
     monitor_ = &monitor;
-    auto executed = session_.ExecuteStatement(script, statement);
+    auto executed = session_.ExecuteStatement(script, statement, /*stream=*/true);
+    // Rows are printed as they come, while the monitor still watches the query.
+    if (executed.ok()) {
+      Status printed = Report(*executed);
+      if (!printed.ok()) executed = printed;
+    }
     monitor_ = nullptr;
     return executed;
   }();
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   RETURN_IF_ERROR(result);
-  Report(*result);
   if (settings_.show_timing) err_ << fmt::format("Run Time: {:.3f} s\n", seconds) << std::flush;
   return Status::OK();
 }
 
-void StatementRunner::Report(const sql::StatementResult& result) {
+Status StatementRunner::Report(sql::StatementResult& result) {
   for (const std::string& notice : result.notices) err_ << "Notice: " << notice << "\n";
-  if (result.returns_rows) WriteResult(result.result, settings_.format, out_);
-  if (settings_.show_stats && result.files_total > 0) {
-    err_ << fmt::format("Files: {} of {} read ({} skipped by data skipping)\n", result.files_read,
-                        result.files_total, result.files_total - result.files_read)
+  size_t files_read = result.files_read;
+  size_t files_total = result.files_total;
+  if (result.rows) {
+    if (result.returns_rows) {
+      RETURN_IF_ERROR(WriteStream(*result.rows, settings_.format, out_));
+    } else {
+      std::vector<std::vector<std::optional<std::string>>> rows;
+      while (true) {
+        ASSIGN_OR_RETURN(bool more, result.rows->Next(&rows));
+        if (!more) break;
+      }
+    }
+    result.rows.reset();
+    engine::ScanStats stats = session_.TakeScanStats();
+    files_read = stats.files_read;
+    files_total = stats.files_total;
+  } else if (result.returns_rows) {
+    WriteResult(result.result, settings_.format, out_);
+  }
+  if (settings_.show_stats && files_total > 0) {
+    err_ << fmt::format("Files: {} of {} read ({} skipped by data skipping)\n", files_read, files_total,
+                        files_total - files_read)
          << std::flush;
   }
+  return Status::OK();
 }
 
 }  // namespace basin::cli

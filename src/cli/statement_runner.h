@@ -39,7 +39,8 @@ class StatementRunner {
 
  private:
   Status RunOne(std::string_view script, const engine::ScriptStatement& statement);
-  void Report(const sql::StatementResult& result);
+  // Prints the result (reading a streamed one to its end) and the notices and stats.
+  Status Report(sql::StatementResult& result);
 
   sql::Session& session_;
   QueryMonitor* monitor_ = nullptr;  // the running statement's, for command progress

@@ -69,7 +69,7 @@ void WriteRow(const std::vector<std::string>& cells, const std::vector<size_t>& 
 
 }  // namespace
 
-void WriteTable(const engine::QueryResult& result, std::ostream& out, bool footer) {
+void WriteTable(const engine::QueryResult& result, std::ostream& out, bool footer, size_t hidden_rows) {
   std::vector<std::string> header(result.column_names.begin(), result.column_names.end());
   std::vector<std::vector<std::string>> body;
   body.reserve(result.row_count());
@@ -91,7 +91,11 @@ void WriteTable(const engine::QueryResult& result, std::ostream& out, bool foote
   WriteRule(widths, out);
   for (const auto& cells : body) WriteRow(cells, widths, right_align, out);
   if (!body.empty()) WriteRule(widths, out);
-  if (footer) out << '(' << body.size() << (body.size() == 1 ? " row)" : " rows)") << '\n';
+  if (!footer) return;
+  const size_t total = body.size() + hidden_rows;
+  out << '(' << total << (total == 1 ? " row" : " rows");
+  if (hidden_rows > 0) out << ", the first " << body.size() << " shown; --format csv prints them all";
+  out << ")\n";
 }
 
 }  // namespace basin::cli

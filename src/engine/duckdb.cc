@@ -395,6 +395,10 @@ Status ForEachCell(duckdb_result& result, Want want, Cell cell) {
 
 }  // namespace
 
+Result<Value> CellAt(duckdb_vector vector, idx_t row) { return CellValue(vector, row); }
+std::string DuckDbTypeName(duckdb_logical_type type) { return TypeName(type); }
+Status StatusFromDuckDbError(const char* error, duckdb_error_type type) { return StatusFromDuckDB(error, type); }
+
 Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options) {
   std::shared_ptr<Database> db(new Database());
   duckdb_config config = nullptr;

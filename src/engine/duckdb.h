@@ -94,6 +94,19 @@ struct ValueResult {
   std::vector<std::vector<Value>> rows;
 };
 
+// A query's result read chunk by chunk as DuckDB produces it (Connection::Stream), so
+// that printing or copying a large result keeps memory bounded.
+class QueryStream {
+ public:
+  virtual ~QueryStream() = default;
+  virtual const std::vector<std::string>& column_names() const = 0;
+  virtual const std::vector<std::string>& column_types() const = 0;
+  // Replaces `rows` with the next rows (at most one DuckDB chunk, 2048 rows), cells
+  // rendered as QueryResult renders them; false when the result is exhausted. The query's
+  // errors (a failed cast, an interrupt) surface here.
+  virtual Result<bool> Next(std::vector<std::vector<std::optional<std::string>>>* rows) = 0;
+};
+
 class Connection {
  public:
   static Result<std::unique_ptr<Connection>> Open(std::shared_ptr<Database> db);
@@ -111,6 +124,9 @@ class Connection {
   // The result columns of a SELECT (or any statement usable as a subquery) without reading
   // its rows.
   Result<std::vector<ColumnType>> DescribeQuery(const std::string& select_sql);
+  // Runs one statement and returns its result as a stream. The connection runs nothing
+  // else until the stream is exhausted or destroyed.
+  Result<std::unique_ptr<QueryStream>> Stream(const std::string& sql);
   // Runs the statement and returns the number of rows it produced, without materializing.
   Result<uint64_t> CountRows(const std::string& sql);
 

@@ -10,7 +10,17 @@
 #include <string>
 #include <string_view>
 
+#include "common/status.h"
+#include "engine/duckdb.h"
+
 namespace basin::engine {
+
+// The cell at `row` of a flat vector, as QueryResult and QueryValues render it.
+Result<Value> CellAt(duckdb_vector vector, idx_t row);
+// DuckDB's name of a type: "BIGINT", "DECIMAL(10,2)", "STRUCT(a INTEGER)".
+std::string DuckDbTypeName(duckdb_logical_type type);
+// A DuckDB error as Basin's Status (a Basin error carried through DuckDB keeps its code).
+Status StatusFromDuckDbError(const char* error, duckdb_error_type type);
 
 // Owns a duckdb_logical_type for one scope.
 struct LogicalTypeGuard {

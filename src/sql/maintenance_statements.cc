@@ -41,7 +41,6 @@ StatementOutcome RunVacuum(SessionContext& session, const std::string& statement
                            const grammar::Vacuum& vacuum) {
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(vacuum.name));
   if (!entry) return std::optional<StatementResult>();
-  const catalog::TableName* name = &entry->name;
   commands::VacuumRequest request = vacuum.request;
   request.retention_check = !SettingIsFalse(session, "vacuum_retention_check");
 

@@ -316,7 +316,7 @@ struct Session::Impl : public SessionContext {
         parsed.body);
   }
 
-  Result<StatementResult> Run(const grammar::ParsedStatement& parsed) {
+  Result<StatementResult> Run(const grammar::ParsedStatement& parsed, bool stream) {
     RETURN_IF_ERROR(RefuseStreams(parsed.streams, "a statement"));
     ASSIGN_OR_RETURN(std::optional<StatementResult> handled, Dispatch(parsed));
     if (handled) return std::move(*handled);
@@ -325,6 +325,11 @@ struct Session::Impl : public SessionContext {
     out.statement = statement;
     ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, ResolveQuery(parsed.duckdb_sql));
     engine::TakeScanStats(*conn_);
+    if (stream) {
+      ASSIGN_OR_RETURN(out.rows, conn_->Stream(resolved->sql));
+      out.returns_rows = !out.rows->column_names().empty();
+      return out;
+    }
     ASSIGN_OR_RETURN(out.result, conn_->Query(resolved->sql));
     engine::ScanStats stats = engine::TakeScanStats(*conn_);
     out.files_read = stats.files_read;
@@ -369,10 +374,12 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
 const SessionOptions& Session::options() const { return impl_->options; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,
-                                                  const engine::ScriptStatement& statement) {
+                                                  const engine::ScriptStatement& statement, bool stream) {
   ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(script, statement));
-  return impl_->Run(parsed);
+  return impl_->Run(parsed, stream);
 }
+
+engine::ScanStats Session::TakeScanStats() { return engine::TakeScanStats(*impl_->conn_); }
 
 Result<std::vector<StatementResult>> Session::Execute(const std::string& text) {
   std::vector<engine::ScriptStatement> statements = engine::SplitSqlScript(text);

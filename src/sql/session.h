@@ -19,6 +19,7 @@
 #include "commands/command_context.h"
 #include "common/status.h"
 #include "engine/duckdb.h"
+#include "engine/lakehouse.h"
 #include "engine/sql_text.h"
 
 namespace basin::sql {
@@ -32,8 +33,12 @@ struct SessionOptions {
 
 struct StatementResult {
   std::string statement;       // the statement text as given
-  engine::QueryResult result;  // empty for statements that return no rows
+  engine::QueryResult result;  // empty for statements that return no rows, or streamed ones
   bool returns_rows = false;
+  // With ExecuteStatement(..., stream = true), a query's rows as DuckDB produces them
+  // (`result` stays empty): read it to the end, then Session::TakeScanStats() tells what
+  // its scans read. Null for statements Basin answers itself.
+  std::unique_ptr<engine::QueryStream> rows;
   // What skipping did, for EXPLAIN-like output and tests: files read / files in snapshots.
   size_t files_read = 0;
   size_t files_total = 0;
@@ -52,7 +57,11 @@ class Session {
   Result<std::vector<StatementResult>> Execute(const std::string& text);
   // Runs one statement of `script`, as engine::SplitSqlScript(script) gave it; syntax
   // errors name the line and column in `script`.
-  Result<StatementResult> ExecuteStatement(std::string_view script, const engine::ScriptStatement& statement);
+  Result<StatementResult> ExecuteStatement(std::string_view script, const engine::ScriptStatement& statement,
+                                           bool stream = false);
+  // Files read and in the snapshots scanned by the statements run since the last call
+  // (for a streamed result: call it after reading the stream to the end).
+  engine::ScanStats TakeScanStats();
 
   engine::Connection& connection();
   // Receives the progress of long commands (OPTIMIZE, MERGE, ...), on the session's thread
