@@ -50,7 +50,8 @@ class SessionTest : public ::testing::Test {
   std::vector<StatementResult> Run(const std::string& sql) {
     auto r = session_->Execute(sql);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() ? *r : std::vector<StatementResult>{};
+    if (!r.ok()) return {};
+    return std::move(*r);
   }
 
   engine::QueryResult One(const std::string& sql) {
