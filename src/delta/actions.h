@@ -1,6 +1,7 @@
 // Delta Lake log actions, as the protocol defines them (PROTOCOL.md "Actions").
-// Parsed from JSON commit lines and from checkpoint rows (which Basin renders as JSON
-// through DuckDB), so one parser serves both.
+// ParseAction/ParseCommitFile (simdjson) is the one parser of JSON log lines: commits,
+// log compactions, V2 JSON checkpoints. Parquet checkpoints are read column by column
+// straight into these structs (delta/parquet_io.h).
 //
 // Paths are kept exactly as the log holds them (URL-encoded, relative to the table root
 // or absolute URIs); see DecodeDataPath() in delta/paths.h.
@@ -37,7 +38,7 @@ struct AddFile {
   int64_t size = 0;
   int64_t modification_time = 0;
   bool data_change = true;
-  std::optional<std::string> stats;  // JSON text; from `stats` or a checkpoint's `stats_parsed`
+  std::optional<std::string> stats;  // JSON text; from `stats`, or a checkpoint's `stats_parsed` as JSON
   std::map<std::string, std::string> tags;
   std::optional<DeletionVectorDescriptor> deletion_vector;
   std::optional<int64_t> base_row_id;
@@ -136,9 +137,10 @@ using Action = std::variant<AddFile, RemoveFile, Protocol, Metadata, SetTransact
                             DomainMetadata, CheckpointMetadata, Sidecar, CdcFile, UnknownAction>;
 
 // Parses one JSON object holding exactly one action ({"add": {...}}), or a checkpoint row
-// rendered as JSON (one non-null action column among nulls). `where` names the source for
+// in JSON form (one non-null action column among nulls). `where` names the source for
 // errors ("_delta_log/00000000000000000003.json line 2"). Returns nullopt for a row with no
 // action. Corruption (naming `where` and the field) for malformed input; never crashes.
+// Thread safety: any thread (each thread reuses its own parser).
 Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where);
 
 // All actions of a JSON commit file's content, one per non-empty line. Errors name

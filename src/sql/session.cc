@@ -12,9 +12,11 @@
 #include "commands/table_changes.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
+#include "delta/skipping.h"
 #include "delta/snapshot.h"
+#include "engine/parquet_log_io.h"
+#include "engine/predicate_parser.h"
 #include "engine/scan.h"
-#include "engine/skipping.h"
 #include "sql/lexer.h"
 #include "sql/statements.h"
 #include "sql/table_references.h"
@@ -46,7 +48,7 @@ bool IsKeyword(const Token& t, std::string_view word) {
 // FROM holds it, if data skipping may use that predicate for it.
 struct CallContext {
   const json* where = nullptr;
-  engine::SkippingScope scope;
+  engine::PredicateScope scope;
 };
 
 // Table references of a FROM clause. `skippable` is false below the null-supplying side
@@ -186,9 +188,8 @@ struct Session::Impl : public SessionContext {
   // the same folder.
   struct CachedSnapshot {
     std::string folder;
-    std::optional<ObjectInfo> commit;  // commit file `snapshot->version`, if still in the log
-    std::shared_ptr<delta::Snapshot> snapshot;
-    std::optional<engine::ParsedStats> stats;  // parsed on the first skipping use
+    std::optional<ObjectInfo> commit;           // commit file `snapshot->version`, if still in the log
+    std::shared_ptr<delta::Snapshot> snapshot;  // parses its stats on the first skipping use
   };
   static constexpr size_t kMaxCachedSnapshots = 8;
 
@@ -196,6 +197,7 @@ struct Session::Impl : public SessionContext {
   std::shared_ptr<catalog::Warehouse> warehouse_;
   std::shared_ptr<engine::Database> db;
   std::unique_ptr<engine::Connection> conn_;
+  std::unique_ptr<engine::DuckDBParquetLogIO> log_io;         // checkpoints, on `db`
   std::list<std::shared_ptr<CachedSnapshot>> snapshot_cache;  // most recently used first
   std::map<std::string, std::string> settings;                // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
@@ -247,7 +249,7 @@ struct Session::Impl : public SessionContext {
   commands::CommandContext MakeCommandContext() override {
     commands::CommandContext ctx;
     ctx.conn = conn_.get();
-    ctx.txn_options.checkpoint_connection = conn_.get();
+    ctx.txn_options.checkpoint_io = log_io.get();
     // Lost races are retried as long as the winners do not conflict: a busy table must not
     // turn a blind append into an error after a handful of attempts.
     ctx.txn_options.max_attempts = 1000;
@@ -325,9 +327,8 @@ struct Session::Impl : public SessionContext {
       }
     }
     // Snapshot errors name the table already.
-    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, call.path, *conn_, snapshot_options));
-    auto entry =
-        std::make_shared<CachedSnapshot>(CachedSnapshot{folder, commit, std::move(snapshot), std::nullopt});
+    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store, call.path, *log_io, snapshot_options));
+    auto entry = std::make_shared<CachedSnapshot>(CachedSnapshot{folder, commit, std::move(snapshot)});
     if (cacheable) {
       snapshot_cache.push_front(entry);
       if (snapshot_cache.size() > kMaxCachedSnapshots) snapshot_cache.pop_back();
@@ -381,10 +382,9 @@ struct Session::Impl : public SessionContext {
       engine::ScanOptions scan_options;
       auto context = contexts.find(it->begin);
       if (context != contexts.end() && context->second.where != nullptr) {
-        std::optional<engine::ParsedStats>& stats = cached->stats;
-        if (!stats) stats = engine::ParseFileStats(snapshot);
-        scan_options.file_indexes =
-            engine::FilesMatching(snapshot, *stats, *context->second.where, context->second.scope);
+        scan_options.file_indexes = delta::FilesMatching(
+            snapshot,
+            engine::PredicateFromSyntaxTree(*context->second.where, snapshot.schema, context->second.scope));
       }
       ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(snapshot, *conn_, scan_options));
       out.files_read += plan.files_read;
@@ -548,6 +548,7 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   ASSIGN_OR_RETURN(impl->warehouse_, catalog::Warehouse::Open(options.warehouse_dir));
   ASSIGN_OR_RETURN(impl->db, engine::Database::Open());
   ASSIGN_OR_RETURN(impl->conn_, engine::Connection::Open(impl->db));
+  impl->log_io = std::make_unique<engine::DuckDBParquetLogIO>(impl->db);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 

@@ -10,6 +10,7 @@
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 #include "testing/test_util.h"
 
 namespace basin::delta {
@@ -56,7 +57,8 @@ class SnapshotTest : public ::testing::Test {
   }
 
   Result<std::shared_ptr<Snapshot>> Load(const SnapshotOptions& options = {}) {
-    return LoadSnapshot(store_, "memtable", *conn_, options);
+    engine::DuckDBParquetLogIO log_io(conn_->database());
+    return LoadSnapshot(store_, "memtable", log_io, options);
   }
   Result<std::shared_ptr<Snapshot>> LoadVersion(int64_t v) {
     SnapshotOptions options;
@@ -355,7 +357,8 @@ TEST(TimeTravelTest, ByFileModificationTimeOnLocalStore) {
   auto at = [&](const std::string& ts) {
     SnapshotOptions options;
     options.timestamp = ts;
-    return LoadSnapshot(store, dir.str(), *conn, options);
+    engine::DuckDBParquetLogIO log_io(conn->database());
+    return LoadSnapshot(store, dir.str(), log_io, options);
   };
   ASSERT_OK_AND_ASSIGN(auto jan2, at("2024-01-02"));
   EXPECT_EQ(jan2->version, 1);

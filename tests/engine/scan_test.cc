@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/parquet_log_io.h"
 #include "engine/parquet_writer.h"
 #include "testing/test_util.h"
 
@@ -174,7 +175,8 @@ TEST_F(ScanTest, DeletionVectorsRemoveRowsAndTempTablesAreDropped) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
   std::string root = (testdata / "delta/delta-kernel-rs/with-short-dv").string();
   ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(root));
-  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::LoadSnapshot(store, root, *conn_));
+  DuckDBParquetLogIO log_io(conn_->database());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::LoadSnapshot(store, root, log_io));
   ASSERT_OK_AND_ASSIGN(ScanPlan plan, BuildScanSql(*snapshot, *conn_));
   ASSERT_EQ(plan.temp_tables.size(), 1u);
   ASSERT_OK_AND_ASSIGN(QueryResult r, conn_->Query("SELECT count(*) FROM (" + plan.sql + ")"));
