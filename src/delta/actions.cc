@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 
 #include "common/strings.h"
 #include "delta/json_fields.h"
@@ -54,7 +55,7 @@ namespace {
 struct Body {
   Object obj;
   std::string_view prefix;
-  const std::string& where;
+  const Location& where;
   Field operator[](std::string_view name) const { return Field{obj, prefix, name, where}; }
 };
 
@@ -86,8 +87,8 @@ Result<std::optional<DeletionVectorDescriptor>> ParseDeletionVector(const Body& 
   return std::optional<DeletionVectorDescriptor>(std::move(out));
 }
 
-Result<AddFile> ParseAdd(const Body& b) {
-  AddFile out;
+// Fills `out` in place: replay parses a large commit's adds without moving them around.
+Status ParseAdd(const Body& b, AddFile& out) {
   ASSIGN_OR_RETURN(out.path, RequiredString(b["path"]));
   if (!b["partitionValues"].Find()) return b["partitionValues"].Missing();
   ASSIGN_OR_RETURN(out.partition_values, OptionalNullableStringMap(b["partitionValues"]));
@@ -106,7 +107,7 @@ Result<AddFile> ParseAdd(const Body& b) {
   ASSIGN_OR_RETURN(out.base_row_id, OptionalInt64(b["baseRowId"]));
   ASSIGN_OR_RETURN(out.default_row_commit_version, OptionalInt64(b["defaultRowCommitVersion"]));
   ASSIGN_OR_RETURN(out.clustering_provider, OptionalString(b["clusteringProvider"]));
-  return out;
+  return Status::OK();
 }
 
 Result<RemoveFile> ParseRemove(const Body& b) {
@@ -203,31 +204,32 @@ Result<CdcFile> ParseCdc(const Body& b) {
 }
 
 template <typename T>
-Result<std::optional<Action>> Wrap(Result<T> parsed) {
+Status Store(Result<T> parsed, Action* out) {
   if (!parsed.ok()) return parsed.status();
-  return std::optional<Action>(Action(std::move(parsed).value()));
+  *out = std::move(parsed).value();
+  return Status::OK();
 }
 
 constexpr std::array<std::string_view, 10> kKnownActions = {
     "add",        "remove",         "metaData",           "protocol", "txn",
     "commitInfo", "domainMetadata", "checkpointMetadata", "sidecar",  "cdc"};
 
-Result<std::optional<Action>> ParseKnown(std::string_view name, Element body, const std::string& where) {
+Status ParseKnown(std::string_view name, Element body, const Location& where, Action* out) {
   Object object;
   if (body.get_object().get(object) != simdjson::SUCCESS) {
-    return Status::Corruption(where + ": action '" + std::string(name) + "' must be a JSON object");
+    return Status::Corruption(where.ToString() + ": action '" + std::string(name) + "' must be a JSON object");
   }
   Body b{object, name, where};
-  if (name == "add") return Wrap(ParseAdd(b));
-  if (name == "remove") return Wrap(ParseRemove(b));
-  if (name == "metaData") return Wrap(ParseMetadata(b));
-  if (name == "protocol") return Wrap(ParseProtocol(b));
-  if (name == "txn") return Wrap(ParseTxn(b));
-  if (name == "commitInfo") return Wrap(ParseCommitInfo(b));
-  if (name == "domainMetadata") return Wrap(ParseDomainMetadata(b));
-  if (name == "checkpointMetadata") return Wrap(ParseCheckpointMetadata(b));
-  if (name == "sidecar") return Wrap(ParseSidecar(b));
-  return Wrap(ParseCdc(b));
+  if (name == "add") return ParseAdd(b, out->emplace<AddFile>());
+  if (name == "remove") return Store(ParseRemove(b), out);
+  if (name == "metaData") return Store(ParseMetadata(b), out);
+  if (name == "protocol") return Store(ParseProtocol(b), out);
+  if (name == "txn") return Store(ParseTxn(b), out);
+  if (name == "commitInfo") return Store(ParseCommitInfo(b), out);
+  if (name == "domainMetadata") return Store(ParseDomainMetadata(b), out);
+  if (name == "checkpointMetadata") return Store(ParseCheckpointMetadata(b), out);
+  if (name == "sidecar") return Store(ParseSidecar(b), out);
+  return Store(ParseCdc(b), out);
 }
 
 // One parser per thread, reused line after line: it keeps its buffers.
@@ -236,16 +238,15 @@ simdjson::dom::parser& ThreadParser() {
   return parser;
 }
 
-}  // namespace
-
-Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where) {
+// Parses one line into `out`; false for a row without an action.
+Result<bool> ParseLine(std::string_view json_text, const Location& where, Action* out) {
   Element doc;
   if (ThreadParser().parse(json_text.data(), json_text.size()).get(doc) != simdjson::SUCCESS) {
-    return Status::Corruption(where + ": not valid JSON");
+    return Status::Corruption(where.ToString() + ": not valid JSON");
   }
   Object object;
   if (doc.get_object().get(object) != simdjson::SUCCESS) {
-    return Status::Corruption(where + ": an action must be a JSON object");
+    return Status::Corruption(where.ToString() + ": an action must be a JSON object");
   }
   // A checkpoint row has one column per action type, all null but one.
   std::optional<Element> known_body;
@@ -263,18 +264,65 @@ Result<std::optional<Action>> ParseAction(std::string_view json_text, const std:
       continue;
     }
     if (known_body) {
-      return Status::Corruption(where + ": more than one action in one line ('" + std::string(known_name) +
-                                "' and '" + std::string(name) + "')");
+      return Status::Corruption(where.ToString() + ": more than one action in one line ('" +
+                                std::string(known_name) + "' and '" + std::string(name) + "')");
     }
     known_body = body;
     known_name = *it;
   }
-  if (known_body) return ParseKnown(known_name, *known_body, where);
+  if (known_body) {
+    RETURN_IF_ERROR(ParseKnown(known_name, *known_body, where, out));
+    return true;
+  }
   if (unknown_body) {
     json raw = json::parse(Dump(*unknown_body), nullptr, /*allow_exceptions=*/false);
-    return std::optional<Action>(UnknownAction{std::string(unknown_name), std::move(raw)});
+    *out = UnknownAction{std::string(unknown_name), std::move(raw)};
+    return true;
   }
-  return std::optional<Action>();
+  return false;
+}
+
+bool IsBlank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+}  // namespace
+
+Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where) {
+  Action action;
+  ASSIGN_OR_RETURN(bool found, ParseLine(json_text, Location{where, 0}, &action));
+  if (!found) return std::optional<Action>();
+  return std::optional<Action>(std::move(action));
+}
+
+Status ForEachAction(std::string_view content, const std::string& where, std::string_view needle,
+                     const std::function<Status(Action&)>& visit, size_t first_line) {
+  // Horspool skips ahead by the needle's length; a plain find stops at every '"'.
+  const std::boyer_moore_horspool_searcher searcher(needle.begin(), needle.end());
+  Location location{where, 0};
+  Action action;           // reused line after line
+  size_t line_number = first_line;  // of the line starting at content[counted]
+  size_t counted = 0;
+  size_t pos = 0;  // the start of a line
+  while (pos < content.size()) {
+    if (!needle.empty()) {
+      // Jump to the next line holding the needle, counting the lines skipped.
+      const auto hit = std::search(content.begin() + pos, content.end(), searcher);
+      if (hit == content.end()) break;
+      const size_t newline = content.rfind('\n', static_cast<size_t>(hit - content.begin()));
+      if (newline != std::string_view::npos && newline >= pos) pos = newline + 1;
+      line_number += static_cast<size_t>(std::count(content.begin() + counted, content.begin() + pos, '\n'));
+    }
+    size_t end = content.find('\n', pos);
+    if (end == std::string_view::npos) end = content.size();
+    const std::string_view line = content.substr(pos, end - pos);
+    location.line = line_number;
+    pos = end + 1;
+    counted = pos;
+    line_number++;
+    if (IsBlank(line)) continue;
+    ASSIGN_OR_RETURN(bool found, ParseLine(line, location, &action));
+    if (found) RETURN_IF_ERROR(visit(action));
+  }
+  return Status::OK();
 }
 
 Result<std::vector<Action>> ParseCommitFile(std::string_view content, const std::string& where) {
@@ -284,19 +332,10 @@ Result<std::vector<Action>> ParseCommitFile(std::string_view content, const std:
 Result<std::vector<Action>> ParseCommitLinesContaining(std::string_view content, const std::string& where,
                                                        std::string_view needle) {
   std::vector<Action> actions;
-  size_t line_number = 0;
-  size_t pos = 0;
-  while (pos < content.size()) {
-    size_t end = content.find('\n', pos);
-    if (end == std::string_view::npos) end = content.size();
-    std::string_view line = content.substr(pos, end - pos);
-    pos = end + 1;
-    line_number++;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (line.find(needle) == std::string_view::npos) continue;
-    ASSIGN_OR_RETURN(auto action, ParseAction(line, where + " line " + std::to_string(line_number)));
-    if (action) actions.push_back(std::move(*action));
-  }
+  RETURN_IF_ERROR(ForEachAction(content, where, needle, [&](Action& action) {
+    actions.push_back(std::move(action));
+    return Status::OK();
+  }));
   return actions;
 }
 

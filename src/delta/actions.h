@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -142,6 +143,14 @@ using Action = std::variant<AddFile, RemoveFile, Protocol, Metadata, SetTransact
 // action. Corruption (naming `where` and the field) for malformed input; never crashes.
 // Thread safety: any thread (each thread reuses its own parser).
 Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where);
+
+// Calls `visit` with each action of a JSON commit file's content, one per non-empty line,
+// in order, stopping at the first error (a malformed line's Corruption, naming `where` and
+// the line number, or `visit`'s). With a non-empty `needle`, only lines containing it are
+// parsed. Replay uses this to avoid holding every action of a large commit at once. The
+// first line of `content` is line `first_line` of its file (for errors).
+Status ForEachAction(std::string_view content, const std::string& where, std::string_view needle,
+                     const std::function<Status(Action&)>& visit, size_t first_line = 1);
 
 // All actions of a JSON commit file's content, one per non-empty line. Errors name
 // `where` and the line number.

@@ -4,6 +4,10 @@
 
 namespace basin::delta::json_fields {
 
+std::string Location::ToString() const {
+  return line == 0 ? source : source + " line " + std::to_string(line);
+}
+
 std::optional<Element> Field::Find() const {
   Element value;
   if (obj.at_key(name).get(value) != simdjson::SUCCESS || value.is_null()) return std::nullopt;
@@ -16,11 +20,11 @@ std::string Field::Name() const {
 }
 
 Status Field::Missing() const {
-  return Status::Corruption(where + ": missing required field '" + Name() + "'");
+  return Status::Corruption(where.ToString() + ": missing required field '" + Name() + "'");
 }
 
 Status Field::WrongType(std::string_view expected) const {
-  return Status::Corruption(where + ": field '" + Name() + "' must be " + std::string(expected));
+  return Status::Corruption(where.ToString() + ": field '" + Name() + "' must be " + std::string(expected));
 }
 
 Result<std::optional<std::string>> OptionalString(const Field& f) {

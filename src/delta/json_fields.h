@@ -1,7 +1,7 @@
 // Typed access to fields of JSON objects parsed by simdjson, for the log-action parser
 // (delta/actions.cc). Every accessor reports a wrong type or a missing required field as
-// Corruption naming `where` (the file and line) and the field ("add.size"); null counts as
-// absent.
+// Corruption naming where the value came from (file and line) and the field ("add.size");
+// null counts as absent.
 //
 // Thread safety: stateless functions over values owned by the caller's parser.
 #pragma once
@@ -22,12 +22,21 @@ namespace basin::delta::json_fields {
 using Element = simdjson::dom::element;
 using Object = simdjson::dom::object;
 
+// Where a JSON value came from, for errors: "<source> line <n>", or `source` for line 0.
+// Built into text only when an error needs it.
+struct Location {
+  const std::string& source;
+  size_t line = 0;
+
+  std::string ToString() const;
+};
+
 // A field: `obj` is an object; `prefix` is the enclosing field's name ("add"), or empty.
 struct Field {
   Object obj;
   std::string_view prefix;
   std::string_view name;
-  const std::string& where;
+  const Location& where;
 
   std::optional<Element> Find() const;  // nullopt when absent or null
   std::string Name() const;             // "add.size"

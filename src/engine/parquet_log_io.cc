@@ -280,12 +280,13 @@ bool AppendJsonValue(const Column& c, idx_t row, std::string& out) {
 
 // ---------------------------------------------------------------------------------------
 // One non-null struct cell of an action column, read field by field. Errors are
-// Corruption naming `where` and the field, like the JSON parser's.
+// Corruption naming the file, row and field, like the JSON parser's.
 
 class StructCell {
  public:
-  StructCell(const Column& column, idx_t row, std::string prefix, const std::string& where)
-      : column_(column), row_(row), prefix_(std::move(prefix)), where_(where) {}
+  // `key` and `row_number` name the row in errors ("<key> row <n>"); `prefix` the struct.
+  StructCell(const Column& column, idx_t row, std::string prefix, const std::string& key, size_t row_number)
+      : column_(column), row_(row), prefix_(std::move(prefix)), key_(key), row_number_(row_number) {}
 
   // The field's column when the struct has it and it is not NULL in this row.
   const Column* Get(std::string_view name) const {
@@ -295,10 +296,10 @@ class StructCell {
   bool Has(std::string_view name) const { return column_.Field(name) != nullptr; }
 
   Status Missing(std::string_view name) const {
-    return Status::Corruption(where_ + ": missing required field '" + Name(name) + "'");
+    return Status::Corruption(Where() + ": missing required field '" + Name(name) + "'");
   }
   Status WrongType(std::string_view name, std::string_view expected) const {
-    return Status::Corruption(where_ + ": field '" + Name(name) + "' must be " + std::string(expected));
+    return Status::Corruption(Where() + ": field '" + Name(name) + "' must be " + std::string(expected));
   }
 
   // Strings; a writer's other scalar types (a UUID, a date) read as their text.
@@ -418,7 +419,7 @@ class StructCell {
     const Column* c = Get(name);
     if (c == nullptr) return std::optional<StructCell>();
     if (c->id != DUCKDB_TYPE_STRUCT) return WrongType(name, "an object");
-    return std::optional<StructCell>(StructCell(*c, row_, Name(name), where_));
+    return std::optional<StructCell>(StructCell(*c, row_, Name(name), key_, row_number_));
   }
 
   // The struct `name` as JSON text; nullopt when absent or NULL.
@@ -432,11 +433,13 @@ class StructCell {
 
  private:
   std::string Name(std::string_view name) const { return prefix_ + "." + std::string(name); }
+  std::string Where() const { return key_ + " row " + std::to_string(row_number_); }
 
   const Column& column_;
   idx_t row_;
   std::string prefix_;
-  const std::string& where_;
+  const std::string& key_;
+  size_t row_number_;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -471,8 +474,8 @@ Result<std::optional<delta::PartitionValues>> ReadPartitionValues(const StructCe
   return std::optional<delta::PartitionValues>(std::move(values));
 }
 
-Result<delta::AddFile> ReadAdd(const StructCell& cell) {
-  delta::AddFile out;
+// Fills `out` in place: a checkpoint's adds are many, and large.
+Status ReadAdd(const StructCell& cell, delta::AddFile& out) {
   ASSIGN_OR_RETURN(out.path, cell.RequiredString("path"));
   ASSIGN_OR_RETURN(auto partition_values, ReadPartitionValues(cell));
   if (!partition_values) return cell.Missing("partitionValues");
@@ -487,7 +490,7 @@ Result<delta::AddFile> ReadAdd(const StructCell& cell) {
   ASSIGN_OR_RETURN(out.base_row_id, cell.OptionalInt64("baseRowId"));
   ASSIGN_OR_RETURN(out.default_row_commit_version, cell.OptionalInt64("defaultRowCommitVersion"));
   ASSIGN_OR_RETURN(out.clustering_provider, cell.OptionalString("clusteringProvider"));
-  return out;
+  return Status::OK();
 }
 
 Result<delta::RemoveFile> ReadRemove(const StructCell& cell) {
@@ -563,28 +566,66 @@ Result<delta::Sidecar> ReadSidecar(const StructCell& cell) {
 }
 
 template <typename T>
-Result<Action> AsAction(Result<T> read) {
+Status Store(Result<T> read, Action& out) {
   if (!read.ok()) return read.status();
-  return Action(std::move(read).value());
+  out = std::move(read).value();
+  return Status::OK();
 }
 
-Result<Action> ReadAction(std::string_view name, const StructCell& cell) {
-  if (name == "add") return AsAction(ReadAdd(cell));
-  if (name == "remove") return AsAction(ReadRemove(cell));
-  if (name == "metaData") return AsAction(ReadMetadata(cell));
-  if (name == "protocol") return AsAction(ReadProtocol(cell));
-  if (name == "txn") return AsAction(ReadTxn(cell));
-  if (name == "domainMetadata") return AsAction(ReadDomainMetadata(cell));
-  if (name == "checkpointMetadata") return AsAction(ReadCheckpointMetadata(cell));
-  return AsAction(ReadSidecar(cell));
+// Reads the action in `cell` (of action column `name`) into `out`.
+Status ReadAction(std::string_view name, const StructCell& cell, Action& out) {
+  if (name == "add") return ReadAdd(cell, out.emplace<delta::AddFile>());
+  if (name == "remove") return Store(ReadRemove(cell), out);
+  if (name == "metaData") return Store(ReadMetadata(cell), out);
+  if (name == "protocol") return Store(ReadProtocol(cell), out);
+  if (name == "txn") return Store(ReadTxn(cell), out);
+  if (name == "domainMetadata") return Store(ReadDomainMetadata(cell), out);
+  if (name == "checkpointMetadata") return Store(ReadCheckpointMetadata(cell), out);
+  return Store(ReadSidecar(cell), out);
 }
 
 // ---------------------------------------------------------------------------------------
 // The query.
 
-struct ResultGuard {
-  duckdb_result result{};
-  ~ResultGuard() { duckdb_destroy_result(&result); }
+// A query whose result DuckDB hands over chunk by chunk as it produces them, instead of
+// materializing all of it first.
+class StreamingQuery {
+ public:
+  StreamingQuery() = default;
+  StreamingQuery(const StreamingQuery&) = delete;
+  StreamingQuery& operator=(const StreamingQuery&) = delete;
+  ~StreamingQuery() {
+    if (has_result_) duckdb_destroy_result(&result_);
+    if (pending_ != nullptr) duckdb_destroy_pending(&pending_);
+    if (prepared_ != nullptr) duckdb_destroy_prepare(&prepared_);
+  }
+
+  // DuckDB's error message when the query cannot run; nullopt when it runs.
+  std::optional<std::string> Run(duckdb_connection conn, const std::string& sql) {
+    if (duckdb_prepare(conn, sql.c_str(), &prepared_) != DuckDBSuccess) return Error(duckdb_prepare_error(prepared_));
+    if (duckdb_pending_prepared_streaming(prepared_, &pending_) != DuckDBSuccess) {
+      return Error(duckdb_pending_error(pending_));
+    }
+    has_result_ = true;
+    if (duckdb_execute_pending(pending_, &result_) != DuckDBSuccess) return Error(duckdb_result_error(&result_));
+    return std::nullopt;
+  }
+
+  // The next chunk; nullptr at the end or on an error (then error() says which).
+  duckdb_data_chunk Next() { return duckdb_fetch_chunk(result_); }
+  std::optional<std::string> error() {
+    const char* message = duckdb_result_error(&result_);
+    if (message == nullptr) return std::nullopt;
+    return std::string(message);
+  }
+
+ private:
+  static std::string Error(const char* message) { return message != nullptr ? message : "unknown DuckDB error"; }
+
+  duckdb_prepared_statement prepared_ = nullptr;
+  duckdb_pending_result pending_ = nullptr;
+  duckdb_result result_{};
+  bool has_result_ = false;
 };
 
 struct ChunkGuard {
@@ -642,21 +683,21 @@ Status ReadLocalFile(Connection& conn, const std::string& path, const std::strin
   }
   if (names.empty()) return Status::Corruption(key + ": not a Delta checkpoint (no action columns)");
 
-  ResultGuard guard;
-  const std::string sql = "SELECT " + select + " FROM " + source + " WHERE " + any_action;
-  if (duckdb_query(conn.raw(), sql.c_str(), &guard.result) != DuckDBSuccess) {
-    return fail(duckdb_result_error(&guard.result));
+  // The footer's row count (no scan) bounds the actions: room for them up front.
+  if (auto rows = conn.Query("SELECT count(*) FROM " + source); rows.ok() && rows->row_count() == 1) {
+    out->reserve(out->size() + std::stoull(rows->at(0, 0).value_or("0")));
   }
-  out->reserve(out->size() + duckdb_row_count(&guard.result));
+  StreamingQuery query;
+  const std::string sql = "SELECT " + select + " FROM " + source + " WHERE " + any_action;
+  if (auto error = query.Run(conn.raw(), sql)) return fail(*error);
   size_t row_number = 0;
-  std::string where;
+  std::vector<Column> columns;
   for (;;) {
-    ChunkGuard chunk{duckdb_fetch_chunk(guard.result)};
+    ChunkGuard chunk{query.Next()};
     if (chunk.chunk == nullptr) break;
     const idx_t rows = duckdb_data_chunk_get_size(chunk.chunk);
     if (rows == 0) break;
-    std::vector<Column> columns;
-    columns.reserve(names.size());
+    columns.clear();
     for (idx_t c = 0; c < names.size(); c++) {
       columns.push_back(Column::Of(duckdb_data_chunk_get_vector(chunk.chunk, c)));
     }
@@ -675,12 +716,16 @@ Status ReadLocalFile(Connection& conn, const std::string& path, const std::strin
       if (columns[found].id != DUCKDB_TYPE_STRUCT) {
         return Status::Corruption(key + ": action '" + names[found] + "' must be a struct");
       }
-      where = key + " row " + std::to_string(row_number);
-      ASSIGN_OR_RETURN(Action action,
-                       ReadAction(names[found], StructCell(columns[found], row, names[found], where)));
-      out->push_back(std::move(action));
+      // Read in place at the end of `out`.
+      Status read = ReadAction(names[found], StructCell(columns[found], row, names[found], key, row_number),
+                               out->emplace_back());
+      if (!read.ok()) {
+        out->pop_back();
+        return read;
+      }
     }
   }
+  if (auto error = query.error()) return fail(*error);
   return Status::OK();
 }
 
@@ -804,13 +849,24 @@ Status LocalLogFile::Store(ObjectStore& store, const std::string& key) const {
 
 DuckDBParquetLogIO::DuckDBParquetLogIO(std::shared_ptr<Database> db) : db_(std::move(db)) {}
 
+Result<std::shared_ptr<Database>> DuckDBParquetLogIO::ReadingDatabase() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!reading_db_) {
+    DatabaseOptions options;
+    options.threads = 1;
+    ASSIGN_OR_RETURN(reading_db_, Database::Open(options));
+  }
+  return reading_db_;
+}
+
 Status DuckDBParquetLogIO::ReadActions(ObjectStore& store, const std::string& key, std::vector<Action>* out) {
   auto file = LocalLogFile::ForReading(store, key);
   if (!file.ok()) {
     if (file.status().IsNotFound()) return Status::Corruption(key + ": checkpoint file is missing");
     return file.status();
   }
-  ASSIGN_OR_RETURN(auto conn, Connection::Open(db_));
+  ASSIGN_OR_RETURN(std::shared_ptr<Database> db, ReadingDatabase());
+  ASSIGN_OR_RETURN(auto conn, Connection::Open(db));
   return ReadLocalFile(*conn, file->path(), key, out);
 }
 
