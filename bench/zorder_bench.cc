@@ -14,9 +14,11 @@
 
 #include "bench_util.h"
 #include "commands/maintenance.h"
+#include "delta/skipping.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
-#include "engine/skipping.h"
+#include "engine/parquet_log_io.h"
+#include "engine/predicate_parser.h"
 
 namespace basin::bench {
 namespace {
@@ -45,7 +47,8 @@ Status Run() {
                                        scratch.path().string()));
   ASSIGN_OR_RETURN(GeneratedTable generated, CreateTable(conn, root, selects));
   ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(root.string()));
-  ASSIGN_OR_RETURN(auto unclustered, delta::LoadSnapshot(store, root.string(), conn));
+  engine::DuckDBParquetLogIO log_io(conn.database());
+  ASSIGN_OR_RETURN(auto unclustered, delta::LoadSnapshot(store, root.string(), log_io));
 
   // A target size that yields about kClusteredFiles files (the default 128 MiB would make one).
   delta::Metadata metadata = unclustered->metadata;
@@ -55,7 +58,7 @@ Status Run() {
   set_target.UpdateMetadata(metadata);
   set_target.SetOperation("SET TBLPROPERTIES");
   ASSIGN_OR_RETURN(delta::CommitResult target_commit, set_target.Commit());
-  ASSIGN_OR_RETURN(auto before, delta::LoadSnapshot(store, root.string(), conn));
+  ASSIGN_OR_RETURN(auto before, delta::LoadSnapshot(store, root.string(), log_io));
 
   Progress("zorder_bench", "OPTIMIZE ZORDER BY (x, y)");
   commands::CommandContext ctx;
@@ -66,13 +69,14 @@ Status Run() {
   RETURN_IF_ERROR(commands::Optimize(ctx, before, request).status());
   const double optimize_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - optimize_start).count();
-  ASSIGN_OR_RETURN(auto after, delta::LoadSnapshot(store, root.string(), conn));
+  ASSIGN_OR_RETURN(auto after, delta::LoadSnapshot(store, root.string(), log_io));
 
   // 2% of each axis: 0.04% of the plane.
   const std::string where = fmt::format("x BETWEEN {} AND {} AND y BETWEEN {} AND {}", kDomain / 2,
                                         kDomain / 2 + kDomain / 50, kDomain / 4, kDomain / 4 + kDomain / 50);
-  ASSIGN_OR_RETURN(auto files_before, engine::FilesMatchingWhere(conn, *before, where));
-  ASSIGN_OR_RETURN(auto files_after, engine::FilesMatchingWhere(conn, *after, where));
+  ASSIGN_OR_RETURN(delta::Predicate predicate, engine::ParsePredicate(where, before->schema));
+  const std::vector<size_t> files_before = delta::FilesMatching(*before, predicate);
+  const std::vector<size_t> files_after = delta::FilesMatching(*after, predicate);
 
   const std::string table = engine::QuoteLiteral(root.string());
   const std::string after_sql = "SELECT count(*), sum(value) FROM delta_scan(" + table + ") WHERE " + where;

@@ -25,7 +25,7 @@ NODE_DIR="$CACHE_DIR/node"
 PACKAGES=(
   build-essential cmake ninja-build pkg-config clang clang-format clang-tidy libclang-rt-14-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libroaring-dev nlohmann-json3-dev libcli11-dev libfmt-dev libedit-dev
+  libroaring-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libedit-dev
   libzstd-dev zlib1g-dev libssl-dev
   curl ca-certificates ccache
 )

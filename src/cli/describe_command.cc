@@ -9,6 +9,7 @@
 #include "cli/output_format.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 
 namespace basin::cli {
 
@@ -119,7 +120,8 @@ Result<std::shared_ptr<delta::Snapshot>> LoadTable(const DescribeCommandOptions&
   ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, engine::Connection::Open(db));
   delta::SnapshotOptions snapshot_options;
   snapshot_options.version = options.version;
-  return delta::LoadSnapshot(store, path.string(), *conn, snapshot_options);
+  engine::DuckDBParquetLogIO log_io(conn->database());
+  return delta::LoadSnapshot(store, path.string(), log_io, snapshot_options);
 }
 
 }  // namespace

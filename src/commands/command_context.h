@@ -27,7 +27,7 @@ struct Progress {
 
 struct CommandContext {
   engine::Connection* conn = nullptr;  // REQUIRES: non-null
-  // Clock, seed, retry bounds and checkpoint_connection for the transactions the command
+  // Clock, seed, retry bounds and checkpoint_io for the transactions the command
   // commits.
   delta::TransactionOptions txn_options;
   // Idempotent write id (appId, version): the command writes it with its data, and skips

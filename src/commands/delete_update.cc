@@ -83,18 +83,21 @@ Result<CommandResult> RewriteRows(const CommandContext& ctx, std::shared_ptr<con
   const std::string alias =
       QuoteIdentifier(request.target_alias.empty() ? "__basin_target" : request.target_alias);
 
-  engine::SkippingScope scope;
+  engine::PredicateScope scope;
   if (!request.target_alias.empty()) scope.qualifiers.push_back(request.target_alias);
-  json predicate = request.where.empty() ? json(nullptr) : dml::ExpressionTree(conn, request.where);
   // A DELETE whose WHERE is absent, or decided by partition values alone, holds for all
   // rows of a file or for none: it removes whole files without reading them.
-  const bool whole_files = request.assignments == nullptr &&
-                           (request.where.empty() ||
-                            (!predicate.is_null() && !table.snapshot->metadata.partition_columns.empty() &&
-                             DecidedByPartitionValues(predicate, *table.snapshot, scope)));
-  // A WHERE DuckDB cannot parse on its own (null tree) reads every file; the query below
-  // then reports what is wrong with it.
-  dml::Candidates candidates = dml::SelectCandidates(*table.snapshot, std::move(predicate), std::move(scope));
+  bool whole_files = request.assignments == nullptr && request.where.empty();
+  if (request.assignments == nullptr && !request.where.empty() &&
+      !table.snapshot->metadata.partition_columns.empty()) {
+    const json tree = ExpressionTree(conn, request.where);
+    whole_files = !tree.is_null() && DecidedByPartitionValues(tree, *table.snapshot, scope);
+  }
+  // A WHERE DuckDB cannot parse on its own (unknown predicate) reads every file; the query
+  // below then reports what is wrong with it.
+  dml::Candidates candidates = dml::SelectCandidates(
+      *table.snapshot,
+      request.where.empty() ? delta::Predicate() : dml::PredicateOf(request.where, *table.snapshot, scope));
   std::vector<size_t> scanned = candidates.files;
   std::vector<size_t> removed_whole;
   if (whole_files) {

@@ -8,6 +8,7 @@
 #include "common/uuid.h"
 #include "delta/deletion_vector.h"
 #include "delta/protocol.h"
+#include "delta/skipping.h"
 
 namespace basin::commands::dml {
 
@@ -231,30 +232,16 @@ Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const d
   return table;
 }
 
-json ExpressionTree(engine::Connection& conn, const std::string& expression) {
-  auto tree = engine::ParsePredicate(conn, expression);
-  return tree.ok() ? *tree : json(nullptr);
+delta::Predicate PredicateOf(const std::string& expression, const delta::Snapshot& snapshot,
+                             const engine::PredicateScope& scope) {
+  auto predicate = engine::ParsePredicate(expression, snapshot.schema, scope);
+  return predicate.ok() ? *predicate : delta::Predicate();
 }
 
-json AndTrees(const std::vector<json>& trees) {
-  json children = json::array();
-  for (const json& tree : trees) {
-    if (!tree.is_null()) children.push_back(tree);
-  }
-  if (children.empty()) return nullptr;
-  if (children.size() == 1) return children[0];
-  return json{{"class", "CONJUNCTION"}, {"type", "CONJUNCTION_AND"}, {"alias", ""}, {"children", children}};
-}
-
-Candidates SelectCandidates(const delta::Snapshot& snapshot, json predicate, engine::SkippingScope scope) {
+Candidates SelectCandidates(const delta::Snapshot& snapshot, delta::Predicate predicate) {
   Candidates candidates;
-  if (predicate.is_null()) {
-    for (size_t i = 0; i < snapshot.files.size(); i++) candidates.files.push_back(i);
-  } else {
-    candidates.files = engine::FilesMatching(snapshot, predicate, scope);
-  }
+  candidates.files = delta::FilesMatching(snapshot, predicate);
   candidates.predicate = std::move(predicate);
-  candidates.scope = std::move(scope);
   return candidates;
 }
 
@@ -443,7 +430,7 @@ Result<CommandResult> CommitDml(const DmlTable& table, const Candidates& candida
   read.reserve(candidates.files.size());
   for (size_t index : candidates.files) read.push_back(table.snapshot->files[index]);
   txn.ReadFiles(read);
-  txn.ReadPredicate(candidates.predicate, candidates.scope);
+  txn.ReadPredicate(candidates.predicate);
   if (table.new_protocol) txn.UpdateProtocol(*table.new_protocol);
   if (table.new_metadata) txn.UpdateMetadata(*table.new_metadata);
   txn.SetOperation(std::move(operation), std::move(parameters));

@@ -31,8 +31,8 @@
 #include "common/status.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
+#include "engine/predicate_parser.h"
 #include "engine/scan.h"
-#include "engine/skipping.h"
 
 namespace basin::commands::dml {
 
@@ -79,23 +79,20 @@ struct DmlTable {
 Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> snapshot,
                               DmlMode mode, std::string_view operation, bool changes_rows);
 
-// The syntax tree of the boolean SQL expression (json_serialize_sql's where clause), or
-// null when DuckDB cannot parse it on its own (the command's query then reports why).
-nlohmann::json ExpressionTree(engine::Connection& conn, const std::string& expression);
-// {"type": "CONJUNCTION_AND", "children": [...]} of the non-null trees; null when none.
-nlohmann::json AndTrees(const std::vector<nlohmann::json>& trees);
+// The predicate `expression` states about `snapshot`'s rows (engine::ParsePredicate); unknown
+// when DuckDB cannot parse it on its own (the command's query then reports why).
+delta::Predicate PredicateOf(const std::string& expression, const delta::Snapshot& snapshot,
+                             const engine::PredicateScope& scope);
 
 // The files a command reads, and what it tells the transaction it read.
 struct Candidates {
   std::vector<size_t> files;  // indexes into snapshot.files
-  // The rows read: those `predicate` may hold for (null: the whole table).
-  nlohmann::json predicate;
-  engine::SkippingScope scope;
+  // The rows read: those `predicate` may hold for (unknown: the whole table).
+  delta::Predicate predicate;
 };
 
-// The files that may hold rows for which `predicate` holds (every file for null).
-Candidates SelectCandidates(const delta::Snapshot& snapshot, nlohmann::json predicate,
-                            engine::SkippingScope scope);
+// The files that may hold rows for which `predicate` holds (every file for unknown).
+Candidates SelectCandidates(const delta::Snapshot& snapshot, delta::Predicate predicate);
 
 // A scan of `files` of the table with engine::kScanFileColumn / kScanRowIndexColumn; its
 // temporary tables belong to `temps`.

@@ -8,6 +8,7 @@
 
 #include "commands/dml.h"
 #include "commands/dml_internal.h"
+#include "commands/partition_predicate.h"
 #include "commands/table_features.h"
 #include "common/strings.h"
 #include "engine/parquet_writer.h"
@@ -175,14 +176,14 @@ void Conjuncts(const json& node, std::vector<const json*>& out) {
 // For each ON conjunct `target_col = source_col`, the target column must lie within the
 // source column's [min, max] for a row to match: a predicate that prunes target files.
 // Sets `no_match` when a key column has no non-null source value (nothing can match).
-Result<std::vector<json>> KeyRanges(engine::Connection& conn, const MergePlan& plan,
-                                    const dml::DmlTable& table, const json& on_tree,
-                                    const std::string& source_table, bool& no_match) {
+Result<std::vector<std::string>> KeyRanges(engine::Connection& conn, const MergePlan& plan,
+                                           const dml::DmlTable& table, const json& on_tree,
+                                           const std::string& source_table, bool& no_match) {
   static const std::vector<std::string> kNumberTypes = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT",
                                                         "DECIMAL", "FLOAT",    "DOUBLE"};
   std::vector<const json*> conjuncts;
   Conjuncts(on_tree, conjuncts);
-  std::vector<json> ranges;
+  std::vector<std::string> ranges;
   for (const json* conjunct : conjuncts) {
     if (conjunct->value("type", "") != "COMPARE_EQUAL" || !conjunct->contains("left")) continue;
     const json* target = &(*conjunct)["left"];
@@ -214,8 +215,7 @@ Result<std::vector<json>> KeyRanges(engine::Connection& conn, const MergePlan& p
     };
     std::optional<std::string> lower = literal(*low), upper = literal(*high);
     if (!lower || !upper) continue;
-    json range = dml::ExpressionTree(conn, ColumnRefSql(*target) + " BETWEEN " + *lower + " AND " + *upper);
-    if (!range.is_null()) ranges.push_back(std::move(range));
+    ranges.push_back(ColumnRefSql(*target) + " BETWEEN " + *lower + " AND " + *upper);
   }
   return ranges;
 }
@@ -389,22 +389,23 @@ Result<CommandResult> Merge(const CommandContext& ctx, std::shared_ptr<const del
   // matter; prune by its target-only parts and by the source's key ranges.
   const bool by_source = std::any_of(request.clauses.begin(), request.clauses.end(),
                                      [](const MergeClause& c) { return IsBySource(c.kind); });
-  json predicate = nullptr;
-  bool no_match = false;
-  if (!by_source) {
-    json on_tree = dml::ExpressionTree(conn, request.on);
-    std::vector<json> trees = {on_tree};
-    if (!on_tree.is_null()) {
-      ASSIGN_OR_RETURN(std::vector<json> ranges,
-                       KeyRanges(conn, plan, table, on_tree, source_table, no_match));
-      trees.insert(trees.end(), ranges.begin(), ranges.end());
-    }
-    predicate = dml::AndTrees(trees);
-  }
-  engine::SkippingScope scope;
+  engine::PredicateScope scope;
   if (!request.target_alias.empty()) scope.qualifiers.push_back(request.target_alias);
   scope.other_qualifiers.push_back(plan.source_name);
-  dml::Candidates candidates = dml::SelectCandidates(*table.snapshot, std::move(predicate), std::move(scope));
+  delta::Predicate predicate;  // unknown: every target row
+  bool no_match = false;
+  if (!by_source) {
+    std::vector<delta::Predicate> terms = {dml::PredicateOf(request.on, *table.snapshot, scope)};
+    json on_tree = ExpressionTree(conn, request.on);
+    if (!on_tree.is_null()) {
+      ASSIGN_OR_RETURN(std::vector<std::string> ranges,
+                       KeyRanges(conn, plan, table, on_tree, source_table, no_match));
+      for (const std::string& range : ranges)
+        terms.push_back(dml::PredicateOf(range, *table.snapshot, scope));
+    }
+    predicate = delta::Predicate::And(std::move(terms));
+  }
+  dml::Candidates candidates = dml::SelectCandidates(*table.snapshot, std::move(predicate));
   if (no_match) candidates.files.clear();
   ctx.Report("scanning", 0, static_cast<int64_t>(candidates.files.size()));
 

@@ -33,8 +33,19 @@ bool IsPartitionColumn(const delta::Snapshot& snapshot, const std::string& name)
 
 }  // namespace
 
+json ExpressionTree(engine::Connection& conn, const std::string& expression) {
+  auto r = conn.Query("SELECT json_serialize_sql(" + QuoteLiteral("SELECT 1 WHERE " + expression) + ")");
+  if (!r.ok() || r->row_count() != 1 || !r->at(0, 0)) return nullptr;
+  json tree = json::parse(*r->at(0, 0), nullptr, false);
+  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true) != false) return nullptr;
+  const json& statements = tree["statements"];
+  if (!statements.is_array() || statements.size() != 1) return nullptr;
+  const json& node = statements[0]["node"];
+  return node.is_object() && node.contains("where_clause") ? node["where_clause"] : json(nullptr);
+}
+
 bool DecidedByPartitionValues(const json& tree, const delta::Snapshot& snapshot,
-                              const engine::SkippingScope& scope) {
+                              const engine::PredicateScope& scope) {
   if (tree.is_array()) {
     return std::all_of(tree.begin(), tree.end(),
                        [&](const json& child) { return DecidedByPartitionValues(child, snapshot, scope); });

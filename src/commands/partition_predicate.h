@@ -14,16 +14,20 @@
 #include "delta/schema.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
-#include "engine/skipping.h"
+#include "engine/predicate_parser.h"
 
 namespace basin::commands {
+
+// The syntax tree of the boolean SQL expression (json_serialize_sql's where clause), or
+// null when DuckDB cannot parse it on its own (the command's query then reports why).
+nlohmann::json ExpressionTree(engine::Connection& conn, const std::string& expression);
 
 // Whether `tree` (a json_serialize_sql expression) has the same value for every row of a
 // file: it references only partition columns of `snapshot` (unqualified, or qualified by
 // one of scope.qualifiers), and no subquery or function whose value changes per row
 // (random(), uuid(), nextval(), ...).
 bool DecidedByPartitionValues(const nlohmann::json& tree, const delta::Snapshot& snapshot,
-                              const engine::SkippingScope& scope);
+                              const engine::PredicateScope& scope);
 
 // Those of `files` (indexes into snapshot.files, kept in order) whose partition values
 // make `predicate` true (NULL counts as false). DuckDB evaluates it over one row per file

@@ -12,6 +12,7 @@
 #include "delta/deletion_vector.h"
 #include "delta/paths.h"
 #include "delta/protocol.h"
+#include "engine/parquet_log_io.h"
 
 namespace basin::commands {
 
@@ -114,8 +115,9 @@ Result<CommandResult> Restore(const CommandContext& ctx, std::shared_ptr<const d
   options.version = request.version;
   options.timestamp = request.timestamp;
   ctx.Report("loading version", 0);
+  engine::DuckDBParquetLogIO log_io(ctx.conn->database());
   ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> old,
-                   delta::LoadSnapshot(table->store, table->table_root, *ctx.conn, options));
+                   delta::LoadSnapshot(table->store, table->table_root, log_io, options));
   const std::string where = name + " to version " + std::to_string(old->version);
   if (old->version > table->version) {
     return Status::InvalidArgument(where + ": the table's latest version is " +

@@ -12,6 +12,7 @@
 #include "delta/paths.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
+#include "engine/parquet_log_io.h"
 #include "engine/scan.h"
 
 namespace basin::commands {
@@ -243,8 +244,9 @@ Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& co
 
   delta::SnapshotOptions options;
   options.version = start_version;
+  engine::DuckDBParquetLogIO log_io(conn.database());
   ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> first,
-                   delta::LoadSnapshot(store, table_root, conn, options));
+                   delta::LoadSnapshot(store, table_root, log_io, options));
   delta::Protocol protocol = first->protocol;
   delta::Metadata metadata = first->metadata;
 

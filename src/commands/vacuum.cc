@@ -15,6 +15,7 @@
 #include "delta/log_segment.h"
 #include "delta/paths.h"
 #include "delta/protocol.h"
+#include "engine/parquet_log_io.h"
 
 namespace basin::commands {
 
@@ -109,8 +110,9 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
   ctx.Report("loading tombstones", 0);
   delta::SnapshotOptions snapshot_options;
   snapshot_options.keep_tombstones = true;
+  engine::DuckDBParquetLogIO log_io(ctx.conn->database());
   ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> latest,
-                   delta::LoadSnapshot(table->store, table->table_root, *ctx.conn, snapshot_options));
+                   delta::LoadSnapshot(table->store, table->table_root, log_io, snapshot_options));
   const std::string where = "table " + latest->table_root + " version " + std::to_string(latest->version);
   if (latest->protocol.HasReaderFeature("vacuumProtocolCheck") ||
       latest->protocol.HasWriterFeature("vacuumProtocolCheck") || !request.dry_run) {

@@ -7,8 +7,9 @@
 #include "commands/partition_predicate.h"
 #include "commands/table_features.h"
 #include "delta/protocol.h"
+#include "delta/skipping.h"
+#include "engine/predicate_parser.h"
 #include "engine/scan.h"
-#include "engine/skipping.h"
 
 namespace basin::commands {
 
@@ -58,12 +59,13 @@ struct Replaced {
 // the predicate is over partition columns only; otherwise the candidate files that skipping
 // keeps are read, counting matching and other rows per file.
 Result<Replaced> FilesToReplace(engine::Connection& conn, const delta::Snapshot& table,
-                                const std::string& predicate, const json& tree) {
+                                const std::string& predicate, const delta::Predicate& parsed) {
   Replaced replaced;
-  std::vector<size_t> candidates = engine::FilesMatching(table, tree);
+  std::vector<size_t> candidates = delta::FilesMatching(table, parsed);
   if (candidates.empty()) return replaced;
   const std::string condition = "COALESCE((" + predicate + "), FALSE)";
-  if (DecidedByPartitionValues(tree, table, {})) {
+  const json tree = ExpressionTree(conn, predicate);
+  if (!tree.is_null() && DecidedByPartitionValues(tree, table, {})) {
     ASSIGN_OR_RETURN(replaced.removed,
                      FilesWherePartitionsSatisfy(conn, table, candidates, predicate, "__basin_partitions"));
     for (size_t index : replaced.removed) replaced.deleted_rows += NumRecords(table.files[index]);
@@ -211,10 +213,10 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     for (const delta::AddFile& add : table->files) replaced.deleted_rows += NumRecords(add);
   } else if (mode == WriteMode::kReplaceWhere) {
     parameters["predicate"] = JsonList({request.replace_where});
-    ASSIGN_OR_RETURN(json tree, engine::ParsePredicate(conn, request.replace_where));
+    ASSIGN_OR_RETURN(delta::Predicate parsed, engine::ParsePredicate(request.replace_where, table->schema));
     ctx.Report("scanning", 0);
-    ASSIGN_OR_RETURN(replaced, FilesToReplace(conn, *table, request.replace_where, tree));
-    txn.ReadPredicate(tree);
+    ASSIGN_OR_RETURN(replaced, FilesToReplace(conn, *table, request.replace_where, parsed));
+    txn.ReadPredicate(parsed);
   }
 
   ctx.Report("writing", 0);
@@ -233,8 +235,8 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     if (partitions_sql.empty()) {
       if (!adds.empty()) txn.ReadWholeTable();
     } else {
-      ASSIGN_OR_RETURN(json tree, engine::ParsePredicate(conn, partitions_sql));
-      txn.ReadPredicate(tree);
+      ASSIGN_OR_RETURN(delta::Predicate parsed, engine::ParsePredicate(partitions_sql, table->schema));
+      txn.ReadPredicate(parsed);
     }
   }
 

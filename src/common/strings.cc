@@ -21,4 +21,21 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
                                             [](char x, char y) { return LowerChar(x) == LowerChar(y); });
 }
 
+namespace {
+
+std::string Quoted(std::string_view s, char quote) {
+  std::string out(1, quote);
+  for (char ch : s) {
+    if (ch == quote) out += quote;
+    out += ch;
+  }
+  out += quote;
+  return out;
+}
+
+}  // namespace
+
+std::string QuoteLiteral(std::string_view s) { return Quoted(s, '\''); }
+std::string QuoteIdentifier(std::string_view s) { return Quoted(s, '"'); }
+
 }  // namespace basin

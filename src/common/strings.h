@@ -1,5 +1,6 @@
 // ASCII case folding for identifiers, keywords and property values, which Delta, Spark and
-// DuckDB compare case-insensitively. Bytes outside ASCII are left as they are.
+// DuckDB compare case-insensitively (bytes outside ASCII are left as they are), and SQL
+// quoting.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -12,5 +13,10 @@ namespace basin {
 std::string AsciiLower(std::string text);
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// 'it''s' — a SQL string literal.
+std::string QuoteLiteral(std::string_view s);
+// "a""b" — a SQL identifier.
+std::string QuoteIdentifier(std::string_view s);
 
 }  // namespace basin

@@ -1,7 +1,10 @@
 #include "delta/actions.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <array>
+#include <functional>
 
 #include "common/strings.h"
 #include "delta/json_fields.h"
@@ -48,19 +51,27 @@ bool Protocol::HasWriterFeature(const std::string& name) const {
 
 namespace {
 
-// The body of one action: `body` is the object under the action's name (`prefix`).
+// The body of one action: `obj` is the object under the action's name (`prefix`).
 struct Body {
-  const json& obj;
+  Object obj;
   std::string_view prefix;
-  const std::string& where;
+  const Location& where;
   Field operator[](std::string_view name) const { return Field{obj, prefix, name, where}; }
 };
 
+// The object in field `f`; nullopt when absent or null, Corruption when not an object.
+Result<std::optional<Object>> OptionalObject(const Field& f) {
+  auto v = f.Find();
+  if (!v) return std::optional<Object>();
+  Object object;
+  if (v->get_object().get(object) != simdjson::SUCCESS) return f.WrongType("an object");
+  return std::optional<Object>(object);
+}
+
 Result<std::optional<DeletionVectorDescriptor>> ParseDeletionVector(const Body& b) {
   Field f = b["deletionVector"];
-  const json* v = f.Find();
-  if (v == nullptr) return std::optional<DeletionVectorDescriptor>();
-  if (!v->is_object()) return f.WrongType("an object");
+  ASSIGN_OR_RETURN(std::optional<Object> v, OptionalObject(f));
+  if (!v) return std::optional<DeletionVectorDescriptor>();
   std::string prefix = f.Name();
   Body dv{*v, prefix, b.where};
   DeletionVectorDescriptor out;
@@ -76,29 +87,27 @@ Result<std::optional<DeletionVectorDescriptor>> ParseDeletionVector(const Body& 
   return std::optional<DeletionVectorDescriptor>(std::move(out));
 }
 
-Result<AddFile> ParseAdd(const Body& b) {
-  AddFile out;
+// Fills `out` in place: replay parses a large commit's adds without moving them around.
+Status ParseAdd(const Body& b, AddFile& out) {
   ASSIGN_OR_RETURN(out.path, RequiredString(b["path"]));
-  if (b["partitionValues"].Find() == nullptr) return b["partitionValues"].Missing();
+  if (!b["partitionValues"].Find()) return b["partitionValues"].Missing();
   ASSIGN_OR_RETURN(out.partition_values, OptionalNullableStringMap(b["partitionValues"]));
   ASSIGN_OR_RETURN(out.size, RequiredInt64(b["size"]));
   ASSIGN_OR_RETURN(out.modification_time, RequiredInt64(b["modificationTime"]));
   ASSIGN_OR_RETURN(out.data_change, RequiredBool(b["dataChange"]));
   ASSIGN_OR_RETURN(out.stats, OptionalString(b["stats"]));
   if (!out.stats) {
-    // Checkpoints written with writeStatsAsStruct carry the stats as a struct instead.
+    // JSON checkpoints written with writeStatsAsStruct carry the stats as a struct instead.
     Field parsed = b["stats_parsed"];
-    if (const json* v = parsed.Find(); v != nullptr) {
-      if (!v->is_object()) return parsed.WrongType("an object");
-      out.stats = Dump(*v);
-    }
+    ASSIGN_OR_RETURN(std::optional<Object> v, OptionalObject(parsed));
+    if (v) out.stats = Dump(*v);
   }
   ASSIGN_OR_RETURN(out.tags, OptionalStringMap(b["tags"]));
   ASSIGN_OR_RETURN(out.deletion_vector, ParseDeletionVector(b));
   ASSIGN_OR_RETURN(out.base_row_id, OptionalInt64(b["baseRowId"]));
   ASSIGN_OR_RETURN(out.default_row_commit_version, OptionalInt64(b["defaultRowCommitVersion"]));
   ASSIGN_OR_RETURN(out.clustering_provider, OptionalString(b["clusteringProvider"]));
-  return out;
+  return Status::OK();
 }
 
 Result<RemoveFile> ParseRemove(const Body& b) {
@@ -129,9 +138,8 @@ Result<Metadata> ParseMetadata(const Body& b) {
   ASSIGN_OR_RETURN(out.name, OptionalString(b["name"]));
   ASSIGN_OR_RETURN(out.description, OptionalString(b["description"]));
   Field format = b["format"];
-  const json* fv = format.Find();
-  if (fv == nullptr) return format.Missing();
-  if (!fv->is_object()) return format.WrongType("an object");
+  ASSIGN_OR_RETURN(std::optional<Object> fv, OptionalObject(format));
+  if (!fv) return format.Missing();
   Body fb{*fv, "metaData.format", b.where};
   ASSIGN_OR_RETURN(out.format_provider, RequiredString(fb["provider"]));
   ASSIGN_OR_RETURN(out.format_options, OptionalStringMap(fb["options"]));
@@ -154,7 +162,7 @@ Result<SetTransaction> ParseTxn(const Body& b) {
 
 Result<CommitInfo> ParseCommitInfo(const Body& b) {
   CommitInfo out;
-  out.raw = b.obj;
+  out.raw = json::parse(Dump(b.obj), nullptr, /*allow_exceptions=*/false);
   // Only the in-commit timestamp is protocol-defined; the rest is free-form provenance,
   // so a writer's odd types there are ignored rather than fatal.
   ASSIGN_OR_RETURN(out.in_commit_timestamp, OptionalInt64(b["inCommitTimestamp"]));
@@ -196,63 +204,125 @@ Result<CdcFile> ParseCdc(const Body& b) {
 }
 
 template <typename T>
-Result<std::optional<Action>> Wrap(Result<T> parsed) {
+Status Store(Result<T> parsed, Action* out) {
   if (!parsed.ok()) return parsed.status();
-  return std::optional<Action>(Action(std::move(parsed).value()));
+  *out = std::move(parsed).value();
+  return Status::OK();
 }
 
 constexpr std::array<std::string_view, 10> kKnownActions = {
     "add",        "remove",         "metaData",           "protocol", "txn",
     "commitInfo", "domainMetadata", "checkpointMetadata", "sidecar",  "cdc"};
 
-Result<std::optional<Action>> ParseKnown(std::string_view name, const json& body, const std::string& where) {
-  if (!body.is_object()) {
-    return Status::Corruption(where + ": action '" + std::string(name) + "' must be a JSON object");
+Status ParseKnown(std::string_view name, Element body, const Location& where, Action* out) {
+  Object object;
+  if (body.get_object().get(object) != simdjson::SUCCESS) {
+    return Status::Corruption(where.ToString() + ": action '" + std::string(name) + "' must be a JSON object");
   }
-  Body b{body, name, where};
-  if (name == "add") return Wrap(ParseAdd(b));
-  if (name == "remove") return Wrap(ParseRemove(b));
-  if (name == "metaData") return Wrap(ParseMetadata(b));
-  if (name == "protocol") return Wrap(ParseProtocol(b));
-  if (name == "txn") return Wrap(ParseTxn(b));
-  if (name == "commitInfo") return Wrap(ParseCommitInfo(b));
-  if (name == "domainMetadata") return Wrap(ParseDomainMetadata(b));
-  if (name == "checkpointMetadata") return Wrap(ParseCheckpointMetadata(b));
-  if (name == "sidecar") return Wrap(ParseSidecar(b));
-  return Wrap(ParseCdc(b));
+  Body b{object, name, where};
+  if (name == "add") return ParseAdd(b, out->emplace<AddFile>());
+  if (name == "remove") return Store(ParseRemove(b), out);
+  if (name == "metaData") return Store(ParseMetadata(b), out);
+  if (name == "protocol") return Store(ParseProtocol(b), out);
+  if (name == "txn") return Store(ParseTxn(b), out);
+  if (name == "commitInfo") return Store(ParseCommitInfo(b), out);
+  if (name == "domainMetadata") return Store(ParseDomainMetadata(b), out);
+  if (name == "checkpointMetadata") return Store(ParseCheckpointMetadata(b), out);
+  if (name == "sidecar") return Store(ParseSidecar(b), out);
+  return Store(ParseCdc(b), out);
 }
 
-}  // namespace
+// One parser per thread, reused line after line: it keeps its buffers.
+simdjson::dom::parser& ThreadParser() {
+  thread_local simdjson::dom::parser parser;
+  return parser;
+}
 
-Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where) {
-  json doc = json::parse(json_text.begin(), json_text.end(), nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return Status::Corruption(where + ": not valid JSON");
-  if (!doc.is_object()) return Status::Corruption(where + ": an action must be a JSON object");
+// Parses one line into `out`; false for a row without an action.
+Result<bool> ParseLine(std::string_view json_text, const Location& where, Action* out) {
+  Element doc;
+  if (ThreadParser().parse(json_text.data(), json_text.size()).get(doc) != simdjson::SUCCESS) {
+    return Status::Corruption(where.ToString() + ": not valid JSON");
+  }
+  Object object;
+  if (doc.get_object().get(object) != simdjson::SUCCESS) {
+    return Status::Corruption(where.ToString() + ": an action must be a JSON object");
+  }
   // A checkpoint row has one column per action type, all null but one.
-  const json* known_body = nullptr;
+  std::optional<Element> known_body;
   std::string_view known_name;
-  const json* unknown_body = nullptr;
-  std::string unknown_name;
-  for (const auto& [name, body] : doc.items()) {
+  std::optional<Element> unknown_body;
+  std::string_view unknown_name;
+  for (auto [name, body] : object) {
     if (body.is_null()) continue;
     auto it = std::find(kKnownActions.begin(), kKnownActions.end(), name);
     if (it == kKnownActions.end()) {
-      if (unknown_body == nullptr) {
-        unknown_body = &body;
+      if (!unknown_body) {
+        unknown_body = body;
         unknown_name = name;
       }
       continue;
     }
-    if (known_body != nullptr) {
-      return Status::Corruption(where + ": more than one action in one line ('" + std::string(known_name) +
-                                "' and '" + name + "')");
+    if (known_body) {
+      return Status::Corruption(where.ToString() + ": more than one action in one line ('" +
+                                std::string(known_name) + "' and '" + std::string(name) + "')");
     }
-    known_body = &body;
+    known_body = body;
     known_name = *it;
   }
-  if (known_body != nullptr) return ParseKnown(known_name, *known_body, where);
-  if (unknown_body != nullptr) return std::optional<Action>(UnknownAction{unknown_name, *unknown_body});
-  return std::optional<Action>();
+  if (known_body) {
+    RETURN_IF_ERROR(ParseKnown(known_name, *known_body, where, out));
+    return true;
+  }
+  if (unknown_body) {
+    json raw = json::parse(Dump(*unknown_body), nullptr, /*allow_exceptions=*/false);
+    *out = UnknownAction{std::string(unknown_name), std::move(raw)};
+    return true;
+  }
+  return false;
+}
+
+bool IsBlank(std::string_view line) { return line.find_first_not_of(" \t\r") == std::string_view::npos; }
+
+}  // namespace
+
+Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where) {
+  Action action;
+  ASSIGN_OR_RETURN(bool found, ParseLine(json_text, Location{where, 0}, &action));
+  if (!found) return std::optional<Action>();
+  return std::optional<Action>(std::move(action));
+}
+
+Status ForEachAction(std::string_view content, const std::string& where, std::string_view needle,
+                     const std::function<Status(Action&)>& visit, size_t first_line) {
+  // Horspool skips ahead by the needle's length; a plain find stops at every '"'.
+  const std::boyer_moore_horspool_searcher searcher(needle.begin(), needle.end());
+  Location location{where, 0};
+  Action action;           // reused line after line
+  size_t line_number = first_line;  // of the line starting at content[counted]
+  size_t counted = 0;
+  size_t pos = 0;  // the start of a line
+  while (pos < content.size()) {
+    if (!needle.empty()) {
+      // Jump to the next line holding the needle, counting the lines skipped.
+      const auto hit = std::search(content.begin() + pos, content.end(), searcher);
+      if (hit == content.end()) break;
+      const size_t newline = content.rfind('\n', static_cast<size_t>(hit - content.begin()));
+      if (newline != std::string_view::npos && newline >= pos) pos = newline + 1;
+      line_number += static_cast<size_t>(std::count(content.begin() + counted, content.begin() + pos, '\n'));
+    }
+    size_t end = content.find('\n', pos);
+    if (end == std::string_view::npos) end = content.size();
+    const std::string_view line = content.substr(pos, end - pos);
+    location.line = line_number;
+    pos = end + 1;
+    counted = pos;
+    line_number++;
+    if (IsBlank(line)) continue;
+    ASSIGN_OR_RETURN(bool found, ParseLine(line, location, &action));
+    if (found) RETURN_IF_ERROR(visit(action));
+  }
+  return Status::OK();
 }
 
 Result<std::vector<Action>> ParseCommitFile(std::string_view content, const std::string& where) {
@@ -262,19 +332,10 @@ Result<std::vector<Action>> ParseCommitFile(std::string_view content, const std:
 Result<std::vector<Action>> ParseCommitLinesContaining(std::string_view content, const std::string& where,
                                                        std::string_view needle) {
   std::vector<Action> actions;
-  size_t line_number = 0;
-  size_t pos = 0;
-  while (pos < content.size()) {
-    size_t end = content.find('\n', pos);
-    if (end == std::string_view::npos) end = content.size();
-    std::string_view line = content.substr(pos, end - pos);
-    pos = end + 1;
-    line_number++;
-    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (line.find(needle) == std::string_view::npos) continue;
-    ASSIGN_OR_RETURN(auto action, ParseAction(line, where + " line " + std::to_string(line_number)));
-    if (action) actions.push_back(std::move(*action));
-  }
+  RETURN_IF_ERROR(ForEachAction(content, where, needle, [&](Action& action) {
+    actions.push_back(std::move(action));
+    return Status::OK();
+  }));
   return actions;
 }
 
@@ -408,7 +469,7 @@ std::string ActionName(const Action& action) { return std::visit(NameOf{}, actio
 std::string SerializeAction(const Action& action) {
   json line = json::object();
   line[ActionName(action)] = std::visit(BodyWriter{}, action);
-  return Dump(line);
+  return line.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 RemoveFile RemoveOf(const AddFile& add, bool data_change) {
@@ -424,11 +485,13 @@ RemoveFile RemoveOf(const AddFile& add, bool data_change) {
 
 std::optional<int64_t> StatsNumRecords(const AddFile& add) {
   if (!add.stats) return std::nullopt;
-  nlohmann::json stats = nlohmann::json::parse(*add.stats, nullptr, false);
-  if (stats.is_discarded() || !stats.is_object()) return std::nullopt;
-  auto it = stats.find("numRecords");
-  if (it == stats.end() || !it->is_number_integer()) return std::nullopt;
-  return it->get<int64_t>();
+  Element stats;
+  int64_t n = 0;
+  if (ThreadParser().parse(*add.stats).get(stats) != simdjson::SUCCESS ||
+      stats["numRecords"].get_int64().get(n) != simdjson::SUCCESS) {
+    return std::nullopt;
+  }
+  return n;
 }
 
 std::string ColumnMappingMode(const std::map<std::string, std::string>& configuration) {

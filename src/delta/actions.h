@@ -1,12 +1,14 @@
 // Delta Lake log actions, as the protocol defines them (PROTOCOL.md "Actions").
-// Parsed from JSON commit lines and from checkpoint rows (which Basin renders as JSON
-// through DuckDB), so one parser serves both.
+// ParseAction/ParseCommitFile (simdjson) is the one parser of JSON log lines: commits,
+// log compactions, V2 JSON checkpoints. Parquet checkpoints are read column by column
+// straight into these structs (delta/parquet_io.h).
 //
 // Paths are kept exactly as the log holds them (URL-encoded, relative to the table root
 // or absolute URIs); see DecodeDataPath() in delta/paths.h.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -37,7 +39,7 @@ struct AddFile {
   int64_t size = 0;
   int64_t modification_time = 0;
   bool data_change = true;
-  std::optional<std::string> stats;  // JSON text; from `stats` or a checkpoint's `stats_parsed`
+  std::optional<std::string> stats;  // JSON text; from `stats`, or a checkpoint's `stats_parsed` as JSON
   std::map<std::string, std::string> tags;
   std::optional<DeletionVectorDescriptor> deletion_vector;
   std::optional<int64_t> base_row_id;
@@ -136,10 +138,19 @@ using Action = std::variant<AddFile, RemoveFile, Protocol, Metadata, SetTransact
                             DomainMetadata, CheckpointMetadata, Sidecar, CdcFile, UnknownAction>;
 
 // Parses one JSON object holding exactly one action ({"add": {...}}), or a checkpoint row
-// rendered as JSON (one non-null action column among nulls). `where` names the source for
+// in JSON form (one non-null action column among nulls). `where` names the source for
 // errors ("_delta_log/00000000000000000003.json line 2"). Returns nullopt for a row with no
 // action. Corruption (naming `where` and the field) for malformed input; never crashes.
+// Thread safety: any thread (each thread reuses its own parser).
 Result<std::optional<Action>> ParseAction(std::string_view json_text, const std::string& where);
+
+// Calls `visit` with each action of a JSON commit file's content, one per non-empty line,
+// in order, stopping at the first error (a malformed line's Corruption, naming `where` and
+// the line number, or `visit`'s). With a non-empty `needle`, only lines containing it are
+// parsed. Replay uses this to avoid holding every action of a large commit at once. The
+// first line of `content` is line `first_line` of its file (for errors).
+Status ForEachAction(std::string_view content, const std::string& where, std::string_view needle,
+                     const std::function<Status(Action&)>& visit, size_t first_line = 1);
 
 // All actions of a JSON commit file's content, one per non-empty line. Errors name
 // `where` and the line number.

@@ -4,12 +4,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <span>
 #include <sstream>
 
 #include "common/strings.h"
-#include "common/temp_path.h"
 #include "common/uuid.h"
 #include "delta/log_segment.h"
 
@@ -20,59 +18,6 @@ namespace {
 using json = nlohmann::json;
 using ordered_json = nlohmann::ordered_json;
 
-// The protocol's checkpoint schema as a from_json() structure. Columns a checkpoint never
-// holds (commitInfo, cdc) are left out.
-const std::string& CheckpointStructure() {
-  static const std::string structure = [] {
-    const json map = "MAP(VARCHAR, VARCHAR)";
-    const json dv = {{"storageType", "VARCHAR"},
-                     {"pathOrInlineDv", "VARCHAR"},
-                     {"offset", "INTEGER"},
-                     {"sizeInBytes", "INTEGER"},
-                     {"cardinality", "BIGINT"}};
-    json s;
-    s["txn"] = {{"appId", "VARCHAR"}, {"version", "BIGINT"}, {"lastUpdated", "BIGINT"}};
-    s["add"] = {{"path", "VARCHAR"},
-                {"partitionValues", map},
-                {"size", "BIGINT"},
-                {"modificationTime", "BIGINT"},
-                {"dataChange", "BOOLEAN"},
-                {"stats", "VARCHAR"},
-                {"tags", map},
-                {"deletionVector", dv},
-                {"baseRowId", "BIGINT"},
-                {"defaultRowCommitVersion", "BIGINT"},
-                {"clusteringProvider", "VARCHAR"}};
-    s["remove"] = {{"path", "VARCHAR"},       {"deletionTimestamp", "BIGINT"},
-                   {"dataChange", "BOOLEAN"}, {"extendedFileMetadata", "BOOLEAN"},
-                   {"partitionValues", map},  {"size", "BIGINT"},
-                   {"deletionVector", dv}};
-    s["metaData"] = {{"id", "VARCHAR"},           {"name", "VARCHAR"},
-                     {"description", "VARCHAR"},  {"format", {{"provider", "VARCHAR"}, {"options", map}}},
-                     {"schemaString", "VARCHAR"}, {"partitionColumns", json::array({"VARCHAR"})},
-                     {"configuration", map},      {"createdTime", "BIGINT"}};
-    s["protocol"] = {{"minReaderVersion", "INTEGER"},
-                     {"minWriterVersion", "INTEGER"},
-                     {"readerFeatures", json::array({"VARCHAR"})},
-                     {"writerFeatures", json::array({"VARCHAR"})}};
-    s["domainMetadata"] = {{"domain", "VARCHAR"}, {"configuration", "VARCHAR"}, {"removed", "BOOLEAN"}};
-    s["checkpointMetadata"] = {{"version", "BIGINT"}, {"tags", map}};
-    s["sidecar"] = {
-        {"path", "VARCHAR"}, {"sizeInBytes", "BIGINT"}, {"modificationTime", "BIGINT"}, {"tags", map}};
-    return s.dump();
-  }();
-  return structure;
-}
-
-using Columns = std::span<const char* const>;
-// A V1 checkpoint; a sidecar (file actions only, PROTOCOL.md "Sidecar Files"); a V2
-// top-level file, which keeps the add/remove columns (all null) so that readers expecting
-// the full checkpoint schema find them.
-constexpr const char* kClassicColumns[] = {"txn", "add", "remove", "metaData", "protocol", "domainMetadata"};
-constexpr const char* kSidecarColumns[] = {"add", "remove"};
-constexpr const char* kV2Columns[] = {"checkpointMetadata", "txn",    "add", "remove", "metaData", "protocol",
-                                      "domainMetadata",     "sidecar"};
-constexpr char kRowsTable[] = "basin_checkpoint_rows";
 // _last_checkpoint embeds a V2 checkpoint's top-level actions only up to this many, so
 // that the hint file stays small however many txn appIds a table collects.
 constexpr size_t kMaxEmbeddedActions = 64;
@@ -82,14 +27,6 @@ std::string LogKey(int64_t version, const std::string& suffix) {
   char name[64];
   std::snprintf(name, sizeof(name), "%s%020lld", kLogFolder, static_cast<long long>(version));
   return name + suffix;
-}
-
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) return Status::IOError("cannot read " + path);
-  return bytes.str();
 }
 
 // The snapshot's state as actions: the non-file ones in the order readers expect
@@ -117,45 +54,11 @@ Result<CheckpointContent> CollectActions(const Snapshot& snapshot, int64_t now_m
   return content;
 }
 
-// Has DuckDB write `actions` as Parquet with `columns` at the local path `out_path`.
-Status WriteParquet(engine::Connection& conn, std::span<const Action> actions, Columns columns,
-                    const std::string& out_path) {
-  RETURN_IF_ERROR(
-      conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kRowsTable + " (action VARCHAR)"));
-  struct DropRows {
-    engine::Connection& conn;
-    ~DropRows() { (void)conn.Execute(std::string("DROP TABLE IF EXISTS temp.") + kRowsTable); }
-  } drop_rows{conn};
-  {
-    ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", kRowsTable));
-    for (const auto& action : actions) {
-      RETURN_IF_ERROR(appender->Append(SerializeAction(action)));
-      RETURN_IF_ERROR(appender->EndRow());
-    }
-    RETURN_IF_ERROR(appender->Close());
-  }
-  std::string selected;
-  for (const char* column : columns) {
-    std::string quoted = engine::QuoteIdentifier(column);
-    selected += (selected.empty() ? "a." : ", a.") + quoted + " AS " + quoted;
-  }
-  return conn.Execute("COPY (SELECT " + selected + " FROM (SELECT from_json(action, " +
-                      engine::QuoteLiteral(CheckpointStructure()) + ") AS a FROM temp." + kRowsTable +
-                      ")) TO " + engine::QuoteLiteral(out_path) + " (FORMAT parquet)");
-}
-
-// The Parquet bytes of `actions` with `columns`, written by DuckDB through a local file.
-Result<std::string> RenderParquet(engine::Connection& conn, std::span<const Action> actions,
-                                  Columns columns) {
-  TempPath local("basin-checkpoint-", ".parquet");
-  RETURN_IF_ERROR(WriteParquet(conn, actions, columns, local.path()));
-  return ReadWholeFile(local.path());
-}
-
-// Stores `bytes` at `key` and returns what the store records for it: V2 checkpoints name
-// their files with size and modification time.
-Result<ObjectInfo> PutAndHead(ObjectStore& store, const std::string& key, const std::string& bytes) {
-  RETURN_IF_ERROR(store.Put(key, bytes));
+// Writes `actions` as Parquet at `key` and returns what the store records for it: V2
+// checkpoints name their files with size and modification time.
+Result<ObjectInfo> WriteParquetAndHead(ObjectStore& store, ParquetLogIO& io, const std::string& key,
+                                       std::span<const Action> actions, CheckpointColumns columns) {
+  RETURN_IF_ERROR(io.WriteActions(store, key, actions, columns));
   return store.Head(key);
 }
 
@@ -189,7 +92,7 @@ ordered_json ActionJson(const Action& action) {
   return ordered_json::parse(SerializeAction(action), nullptr, /*allow_exceptions=*/false);
 }
 
-Result<CheckpointInfo> WriteClassic(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
+Result<CheckpointInfo> WriteClassic(ObjectStore& store, ParquetLogIO& io, const Snapshot& snapshot,
                                     CheckpointContent content) {
   std::vector<Action> actions = std::move(content.non_file);
   std::move(content.files.begin(), content.files.end(), std::back_inserter(actions));
@@ -197,16 +100,16 @@ Result<CheckpointInfo> WriteClassic(ObjectStore& store, engine::Connection& conn
   info.version = snapshot.version;
   info.policy = CheckpointPolicy::kClassic;
   info.key = LogKey(snapshot.version, ".checkpoint.parquet");
-  ASSIGN_OR_RETURN(std::string bytes, RenderParquet(conn, actions, kClassicColumns));
-  RETURN_IF_ERROR(store.Put(info.key, bytes));
+  ASSIGN_OR_RETURN(ObjectInfo stored,
+                   WriteParquetAndHead(store, io, info.key, actions, CheckpointColumns::kClassic));
   info.num_actions = static_cast<int64_t>(actions.size());
   info.num_add_files = static_cast<int64_t>(snapshot.files.size());
-  info.size_bytes = static_cast<int64_t>(bytes.size());
+  info.size_bytes = static_cast<int64_t>(stored.size_bytes);
   RETURN_IF_ERROR(UpdateLastCheckpoint(store, info.version, LastCheckpointDoc(info)));
   return info;
 }
 
-Result<CheckpointInfo> WriteV2(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
+Result<CheckpointInfo> WriteV2(ObjectStore& store, ParquetLogIO& io, const Snapshot& snapshot,
                                const CheckpointContent& content, const CheckpointOptions& options) {
   if (options.actions_per_sidecar <= 0) {
     return Status::InvalidArgument("actions_per_sidecar must be positive, got " +
@@ -227,23 +130,25 @@ Result<CheckpointInfo> WriteV2(ObjectStore& store, engine::Connection& conn, con
     const std::string uuid = NewUuid();
     const std::string name = uuid + ".parquet";
     const std::string key = kSidecarFolder + name;
-    ASSIGN_OR_RETURN(std::string bytes, RenderParquet(conn, chunk, kSidecarColumns));
-    ASSIGN_OR_RETURN(ObjectInfo stored, PutAndHead(store, key, bytes));
+    ASSIGN_OR_RETURN(ObjectInfo stored,
+                     WriteParquetAndHead(store, io, key, chunk, CheckpointColumns::kSidecar));
     top.emplace_back(Sidecar{name, static_cast<int64_t>(stored.size_bytes), stored.modification_time_ms});
     info.sidecar_keys.push_back(key);
     info.size_bytes += static_cast<int64_t>(stored.size_bytes);
   }
 
   const std::string uuid = NewUuid();
-  std::string bytes;
+  ObjectInfo stored;
   if (options.v2_top_level_format == CheckpointFileFormat::kJson) {
+    std::string bytes;
     for (const auto& action : top) bytes += SerializeAction(action) + "\n";
     info.key = LogKey(snapshot.version, ".checkpoint." + uuid + ".json");
+    RETURN_IF_ERROR(store.Put(info.key, bytes));
+    ASSIGN_OR_RETURN(stored, store.Head(info.key));
   } else {
-    ASSIGN_OR_RETURN(bytes, RenderParquet(conn, top, kV2Columns));
     info.key = LogKey(snapshot.version, ".checkpoint." + uuid + ".parquet");
+    ASSIGN_OR_RETURN(stored, WriteParquetAndHead(store, io, info.key, top, CheckpointColumns::kV2TopLevel));
   }
-  ASSIGN_OR_RETURN(ObjectInfo stored, PutAndHead(store, info.key, bytes));
   info.size_bytes += static_cast<int64_t>(stored.size_bytes);
   info.num_actions = static_cast<int64_t>(top.size() + content.files.size());
 
@@ -335,7 +240,7 @@ Result<CheckpointPolicy> EffectiveCheckpointPolicy(const Snapshot& snapshot) {
   return policy;
 }
 
-Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
+Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, ParquetLogIO& io, const Snapshot& snapshot,
                                        int64_t now_ms, const CheckpointOptions& options) {
   const std::string where =
       snapshot.table_root + ": writing the checkpoint of version " + std::to_string(snapshot.version);
@@ -354,20 +259,20 @@ Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& c
   }
   auto content = CollectActions(snapshot, now_ms);
   if (!content.ok()) return content.status().WithContext(where);
-  auto written = policy == CheckpointPolicy::kV2 ? WriteV2(store, conn, snapshot, *content, options)
-                                                 : WriteClassic(store, conn, snapshot, std::move(*content));
+  auto written = policy == CheckpointPolicy::kV2 ? WriteV2(store, io, snapshot, *content, options)
+                                                 : WriteClassic(store, io, snapshot, std::move(*content));
   if (!written.ok()) return written.status().WithContext(where);
   return written;
 }
 
 Result<CheckpointInfo> CheckpointVersion(const std::shared_ptr<ObjectStore>& store,
-                                         const std::string& table_root, engine::Connection& conn,
-                                         int64_t version, int64_t now_ms, const CheckpointOptions& options) {
+                                         const std::string& table_root, ParquetLogIO& io, int64_t version,
+                                         int64_t now_ms, const CheckpointOptions& options) {
   SnapshotOptions snapshot_options;
   snapshot_options.version = version;
   snapshot_options.keep_tombstones = true;
-  ASSIGN_OR_RETURN(auto snapshot, LoadSnapshot(store, table_root, conn, snapshot_options));
-  return WriteCheckpoint(*store, conn, *snapshot, now_ms, options);
+  ASSIGN_OR_RETURN(auto snapshot, LoadSnapshot(store, table_root, io, snapshot_options));
+  return WriteCheckpoint(*store, io, *snapshot, now_ms, options);
 }
 
 }  // namespace basin::delta

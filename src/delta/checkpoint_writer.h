@@ -12,16 +12,15 @@
 //   feature would not see UUID-named checkpoints, and log cleanup may delete the commits
 //   it would need instead. A table asking for v2 without the feature gets classic ones.
 //
-// DuckDB writes the Parquet: each action is serialized to its log JSON form and typed
-// with from_json() against the protocol's checkpoint schema (add.stats as a JSON string,
-// partitionValues/tags/configuration as MAP(VARCHAR, VARCHAR), deletionVector as a
-// struct), so the writer and the reader (delta/checkpoint.h) share one action format.
-// Every file lands with one Put(). A V2 checkpoint's sidecars are written before the
-// top-level file that names them, so a crash leaves at worst unreferenced sidecars (log
-// cleanup removes them) and never a checkpoint pointing at missing files. Rewriting a
-// checkpoint gives the same table, so a concurrent or repeated writer is harmless.
+// The Parquet files are written through a ParquetLogIO (delta/parquet_io.h) with the
+// protocol's checkpoint schema (add.stats as a JSON string, partitionValues/tags/
+// configuration as MAP(VARCHAR, VARCHAR), deletionVector as a struct), and read back by
+// delta/checkpoint.h through the same interface. Every file lands with one Put(). A V2 checkpoint's sidecars
+// are written before the top-level file that names them, so a crash leaves at worst unreferenced sidecars
+// (log cleanup removes them) and never a checkpoint pointing at missing files. Rewriting a checkpoint gives
+// the same table, so a concurrent or repeated writer is harmless.
 //
-// Thread safety: stateless functions; `conn` is used by one thread at a time.
+// Thread safety: stateless functions; `io` allows concurrent calls.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +31,8 @@
 
 #include "common/status.h"
 #include "delta/actions.h"
+#include "delta/parquet_io.h"
 #include "delta/snapshot.h"
-#include "engine/duckdb.h"
 #include "storage/object_store.h"
 
 namespace basin::delta {
@@ -96,13 +95,12 @@ struct CheckpointInfo {
 // dozen of them the non-file actions and the sidecar list, so readers may skip the
 // top-level file). Errors name the table and version; the log is unchanged by a failure
 // other than a stale _last_checkpoint or unreferenced sidecar files.
-Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, engine::Connection& conn, const Snapshot& snapshot,
+Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, ParquetLogIO& io, const Snapshot& snapshot,
                                        int64_t now_ms, const CheckpointOptions& options = {});
 
 // Loads version `version` of the table (with tombstones) and writes its checkpoint.
 Result<CheckpointInfo> CheckpointVersion(const std::shared_ptr<ObjectStore>& store,
-                                         const std::string& table_root, engine::Connection& conn,
-                                         int64_t version, int64_t now_ms,
-                                         const CheckpointOptions& options = {});
+                                         const std::string& table_root, ParquetLogIO& io, int64_t version,
+                                         int64_t now_ms, const CheckpointOptions& options = {});
 
 }  // namespace basin::delta

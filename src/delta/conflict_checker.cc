@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "delta/skipping.h"
+
 namespace basin::delta {
 
 namespace {
@@ -31,7 +33,15 @@ bool MatchesReadPredicates(const TransactionFootprint& txn, const AddFile& file)
   // Without the read snapshot's schema nothing can be excluded.
   if (!txn.read_snapshot) return !txn.read_predicates.empty();
   for (const auto& read : txn.read_predicates) {
-    if (engine::FileMayMatch(*txn.read_snapshot, file, read.predicate, read.scope)) return true;
+    if (FileMayMatch(*txn.read_snapshot, file, read.predicate)) return true;
+  }
+  return false;
+}
+
+// As above for the read snapshot's file at `index`, whose stats the snapshot parsed once.
+bool SnapshotFileMatchesReadPredicates(const TransactionFootprint& txn, size_t index) {
+  for (const auto& read : txn.read_predicates) {
+    if (FileMayMatch(*txn.read_snapshot, index, read.predicate)) return true;
   }
   return false;
 }
@@ -139,9 +149,11 @@ Status CheckConflict(const TransactionFootprint& txn, const WinningCommit& winne
   // A removed file that was live at the read version and matches a read predicate held
   // rows the transaction read, whether or not it listed the file.
   if (!judge_by_predicate.empty() && txn.read_snapshot) {
-    for (const auto& file : txn.read_snapshot->files) {
+    const std::vector<AddFile>& files = txn.read_snapshot->files;
+    for (size_t i = 0; i < files.size(); i++) {
+      const AddFile& file = files[i];
       auto it = judge_by_predicate.find(file.ReplayKey());
-      if (it != judge_by_predicate.end() && MatchesReadPredicates(txn, file)) {
+      if (it != judge_by_predicate.end() && SnapshotFileMatchesReadPredicates(txn, i)) {
         return conflict("removed " + DescribeFile(file.path, file.partition_values) +
                             " that may hold rows matching what this transaction read",
                         "ConcurrentDeleteReadException");

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -17,8 +16,8 @@
 
 #include "common/status.h"
 #include "delta/actions.h"
+#include "delta/predicate.h"
 #include "delta/snapshot.h"
-#include "engine/skipping.h"
 
 namespace basin::delta {
 
@@ -32,11 +31,10 @@ enum class IsolationLevel { kWriteSerializable, kSerializable };
 IsolationLevel TableIsolationLevel(const Metadata& metadata);
 const char* IsolationLevelName(IsolationLevel level);
 
-// Rows a transaction read: those of the table for which `predicate` (a DuckDB syntax-tree
-// expression, as engine::FilesMatching takes) may be true.
+// Rows a transaction read: those of the table for which `predicate` may be true (its
+// columns are the read snapshot's; judged as delta/skipping.h judges files).
 struct TableReadPredicate {
-  nlohmann::json predicate;
-  engine::SkippingScope scope;
+  Predicate predicate;
 };
 
 // What a transaction read and what it is about to write, as far as conflicts go.

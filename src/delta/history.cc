@@ -8,112 +8,33 @@
 #include <vector>
 
 #include "delta/snapshot.h"
+#include "delta/temporal.h"
 
 namespace basin::delta {
 
 namespace {
-
-// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-void CivilFromDays(int64_t z, int64_t* y, int64_t* m, int64_t* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp + (mp < 10 ? 3 : -9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
-// Reads exactly `width` digits.
-bool Digits(std::string_view& s, size_t width, int64_t* out) {
-  if (s.size() < width) return false;
-  int64_t v = 0;
-  for (size_t i = 0; i < width; i++) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  s.remove_prefix(width);
-  *out = v;
-  return true;
-}
-
-bool Char(std::string_view& s, char c) {
-  if (s.empty() || s[0] != c) return false;
-  s.remove_prefix(1);
-  return true;
-}
 
 constexpr size_t kCommitInfoProbeBytes = size_t{64} * 1024;
 
 }  // namespace
 
 Result<int64_t> ParseTimestampMs(std::string_view text) {
-  auto bad = [&] {
-    return Status::InvalidArgument("cannot parse timestamp '" + std::string(text) +
-                                   "': expected 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.ffffff]' or ISO-8601");
-  };
   std::string_view s = text;
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  int64_t year, month, day, hour = 0, minute = 0, second = 0, millis = 0;
-  if (!Digits(s, 4, &year) || !Char(s, '-') || !Digits(s, 2, &month) || !Char(s, '-') ||
-      !Digits(s, 2, &day)) {
-    return bad();
+  std::optional<int64_t> micros = ParseTimestampMicros(s);
+  if (!micros) {
+    return Status::InvalidArgument("cannot parse timestamp '" + std::string(text) +
+                                   "': expected 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM:SS[.ffffff]' or ISO-8601");
   }
-  if (month < 1 || month > 12 || day < 1 || day > 31) return bad();
-  if (!s.empty()) {
-    if (!Char(s, ' ') && !Char(s, 'T')) return bad();
-    if (!Digits(s, 2, &hour) || !Char(s, ':') || !Digits(s, 2, &minute)) return bad();
-    if (Char(s, ':') && !Digits(s, 2, &second)) return bad();
-    if (hour > 23 || minute > 59 || second > 60) return bad();
-    if (Char(s, '.')) {
-      size_t n = 0;
-      int64_t scale = 100;
-      while (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))) {
-        if (n < 3) millis += (s[0] - '0') * scale;
-        scale /= 10;
-        n++;
-        s.remove_prefix(1);
-      }
-      if (n == 0 || n > 9) return bad();
-    }
-    int64_t offset_minutes = 0;
-    bool utc_designator = Char(s, 'Z') || Char(s, 'z');
-    if (!utc_designator && !s.empty() && (s[0] == '+' || s[0] == '-')) {
-      int sign = s[0] == '-' ? -1 : 1;
-      s.remove_prefix(1);
-      int64_t oh = 0, om = 0;
-      if (!Digits(s, 2, &oh)) return bad();
-      Char(s, ':');
-      if (!s.empty() && !Digits(s, 2, &om)) return bad();
-      offset_minutes = sign * (oh * 60 + om);
-    }
-    if (!s.empty()) return bad();
-    minute -= offset_minutes;
-  }
-  int64_t days = DaysFromCivil(year, month, day);
-  return ((days * 24 + hour) * 60 + minute) * 60000 + second * 1000 + millis;
+  return *micros >= 0 ? *micros / 1000 : -((-*micros + 999) / 1000);
 }
 
 std::string FormatTimestampMs(int64_t ms) {
   int64_t days = ms >= 0 ? ms / 86400000 : -((-ms + 86399999) / 86400000);
   int64_t rem = ms - days * 86400000;
-  int64_t y, m, d;
-  CivilFromDays(days, &y, &m, &d);
   char buf[128];
-  std::snprintf(buf, sizeof(buf), "%04lld-%02lld-%02lld %02lld:%02lld:%02lld.%03lld UTC",
-                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+  std::snprintf(buf, sizeof(buf), "%s %02lld:%02lld:%02lld.%03lld UTC", FormatDate(days).c_str(),
                 static_cast<long long>(rem / 3600000), static_cast<long long>(rem / 60000 % 60),
                 static_cast<long long>(rem / 1000 % 60), static_cast<long long>(rem % 1000));
   return buf;

@@ -4,10 +4,14 @@
 
 namespace basin::delta::json_fields {
 
-const json* Field::Find() const {
-  auto it = obj.find(name);
-  if (it == obj.end() || it->is_null()) return nullptr;
-  return &*it;
+std::string Location::ToString() const {
+  return line == 0 ? source : source + " line " + std::to_string(line);
+}
+
+std::optional<Element> Field::Find() const {
+  Element value;
+  if (obj.at_key(name).get(value) != simdjson::SUCCESS || value.is_null()) return std::nullopt;
+  return value;
 }
 
 std::string Field::Name() const {
@@ -16,18 +20,19 @@ std::string Field::Name() const {
 }
 
 Status Field::Missing() const {
-  return Status::Corruption(where + ": missing required field '" + Name() + "'");
+  return Status::Corruption(where.ToString() + ": missing required field '" + Name() + "'");
 }
 
 Status Field::WrongType(std::string_view expected) const {
-  return Status::Corruption(where + ": field '" + Name() + "' must be " + std::string(expected));
+  return Status::Corruption(where.ToString() + ": field '" + Name() + "' must be " + std::string(expected));
 }
 
 Result<std::optional<std::string>> OptionalString(const Field& f) {
-  const json* v = f.Find();
-  if (v == nullptr) return std::optional<std::string>();
-  if (!v->is_string()) return f.WrongType("a string");
-  return std::optional<std::string>(v->get_ref<const std::string&>());
+  auto v = f.Find();
+  if (!v) return std::optional<std::string>();
+  std::string_view text;
+  if (v->get_string().get(text) != simdjson::SUCCESS) return f.WrongType("a string");
+  return std::optional<std::string>(text);
 }
 
 Result<std::string> RequiredString(const Field& f) {
@@ -37,15 +42,11 @@ Result<std::string> RequiredString(const Field& f) {
 }
 
 Result<std::optional<int64_t>> OptionalInt64(const Field& f) {
-  const json* v = f.Find();
-  if (v == nullptr) return std::optional<int64_t>();
-  if (v->is_number_unsigned()) {
-    auto u = v->get<uint64_t>();
-    if (u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-      return f.WrongType("a 64-bit integer");
-    return std::optional<int64_t>(static_cast<int64_t>(u));
-  }
-  if (v->is_number_integer()) return std::optional<int64_t>(v->get<int64_t>());
+  auto v = f.Find();
+  if (!v) return std::optional<int64_t>();
+  int64_t n = 0;
+  if (v->get_int64().get(n) == simdjson::SUCCESS) return std::optional<int64_t>(n);
+  if (v->is_uint64()) return f.WrongType("a 64-bit integer");
   return f.WrongType("an integer");
 }
 
@@ -71,10 +72,11 @@ Result<int32_t> RequiredInt32(const Field& f) {
 }
 
 Result<std::optional<bool>> OptionalBool(const Field& f) {
-  const json* v = f.Find();
-  if (v == nullptr) return std::optional<bool>();
-  if (!v->is_boolean()) return f.WrongType("a boolean");
-  return std::optional<bool>(v->get<bool>());
+  auto v = f.Find();
+  if (!v) return std::optional<bool>();
+  bool b = false;
+  if (v->get_bool().get(b) != simdjson::SUCCESS) return f.WrongType("a boolean");
+  return std::optional<bool>(b);
 }
 
 Result<bool> RequiredBool(const Field& f) {
@@ -84,14 +86,16 @@ Result<bool> RequiredBool(const Field& f) {
 }
 
 Result<std::optional<std::vector<std::string>>> OptionalStringList(const Field& f) {
-  const json* v = f.Find();
-  if (v == nullptr) return std::optional<std::vector<std::string>>();
-  if (!v->is_array()) return f.WrongType("a list of strings");
+  auto v = f.Find();
+  if (!v) return std::optional<std::vector<std::string>>();
+  simdjson::dom::array items;
+  if (v->get_array().get(items) != simdjson::SUCCESS) return f.WrongType("a list of strings");
   std::vector<std::string> out;
-  out.reserve(v->size());
-  for (const json& item : *v) {
-    if (!item.is_string()) return f.WrongType("a list of strings");
-    out.push_back(item.get<std::string>());
+  out.reserve(items.size());
+  for (Element item : items) {
+    std::string_view text;
+    if (item.get_string().get(text) != simdjson::SUCCESS) return f.WrongType("a list of strings");
+    out.emplace_back(text);
   }
   return std::optional<std::vector<std::string>>(std::move(out));
 }
@@ -99,10 +103,11 @@ Result<std::optional<std::vector<std::string>>> OptionalStringList(const Field& 
 namespace {
 
 // A map value as text: strings as they are, other scalars in their JSON form; nullopt for null.
-Result<std::optional<std::string>> ScalarText(const Field& f, const json& value) {
+Result<std::optional<std::string>> ScalarText(const Field& f, Element value) {
   if (value.is_null()) return std::optional<std::string>();
-  if (value.is_string()) return std::optional<std::string>(value.get_ref<const std::string&>());
-  if (value.is_structured()) return f.WrongType("a map of strings");
+  std::string_view text;
+  if (value.get_string().get(text) == simdjson::SUCCESS) return std::optional<std::string>(text);
+  if (value.is_object() || value.is_array()) return f.WrongType("a map of strings");
   return std::optional<std::string>(Dump(value));
 }
 
@@ -110,25 +115,30 @@ Result<std::optional<std::string>> ScalarText(const Field& f, const json& value)
 
 Result<std::map<std::string, std::optional<std::string>>> OptionalNullableStringMap(const Field& f) {
   std::map<std::string, std::optional<std::string>> out;
-  const json* v = f.Find();
-  if (v == nullptr) return out;
-  if (v->is_object()) {
-    for (const auto& [key, value] : v->items()) {
-      ASSIGN_OR_RETURN(out[key], ScalarText(f, value));
+  auto v = f.Find();
+  if (!v) return out;
+  Object object;
+  if (v->get_object().get(object) == simdjson::SUCCESS) {
+    for (auto [key, value] : object) {
+      ASSIGN_OR_RETURN(out[std::string(key)], ScalarText(f, value));
     }
     return out;
   }
-  if (!v->is_array()) return f.WrongType("a map");
-  for (const json& entry : *v) {
-    if (!entry.is_object()) return f.WrongType("a map (list of key/value entries)");
-    auto key = entry.find("key");
-    if (key == entry.end() || !key->is_string()) return f.WrongType("a map with string keys");
-    auto value = entry.find("value");
+  simdjson::dom::array entries;
+  if (v->get_array().get(entries) != simdjson::SUCCESS) return f.WrongType("a map");
+  for (Element entry : entries) {
+    Object pair;
+    if (entry.get_object().get(pair) != simdjson::SUCCESS)
+      return f.WrongType("a map (list of key/value entries)");
+    std::string_view key;
+    if (pair.at_key("key").get_string().get(key) != simdjson::SUCCESS)
+      return f.WrongType("a map with string keys");
     std::optional<std::string> text;
-    if (value != entry.end()) {
-      ASSIGN_OR_RETURN(text, ScalarText(f, *value));
+    Element value;
+    if (pair.at_key("value").get(value) == simdjson::SUCCESS) {
+      ASSIGN_OR_RETURN(text, ScalarText(f, value));
     }
-    out[key->get<std::string>()] = std::move(text);
+    out[std::string(key)] = std::move(text);
   }
   return out;
 }
@@ -142,6 +152,7 @@ Result<std::map<std::string, std::string>> OptionalStringMap(const Field& f) {
   return out;
 }
 
-std::string Dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string Dump(Element value) { return simdjson::minify(value); }
+std::string Dump(Object value) { return simdjson::minify(value); }
 
 }  // namespace basin::delta::json_fields

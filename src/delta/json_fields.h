@@ -1,13 +1,15 @@
-// Typed, exception-free access to fields of parsed JSON objects, for the log parsers.
-// Every accessor reports a wrong type or a missing required field as Corruption naming
-// `where` (the file and line) and the field ("add.size"); null counts as absent.
+// Typed access to fields of JSON objects parsed by simdjson, for the log-action parser
+// (delta/actions.cc). Every accessor reports a wrong type or a missing required field as
+// Corruption naming where the value came from (file and line) and the field ("add.size");
+// null counts as absent.
 //
-// Thread safety: stateless functions.
+// Thread safety: stateless functions over values owned by the caller's parser.
 #pragma once
+
+#include <simdjson.h>
 
 #include <cstdint>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,17 +19,27 @@
 
 namespace basin::delta::json_fields {
 
-using nlohmann::json;
+using Element = simdjson::dom::element;
+using Object = simdjson::dom::object;
+
+// Where a JSON value came from, for errors: "<source> line <n>", or `source` for line 0.
+// Built into text only when an error needs it.
+struct Location {
+  const std::string& source;
+  size_t line = 0;
+
+  std::string ToString() const;
+};
 
 // A field: `obj` is an object; `prefix` is the enclosing field's name ("add"), or empty.
 struct Field {
-  const json& obj;
+  Object obj;
   std::string_view prefix;
   std::string_view name;
-  const std::string& where;
+  const Location& where;
 
-  const json* Find() const;  // nullptr when absent or null
-  std::string Name() const;  // "add.size"
+  std::optional<Element> Find() const;  // nullopt when absent or null
+  std::string Name() const;             // "add.size"
   Status Missing() const;
   Status WrongType(std::string_view expected) const;
 };
@@ -48,7 +60,8 @@ Result<std::map<std::string, std::string>> OptionalStringMap(const Field& f);
 // As OptionalStringMap, but keeps null values (partition values).
 Result<std::map<std::string, std::optional<std::string>>> OptionalNullableStringMap(const Field& f);
 
-// Serializes without throwing: invalid UTF-8 in strings is replaced.
-std::string Dump(const json& value);
+// The value's JSON text, minified.
+std::string Dump(Element value);
+std::string Dump(Object value);
 
 }  // namespace basin::delta::json_fields

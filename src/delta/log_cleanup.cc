@@ -79,14 +79,13 @@ std::optional<Step> ExpiredStep(const std::string& key, int64_t keep_from) {
 
 // Sidecar file names referenced by the checkpoints at or after `from_version`, listed
 // afresh so that a checkpoint written since the cleanup started is counted.
-Result<std::set<std::string>> ReferencedSidecars(ObjectStore& store, engine::Connection& conn,
-                                                 int64_t from_version) {
+Result<std::set<std::string>> ReferencedSidecars(ObjectStore& store, ParquetLogIO& io, int64_t from_version) {
   ASSIGN_OR_RETURN(LogListing listing, ListLog(store, from_version));
   std::set<std::string> names;
   for (const auto& checkpoint : listing.checkpoints) {
     // Multi-part checkpoints are V1 only and cannot reference sidecars.
     if (checkpoint.type == LogFileType::kMultiPartCheckpoint) continue;
-    ASSIGN_OR_RETURN(std::vector<Action> actions, ReadCheckpointFiles(store, conn, checkpoint));
+    ASSIGN_OR_RETURN(std::vector<Action> actions, ReadCheckpointFiles(store, io, checkpoint));
     for (const auto& action : actions) {
       if (const auto* sidecar = std::get_if<Sidecar>(&action)) names.insert(SidecarFileName(*sidecar));
     }
@@ -112,7 +111,7 @@ Result<bool> ExpiredLogCleanupEnabled(const Metadata& metadata) {
 }
 
 Result<LogCleanupResult> CleanUpExpiredLogs(ObjectStore& store, const Metadata& metadata, int64_t now_ms,
-                                            engine::Connection& conn, const std::string& table_root) {
+                                            ParquetLogIO& io, const std::string& table_root) {
   const std::string where = table_root + ": cleaning up expired log files";
   LogCleanupResult result;
   auto enabled = ExpiredLogCleanupEnabled(metadata);
@@ -179,7 +178,7 @@ Result<LogCleanupResult> CleanUpExpiredLogs(ObjectStore& store, const Metadata& 
     if (object.modification_time_ms < grace_cutoff_ms) old_sidecars.push_back(object.key);
   }
   if (old_sidecars.empty()) return result;
-  auto referenced = ReferencedSidecars(store, conn, keep_from);
+  auto referenced = ReferencedSidecars(store, io, keep_from);
   if (!referenced.ok()) return referenced.status().WithContext(where + ": finding referenced sidecars");
   const size_t prefix = std::string(kSidecarFolder).size();
   for (const auto& key : old_sidecars) {

@@ -38,7 +38,7 @@
 // unknown files) is touched. After cleanup, LoadSnapshot of a version
 // older than the cutoff checkpoint is NotFound naming the versions the log still holds.
 //
-// Thread safety: stateless; `conn` is used by one thread at a time. Concurrent cleanups
+// Thread safety: stateless; `io` allows concurrent calls. Concurrent cleanups
 // of one table are harmless (deleting an absent file succeeds), but a reader that listed
 // the log before a cleanup may find an expired file gone, as in Delta.
 #pragma once
@@ -50,7 +50,7 @@
 
 #include "common/status.h"
 #include "delta/actions.h"
-#include "engine/duckdb.h"
+#include "delta/parquet_io.h"
 #include "storage/object_store.h"
 
 namespace basin::delta {
@@ -73,11 +73,11 @@ struct LogCleanupResult {
 };
 
 // Cleans up the _delta_log of the table at `store`'s root with the retention `metadata`
-// asks for, as of `now_ms` (milliseconds since the epoch). `conn` reads checkpoints to
+// asks for, as of `now_ms` (milliseconds since the epoch). `io` reads checkpoints to
 // find the sidecars they reference; `table_root` names the table in messages. Errors are
 // the store's (naming the key) or InvalidArgument for a bad table property; files deleted
 // before an error stay deleted, which the order above makes safe.
 Result<LogCleanupResult> CleanUpExpiredLogs(ObjectStore& store, const Metadata& metadata, int64_t now_ms,
-                                            engine::Connection& conn, const std::string& table_root);
+                                            ParquetLogIO& io, const std::string& table_root);
 
 }  // namespace basin::delta

@@ -45,6 +45,8 @@ std::string PercentDecode(std::string_view text) {
 }
 
 std::string DecodeDataPath(const std::string& log_path) {
+  // Most paths have neither escapes nor a scheme.
+  if (log_path.find_first_of("%:") == std::string::npos) return log_path;
   std::string_view path = log_path;
   size_t scheme = SchemeLength(path);
   // A one-letter "scheme" is a Windows drive letter, not a URI.

@@ -5,7 +5,6 @@
 #include <cctype>
 
 #include "common/strings.h"
-#include "engine/duckdb.h"
 
 namespace basin::delta {
 
@@ -171,7 +170,7 @@ std::string DataType::ToDuckDBType() const {
       for (size_t i = 0; i < struct_type.fields.size(); i++) {
         const auto& f = struct_type.fields[i];
         if (i > 0) out += ", ";
-        out += engine::QuoteIdentifier(f.name) + " " + f.type->ToDuckDBType();
+        out += QuoteIdentifier(f.name) + " " + f.type->ToDuckDBType();
       }
       return out + ")";
     }

@@ -2,23 +2,19 @@
 
 #include <algorithm>
 #include <cctype>
+#include <span>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "delta/checkpoint.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
+#include "delta/paths.h"
 #include "delta/protocol.h"
 
 namespace basin::delta {
 
 namespace {
-
-using json = nlohmann::json;
-
-struct DeltaFile {
-  LogFile file;
-  std::string content;
-};
 
 // The newest protocol action in `actions` (log order), nullopt when there is none.
 std::optional<Protocol> ProtocolIn(const std::vector<Action>& actions) {
@@ -29,13 +25,6 @@ std::optional<Protocol> ProtocolIn(const std::vector<Action>& actions) {
   return found;
 }
 
-// Compactions list actions newest first (see the replay loop in LoadSnapshot).
-void ToLogOrder(const LogFile& file, std::vector<Action>& actions) {
-  if (file.type == LogFileType::kCompaction) std::reverse(actions.begin(), actions.end());
-}
-
-// The newest protocol action among commit files (newest last). Only lines that mention
-// "protocol" are parsed: this runs before anything else is trusted.
 // How errors name a commit or compaction file: "<table> _delta_log/...json (version 3)".
 std::string DescribeLogFile(const std::string& table_root, const LogFile& file) {
   std::string versions = file.end_version != file.version ? "versions " + std::to_string(file.version) +
@@ -44,15 +33,102 @@ std::string DescribeLogFile(const std::string& table_root, const LogFile& file) 
   return table_root + ": " + file.object.key + " (" + versions + ")";
 }
 
-Result<std::optional<Protocol>> NewestProtocolIn(const std::vector<DeltaFile>& deltas,
-                                                 const std::string& table_root) {
-  for (auto it = deltas.rbegin(); it != deltas.rend(); ++it) {
-    ASSIGN_OR_RETURN(auto actions, ParseCommitLinesContaining(
-                                       it->content, DescribeLogFile(table_root, it->file), "\"protocol\""));
-    ToLogOrder(it->file, actions);
-    if (auto found = ProtocolIn(actions)) return found;
+// A lower bound for the length of an `add` line, to size replay's vectors from file sizes.
+constexpr uint64_t kMinAddLineBytes = 160;
+
+// Commits are read in pieces of this size: a large commit is never held whole.
+constexpr uint64_t kReadPieceBytes = uint64_t{8} << 20;
+
+// A log file that vanished between listing and reading is a broken log, not a missing table.
+Status VanishedAsCorruption(const Status& status, const std::string& key, const std::string& where) {
+  if (status.IsNotFound()) return Status::Corruption(where + ": " + key + " vanished while the log was being read");
+  return status.WithContext(where);
+}
+
+// Calls `visit` with each action of the commit or compaction file `file`, in log order
+// (only of lines containing `needle`, when it is not empty). `where` names the snapshot.
+Status ForEachDeltaAction(ObjectStore& store, const LogFile& file, const std::string& table_root,
+                          const std::string& where, std::string_view needle,
+                          const std::function<Status(Action&)>& visit) {
+  const std::string file_where = DescribeLogFile(table_root, file);
+  const std::string& key = file.object.key;
+  if (file.type == LogFileType::kCompaction) {
+    // Writers (Databricks) list a compaction's actions newest first, not fully reconciled:
+    // the first action per key is the one that holds. A reconciled file has one action per
+    // key, so applying it in reverse is right for both.
+    auto content = store.Get(key);
+    if (!content.ok()) return VanishedAsCorruption(content.status(), key, where);
+    ASSIGN_OR_RETURN(std::vector<Action> actions, ParseCommitLinesContaining(*content, file_where, needle));
+    for (auto it = actions.rbegin(); it != actions.rend(); ++it) RETURN_IF_ERROR(visit(*it));
+    return Status::OK();
+  }
+  const uint64_t size = file.object.size_bytes;
+  if (size <= kReadPieceBytes) {
+    auto content = store.Get(key);
+    if (!content.ok()) return VanishedAsCorruption(content.status(), key, where);
+    return ForEachAction(*content, file_where, needle, visit);
+  }
+  // Piece by piece: whole lines are parsed where they lie; a line cut at a piece's end is
+  // carried over and completed from the next piece.
+  std::string carry;
+  size_t line = 1;  // the number of the first line not yet parsed
+  auto parse = [&](std::string_view lines) -> Status {
+    RETURN_IF_ERROR(ForEachAction(lines, file_where, needle, visit, line));
+    line += static_cast<size_t>(std::count(lines.begin(), lines.end(), '\n')) + 1;
+    return Status::OK();
+  };
+  for (uint64_t offset = 0; offset < size;) {
+    const uint64_t length = std::min(kReadPieceBytes, size - offset);
+    auto piece = store.GetRange(key, offset, length);
+    if (!piece.ok()) return VanishedAsCorruption(piece.status(), key, where);
+    offset += length;
+    std::string_view rest = *piece;
+    const size_t last_newline = rest.rfind('\n');
+    if (last_newline == std::string_view::npos) {
+      carry.append(rest);  // a line longer than a piece
+      continue;
+    }
+    if (!carry.empty()) {
+      const size_t newline = rest.find('\n');
+      carry.append(rest.substr(0, newline));
+      RETURN_IF_ERROR(parse(carry));
+      carry.clear();
+      rest.remove_prefix(newline + 1);
+    }
+    const size_t end = rest.rfind('\n');
+    if (end != std::string_view::npos) RETURN_IF_ERROR(parse(rest.substr(0, end)));
+    carry.assign(end == std::string_view::npos ? rest : rest.substr(end + 1));
+  }
+  return carry.empty() ? Status::OK() : parse(carry);
+}
+
+// The newest protocol action among the commit and compaction files `files` (oldest
+// first), reading only the lines that mention one, newest file first.
+Result<std::optional<Protocol>> NewestProtocolIn(ObjectStore& store, const std::vector<LogFile>& files,
+                                                 const std::string& table_root, const std::string& where) {
+  for (auto it = files.rbegin(); it != files.rend(); ++it) {
+    std::optional<Protocol> found;
+    RETURN_IF_ERROR(ForEachDeltaAction(store, *it, table_root, where, "\"protocol\"", [&](Action& a) {
+      if (auto* p = std::get_if<Protocol>(&a)) found = std::move(*p);
+      return Status::OK();
+    }));
+    if (found) return found;
   }
   return std::optional<Protocol>();
+}
+
+// `failure` happened while reading the log; but a protocol Basin cannot read explains any
+// failure to read what it governs, so that is reported instead when the log has one (the
+// newest protocol of `files`, else `fallback`).
+Status ProtocolErrorFirst(Status failure, ObjectStore& store, const std::vector<LogFile>& files,
+                          const std::optional<Protocol>& fallback, const std::string& table_root,
+                          const std::string& where) {
+  auto newest = NewestProtocolIn(store, files, table_root, where);
+  std::optional<Protocol> protocol = newest.ok() && *newest ? *newest : fallback;
+  if (protocol) {
+    if (Status unreadable = ValidateReadProtocol(*protocol, where); !unreadable.ok()) return unreadable;
+  }
+  return failure;
 }
 
 bool ConfigIsTrue(const Metadata& metadata, const std::string& key) {
@@ -63,31 +139,14 @@ bool ConfigIsTrue(const Metadata& metadata, const std::string& key) {
   return v == "true";
 }
 
-// The table state as actions are applied in log order (PROTOCOL.md "Action Reconciliation").
-struct Replay {
-  explicit Replay(bool keep_tombstones) : keep_tombstones(keep_tombstones) {}
-
-  // Checkpoint removes are tombstones for VACUUM; they never hide a file of the checkpoint.
-  void ApplyCheckpoint(std::vector<Action>& actions) {
-    for (auto& a : actions) {
-      if (auto* remove = std::get_if<RemoveFile>(&a)) {
-        if (keep_tombstones) tombstones.insert_or_assign(remove->ReplayKey(), std::move(*remove));
-        continue;
-      }
-      Apply(a);
-    }
-  }
-
+// The table state other than its files as actions are applied in log order
+// (PROTOCOL.md "Action Reconciliation").
+struct TableState {
+  // The newest protocol is found (and validated) before replay. cdc, checkpointMetadata,
+  // sidecar and unknown actions do not change the table state; add and remove are the
+  // caller's.
   void Apply(Action& a) {
-    if (auto* add = std::get_if<AddFile>(&a)) {
-      std::string key = add->ReplayKey();
-      if (keep_tombstones) tombstones.erase(key);
-      files.insert_or_assign(std::move(key), std::move(*add));
-    } else if (auto* remove = std::get_if<RemoveFile>(&a)) {
-      std::string key = remove->ReplayKey();
-      files.erase(key);
-      if (keep_tombstones) tombstones.insert_or_assign(std::move(key), std::move(*remove));
-    } else if (auto* m = std::get_if<Metadata>(&a)) {
+    if (auto* m = std::get_if<Metadata>(&a)) {
       metadata = std::move(*m);
     } else if (auto* txn = std::get_if<SetTransaction>(&a)) {
       txns.insert_or_assign(txn->app_id, std::move(*txn));
@@ -100,33 +159,172 @@ struct Replay {
     } else if (auto* info = std::get_if<CommitInfo>(&a)) {
       last_commit_info = std::move(*info);
     }
-    // The newest protocol was found (and validated) before replay. cdc, checkpointMetadata,
-    // sidecar and unknown actions do not change the table state.
   }
 
   void StartCommit() { last_commit_info.reset(); }
 
-  const bool keep_tombstones;
-  std::unordered_map<std::string, AddFile> files;
-  std::unordered_map<std::string, RemoveFile> tombstones;
   std::optional<Metadata> metadata;
   std::map<std::string, SetTransaction> txns;
   std::map<std::string, DomainMetadata> domains;
   std::optional<CommitInfo> last_commit_info;  // of the last commit file applied
 };
 
+// The hash of a file's replay key (ReplayKey()), without building the key when the path is
+// its own decoded form.
+size_t ReplayKeyHash(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
+  size_t h = path.find_first_of("%:") == std::string::npos ? std::hash<std::string_view>()(path)
+                                                           : std::hash<std::string>()(DecodeDataPath(path));
+  if (dv) h ^= std::hash<std::string>()(dv->UniqueId()) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h;
+}
+
+// The table state as actions are applied in log order (PROTOCOL.md "Action
+// Reconciliation").
+//
+// File actions are collected as they come and reconciled once, in Finish(): the last action
+// for a replay key decides whether its file is live (an add) and whether a tombstone is
+// kept (a remove). Reconciling sorts the actions by key hash, so keys are built only where
+// hashes meet: replaying a commit of 100,000 new files builds no index and no key.
+class Replay {
+ public:
+  explicit Replay(bool keep_tombstones) : keep_tombstones_(keep_tombstones) {}
+
+  // Room for `n` more file actions.
+  void Reserve(size_t n) {
+    adds_.reserve(adds_.size() + n);
+    events_.reserve(events_.size() + n);
+  }
+
+  // Checkpoint removes are tombstones for VACUUM; they never hide a file of the checkpoint.
+  void ApplyCheckpoint(std::vector<Action>& actions) {
+    Reserve(actions.size());
+    for (auto& a : actions) {
+      if (auto* remove = std::get_if<RemoveFile>(&a)) {
+        if (keep_tombstones_) Record(std::move(*remove), /*tombstone_only=*/true);
+        continue;
+      }
+      Apply(a);
+    }
+  }
+
+  void Apply(Action& a) {
+    if (auto* add = std::get_if<AddFile>(&a)) {
+      events_.push_back(Event{ReplayKeyHash(add->path, add->deletion_vector), events_.size(), Event::kAdd,
+                              adds_.size()});
+      adds_.push_back(std::move(*add));
+    } else if (auto* remove = std::get_if<RemoveFile>(&a)) {
+      Record(std::move(*remove), /*tombstone_only=*/false);
+    } else {
+      state.Apply(a);
+    }
+  }
+
+  // The live files and (when kept) the tombstones, in no particular order.
+  void Finish(std::vector<AddFile>* files, std::vector<RemoveFile>* tombstones) {
+    std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) {
+      return a.hash != b.hash ? a.hash < b.hash : a.sequence < b.sequence;
+    });
+    std::vector<char> live(adds_.size(), 0);
+    std::vector<size_t> kept_removes;
+    for (size_t begin = 0; begin < events_.size();) {
+      size_t end = begin + 1;
+      while (end < events_.size() && events_[end].hash == events_[begin].hash) end++;
+      if (end - begin == 1) {
+        Decide(std::span<const Event>(&events_[begin], 1), live, kept_removes);
+      } else {
+        DecideByKey(std::span<const Event>(events_.data() + begin, end - begin), live, kept_removes);
+      }
+      begin = end;
+    }
+    // Compacted in place: no second vector of files.
+    size_t kept = 0;
+    for (size_t i = 0; i < adds_.size(); i++) {
+      if (!live[i]) continue;
+      if (kept != i) adds_[kept] = std::move(adds_[i]);
+      kept++;
+    }
+    adds_.resize(kept);
+    *files = std::move(adds_);
+    tombstones->reserve(kept_removes.size());
+    for (size_t i : kept_removes) tombstones->push_back(std::move(removes_[i]));
+  }
+
+  TableState state;
+
+ private:
+  struct Event {
+    enum Kind : uint8_t { kAdd, kRemove, kTombstone };  // kTombstone: a checkpoint's remove
+    size_t hash;
+    size_t sequence;  // log order
+    Kind kind;
+    size_t index;  // into adds_ or removes_
+  };
+
+  void Record(RemoveFile remove, bool tombstone_only) {
+    events_.push_back(Event{ReplayKeyHash(remove.path, remove.deletion_vector), events_.size(),
+                            tombstone_only ? Event::kTombstone : Event::kRemove, removes_.size()});
+    removes_.push_back(std::move(remove));
+  }
+
+  // `events`, in log order, all concern one key: the last add or remove decides whether the
+  // file is live; the last action of any kind whether a tombstone is kept.
+  void Decide(std::span<const Event> events, std::vector<char>& live, std::vector<size_t>& kept_removes) const {
+    for (auto it = events.rbegin(); it != events.rend(); ++it) {
+      if (it->kind == Event::kTombstone) continue;
+      if (it->kind == Event::kAdd) live[it->index] = 1;
+      break;
+    }
+    if (keep_tombstones_ && events.back().kind != Event::kAdd) kept_removes.push_back(events.back().index);
+  }
+
+  // Events whose keys share a hash, split by key.
+  void DecideByKey(std::span<const Event> events, std::vector<char>& live, std::vector<size_t>& kept_removes) const {
+    std::vector<std::pair<std::string, const Event*>> keyed;
+    keyed.reserve(events.size());
+    for (const Event& e : events) {
+      keyed.emplace_back(e.kind == Event::kAdd ? adds_[e.index].ReplayKey() : removes_[e.index].ReplayKey(), &e);
+    }
+    std::vector<bool> done(keyed.size(), false);
+    std::vector<Event> same_key;
+    for (size_t i = 0; i < keyed.size(); i++) {
+      if (done[i]) continue;
+      same_key.clear();
+      for (size_t j = i; j < keyed.size(); j++) {
+        if (done[j] || keyed[j].first != keyed[i].first) continue;
+        same_key.push_back(*keyed[j].second);
+        done[j] = true;
+      }
+      Decide(same_key, live, kept_removes);
+    }
+  }
+
+  const bool keep_tombstones_;
+  std::vector<AddFile> adds_;
+  std::vector<RemoveFile> removes_;
+  std::vector<Event> events_;
+};
+
+// The commit time of a snapshot: the in-commit timestamp when enabled (from `last_info`,
+// the newest commit's commitInfo), else the commit file's modification time.
+int64_t CommitTimestampMs(const Metadata& metadata, const std::optional<CommitInfo>& last_info,
+                          int64_t file_time_ms) {
+  if (ConfigIsTrue(metadata, "delta.enableInCommitTimestamps") && last_info &&
+      last_info->in_commit_timestamp) {
+    return *last_info->in_commit_timestamp;
+  }
+  return file_time_ms;
+}
+
 }  // namespace
 
 int64_t Snapshot::num_records() const {
+  const FileStatsIndex& index = stats_index();
   int64_t total = 0;
-  for (const auto& f : files) {
-    if (!f.stats) return -1;
-    json stats = json::parse(*f.stats, nullptr, /*allow_exceptions=*/false);
-    if (!stats.is_object()) return -1;
-    auto n = stats.find("numRecords");
-    if (n == stats.end() || !n->is_number_integer()) return -1;
-    total += n->get<int64_t>();
-    if (f.deletion_vector) total -= f.deletion_vector->cardinality;
+  for (size_t i = 0; i < files.size(); i++) {
+    std::optional<int64_t> n = index.NumRecords(i);
+    if (!n) return -1;
+    total += *n;
+    if (files[i].deletion_vector) total -= files[i].deletion_vector->cardinality;
   }
   return total;
 }
@@ -138,7 +336,7 @@ int64_t Snapshot::size_bytes() const {
 }
 
 Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> store,
-                                               const std::string& table_root, engine::Connection& conn,
+                                               const std::string& table_root, ParquetLogIO& io,
                                                const SnapshotOptions& options) {
   if (options.version && options.timestamp) {
     return Status::InvalidArgument(table_root + ": time travel takes a version or a timestamp, not both");
@@ -156,67 +354,71 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   ASSIGN_OR_RETURN(LogSegment segment, BuildLogSegment(listing, version, table_root));
   const std::string where = table_root + " version " + std::to_string(segment.version);
 
-  std::vector<DeltaFile> deltas;
-  deltas.reserve(segment.deltas.size());
-  for (const auto& file : segment.deltas) {
-    auto content = store->Get(file.object.key);
-    if (!content.ok()) {
-      if (content.status().IsNotFound()) {
-        return Status::Corruption(where + ": " + file.object.key + " vanished while the log was being read");
-      }
-      return content.status().WithContext(where);
-    }
-    deltas.push_back(DeltaFile{file, std::move(*content)});
-  }
-
-  // The protocol decides whether anything else can be read, so it is checked first.
-  ASSIGN_OR_RETURN(std::optional<Protocol> protocol, NewestProtocolIn(deltas, table_root));
-  if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
-
+  // The protocol decides whether anything else can be read: when reading fails, a
+  // protocol Basin cannot read is the error reported (ProtocolErrorFirst), and otherwise
+  // the newest protocol is checked before the snapshot is returned.
   Replay replay(options.keep_tombstones);
+  std::optional<Protocol> checkpoint_protocol;
   if (segment.checkpoint) {
-    auto checkpoint_actions_or = ReadCheckpointFiles(*store, conn, *segment.checkpoint);
-    if (!checkpoint_actions_or.ok()) return checkpoint_actions_or.status().WithContext(where);
-    std::vector<Action> checkpoint_actions = std::move(checkpoint_actions_or).value();
-    if (!protocol) {
-      protocol = ProtocolIn(checkpoint_actions);
-      if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
+    auto checkpoint_actions_or = ReadCheckpointFiles(*store, io, *segment.checkpoint);
+    if (!checkpoint_actions_or.ok()) {
+      return ProtocolErrorFirst(checkpoint_actions_or.status().WithContext(where), *store, segment.deltas,
+                                std::nullopt, table_root, where);
     }
+    std::vector<Action> checkpoint_actions = std::move(checkpoint_actions_or).value();
+    checkpoint_protocol = ProtocolIn(checkpoint_actions);
     std::vector<Sidecar> sidecars;
     for (const auto& a : checkpoint_actions) {
       if (const auto* s = std::get_if<Sidecar>(&a)) sidecars.push_back(*s);
     }
-    if (!sidecars.empty()) RETURN_IF_ERROR(ReadSidecars(*store, conn, sidecars, &checkpoint_actions));
+    if (!sidecars.empty()) {
+      if (Status read = ReadSidecars(*store, io, sidecars, &checkpoint_actions); !read.ok()) {
+        return ProtocolErrorFirst(read.WithContext(where), *store, segment.deltas, checkpoint_protocol, table_root,
+                                  where);
+      }
+    }
     replay.ApplyCheckpoint(checkpoint_actions);
   }
-  if (!protocol) return Status::Corruption(where + ": the log has no protocol action");
 
-  for (auto& delta : deltas) {
-    ASSIGN_OR_RETURN(std::vector<Action> actions,
-                     ParseCommitFile(delta.content, DescribeLogFile(table_root, delta.file)));
-    delta.content.clear();
-    // Writers (Databricks) list a compaction's actions newest first, not fully reconciled:
-    // the first action per key is the one that holds. A reconciled file has one action per
-    // key, so applying it in reverse is right for both.
-    ToLogOrder(delta.file, actions);
-    replay.StartCommit();
-    for (auto& a : actions) replay.Apply(a);
+  // Commits are applied as they are parsed: a large commit's actions are never all held.
+  // Room for their files up front (an add takes a few hundred bytes of JSON; reserving
+  // address space that stays unused costs nothing), so that no file is moved as the
+  // vector grows.
+  uint64_t delta_bytes = 0;
+  for (const LogFile& file : segment.deltas) delta_bytes += file.object.size_bytes;
+  replay.Reserve(static_cast<size_t>(delta_bytes / kMinAddLineBytes));
+  std::optional<Protocol> protocol;
+  for (const LogFile& file : segment.deltas) {
+    replay.state.StartCommit();
+    Status applied = ForEachDeltaAction(*store, file, table_root, where, "", [&](Action& a) {
+      if (auto* p = std::get_if<Protocol>(&a)) {
+        protocol = std::move(*p);
+      } else {
+        replay.Apply(a);
+      }
+      return Status::OK();
+    });
+    if (!applied.ok()) {
+      return ProtocolErrorFirst(applied, *store, segment.deltas, checkpoint_protocol, table_root, where);
+    }
   }
-  if (!replay.metadata) return Status::Corruption(where + ": the log has no metaData action");
+  if (!protocol) protocol = std::move(checkpoint_protocol);
+  if (!protocol) return Status::Corruption(where + ": the log has no protocol action");
+  RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
+  if (!replay.state.metadata) return Status::Corruption(where + ": the log has no metaData action");
 
   auto snapshot = std::make_shared<Snapshot>();
   snapshot->version = segment.version;
   snapshot->protocol = std::move(*protocol);
-  snapshot->metadata = std::move(*replay.metadata);
+  snapshot->metadata = std::move(*replay.state.metadata);
   auto schema = ParseSchema(snapshot->metadata.schema_string);
   if (!schema.ok()) return schema.status().WithContext(where);
   snapshot->schema = std::move(*schema);
-  snapshot->files.reserve(replay.files.size());
-  for (auto& [key, add] : replay.files) snapshot->files.push_back(std::move(add));
-  snapshot->tombstones.reserve(replay.tombstones.size());
-  for (auto& [key, remove] : replay.tombstones) snapshot->tombstones.push_back(std::move(remove));
-  snapshot->set_transactions = std::move(replay.txns);
-  snapshot->domain_metadata = std::move(replay.domains);
+  replay.Finish(&snapshot->files, &snapshot->tombstones);
+  snapshot->tombstones_kept = options.keep_tombstones;
+  snapshot->set_transactions = std::move(replay.state.txns);
+  snapshot->domain_metadata = std::move(replay.state.domains);
+  snapshot->commit_file = segment.last_commit;
   snapshot->store = std::move(store);
   snapshot->table_root = table_root;
 
@@ -225,22 +427,143 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   bool last_delta_is_target_commit = !segment.deltas.empty() &&
                                      segment.deltas.back().type == LogFileType::kCommit &&
                                      segment.deltas.back().version == segment.version;
-  if (last_delta_is_target_commit) last_info = std::move(replay.last_commit_info);
+  if (last_delta_is_target_commit) last_info = std::move(replay.state.last_commit_info);
   bool ict_enabled = ConfigIsTrue(snapshot->metadata, "delta.enableInCommitTimestamps");
   if (ict_enabled && !last_delta_is_target_commit && segment.last_commit) {
     ASSIGN_OR_RETURN(last_info, ReadCommitInfo(*snapshot->store, *segment.last_commit));
   }
+  int64_t file_time_ms = 0;
   if (segment.last_commit) {
-    snapshot->timestamp_ms = segment.last_commit->modification_time_ms;
+    file_time_ms = segment.last_commit->modification_time_ms;
   } else if (!segment.deltas.empty()) {
-    snapshot->timestamp_ms = segment.deltas.back().object.modification_time_ms;
+    file_time_ms = segment.deltas.back().object.modification_time_ms;
   } else if (segment.checkpoint) {
-    snapshot->timestamp_ms = segment.checkpoint->files.front().modification_time_ms;
+    file_time_ms = segment.checkpoint->files.front().modification_time_ms;
   }
-  if (ict_enabled && last_info && last_info->in_commit_timestamp) {
-    snapshot->timestamp_ms = *last_info->in_commit_timestamp;
-  }
+  snapshot->timestamp_ms = CommitTimestampMs(snapshot->metadata, last_info, file_time_ms);
   return snapshot;
+}
+
+namespace {
+
+// Keys hashed as strings and looked up by string_view, without a copy.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+using KeySet = std::unordered_set<std::string, KeyHash, std::equal_to<>>;
+
+// Whether `file` is among `keys`, computing its replay key only when its path is not its
+// own key already (escapes, a file: URI or a deletion vector).
+bool KeyIn(const KeySet& keys, const AddFile& file) {
+  if (!file.deletion_vector && file.path.find('%') == std::string::npos && !file.path.starts_with("file:")) {
+    return keys.find(std::string_view(file.path)) != keys.end();
+  }
+  return keys.count(file.ReplayKey()) > 0;
+}
+
+bool KeyIn(const KeySet& keys, const RemoveFile& file) { return keys.count(file.ReplayKey()) > 0; }
+
+}  // namespace
+
+Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Snapshot> snapshot,
+                                                       ParquetLogIO& io) {
+  const Snapshot& old = *snapshot;
+  auto reload = [&]() -> Result<std::shared_ptr<const Snapshot>> {
+    SnapshotOptions options;
+    options.keep_tombstones = old.tombstones_kept;
+    ASSIGN_OR_RETURN(std::shared_ptr<Snapshot> fresh, LoadSnapshot(old.store, old.table_root, io, options));
+    return std::shared_ptr<const Snapshot>(std::move(fresh));
+  };
+  auto listed = ListLog(*old.store, old.version);
+  if (!listed.ok()) return listed.status().WithContext("listing the Delta log of " + old.table_root);
+  const LogListing& listing = *listed;
+
+  // The log must still hold the commit this snapshot ends with, unchanged: otherwise it
+  // was cleaned up, or the table was deleted and written again.
+  auto same = listing.commits.find(old.version);
+  if (old.commit_file) {
+    if (same == listing.commits.end() || same->second.size_bytes != old.commit_file->size_bytes ||
+        same->second.modification_time_ms != old.commit_file->modification_time_ms) {
+      return reload();
+    }
+  }
+  if (listing.empty() || listing.latest_version() <= old.version) return snapshot;
+  if (!old.commit_file) return reload();  // nothing to check the log against
+  const int64_t latest = listing.latest_version();
+  std::vector<LogFile> commits;
+  for (int64_t v = old.version + 1; v <= latest; v++) {
+    auto it = listing.commits.find(v);
+    if (it == listing.commits.end()) return reload();  // cleaned up: a checkpoint covers it
+    commits.push_back(LogFile{LogFileType::kCommit, v, v, 0, 0, it->second});
+  }
+  const std::string where = old.table_root + " version " + std::to_string(latest);
+  std::optional<Protocol> protocol;  // the newest of the new commits, checked once they are read
+
+  // Replay the new commits on their own; then one pass over the old files.
+  TableState state;
+  state.txns = old.set_transactions;
+  state.domains = old.domain_metadata;
+  KeySet touched;  // keys the new commits add or remove: their old entries go
+  std::unordered_map<std::string, AddFile> added;
+  std::unordered_map<std::string, RemoveFile> removed;
+  for (const LogFile& file : commits) {
+    state.StartCommit();
+    Status applied = ForEachDeltaAction(*old.store, file, old.table_root, where, "", [&](Action& a) {
+      if (auto* add = std::get_if<AddFile>(&a)) {
+        std::string key = add->ReplayKey();
+        touched.insert(key);
+        removed.erase(key);
+        added.insert_or_assign(std::move(key), std::move(*add));
+      } else if (auto* remove = std::get_if<RemoveFile>(&a)) {
+        std::string key = remove->ReplayKey();
+        touched.insert(key);
+        added.erase(key);
+        if (old.tombstones_kept) removed.insert_or_assign(std::move(key), std::move(*remove));
+      } else if (auto* p = std::get_if<Protocol>(&a)) {
+        protocol = std::move(*p);
+      } else {
+        state.Apply(a);
+      }
+      return Status::OK();
+    });
+    if (!applied.ok()) return ProtocolErrorFirst(applied, *old.store, commits, std::nullopt, old.table_root, where);
+  }
+  if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
+
+  auto next = std::make_shared<Snapshot>();
+  next->version = latest;
+  next->protocol = protocol ? std::move(*protocol) : old.protocol;
+  if (state.metadata) {
+    next->metadata = std::move(*state.metadata);
+    auto schema = ParseSchema(next->metadata.schema_string);
+    if (!schema.ok()) return schema.status().WithContext(where);
+    next->schema = std::move(*schema);
+  } else {
+    next->metadata = old.metadata;
+    next->schema = old.schema;
+  }
+  next->files.reserve(old.files.size() + added.size());
+  for (const AddFile& file : old.files) {
+    if (touched.empty() || !KeyIn(touched, file)) next->files.push_back(file);
+  }
+  for (auto& [key, add] : added) next->files.push_back(std::move(add));
+  next->tombstones_kept = old.tombstones_kept;
+  if (old.tombstones_kept) {
+    next->tombstones.reserve(old.tombstones.size() + removed.size());
+    for (const RemoveFile& tombstone : old.tombstones) {
+      if (touched.empty() || !KeyIn(touched, tombstone)) next->tombstones.push_back(tombstone);
+    }
+    for (auto& [key, remove] : removed) next->tombstones.push_back(std::move(remove));
+  }
+  next->set_transactions = std::move(state.txns);
+  next->domain_metadata = std::move(state.domains);
+  next->store = old.store;
+  next->table_root = old.table_root;
+  next->commit_file = commits.back().object;
+  next->timestamp_ms =
+      CommitTimestampMs(next->metadata, state.last_commit_info, commits.back().object.modification_time_ms);
+  return std::shared_ptr<const Snapshot>(std::move(next));
 }
 
 }  // namespace basin::delta

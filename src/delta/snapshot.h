@@ -6,7 +6,11 @@
 // tables whose protocol it cannot read (Unsupported, naming the feature or version) and
 // logs with a gap in versions (Corruption, naming the missing version).
 //
-// Thread safety: a Snapshot is immutable after loading; share it freely.
+// UpdateSnapshot() brings a loaded snapshot to the latest version by applying only the
+// commits written since, for callers that keep snapshots (a snapshot cache).
+//
+// Thread safety: a Snapshot is immutable after loading; share it freely. Its parsed file
+// statistics (stats_index()) are built once, by the first thread that asks.
 #pragma once
 
 #include <cstdint>
@@ -17,12 +21,10 @@
 #include <vector>
 
 #include "delta/actions.h"
+#include "delta/file_stats.h"
+#include "delta/parquet_io.h"
 #include "delta/schema.h"
 #include "storage/object_store.h"
-
-namespace basin::engine {
-class Connection;
-}
 
 namespace basin::delta {
 
@@ -37,7 +39,11 @@ struct Snapshot {
   // Removed files not re-added since, for checkpoints and VACUUM; filled only when
   // SnapshotOptions::keep_tombstones (tombstones can outnumber live files).
   std::vector<RemoveFile> tombstones;
-  int64_t timestamp_ms = 0;  // in-commit timestamp when enabled, else commit file mtime
+  bool tombstones_kept = false;  // whether `tombstones` was filled
+  int64_t timestamp_ms = 0;      // in-commit timestamp when enabled, else commit file mtime
+  // Commit file `version` as listed, when it is still in the log: UpdateSnapshot checks
+  // that the log it extends is the one this snapshot was read from.
+  std::optional<ObjectInfo> commit_file;
 
   // The table's root; data file paths in `files` are relative to it.
   std::shared_ptr<ObjectStore> store;
@@ -45,6 +51,12 @@ struct Snapshot {
 
   int64_t num_records() const;  // sum of stats numRecords minus DV cardinalities; -1 if unknown
   int64_t size_bytes() const;
+
+  // The files' statistics and partition values, typed, for data skipping
+  // (delta/skipping.h): parsed from `files` on the first call, then shared.
+  // REQUIRES: files, schema and metadata no longer change once it has been called.
+  const FileStatsIndex& stats_index() const { return stats_cache.Get(schema, metadata, files); }
+  LazyFileStatsIndex stats_cache;
 };
 
 struct SnapshotOptions {
@@ -54,10 +66,26 @@ struct SnapshotOptions {
 };
 
 // REQUIRES: `store` is rooted at the table folder (keys like "_delta_log/...").
-// `conn` reads Parquet checkpoints and sidecars.
+// `io` reads Parquet checkpoints and sidecars.
 Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> store,
-                                               const std::string& table_root, engine::Connection& conn,
+                                               const std::string& table_root, ParquetLogIO& io,
                                                const SnapshotOptions& options = {});
+
+// The latest snapshot of `snapshot`'s table: `snapshot` itself (the same pointer) when no
+// commit was written after its version, else a new snapshot made by applying only the new
+// commits to it. The log is listed once, from `snapshot`'s version on (ListAfter); neither
+// checkpoints nor older commits are read again, so an update costs O(new actions) plus
+// one copy of the file list (none when nothing changed). Tombstones are carried along when
+// `snapshot` kept them. The new snapshot parses its stats afresh on first use.
+//
+// Falls back to LoadSnapshot of the latest version (reading its checkpoint) when the new
+// commits cannot simply be applied: commit `snapshot->version` is gone or differs from the
+// one it was read from (log cleanup, or the table deleted and created again), or commits
+// after it are missing while a newer checkpoint exists. Errors: as LoadSnapshot's
+// (Unsupported for a new protocol Basin cannot read, Corruption for a malformed commit).
+// Thread safety: `snapshot` is only read; call from any thread.
+Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Snapshot> snapshot,
+                                                       ParquetLogIO& io);
 
 // One commit as DESCRIBE HISTORY shows it.
 struct CommitSummary {  // NOLINT(bugprone-exception-escape): nlohmann::json's constructor

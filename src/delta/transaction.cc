@@ -71,12 +71,12 @@ void Transaction::ReadFiles(const std::vector<AddFile>& files) {
   for (const auto& f : files) read_files_.emplace(f.ReplayKey(), f.path);
 }
 
-void Transaction::ReadPredicate(nlohmann::json predicate, engine::SkippingScope scope) {
-  if (predicate.is_null()) {
+void Transaction::ReadPredicate(Predicate predicate) {
+  if (predicate.is_unknown()) {
     ReadWholeTable();
     return;
   }
-  read_predicates_.push_back(TableReadPredicate{std::move(predicate), std::move(scope)});
+  read_predicates_.push_back(TableReadPredicate{std::move(predicate)});
 }
 
 void Transaction::Add(AddFile add) { adds_.push_back(std::move(add)); }
@@ -227,7 +227,7 @@ bool Transaction::IsOwnCommit(const std::vector<Action>& actions) const {
 
 void Transaction::WriteCheckpointIfDue(int64_t version, CommitResult& result) const {
   const Metadata* metadata = EffectiveMetadata();
-  if (options_.checkpoint_connection == nullptr || metadata == nullptr || version == 0) return;
+  if (options_.checkpoint_io == nullptr || metadata == nullptr || version == 0) return;
   auto interval = CheckpointInterval(*metadata);
   if (!interval.ok()) {
     result.checkpoint_status = interval.status().WithContext(table_root_);
@@ -235,13 +235,13 @@ void Transaction::WriteCheckpointIfDue(int64_t version, CommitResult& result) co
   }
   if (version % *interval != 0) return;
   const int64_t now_ms = Now();
-  auto written = CheckpointVersion(store_, table_root_, *options_.checkpoint_connection, version, now_ms);
+  auto written = CheckpointVersion(store_, table_root_, *options_.checkpoint_io, version, now_ms);
   if (!written.ok()) {
     result.checkpoint_status = written.status();
     return;
   }
   result.checkpoint_version = version;
-  auto cleaned = CleanUpExpiredLogs(*store_, *metadata, now_ms, *options_.checkpoint_connection, table_root_);
+  auto cleaned = CleanUpExpiredLogs(*store_, *metadata, now_ms, *options_.checkpoint_io, table_root_);
   if (cleaned.ok()) {
     result.log_files_deleted = static_cast<int64_t>(cleaned->deleted_keys.size());
   } else {

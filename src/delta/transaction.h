@@ -29,9 +29,9 @@
 #include "common/status.h"
 #include "delta/actions.h"
 #include "delta/conflict_checker.h"
+#include "delta/parquet_io.h"
+#include "delta/predicate.h"
 #include "delta/snapshot.h"
-#include "engine/duckdb.h"
-#include "engine/skipping.h"
 #include "storage/object_store.h"
 
 namespace basin::delta {
@@ -50,9 +50,9 @@ struct TransactionOptions {
   // std::random_device.
   uint64_t seed = 0;
   // When set, a commit whose version is a multiple of delta.checkpointInterval is followed
-  // by a checkpoint written with this connection (delta/checkpoint_writer.h), then by log
-  // cleanup (delta/log_cleanup.h).
-  engine::Connection* checkpoint_connection = nullptr;
+  // by a checkpoint written through it (delta/checkpoint_writer.h), then by log cleanup
+  // (delta/log_cleanup.h). REQUIRES: outlives Commit().
+  ParquetLogIO* checkpoint_io = nullptr;
 };
 
 struct CommitResult {
@@ -90,13 +90,12 @@ class Transaction {
   void ReadWholeTable();
   // Files whose contents the transaction depends on (it may also remove them).
   void ReadFiles(const std::vector<AddFile>& files);
-  // The transaction read the rows for which `predicate` is true: a DuckDB syntax-tree
-  // expression from json_serialize_sql(), as engine::FilesMatching takes, with `scope`
-  // naming how its column references qualify this table. A concurrently added file then
-  // conflicts only when its partition values and stats say it may hold such rows; a
-  // concurrently removed file that may hold them counts as read. Calls union; a null
-  // predicate means the whole table (ReadWholeTable).
-  void ReadPredicate(nlohmann::json predicate, engine::SkippingScope scope = {});
+  // The transaction read the rows for which `predicate` (over the read snapshot's columns)
+  // is true. A concurrently added file then conflicts only when its partition values and
+  // stats say it may hold such rows (delta/skipping.h); a concurrently removed file that
+  // may hold them counts as read. Calls union; an unknown predicate (Predicate()) says
+  // nothing about which rows, so it means the whole table (ReadWholeTable).
+  void ReadPredicate(Predicate predicate);
 
   // --- what it will commit ---
   void Add(AddFile add);

@@ -607,24 +607,4 @@ Status Appender::AppendNull() { return Check(duckdb_append_null(appender_), "app
 Status Appender::EndRow() { return Check(duckdb_appender_end_row(appender_), "append"); }
 Status Appender::Close() { return Check(duckdb_appender_close(appender_), "close appender"); }
 
-std::string QuoteLiteral(std::string_view s) {
-  std::string out = "'";
-  for (char ch : s) {
-    if (ch == '\'') out += '\'';
-    out += ch;
-  }
-  out += '\'';
-  return out;
-}
-
-std::string QuoteIdentifier(std::string_view s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"') out += '"';
-    out += ch;
-  }
-  out += '"';
-  return out;
-}
-
 }  // namespace basin::engine

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/strings.h"
 
 // DuckDB's own handle types (duckdb.h), declared here to keep its header out of ours.
 struct _duckdb_database;    // NOLINT(bugprone-reserved-identifier)
@@ -170,9 +171,8 @@ class Appender {
   std::string table_;
 };
 
-// 'it''s' — a SQL string literal.
-std::string QuoteLiteral(std::string_view s);
-// "a""b" — a SQL identifier.
-std::string QuoteIdentifier(std::string_view s);
+// SQL quoting (common/strings.h), used throughout engine/ and by its callers.
+using ::basin::QuoteIdentifier;
+using ::basin::QuoteLiteral;
 
 }  // namespace basin::engine

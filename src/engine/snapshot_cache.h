@@ -5,7 +5,8 @@
 // Commits are never rewritten, so a table folder and a version identify a snapshot; the
 // size and modification time of that version's commit file also guard against a table
 // deleted and written again in the same folder. Snapshots are immutable and shared: a
-// statement keeps the one it was given however many commits land meanwhile.
+// statement keeps the one it was given however many commits land meanwhile. New commits
+// are applied to the cached snapshot (delta::UpdateSnapshot): only they are read.
 //
 // Thread safety: all methods may be called from any thread.
 #pragma once
@@ -19,19 +20,21 @@
 #include "common/status.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 #include "storage/object_store.h"
 
 namespace basin::engine {
 
 class SnapshotCache {
  public:
-  // `db` reads Parquet checkpoints (through a connection of its own).
+  // Parquet checkpoints are read, and written by commits, through DuckDBParquetLogIO(db).
   explicit SnapshotCache(std::shared_ptr<Database> db, size_t capacity = 32);
 
   // The snapshot of the table in `store` that `options` selects (the latest when empty).
   // `location` identifies the table (its folder or URL) and names it in errors. The latest
-  // version costs one listing of the log when it is cached; time travel to a version is
-  // served from the cache when that version is; time travel by timestamp replays the log.
+  // version costs one listing of the log when it is cached (and reads the new commits when
+  // there are any); time travel to a version is served from the cache when that version
+  // is; time travel by timestamp replays the log.
   Result<std::shared_ptr<const delta::Snapshot>> Get(const std::shared_ptr<ObjectStore>& store,
                                                      const std::string& location,
                                                      const delta::SnapshotOptions& options = {});
@@ -39,26 +42,22 @@ class SnapshotCache {
   // Forgets every snapshot of `location` (after a DROP TABLE).
   void Forget(const std::string& location);
 
+  // How snapshots read checkpoints; commits use it to write theirs.
+  delta::ParquetLogIO& log_io() { return log_io_; }
+
  private:
   struct Entry {
     std::string location;
-    ObjectInfo commit;  // the snapshot's commit file as listed when it was cached
     std::shared_ptr<const delta::Snapshot> snapshot;
   };
 
-  Result<std::shared_ptr<const delta::Snapshot>> Load(const std::shared_ptr<ObjectStore>& store,
-                                                      const std::string& location,
-                                                      const delta::SnapshotOptions& options);
-  std::shared_ptr<const delta::Snapshot> Find(const std::string& location, int64_t version,
-                                              const ObjectInfo* commit);
-  void Insert(Entry entry);
+  std::shared_ptr<const delta::Snapshot> Find(const std::string& location, std::optional<int64_t> version);
+  void Insert(const std::string& location, std::shared_ptr<const delta::Snapshot> snapshot);
 
-  std::shared_ptr<Database> db_;
+  DuckDBParquetLogIO log_io_;
   size_t capacity_;
   std::mutex mutex_;
   std::list<Entry> entries_;  // most recently used first; guarded by mutex_
-  std::unique_ptr<Connection> conn_;  // checkpoint reads; guarded by load_mutex_
-  std::mutex load_mutex_;
 };
 
 }  // namespace basin::engine

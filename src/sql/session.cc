@@ -15,7 +15,6 @@
 #include "delta/snapshot.h"
 #include "engine/lakehouse.h"
 #include "engine/scan.h"
-#include "engine/skipping.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
 #include "sql/table_references.h"
@@ -105,7 +104,7 @@ struct Session::Impl : public SessionContext {
   commands::CommandContext MakeCommandContext() override {
     commands::CommandContext ctx;
     ctx.conn = conn_.get();
-    ctx.txn_options.checkpoint_connection = conn_.get();
+    ctx.txn_options.checkpoint_io = &snapshots->log_io();
     // Lost races are retried as long as the winners do not conflict: a busy table must not
     // turn a blind append into an error after a handful of attempts.
     ctx.txn_options.max_attempts = 1000;

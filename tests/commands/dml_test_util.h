@@ -91,7 +91,7 @@ class DmlFixture : public delta::testing::ConnectionFixture {
   Result<std::shared_ptr<const delta::Snapshot>> Load(const std::string& name) {
     ASSIGN_OR_RETURN(auto store, Store(name));
     ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> snapshot,
-                     delta::LoadSnapshot(store, Root(name), conn()));
+                     delta::LoadSnapshot(store, Root(name), log_io()));
     return std::shared_ptr<const delta::Snapshot>(std::move(snapshot));
   }
 

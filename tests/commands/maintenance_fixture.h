@@ -69,7 +69,7 @@ class TableFixture : public delta::testing::ConnectionFixture {
   }
 
   Result<std::shared_ptr<delta::Snapshot>> Load(delta::SnapshotOptions options = {}) {
-    return delta::LoadSnapshot(store_, root(), conn(), options);
+    return delta::LoadSnapshot(store_, root(), log_io(), options);
   }
   Result<std::shared_ptr<delta::Snapshot>> LoadVersion(int64_t version) {
     delta::SnapshotOptions options;

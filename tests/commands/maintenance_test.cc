@@ -7,7 +7,8 @@
 #include <functional>
 
 #include "delta/deletion_vector.h"
-#include "engine/skipping.h"
+#include "delta/skipping.h"
+#include "engine/predicate_parser.h"
 #include "maintenance_fixture.h"
 #include "testing/interop.h"
 
@@ -226,7 +227,8 @@ TEST(OptimizeTest, ZOrderClustersRowsSoRangeQueriesReadFewerFiles) {
   }
   ASSERT_OK_AND_ASSIGN(auto before, table.Load());
   const std::string range = "x BETWEEN 100 AND 200 AND y BETWEEN 600 AND 700";
-  ASSERT_OK_AND_ASSIGN(auto matching_before, engine::FilesMatchingWhere(table.conn(), *before, range));
+  ASSERT_OK_AND_ASSIGN(delta::Predicate predicate, engine::ParsePredicate(range, before->schema));
+  std::vector<size_t> matching_before = delta::FilesMatching(*before, predicate);
   EXPECT_EQ(matching_before.size(), before->files.size());
 
   OptimizeRequest request;
@@ -237,7 +239,7 @@ TEST(OptimizeTest, ZOrderClustersRowsSoRangeQueriesReadFewerFiles) {
   ASSERT_GT(after->files.size(), 4u);
   ASSERT_OK_AND_ASSIGN(int64_t difference, table.RowDifference(*before, *after));
   EXPECT_EQ(difference, 0);
-  ASSERT_OK_AND_ASSIGN(auto matching_after, engine::FilesMatchingWhere(table.conn(), *after, range));
+  std::vector<size_t> matching_after = delta::FilesMatching(*after, predicate);
   EXPECT_LT(matching_after.size() * 3, after->files.size())
       << matching_after.size() << " of " << after->files.size() << " files match after Z-ordering";
   ASSERT_OK_AND_ASSIGN(auto actions, table.Commit(result.commit.version));

@@ -14,6 +14,7 @@
 #include "commands/table_ddl.h"
 #include "commands/write.h"
 #include "delta/snapshot.h"
+#include "engine/parquet_log_io.h"
 #include "engine/scan.h"
 #include "storage/object_store.h"
 #include "testing/test_util.h"
@@ -87,7 +88,8 @@ class WriteFixture : public ::testing::Test {
   }
   std::shared_ptr<const delta::Snapshot> Load(const delta::SnapshotOptions& options,
                                               const std::string& name) {
-    auto snapshot = delta::LoadSnapshot(Store(name), Root(name), *conn_, options);
+    engine::DuckDBParquetLogIO log_io(conn_->database());
+    auto snapshot = delta::LoadSnapshot(Store(name), Root(name), log_io, options);
     EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
     return snapshot.ok() ? std::shared_ptr<const delta::Snapshot>(*snapshot) : nullptr;
   }

@@ -31,6 +31,7 @@
 
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 #include "sql/session.h"
 #include "storage/object_store.h"
 #include "testing/test_util.h"
@@ -450,7 +451,8 @@ class CaseChecker {
     ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(c_.root.string()));
     delta::SnapshotOptions options;
     options.version = version;
-    return delta::LoadSnapshot(store, c_.root.string(), conn(), options);
+    engine::DuckDBParquetLogIO log_io(conn().database());
+    return delta::LoadSnapshot(store, c_.root.string(), log_io, options);
   }
 
   ConformanceCase c_;

@@ -5,6 +5,7 @@
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 #include "testing/test_util.h"
 
 namespace basin::delta {
@@ -52,7 +53,8 @@ TEST(CheckpointScaleTest, TenThousandFileCheckpointLoadsQuickly) {
       engine::QuoteLiteral(checkpoint) + " (FORMAT parquet)"));
 
   auto start = std::chrono::steady_clock::now();
-  ASSERT_OK_AND_ASSIGN(auto snapshot, LoadSnapshot(store, dir.str(), *conn));
+  engine::DuckDBParquetLogIO log_io(conn->database());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, LoadSnapshot(store, dir.str(), log_io));
   auto elapsed_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
   std::printf("loaded a %d-file checkpoint in %lld ms\n", kFiles, static_cast<long long>(elapsed_ms));

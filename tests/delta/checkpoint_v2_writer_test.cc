@@ -85,7 +85,7 @@ TEST_P(V2CheckpointTest, TransactionsWriteV2CheckpointsThatReadBackLikeTheJsonLo
   TableFixture table(store);
   const int64_t now_ms = WallClockMs();
   TransactionOptions options = TableFixture::Options();
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   options.clock_ms = [now_ms] { return now_ms; };
   ASSERT_OK(CreateV2Table(table, {{"delta.checkpointPolicy", "v2"}}, options));
   std::vector<CommitResult> results;
@@ -175,7 +175,7 @@ TEST_P(V2FormatTest, EveryActionKindRoundTripsThroughSidecars) {
   checkpoint_options.v2_top_level_format = GetParam();
   checkpoint_options.actions_per_sidecar = 3;
   ASSERT_OK_AND_ASSIGN(CheckpointInfo info,
-                       WriteCheckpoint(*store, table.conn(), expected, now_ms, checkpoint_options));
+                       WriteCheckpoint(*store, table.log_io(), expected, now_ms, checkpoint_options));
   EXPECT_EQ(info.policy, CheckpointPolicy::kV2);
   const std::string extension = GetParam() == CheckpointFileFormat::kJson ? ".json" : ".parquet";
   EXPECT_EQ(info.key.rfind("_delta_log/00000000000000000009.checkpoint.", 0), 0u) << info.key;
@@ -213,7 +213,7 @@ TEST(V2CheckpointPeerTest, PlainDuckDbReadsTheTopLevelFileAndSidecars) {
   CheckpointOptions checkpoint_options;
   checkpoint_options.actions_per_sidecar = 4;
   ASSERT_OK_AND_ASSIGN(CheckpointInfo info,
-                       CheckpointVersion(store, "table", table.conn(), 9, now_ms, checkpoint_options));
+                       CheckpointVersion(store, "table", table.log_io(), 9, now_ms, checkpoint_options));
   SnapshotOptions at9;
   at9.version = 9;
   at9.keep_tombstones = true;
@@ -281,12 +281,12 @@ TEST(V2CheckpointPolicyTest, PolicyComesFromTheTableAndTheProtocol) {
   auto store = NewMemoryObjectStore();
   TableFixture table(store);
   ASSERT_OK(table.Create({{"delta.checkpointPolicy", "v2"}}));
-  ASSERT_OK_AND_ASSIGN(CheckpointInfo info, CheckpointVersion(store, "table", table.conn(), 0, 0));
+  ASSERT_OK_AND_ASSIGN(CheckpointInfo info, CheckpointVersion(store, "table", table.log_io(), 0, 0));
   EXPECT_EQ(info.policy, CheckpointPolicy::kClassic);
   EXPECT_EQ(info.key, "_delta_log/00000000000000000000.checkpoint.parquet");
   CheckpointOptions forced;
   forced.policy = CheckpointPolicy::kV2;
-  ASSERT_ERROR_CODE(CheckpointVersion(store, "table", table.conn(), 0, 0, forced), kInvalidArgument);
+  ASSERT_ERROR_CODE(CheckpointVersion(store, "table", table.log_io(), 0, 0, forced), kInvalidArgument);
 
   // A V2 table can still be given a classic checkpoint.
   auto v2_store = NewMemoryObjectStore();
@@ -294,7 +294,7 @@ TEST(V2CheckpointPolicyTest, PolicyComesFromTheTableAndTheProtocol) {
   ASSERT_OK(CreateV2Table(v2_table, {{"delta.checkpointPolicy", "v2"}}));
   forced.policy = CheckpointPolicy::kClassic;
   ASSERT_OK_AND_ASSIGN(CheckpointInfo classic,
-                       CheckpointVersion(v2_store, "table", v2_table.conn(), 0, 0, forced));
+                       CheckpointVersion(v2_store, "table", v2_table.log_io(), 0, 0, forced));
   EXPECT_EQ(classic.key, "_delta_log/00000000000000000000.checkpoint.parquet");
   EXPECT_TRUE(classic.sidecar_keys.empty());
 
@@ -304,7 +304,7 @@ TEST(V2CheckpointPolicyTest, PolicyComesFromTheTableAndTheProtocol) {
   ASSERT_OK(
       CreateV2Table(bad_table, {{"delta.checkpointPolicy", "sometimes"}, {"delta.checkpointInterval", "1"}}));
   TransactionOptions options = TableFixture::Options();
-  options.checkpoint_connection = &bad_table.conn();
+  options.checkpoint_io = &bad_table.log_io();
   ASSERT_OK_AND_ASSIGN(auto txn, bad_table.Begin(options));
   txn->Add(RichAdd(1));
   ASSERT_OK_AND_ASSIGN(CommitResult result, txn->Commit());
@@ -353,7 +353,7 @@ TEST(V2CheckpointTestdataTest, SparkTableWithDeletionVectorsRoundTrips) {
   // A clock just after the removals, so the checkpoint keeps every tombstone.
   const int64_t now_ms = newest_removal + 1;
   ASSERT_OK_AND_ASSIGN(CheckpointInfo info,
-                       CheckpointVersion(store, "table", table.conn(), altered.version, now_ms));
+                       CheckpointVersion(store, "table", table.log_io(), altered.version, now_ms));
   EXPECT_EQ(info.policy, CheckpointPolicy::kV2);
   ASSERT_EQ(info.sidecar_keys.size(), 1u);
   ASSERT_OK_AND_ASSIGN(auto read_back, table.Load(at));

@@ -27,7 +27,7 @@ constexpr int64_t kDayMs = 86'400'000;
 void Build25Commits(TableFixture& table, int64_t now_ms, std::vector<CommitResult>* results) {
   ASSERT_OK(table.Create({{"delta.appendOnly", "false"}}));
   TransactionOptions options = TableFixture::Options();
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   options.clock_ms = [now_ms] { return now_ms; };
   CommitRichHistory(
       table, 24, now_ms, options,
@@ -116,14 +116,14 @@ TEST(CheckpointWriterTest, RewritingACheckpointGivesTheSameTable) {
     txn->Add(TestAdd("f" + std::to_string(i) + ".parquet"));
     ASSERT_OK(txn->Commit());
   }
-  ASSERT_OK_AND_ASSIGN(CheckpointInfo first, CheckpointVersion(store, "table", table.conn(), 3, 0));
+  ASSERT_OK_AND_ASSIGN(CheckpointInfo first, CheckpointVersion(store, "table", table.log_io(), 3, 0));
   EXPECT_EQ(first.version, 3);
   EXPECT_EQ(first.num_add_files, 3);
   EXPECT_EQ(first.num_actions, 5);  // protocol, metaData, 3 adds
-  ASSERT_OK_AND_ASSIGN(CheckpointInfo again, CheckpointVersion(store, "table", table.conn(), 3, 0));
+  ASSERT_OK_AND_ASSIGN(CheckpointInfo again, CheckpointVersion(store, "table", table.log_io(), 3, 0));
   EXPECT_EQ(again.num_actions, first.num_actions);
   // An older checkpoint written late does not move _last_checkpoint back.
-  ASSERT_OK(CheckpointVersion(store, "table", table.conn(), 1, 0));
+  ASSERT_OK(CheckpointVersion(store, "table", table.log_io(), 1, 0));
   ASSERT_OK_AND_ASSIGN(std::string last, store->Get(std::string(kLogFolder) + "_last_checkpoint"));
   EXPECT_EQ(nlohmann::json::parse(last, nullptr, false)["version"], 3);
   ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
@@ -162,7 +162,7 @@ TEST(CheckpointWriterTest, FailedCheckpointDoesNotFailTheCommit) {
   TableFixture table(store);
   ASSERT_OK(table.Create({{"delta.checkpointInterval", "2"}}));
   TransactionOptions options = TableFixture::Options();
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   ASSERT_OK_AND_ASSIGN(auto first, table.Begin(options));
   first->Add(TestAdd("a.parquet"));
   ASSERT_OK_AND_ASSIGN(CommitResult r1, first->Commit());
@@ -183,7 +183,7 @@ TEST(CheckpointWriterTest, BadCheckpointIntervalIsReportedNotFatal) {
   TableFixture table(NewMemoryObjectStore());
   ASSERT_OK(table.Create({{"delta.checkpointInterval", "often"}}));
   TransactionOptions options = TableFixture::Options();
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   ASSERT_OK_AND_ASSIGN(auto txn, table.Begin(options));
   txn->Add(TestAdd("a.parquet"));
   ASSERT_OK_AND_ASSIGN(CommitResult result, txn->Commit());

@@ -5,8 +5,9 @@
 
 #include "delta/conflict_checker.h"
 #include "delta/log_segment.h"
+#include "delta/skipping.h"
 #include "delta/transaction.h"
-#include "engine/skipping.h"
+#include "engine/predicate_parser.h"
 #include "transaction_test_util.h"
 
 namespace basin::delta {
@@ -70,20 +71,16 @@ class ConflictPredicateTest : public ::testing::Test {
     snapshot_ = *snapshot;
   }
 
-  // The syntax tree of a WHERE condition, as json_serialize_sql gives it.
-  json Where(const std::string& condition) {
-    auto r = table_->conn().Query("SELECT json_serialize_sql(" +
-                                  engine::QuoteLiteral("SELECT * FROM t WHERE " + condition) + ")");
-    EXPECT_OK(r.status());
-    if (!r.ok()) return json();
-    json tree = json::parse(r->at(0, 0).value_or(""), nullptr, false);
-    EXPECT_FALSE(tree.is_discarded());
-    return tree["statements"][0]["node"]["where_clause"];
+  // The predicate of a WHERE condition over the table, as commands record it.
+  Predicate Where(const std::string& condition, const engine::PredicateScope& scope = {}) {
+    auto predicate = engine::ParsePredicate(condition, snapshot_->schema, scope);
+    EXPECT_OK(predicate.status());
+    return predicate.ok() ? *predicate : Predicate();
   }
 
-  std::vector<AddFile> Matching(const json& predicate) {
+  std::vector<AddFile> Matching(const Predicate& predicate) {
     std::vector<AddFile> files;
-    for (size_t i : engine::FilesMatching(*snapshot_, predicate)) files.push_back(snapshot_->files[i]);
+    for (size_t i : FilesMatching(*snapshot_, predicate)) files.push_back(snapshot_->files[i]);
     return files;
   }
 
@@ -92,7 +89,7 @@ class ConflictPredicateTest : public ::testing::Test {
   std::unique_ptr<Transaction> Rewrite(const std::string& condition, std::vector<AddFile> rewritten,
                                        const std::string& operation = "DELETE") {
     auto txn = std::make_unique<Transaction>(snapshot_, TableFixture::Options());
-    json predicate = Where(condition);
+    Predicate predicate = Where(condition);
     std::vector<AddFile> read = Matching(predicate);
     txn->ReadPredicate(predicate);
     txn->ReadFiles(read);
@@ -105,7 +102,7 @@ class ConflictPredicateTest : public ::testing::Test {
   // A MERGE that only inserts: reads the target rows where `condition` holds, adds `files`.
   std::unique_ptr<Transaction> MergeInsert(const std::string& condition, std::vector<AddFile> files) {
     auto txn = std::make_unique<Transaction>(snapshot_, TableFixture::Options());
-    json predicate = Where(condition);
+    Predicate predicate = Where(condition);
     txn->ReadPredicate(predicate);
     txn->ReadFiles(Matching(predicate));
     for (auto& f : files) txn->Add(std::move(f));
@@ -257,9 +254,9 @@ TEST_F(ConflictPredicateTest, PredicatesUnion) {
   ExpectMessageHas(result.status(), {"version 2", "x1.parquet"});
 }
 
-TEST_F(ConflictPredicateTest, NullPredicateReadsTheWholeTable) {
+TEST_F(ConflictPredicateTest, UnknownPredicateReadsTheWholeTable) {
   auto txn = std::make_unique<Transaction>(snapshot_, TableFixture::Options());
-  txn->ReadPredicate(json());
+  txn->ReadPredicate(Predicate::Unknown("lower(day) = 'z'"));
   txn->Add(FileIn("z1.parquet", "z", 1, 2));
   ASSERT_OK(MergeInsert("day = 'b'", {FileIn("q1.parquet", "q", 1, 2)})->Commit());
   auto result = txn->Commit();
@@ -339,9 +336,9 @@ TEST_F(ConflictPredicateTest, WholeTableReadConflictsWithAnyRemove) {
 
 TEST_F(ConflictPredicateTest, ColumnsOfOtherTablesAreNotThisTables) {
   // t.day names this table; s.day belongs to a joined source and says nothing about it.
-  engine::SkippingScope scope{{"t"}, {"s"}};
+  engine::PredicateScope scope{{"t"}, {"s"}};
   auto txn = std::make_unique<Transaction>(snapshot_, TableFixture::Options());
-  txn->ReadPredicate(Where("t.day = 'a' AND s.day = 'b'"), scope);
+  txn->ReadPredicate(Where("t.day = 'a' AND s.day = 'b'", scope));
   txn->Add(FileIn("c1.parquet", "c", 1, 10));
   ASSERT_OK(MergeInsert("day = 'b'", {FileIn("b2.parquet", "b", 1, 2)})->Commit());
   ASSERT_OK(txn->Commit());

@@ -342,7 +342,7 @@ int RunKilledWriter(const std::string& table_dir, const std::string& records, co
   slow.latency_ms = latency_ms;
   TableFixture table(NewFaultyObjectStore(*local, slow));
   TransactionOptions options = TableFixture::Options();
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   std::mt19937_64 rng(seed);
   int64_t next_id = first_id;
   if (write(progress_fd, &kReady, 1) != 1) return 2;
@@ -587,7 +587,7 @@ TEST(CrashTest, FailingStoreCallsNeverLeavePartialOrDuplicateCommits) {
     TableFixture writer(faulty);
     TableFixture reader(local);
     TransactionOptions options = TableFixture::Options();
-    options.checkpoint_connection = &writer.conn();
+    options.checkpoint_io = &writer.log_io();
     options.max_attempts = max_attempts;
     std::mt19937_64 writer_rng(rng());
     int64_t next_id = 0;
@@ -663,7 +663,7 @@ TEST(CrashTest, PowerLossKeepsExactlyTheSyncedCommits) {
     TableFixture writer(faulty);
     TableFixture reader(local);
     TransactionOptions options = TableFixture::Options();
-    options.checkpoint_connection = &writer.conn();
+    options.checkpoint_io = &writer.log_io();
     std::mt19937_64 writer_rng(rng());
     int64_t next_id = 0;
     Oracle oracle;

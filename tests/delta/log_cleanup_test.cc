@@ -180,7 +180,7 @@ class MtimeRetentionTest : public ::testing::Test {
   TransactionOptions Options() {
     TransactionOptions options = TableFixture::Options();
     options.clock_ms = [this] { return now_ms_; };
-    options.checkpoint_connection = &table_->conn();
+    options.checkpoint_io = &table_->log_io();
     return options;
   }
 
@@ -224,7 +224,7 @@ TEST_F(MtimeRetentionTest, KeepsEveryVersionInsideTheWindowAndNothingOlder) {
   // newest commit at or before it, and the checkpoint at 9 the newest at or below that.
   ASSERT_EQ(ExpectedOldestKept(), 9);
   ASSERT_OK_AND_ASSIGN(LogCleanupResult result, CleanUpExpiredLogs(*store_, TestMetadata(TableConfig(true)),
-                                                                   now_ms_, table_->conn(), "table"));
+                                                                   now_ms_, table_->log_io(), "table"));
   EXPECT_TRUE(result.enabled);
   EXPECT_EQ(result.cutoff_ms, ParseTimestampMs("2024-03-05").ValueOr(-1));
   ASSERT_EQ(result.oldest_kept_version, 9);
@@ -275,7 +275,7 @@ TEST_F(MtimeRetentionTest, KeepsEveryVersionInsideTheWindowAndNothingOlder) {
 
   // Nothing more to do until time moves on.
   ASSERT_OK_AND_ASSIGN(LogCleanupResult again, CleanUpExpiredLogs(*store_, TestMetadata(TableConfig(true)),
-                                                                  now_ms_, table_->conn(), "table"));
+                                                                  now_ms_, table_->log_io(), "table"));
   EXPECT_EQ(again.oldest_kept_version, 9);
   EXPECT_TRUE(again.deleted_keys.empty());
 }
@@ -289,7 +289,7 @@ TEST_F(MtimeRetentionTest, RemovesTemporaryFilesOfInterruptedWritesOnceTheyAreOl
   store_->SetModificationTime(old_temp, now_ms_ - 2 * kDayMs);
   store_->SetModificationTime(fresh_temp, now_ms_ - kHourMs);
   ASSERT_OK_AND_ASSIGN(LogCleanupResult result, CleanUpExpiredLogs(*store_, TestMetadata(TableConfig(true)),
-                                                                   now_ms_, table_->conn(), "table"));
+                                                                   now_ms_, table_->log_io(), "table"));
   EXPECT_NE(std::find(result.deleted_keys.begin(), result.deleted_keys.end(), old_temp),
             result.deleted_keys.end());
   ASSERT_ERROR_CODE(store_->Head(old_temp), kNotFound);
@@ -312,7 +312,8 @@ TEST_F(MtimeRetentionTest, AnInterruptedCleanupNeverLeavesACorruptVersion) {
     TableFixture table(store);
 
     store->FailDeletesAfter(budget);
-    auto result = CleanUpExpiredLogs(*store, TestMetadata(TableConfig(true)), now_ms_, table.conn(), "table");
+    auto result =
+        CleanUpExpiredLogs(*store, TestMetadata(TableConfig(true)), now_ms_, table.log_io(), "table");
     if (budget < kDeletions) {
       ASSERT_ERROR_CODE(result, kIOError);
       EXPECT_NE(result.status().message().find("injected crash"), std::string::npos);
@@ -338,7 +339,7 @@ TEST_F(MtimeRetentionTest, AnInterruptedCleanupNeverLeavesACorruptVersion) {
     // A later cleanup picks up where the interrupted one stopped.
     store->FailDeletesAfter(1'000);
     ASSERT_OK_AND_ASSIGN(LogCleanupResult rerun, CleanUpExpiredLogs(*store, TestMetadata(TableConfig(true)),
-                                                                    now_ms_, table.conn(), "table"));
+                                                                    now_ms_, table.log_io(), "table"));
     EXPECT_EQ(rerun.deleted_keys.size(), static_cast<size_t>(kDeletions - budget));
     expect_readable(true);
   }
@@ -348,13 +349,13 @@ TEST_F(MtimeRetentionTest, NothingIsDeletedWithoutACheckpointBeforeTheCutoffOrWh
   // Three days in, the cutoff (the first day's midnight) precedes every commit.
   ASSERT_OK_AND_ASSIGN(LogCleanupResult early,
                        CleanUpExpiredLogs(*store_, TestMetadata(TableConfig(true)), kStartMs + 2 * kDayMs,
-                                          table_->conn(), "table"));
+                                          table_->log_io(), "table"));
   EXPECT_FALSE(early.oldest_kept_version.has_value());
   EXPECT_TRUE(early.deleted_keys.empty());
 
   ASSERT_OK_AND_ASSIGN(LogCleanupResult disabled,
                        CleanUpExpiredLogs(*store_, TestMetadata(TableConfig(false)), now_ms_ + 100 * kDayMs,
-                                          table_->conn(), "table"));
+                                          table_->log_io(), "table"));
   EXPECT_FALSE(disabled.enabled);
   EXPECT_TRUE(disabled.deleted_keys.empty());
   ExpectVersionsIntact(*table_, 0);
@@ -363,7 +364,7 @@ TEST_F(MtimeRetentionTest, NothingIsDeletedWithoutACheckpointBeforeTheCutoffOrWh
   auto config = TableConfig(true);
   config["delta.logRetentionDuration"] = "interval 4 weeks";
   ASSERT_OK_AND_ASSIGN(LogCleanupResult long_retention,
-                       CleanUpExpiredLogs(*store_, TestMetadata(config), now_ms_, table_->conn(), "table"));
+                       CleanUpExpiredLogs(*store_, TestMetadata(config), now_ms_, table_->log_io(), "table"));
   EXPECT_TRUE(long_retention.deleted_keys.empty());
 }
 
@@ -384,7 +385,7 @@ TEST(LogCleanupTest, ABadRetentionIsAWarningNotACommitFailure) {
   auto store = NewMemoryObjectStore();
   TableFixture table(store);
   TransactionOptions options = TableFixture::Options();
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   ASSERT_OK(CreateTable(store, Protocol{1, 2, std::nullopt, std::nullopt},
                         {{"delta.checkpointInterval", "1"}, {"delta.logRetentionDuration", "a while"}},
                         options));
@@ -407,7 +408,7 @@ TEST(LogCleanupTest, InCommitTimestampsDecideWhatExpires) {
   int64_t now_ms = kStartMs;
   TransactionOptions options = TableFixture::Options();
   options.clock_ms = [&now_ms] { return now_ms; };
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   ASSERT_OK(CreateTable(store, Protocol{1, 7, std::nullopt, std::vector<std::string>{"inCommitTimestamp"}},
                         {{"delta.enableInCommitTimestamps", "true"},
                          {"delta.checkpointInterval", "2"},
@@ -444,7 +445,7 @@ TEST(LogCleanupTest, TransactionsCleanUpV2CheckpointsAndTheirSidecars) {
   TableFixture table(store);
   TransactionOptions options = TableFixture::Options();
   options.clock_ms = [&now_ms] { return now_ms; };
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   std::vector<std::string> features = {"v2Checkpoint"};
   ASSERT_OK(CreateTable(store, Protocol{3, 7, features, features},
                         {{"delta.checkpointPolicy", "v2"},
@@ -487,7 +488,7 @@ TEST(LogCleanupTest, TransactionsCleanUpV2CheckpointsAndTheirSidecars) {
   // The sidecars left are those the remaining checkpoints name, plus the young orphan.
   std::set<std::string> referenced = {"orphan-young.parquet"};
   for (const auto& checkpoint : listing.checkpoints) {
-    ASSERT_OK_AND_ASSIGN(auto actions, ReadCheckpointFiles(*store, table.conn(), checkpoint));
+    ASSERT_OK_AND_ASSIGN(auto actions, ReadCheckpointFiles(*store, table.log_io(), checkpoint));
     for (const auto& action : actions) {
       if (const auto* sidecar = std::get_if<Sidecar>(&action)) referenced.insert(sidecar->path);
     }

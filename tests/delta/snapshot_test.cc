@@ -10,6 +10,7 @@
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 #include "testing/test_util.h"
 
 namespace basin::delta {
@@ -56,7 +57,8 @@ class SnapshotTest : public ::testing::Test {
   }
 
   Result<std::shared_ptr<Snapshot>> Load(const SnapshotOptions& options = {}) {
-    return LoadSnapshot(store_, "memtable", *conn_, options);
+    engine::DuckDBParquetLogIO log_io(conn_->database());
+    return LoadSnapshot(store_, "memtable", log_io, options);
   }
   Result<std::shared_ptr<Snapshot>> LoadVersion(int64_t v) {
     SnapshotOptions options;
@@ -165,6 +167,36 @@ TEST_F(SnapshotTest, LogWithoutProtocolOrMetadataIsCorruption) {
   store_ = NewMemoryObjectStore();
   ASSERT_OK(WriteCommit(*store_, 0, {Protocol{1, 2, std::nullopt, std::nullopt}}));
   ASSERT_ERROR_CODE(Load(), kCorruption);
+}
+
+// Commits above 8 MiB are read in pieces: lines cut at a piece's end, line numbers in
+// errors, and a protocol behind a malformed line all behave as with a whole read.
+TEST_F(SnapshotTest, LargeCommitsAreReadInPieces) {
+  ASSERT_OK(WriteCommit(*store_, 0, {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata()}));
+  std::string commit;
+  constexpr int kFiles = 20'000;  // about 12 MB
+  for (int i = 0; i < kFiles; i++) {
+    AddFile add = Add("part-" + std::to_string(i) + ".parquet", i);
+    add.stats = R"({"numRecords":)" + std::to_string(i) + R"(,"minValues":{"id":")" + std::string(480, 'x') + R"("}})";
+    commit += SerializeAction(add) + "\n";
+  }
+  ASSERT_GT(commit.size(), size_t{9} << 20);
+  ASSERT_OK(store_->Put(CommitKey(1), commit));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Load());
+  ASSERT_EQ(snapshot->files.size(), static_cast<size_t>(kFiles));
+  EXPECT_EQ(snapshot->num_records(), int64_t{kFiles} * (kFiles - 1) / 2);
+
+  // A malformed line in the third piece is named by its line number.
+  const size_t line_start = commit.find("part-19000.parquet");
+  const size_t cut = commit.rfind('\n', line_start) + 1;
+  std::string broken = commit.substr(0, cut) + "{not json\n" + commit.substr(cut);
+  ASSERT_OK(store_->Put(CommitKey(1), broken));
+  Status st = Load().status();
+  ASSERT_EQ(st.code(), ErrorCode::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("line 19001"), std::string::npos) << st.message();
+  // ...unless a newer protocol says the table cannot be read at all.
+  ASSERT_OK(WriteCommit(*store_, 2, {Protocol{3, 7, std::vector<std::string>{"someFutureFeature"}, std::vector<std::string>{}}}));
+  EXPECT_EQ(Load().status().code(), ErrorCode::kUnsupported);
 }
 
 TEST_F(SnapshotTest, NewestProtocolDecidesAndIsCheckedFirst) {
@@ -355,7 +387,8 @@ TEST(TimeTravelTest, ByFileModificationTimeOnLocalStore) {
   auto at = [&](const std::string& ts) {
     SnapshotOptions options;
     options.timestamp = ts;
-    return LoadSnapshot(store, dir.str(), *conn, options);
+    engine::DuckDBParquetLogIO log_io(conn->database());
+    return LoadSnapshot(store, dir.str(), log_io, options);
   };
   ASSERT_OK_AND_ASSIGN(auto jan2, at("2024-01-02"));
   EXPECT_EQ(jan2->version, 1);

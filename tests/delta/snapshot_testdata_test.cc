@@ -9,6 +9,7 @@
 #include "delta/paths.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 #include "testing/test_util.h"
 #include "testing/testdata_catalogue.h"
 
@@ -31,7 +32,8 @@ class TestdataSnapshots : public ::testing::Test {
   Result<std::shared_ptr<Snapshot>> Load(const fs::path& root, const SnapshotOptions& options = {}) {
     auto store = OpenLocalObjectStore(root.string());
     if (!store.ok()) return store.status();
-    return LoadSnapshot(*store, root.string(), *conn_, options);
+    engine::DuckDBParquetLogIO log_io(conn_->database());
+    return LoadSnapshot(*store, root.string(), log_io, options);
   }
 
   // Rows in the active files by their Parquet footers, minus deletion-vector cardinalities.

@@ -28,7 +28,7 @@ int CommitAppends(const std::string& root, int process) {
   TransactionOptions options = TableFixture::Options();
   options.max_attempts = 100;  // four writers racing for every version
   options.backoff_max_ms = 20;
-  options.checkpoint_connection = &table.conn();
+  options.checkpoint_io = &table.log_io();
   for (int i = 0; i < kCommitsEach; i++) {
     auto txn = table.Begin(options);
     if (!txn.ok()) {

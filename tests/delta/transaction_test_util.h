@@ -10,6 +10,7 @@
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_log_io.h"
 #include "testing/child_process.h"
 #include "testing/test_util.h"
 
@@ -58,6 +59,7 @@ class ConnectionFixture {
     auto conn = engine::Connection::Open(db_);
     EXPECT_TRUE(conn.ok()) << conn.status().ToString();
     conn_ = std::move(*conn);
+    log_io_ = std::make_unique<engine::DuckDBParquetLogIO>(db_);
   }
 
   // Small backoff so tests with retries stay fast.
@@ -69,10 +71,13 @@ class ConnectionFixture {
   }
 
   engine::Connection& conn() { return *conn_; }
+  // Reads and writes checkpoints for LoadSnapshot and TransactionOptions::checkpoint_io.
+  engine::DuckDBParquetLogIO& log_io() { return *log_io_; }
 
  private:
   std::shared_ptr<engine::Database> db_;
   std::unique_ptr<engine::Connection> conn_;
+  std::unique_ptr<engine::DuckDBParquetLogIO> log_io_;
 };
 
 // Helpers to create and load a one-table store.
@@ -88,7 +93,7 @@ class TableFixture : public ConnectionFixture {
   }
 
   Result<std::shared_ptr<Snapshot>> Load(SnapshotOptions options = {}) {
-    return LoadSnapshot(store_, "table", conn(), options);
+    return LoadSnapshot(store_, "table", log_io(), options);
   }
 
   // A transaction on the latest version.

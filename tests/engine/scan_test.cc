@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/parquet_log_io.h"
 #include "engine/parquet_writer.h"
 #include "testing/test_util.h"
 
@@ -173,7 +174,8 @@ TEST_F(ScanTest, DeletionVectorsRemoveRowsInsideTheScan) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
   std::string root = (testdata / "delta/delta-kernel-rs/with-short-dv").string();
   ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(root));
-  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::LoadSnapshot(store, root, *conn_));
+  DuckDBParquetLogIO log_io(conn_->database());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, delta::LoadSnapshot(store, root, log_io));
   ScanOptions options;
   options.row_positions = true;
   ASSERT_OK_AND_ASSIGN(ScanPlan plan, BuildScanSql(*snapshot, *conn_, options));

@@ -15,6 +15,7 @@
 #include "delta/checkpoint_writer.h"
 #include "delta/deletion_vector.h"
 #include "delta/transaction.h"
+#include "engine/parquet_log_io.h"
 #include "engine/parquet_writer.h"
 #include "testing/test_util.h"
 
@@ -71,14 +72,14 @@ class TestTable {
 
   // A commit on the latest version holding what `fill` adds to it.
   Result<delta::CommitResult> Commit(const std::function<void(delta::Transaction&)>& fill) {
-    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store_, dir_.string(), conn_));
+    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store_, dir_.string(), log_io_));
     delta::Transaction txn(snapshot, Options());
     fill(txn);
     return txn.Commit();
   }
 
   Result<std::vector<delta::AddFile>> ActiveFiles() {
-    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store_, dir_.string(), conn_));
+    ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store_, dir_.string(), log_io_));
     return snapshot->files;
   }
 
@@ -92,11 +93,12 @@ class TestTable {
 
   delta::TransactionOptions Options() {
     delta::TransactionOptions options;
-    options.checkpoint_connection = &conn_;
+    options.checkpoint_io = &log_io_;
     return options;
   }
 
   engine::Connection& conn_;
+  engine::DuckDBParquetLogIO log_io_{conn_.database()};
   fs::path dir_;
   TableSpec spec_;
   std::shared_ptr<ObjectStore> store_;

@@ -1,0 +1,574 @@
+#include "delta/file_stats.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <unordered_map>
+
+#include "common/strings.h"
+#include "delta/temporal.h"
+
+namespace basin::delta {
+
+namespace ondemand = simdjson::ondemand;
+
+namespace {
+
+// Strings in stats may be cut to a prefix; a max this long might be a cut one.
+constexpr size_t kTruncatedStringLength = 32;
+// Spark writes timestamp stats truncated to milliseconds.
+constexpr int64_t kTimestampStatSlackMicros = 1000;
+// Decimals up to this precision keep their unscaled value in an int64.
+constexpr int kMaxNarrowDecimalPrecision = 18;
+// Strings live in one buffer per column, addressed by (offset << kLengthBits) | length.
+constexpr int kLengthBits = 24;
+constexpr uint64_t kMaxStringLength = (uint64_t{1} << kLengthBits) - 1;
+constexpr uint64_t kMaxStringOffset = (uint64_t{1} << (63 - kLengthBits)) - 1;
+
+enum : uint8_t { kHasMin = 1, kHasMax = 2, kPartitionKnown = 4 };
+enum class Bound : uint8_t { kMin, kMax, kNullCount };
+
+size_t Utf8Length(std::string_view s) {
+  return static_cast<size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// 10^n for 0 <= n <= 38.
+Int128 PowerOfTen(int n) {
+  Int128 out = 1;
+  for (int i = 0; i < n; i++) out *= 10;
+  return out;
+}
+
+// The exact value of a decimal number text ("-12.5", "1.25E+2") times 10^scale, when that
+// is an integer below 10^38 in magnitude; nullopt otherwise.
+std::optional<Int128> ParseDecimalText(std::string_view text, int scale) {
+  size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+  Int128 digits = 0;
+  int digit_count = 0;  // significant digits kept in `digits`
+  int exponent = 0;     // value = digits * 10^exponent
+  bool any_digit = false, in_fraction = false;
+  for (; i < text.size(); i++) {
+    char c = text[i];
+    if (c == '.' && !in_fraction) {
+      in_fraction = true;
+      continue;
+    }
+    if (c < '0' || c > '9') break;
+    any_digit = true;
+    if (digits == 0 && c == '0') {
+      if (in_fraction) exponent--;
+      continue;
+    }
+    if (++digit_count > 38) return std::nullopt;
+    digits = digits * 10 + (c - '0');
+    if (in_fraction) exponent--;
+  }
+  if (!any_digit) return std::nullopt;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    size_t j = i + 1;
+    if (j < text.size() && text[j] == '+') j++;
+    int e = 0;
+    auto [end, ec] = std::from_chars(text.data() + j, text.data() + text.size(), e);
+    if (ec != std::errc() || end != text.data() + text.size() || e > 100 || e < -100) return std::nullopt;
+    exponent += e;
+  } else if (i != text.size()) {
+    return std::nullopt;
+  }
+  // digits * 10^(exponent + scale) must be an integer below 10^38.
+  int shift = exponent + scale;
+  if (digits == 0) return Int128{0};
+  while (shift < 0) {
+    if (digits % 10 != 0) return std::nullopt;
+    digits /= 10;
+    shift++;
+  }
+  const Int128 limit = PowerOfTen(38);
+  for (; shift > 0; shift--) {
+    if (digits >= limit / 10) return std::nullopt;
+    digits *= 10;
+  }
+  return negative ? -digits : digits;
+}
+
+}  // namespace
+
+StatsFamily StatsFamilyOf(const DataType& type) {
+  if (type.kind != DataType::Kind::kPrimitive) return StatsFamily::kNone;
+  const std::string& p = type.primitive;
+  if (p == "byte" || p == "short" || p == "integer" || p == "long") return StatsFamily::kInteger;
+  if (p == "float" || p == "double") return StatsFamily::kFloat;
+  if (p == "decimal") return StatsFamily::kDecimal;
+  if (p == "string") return StatsFamily::kString;
+  if (p == "date") return StatsFamily::kDate;
+  if (p == "timestamp" || p == "timestamp_ntz") return StatsFamily::kTimestamp;
+  if (p == "boolean") return StatsFamily::kBoolean;
+  return StatsFamily::kNone;
+}
+
+// --- layout ---
+
+struct LayoutColumn {
+  const StructField* field = nullptr;
+  StatsFamily family = StatsFamily::kNone;
+  bool wide = false;     // decimal kept as Int128
+  bool float32 = false;  // float: statistics rounded to float
+  int scale = 0;         // decimal
+  // Partition columns: the keys their value may have in partitionValues.
+  bool partition = false;
+  std::vector<std::string> partition_keys;
+};
+
+// One struct level of the stats objects: physical (or logical) name -> column or nested level.
+struct StatsNode {
+  struct Child {
+    int column = -1;
+    std::unique_ptr<StatsNode> nested;
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, Child, Hash, std::equal_to<>> children;
+};
+
+class StatsLayout {
+ public:
+  const StructType* schema = nullptr;
+  std::vector<LayoutColumn> columns;
+  StatsNode root;
+  std::unordered_map<const StructField*, size_t> column_of_field;
+  std::vector<size_t> partition_columns;
+
+  void AddFields(const StructType& type, bool mapped, StatsNode& node, bool top_level,
+                 const Metadata& metadata) {
+    for (const StructField& field : type.fields) {
+      const std::string key = mapped ? field.PhysicalName() : field.name;
+      StatsNode::Child& child = node.children[key];
+      if (field.type->kind == DataType::Kind::kStruct) {
+        child.nested = std::make_unique<StatsNode>();
+        AddFields(field.type->struct_type, mapped, *child.nested, false, metadata);
+        continue;
+      }
+      LayoutColumn column;
+      column.field = &field;
+      column.family = StatsFamilyOf(*field.type);
+      column.wide =
+          column.family == StatsFamily::kDecimal && field.type->precision > kMaxNarrowDecimalPrecision;
+      column.float32 = field.type->kind == DataType::Kind::kPrimitive && field.type->primitive == "float";
+      column.scale = field.type->scale;
+      if (top_level) {
+        for (const std::string& name : metadata.partition_columns) {
+          if (!EqualsIgnoreCase(name, field.name)) continue;
+          column.partition = true;
+          column.partition_keys = {field.name, field.PhysicalName(), name};
+        }
+      }
+      child.column = static_cast<int>(columns.size());
+      column_of_field.emplace(&field, columns.size());
+      if (column.partition) partition_columns.push_back(columns.size());
+      columns.push_back(std::move(column));
+    }
+  }
+};
+
+// --- per-file values ---
+
+struct FileStatsIndex::Column {
+  // Each vector is empty until some file has a value of its kind, then one per file.
+  std::vector<int64_t> min, max;           // the family's encoding (see Encode)
+  std::vector<Int128> wide_min, wide_max;  // wide decimals
+  std::vector<int64_t> null_count;         // -1: unknown
+  std::vector<uint8_t> flags;              // kHasMin | kHasMax | kPartitionKnown
+  std::string strings;
+
+  size_t MemoryBytes() const {
+    return (min.capacity() + max.capacity() + null_count.capacity()) * sizeof(int64_t) +
+           (wide_min.capacity() + wide_max.capacity()) * sizeof(Int128) + flags.capacity() +
+           strings.capacity();
+  }
+};
+
+namespace {
+
+// A value parsed for one bound of one column, before it is stored.
+struct ParsedValue {
+  Int128 integer = 0;
+  double real = 0;
+  std::string_view bytes;
+};
+
+template <typename T>
+void Grow(std::vector<T>& values, size_t n, T fill) {
+  if (values.empty()) values.assign(n, fill);
+}
+
+}  // namespace
+
+// Parses stats JSON and partition values into an index's columns.
+class StatsParser {
+ public:
+  StatsParser(const StatsLayout& layout, std::vector<FileStatsIndex::Column>& columns, size_t num_files)
+      : layout_(layout), columns_(columns), num_files_(num_files) {}
+
+  // The file's numRecords (-1 when unknown); its bounds go into the columns.
+  int64_t ParseStats(size_t file, const std::string& stats) {
+    pending_.clear();
+    int64_t num_records = -1;
+    if (!Parse(stats, num_records)) return -1;  // unreadable: nothing is known
+    for (const Pending& p : pending_) Store(file, p.column, p.bound, p.value);
+    return num_records;
+  }
+
+  void ParsePartitionValues(size_t file, const PartitionValues& values) {
+    for (size_t c : layout_.partition_columns) {
+      const LayoutColumn& column = layout_.columns[c];
+      FileStatsIndex::Column& out = columns_[c];
+      Grow<uint8_t>(out.flags, num_files_, 0);
+      auto it = values.end();
+      for (const std::string& key : column.partition_keys) {
+        it = values.find(key);
+        if (it != values.end()) break;
+      }
+      if (it == values.end()) continue;  // unknown: kPartitionKnown stays unset
+      out.flags[file] |= kPartitionKnown;
+      Grow<int64_t>(out.null_count, num_files_, -1);
+      const bool is_null = !it->second || (column.family != StatsFamily::kString && it->second->empty());
+      out.null_count[file] = is_null ? 1 : 0;
+      if (is_null) continue;
+      if (auto value = FromText(column, *it->second)) {
+        Store(file, c, Bound::kMin, *value);
+        Store(file, c, Bound::kMax, *value);
+      }
+    }
+  }
+
+ private:
+  struct Pending {
+    size_t column;
+    Bound bound;
+    ParsedValue value;
+  };
+
+  bool Parse(const std::string& stats, int64_t& num_records) {
+    buffer_.resize(stats.size() + simdjson::SIMDJSON_PADDING);
+    std::memcpy(buffer_.data(), stats.data(), stats.size());
+    ondemand::document doc;
+    if (parser_.iterate(buffer_.data(), stats.size(), buffer_.size()).get(doc)) return false;
+    ondemand::object root;
+    if (doc.get_object().get(root)) return false;
+    for (auto field : root) {
+      std::string_view key;
+      ondemand::value value;
+      if (field.unescaped_key().get(key) || field.value().get(value)) return false;
+      if (key == "numRecords") {
+        int64_t n = 0;
+        if (value.get_int64().get(n) == simdjson::SUCCESS) num_records = n;
+        continue;
+      }
+      Bound bound;
+      if (key == "minValues") {
+        bound = Bound::kMin;
+      } else if (key == "maxValues") {
+        bound = Bound::kMax;
+      } else if (key == "nullCount") {
+        bound = Bound::kNullCount;
+      } else {
+        continue;
+      }
+      ondemand::object object;
+      if (value.get_object().get(object) != simdjson::SUCCESS) continue;
+      if (!ParseLevel(object, layout_.root, bound)) return false;
+    }
+    return true;
+  }
+
+  // One struct level of minValues/maxValues/nullCount; false on malformed JSON.
+  bool ParseLevel(ondemand::object object, const StatsNode& node, Bound bound) {
+    for (auto field : object) {
+      std::string_view key;
+      ondemand::value value;
+      if (field.unescaped_key().get(key) || field.value().get(value)) return false;
+      auto it = node.children.find(key);
+      if (it == node.children.end()) continue;
+      const StatsNode::Child& child = it->second;
+      if (child.nested) {
+        ondemand::object nested;
+        if (value.get_object().get(nested) != simdjson::SUCCESS) continue;
+        if (!ParseLevel(nested, *child.nested, bound)) return false;
+        continue;
+      }
+      const LayoutColumn& column = layout_.columns[child.column];
+      std::optional<ParsedValue> parsed =
+          bound == Bound::kNullCount ? NullCount(value) : FromJson(column, value, bound);
+      if (parsed) pending_.push_back(Pending{static_cast<size_t>(child.column), bound, *parsed});
+    }
+    return true;
+  }
+
+  static std::optional<ParsedValue> NullCount(ondemand::value& value) {
+    int64_t n = 0;
+    if (value.get_int64().get(n) != simdjson::SUCCESS || n < 0) return std::nullopt;
+    return ParsedValue{n, 0, {}};
+  }
+
+  // A min or max value from stats JSON; nullopt when it does not fit the column.
+  std::optional<ParsedValue> FromJson(const LayoutColumn& column, ondemand::value& value, Bound bound) {
+    ParsedValue out;
+    switch (column.family) {
+      case StatsFamily::kNone:
+        return std::nullopt;
+      case StatsFamily::kBoolean: {
+        bool b = false;
+        if (value.get_bool().get(b) != simdjson::SUCCESS) return std::nullopt;
+        out.integer = b ? 1 : 0;
+        return out;
+      }
+      case StatsFamily::kInteger: {
+        int64_t n = 0;
+        if (value.get_int64().get(n) != simdjson::SUCCESS) return std::nullopt;
+        out.integer = n;
+        return out;
+      }
+      case StatsFamily::kFloat: {
+        double d = 0;
+        if (value.get_double().get(d) != simdjson::SUCCESS) return std::nullopt;
+        return FromReal(column, d);
+      }
+      case StatsFamily::kDecimal: {
+        std::string_view text;
+        if (value.type() == ondemand::json_type::string) {
+          if (value.get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
+        } else {
+          text = value.raw_json_token();
+        }
+        while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+        return FromText(column, text);
+      }
+      case StatsFamily::kString:
+      case StatsFamily::kDate:
+      case StatsFamily::kTimestamp: {
+        std::string_view text;
+        if (value.get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
+        if (column.family == StatsFamily::kString && bound == Bound::kMax &&
+            Utf8Length(text) >= kTruncatedStringLength) {
+          return std::nullopt;
+        }
+        auto parsed = FromText(column, text);
+        if (parsed && column.family == StatsFamily::kTimestamp && bound == Bound::kMax) {
+          parsed->integer += kTimestampStatSlackMicros;
+        }
+        return parsed;
+      }
+    }
+    return std::nullopt;
+  }
+
+  static std::optional<ParsedValue> FromReal(const LayoutColumn& column, double d) {
+    if (column.float32) d = static_cast<float>(d);
+    if (!std::isfinite(d)) return std::nullopt;
+    return ParsedValue{0, d, {}};
+  }
+
+  // A partition value, or a decimal/string/date/timestamp statistic, from its text.
+  static std::optional<ParsedValue> FromText(const LayoutColumn& column, std::string_view text) {
+    ParsedValue out;
+    switch (column.family) {
+      case StatsFamily::kNone:
+        return std::nullopt;
+      case StatsFamily::kBoolean:
+        if (EqualsIgnoreCase(text, "true")) return ParsedValue{1, 0, {}};
+        if (EqualsIgnoreCase(text, "false")) return ParsedValue{0, 0, {}};
+        return std::nullopt;
+      case StatsFamily::kInteger: {
+        int64_t n = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+        if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+        out.integer = n;
+        return out;
+      }
+      case StatsFamily::kFloat: {
+        double d = 0;
+        auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+        if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+        return FromReal(column, d);
+      }
+      case StatsFamily::kDecimal: {
+        auto unscaled = ParseDecimalText(text, column.scale);
+        if (!unscaled) return std::nullopt;
+        out.integer = *unscaled;
+        return out;
+      }
+      case StatsFamily::kString:
+        out.bytes = text;
+        return out;
+      case StatsFamily::kDate: {
+        auto days = ParseDate(text);
+        if (!days) return std::nullopt;
+        out.integer = *days;
+        return out;
+      }
+      case StatsFamily::kTimestamp: {
+        auto micros = ParseTimestampMicros(text);
+        if (!micros) return std::nullopt;
+        out.integer = *micros;
+        return out;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void Store(size_t file, size_t c, Bound bound, const ParsedValue& value) {
+    const LayoutColumn& column = layout_.columns[c];
+    FileStatsIndex::Column& out = columns_[c];
+    if (bound == Bound::kNullCount) {
+      Grow<int64_t>(out.null_count, num_files_, -1);
+      out.null_count[file] = static_cast<int64_t>(value.integer);
+      return;
+    }
+    const bool is_min = bound == Bound::kMin;
+    Grow<uint8_t>(out.flags, num_files_, 0);
+    if (column.wide) {
+      auto& values = is_min ? out.wide_min : out.wide_max;
+      Grow<Int128>(values, num_files_, 0);
+      values[file] = value.integer;
+    } else {
+      int64_t encoded = 0;
+      if (column.family == StatsFamily::kFloat) {
+        encoded = std::bit_cast<int64_t>(value.real);
+      } else if (column.family == StatsFamily::kString) {
+        if (value.bytes.size() > kMaxStringLength || out.strings.size() > kMaxStringOffset) return;
+        encoded = static_cast<int64_t>((static_cast<uint64_t>(out.strings.size()) << kLengthBits) |
+                                       value.bytes.size());
+        out.strings.append(value.bytes);
+      } else {
+        if (value.integer > std::numeric_limits<int64_t>::max() ||
+            value.integer < std::numeric_limits<int64_t>::min()) {
+          return;  // a decimal statistic beyond its column's precision
+        }
+        encoded = static_cast<int64_t>(value.integer);
+      }
+      auto& values = is_min ? out.min : out.max;
+      Grow<int64_t>(values, num_files_, 0);
+      values[file] = encoded;
+    }
+    out.flags[file] |= is_min ? kHasMin : kHasMax;
+  }
+
+  const StatsLayout& layout_;
+  std::vector<FileStatsIndex::Column>& columns_;
+  const size_t num_files_;
+  ondemand::parser parser_;
+  std::vector<char> buffer_;
+  std::vector<Pending> pending_;
+};
+
+// --- FileStatsIndex ---
+
+std::shared_ptr<const StatsLayout> FileStatsIndex::MakeLayout(const StructType& schema,
+                                                              const Metadata& metadata) {
+  auto layout = std::make_shared<StatsLayout>();
+  layout->schema = &schema;
+  layout->AddFields(schema, ColumnMappingEnabled(metadata), layout->root, true, metadata);
+  return layout;
+}
+
+std::unique_ptr<FileStatsIndex> FileStatsIndex::Build(std::shared_ptr<const StatsLayout> layout,
+                                                      std::span<const AddFile> files) {
+  std::unique_ptr<FileStatsIndex> index(new FileStatsIndex());
+  index->layout_ = std::move(layout);
+  index->num_files_ = files.size();
+  index->columns_.resize(index->layout_->columns.size());
+  index->num_records_.assign(files.size(), -1);
+  StatsParser parser(*index->layout_, index->columns_, files.size());
+  for (size_t i = 0; i < files.size(); i++) {
+    if (files[i].stats) index->num_records_[i] = parser.ParseStats(i, *files[i].stats);
+    parser.ParsePartitionValues(i, files[i].partition_values);
+  }
+  for (Column& column : index->columns_) column.strings.shrink_to_fit();
+  return index;
+}
+
+FileStatsIndex::~FileStatsIndex() = default;
+
+std::optional<size_t> FileStatsIndex::FindColumn(const ColumnPath& path) const {
+  const StructType* fields = layout_->schema;
+  const StructField* field = nullptr;
+  for (size_t i = 0; i < path.size(); i++) {
+    if (fields == nullptr) return std::nullopt;
+    field = fields->Find(path[i]);
+    if (field == nullptr) return std::nullopt;
+    fields = field->type->kind == DataType::Kind::kStruct ? &field->type->struct_type : nullptr;
+  }
+  if (field == nullptr) return std::nullopt;
+  auto it = layout_->column_of_field.find(field);
+  if (it == layout_->column_of_field.end()) return std::nullopt;
+  return it->second;
+}
+
+StatsFamily FileStatsIndex::family(size_t column) const { return layout_->columns[column].family; }
+
+const DataType& FileStatsIndex::type(size_t column) const { return *layout_->columns[column].field->type; }
+
+std::optional<ColumnSummary> FileStatsIndex::Summary(size_t file, size_t c) const {
+  const LayoutColumn& layout = layout_->columns[c];
+  const Column& column = columns_[c];
+  const uint8_t flags = column.flags.empty() ? 0 : column.flags[file];
+  ColumnSummary out;
+  out.family = layout.family;
+  if (layout.partition) {
+    if ((flags & kPartitionKnown) == 0) return std::nullopt;
+    out.num_records = 1;  // every row of the file has the one value
+  } else if (num_records_[file] >= 0) {
+    out.num_records = num_records_[file];
+  }
+  if (!column.null_count.empty() && column.null_count[file] >= 0) out.null_count = column.null_count[file];
+  auto decode = [&](bool is_min) {
+    StatsValue value;
+    if (layout.wide) {
+      value.integer = (is_min ? column.wide_min : column.wide_max)[file];
+      return value;
+    }
+    const int64_t encoded = (is_min ? column.min : column.max)[file];
+    if (layout.family == StatsFamily::kFloat) {
+      value.real = std::bit_cast<double>(encoded);
+    } else if (layout.family == StatsFamily::kString) {
+      const auto bits = static_cast<uint64_t>(encoded);
+      value.bytes = std::string_view(column.strings).substr(bits >> kLengthBits, bits & kMaxStringLength);
+    } else {
+      value.integer = encoded;
+    }
+    return value;
+  };
+  if (flags & kHasMin) out.min = decode(true);
+  if (flags & kHasMax) out.max = decode(false);
+  return out;
+}
+
+std::optional<int64_t> FileStatsIndex::NumRecords(size_t file) const {
+  if (num_records_[file] < 0) return std::nullopt;
+  return num_records_[file];
+}
+
+size_t FileStatsIndex::MemoryBytes() const {
+  size_t bytes =
+      sizeof(*this) + num_records_.capacity() * sizeof(int64_t) + columns_.capacity() * sizeof(Column);
+  for (const Column& column : columns_) bytes += column.MemoryBytes();
+  return bytes;
+}
+
+const FileStatsIndex& LazyFileStatsIndex::Get(const StructType& schema, const Metadata& metadata,
+                                              std::span<const AddFile> files) const {
+  std::call_once(
+      *once_, [&] { index_ = FileStatsIndex::Build(FileStatsIndex::MakeLayout(schema, metadata), files); });
+  return *index_;
+}
+
+}  // namespace basin::delta

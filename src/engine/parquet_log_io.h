@@ -1,0 +1,82 @@
+// delta::ParquetLogIO on DuckDB: how Basin reads and writes the Parquet files of a Delta
+// log (checkpoint parts, V2 top-level files, sidecars).
+//
+// Reading runs read_parquet over the file and converts DuckDB's result vectors straight
+// into actions: structs, maps and lists are walked through the C API, nothing is rendered
+// as text and parsed again. `stats_parsed` (checkpoints written with writeStatsAsStruct)
+// becomes the stats JSON string the Delta layer keeps; `partitionValues_parsed` becomes
+// partition value text when the partitionValues map is absent. Whichever of the two forms
+// the file does not need is left out of the query.
+//
+// Writing serializes the actions and has DuckDB type them with from_json() against the
+// protocol's checkpoint schema, then COPY them to Parquet.
+//
+// Where DuckDB finds the bytes is decided in one place, LocalLogFile below: the store's own
+// file when it keeps objects as local files, else a temporary copy (and for writes, a
+// temporary file stored with one Put).
+//
+// Reads run on a DuckDB database of this object's own, with one thread: a log file is one
+// or a few row groups, read by one thread anyway, and while a query runs DuckDB's calling
+// thread spins waiting for its workers, which on a busy machine costs the scan several
+// times its time (measured: 100,000 checkpoint rows in 0.07 s with one thread, 0.16 to 1 s
+// with two, on a loaded 2-core host). Writes run on the database given.
+//
+// Thread safety: each call opens its own connection, so calls may run on any threads at
+// once.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "common/temp_path.h"
+#include "delta/parquet_io.h"
+#include "engine/duckdb.h"
+#include "storage/object_store.h"
+
+namespace basin::engine {
+
+class DuckDBParquetLogIO final : public delta::ParquetLogIO {
+ public:
+  // `db` writes checkpoints. The reading database is opened on first use; an error opening
+  // it is returned by the read that needed it.
+  explicit DuckDBParquetLogIO(std::shared_ptr<Database> db);
+
+  Status ReadActions(ObjectStore& store, const std::string& key, std::vector<delta::Action>* out) override;
+  Status WriteActions(ObjectStore& store, const std::string& key, std::span<const delta::Action> actions,
+                      delta::CheckpointColumns columns) override;
+
+ private:
+  Result<std::shared_ptr<Database>> ReadingDatabase();
+
+  std::shared_ptr<Database> db_;
+  std::mutex mutex_;
+  std::shared_ptr<Database> reading_db_;  // GUARDED_BY(mutex_)
+};
+
+// A local file standing for the object `key` of a store while DuckDB reads or writes it.
+class LocalLogFile {
+ public:
+  // For reading: the store's own file when it has one, else a temporary copy of the
+  // object. NotFound when the object is absent; the store's errors.
+  static Result<LocalLogFile> ForReading(ObjectStore& store, const std::string& key);
+  // For writing: a temporary file, to be stored with Store() (one Put, atomic).
+  static LocalLogFile ForWriting();
+
+  const std::string& path() const { return path_; }
+  // Puts the temporary file's bytes at `key`. REQUIRES: from ForWriting().
+  Status Store(ObjectStore& store, const std::string& key) const;
+
+ private:
+  explicit LocalLogFile(std::string path) : path_(std::move(path)) {}
+  explicit LocalLogFile(std::unique_ptr<TempPath> temp) : path_(temp->path()), temp_(std::move(temp)) {}
+
+  std::string path_;
+  std::unique_ptr<TempPath> temp_;  // removed with this object
+};
+
+}  // namespace basin::engine

@@ -1,0 +1,212 @@
+// UpdateSnapshot: applying only new commits to a loaded snapshot gives the table
+// LoadSnapshot gives, reading nothing but the listing and the new commits; and falling back
+// to a full load when the log it extended is gone.
+#include <set>
+
+#include "checkpoint_test_util.h"
+#include "delta/commit_writer.h"
+#include "delta/protocol.h"
+#include "delta/snapshot.h"
+
+namespace basin::delta {
+namespace {
+
+using testing::ExpectSameTable;
+using testing::TestAdd;
+using testing::TestRemove;
+
+// A store that records which keys were read and how often the log was listed.
+class RecordingStore final : public ObjectStore {
+ public:
+  explicit RecordingStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
+
+  Result<std::string> Get(const std::string& key) override {
+    reads.insert(key);
+    return base_->Get(key);
+  }
+  Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
+    reads.insert(key);
+    return base_->GetRange(key, offset, length);
+  }
+  Result<ObjectInfo> Head(const std::string& key) override { return base_->Head(key); }
+  Status Put(const std::string& key, const std::string& data) override { return base_->Put(key, data); }
+  Status PutIfAbsent(const std::string& key, const std::string& data) override {
+    return base_->PutIfAbsent(key, data);
+  }
+  Status Delete(const std::string& key) override { return base_->Delete(key); }
+  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
+    listings++;
+    return base_->List(prefix);
+  }
+  Result<std::vector<ObjectInfo>> ListAfter(const std::string& prefix,
+                                            const std::string& start_after) override {
+    listings++;
+    return base_->ListAfter(prefix, start_after);
+  }
+  std::optional<std::string> LocalPath(const std::string& key) const override {
+    return base_->LocalPath(key);
+  }
+  std::string Describe() const override { return "recording " + base_->Describe(); }
+
+  void Reset() {
+    reads.clear();
+    listings = 0;
+  }
+
+  std::set<std::string> reads;
+  int listings = 0;
+
+ private:
+  std::shared_ptr<ObjectStore> base_;
+};
+
+class SnapshotUpdateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    store_ = std::make_shared<RecordingStore>(NewMemoryObjectStore());
+    table_ = std::make_unique<testing::TableFixture>(store_);
+    // Checkpoints every 3 commits, so updates start from snapshots read from checkpoints.
+    ASSERT_OK(table_->Create({{"delta.checkpointInterval", "3"}}));
+  }
+
+  // Commits `fill`'s actions on the latest version, writing checkpoints when due.
+  void Commit(const std::function<void(Transaction&)>& fill) {
+    ASSERT_OK_AND_ASSIGN(auto snapshot, table_->Load());
+    TransactionOptions options = testing::TableFixture::Options();
+    options.checkpoint_io = &table_->log_io();
+    Transaction txn(snapshot, options);
+    fill(txn);
+    ASSERT_OK(txn.Commit());
+  }
+
+  std::shared_ptr<const Snapshot> Update(std::shared_ptr<const Snapshot> snapshot) {
+    auto updated = UpdateSnapshot(std::move(snapshot), table_->log_io());
+    EXPECT_OK(updated.status());
+    return updated.ok() ? *updated : nullptr;
+  }
+
+  std::shared_ptr<Snapshot> Load(bool keep_tombstones = false) {
+    SnapshotOptions options;
+    options.keep_tombstones = keep_tombstones;
+    auto snapshot = table_->Load(options);
+    EXPECT_OK(snapshot.status());
+    return snapshot.ok() ? *snapshot : nullptr;
+  }
+
+  std::shared_ptr<RecordingStore> store_;
+  std::unique_ptr<testing::TableFixture> table_;
+};
+
+TEST_F(SnapshotUpdateTest, NothingNewReturnsTheSameSnapshot) {
+  Commit([](Transaction& txn) { txn.Add(TestAdd("a.parquet")); });
+  std::shared_ptr<const Snapshot> snapshot = Load();
+  store_->Reset();
+  EXPECT_EQ(Update(snapshot), snapshot);
+  EXPECT_EQ(store_->listings, 1);
+  EXPECT_TRUE(store_->reads.empty());
+}
+
+TEST_F(SnapshotUpdateTest, AppliesOnlyTheNewCommits) {
+  Commit([](Transaction& txn) { txn.Add(TestAdd("a.parquet")); });
+  Commit([](Transaction& txn) { txn.Add(TestAdd("b%20c.parquet")); });
+  Commit([](Transaction& txn) { txn.Add(TestAdd("gone.parquet")); });  // version 3: a checkpoint
+  std::shared_ptr<const Snapshot> old = Load();
+  ASSERT_EQ(old->version, 3);
+  const int64_t old_files = static_cast<int64_t>(old->files.size());
+
+  // Removes (one spelled decoded), re-adds with a deletion vector, app and domain changes.
+  Commit([](Transaction& txn) {
+    txn.Remove(TestRemove("b c.parquet"));
+    txn.Remove(TestRemove("gone.parquet"));
+    txn.SetTransactionId("app", 4);
+  });
+  Commit([](Transaction& txn) {
+    AddFile with_dv = TestAdd("a.parquet");
+    with_dv.deletion_vector = DeletionVectorDescriptor{
+        'i', "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L", std::nullopt, 40, 1};
+    txn.Remove(TestRemove("a.parquet"));
+    txn.Add(with_dv);
+    txn.Add(TestAdd("d.parquet"));
+  });
+  Commit([](Transaction& txn) {  // version 6: a checkpoint the update must not read
+    txn.Add(TestAdd("e.parquet"));
+    Metadata metadata = testing::TestMetadata({{"delta.checkpointInterval", "3"}, {"owner", "me"}});
+    txn.UpdateMetadata(metadata);
+  });
+
+  store_->Reset();
+  std::shared_ptr<const Snapshot> updated = Update(old);
+  ASSERT_NE(updated, old);
+  EXPECT_EQ(store_->listings, 1);
+  EXPECT_EQ(store_->reads, (std::set<std::string>{CommitKey(4), CommitKey(5), CommitKey(6)}));
+  std::shared_ptr<Snapshot> loaded = Load();
+  ExpectSameTable(*updated, *loaded);
+  EXPECT_EQ(updated->metadata.configuration.at("owner"), "me");
+  EXPECT_EQ(updated->timestamp_ms, loaded->timestamp_ms);
+  EXPECT_EQ(static_cast<int64_t>(updated->files.size()), old_files);  // -2, -1 +1 (dv), +1, +1
+  // The old snapshot is untouched.
+  EXPECT_EQ(old->version, 3);
+  EXPECT_EQ(static_cast<int64_t>(old->files.size()), old_files);
+  // The new snapshot parses its own stats.
+  EXPECT_EQ(updated->num_records(), loaded->num_records());
+}
+
+TEST_F(SnapshotUpdateTest, CarriesTombstones) {
+  Commit([](Transaction& txn) {
+    txn.Add(TestAdd("a.parquet"));
+    txn.Add(TestAdd("b.parquet"));
+  });
+  std::shared_ptr<const Snapshot> old = Load(/*keep_tombstones=*/true);
+  Commit([](Transaction& txn) { txn.Remove(TestRemove("a.parquet")); });
+  Commit([](Transaction& txn) {
+    txn.Remove(TestRemove("b.parquet"));
+    txn.Add(TestAdd("a.parquet"));  // re-added: no longer a tombstone
+  });
+  std::shared_ptr<const Snapshot> updated = Update(old);
+  ExpectSameTable(*updated, *Load(/*keep_tombstones=*/true));
+  ASSERT_EQ(updated->tombstones.size(), 1u);
+  EXPECT_EQ(updated->tombstones[0].path, "b.parquet");
+}
+
+TEST_F(SnapshotUpdateTest, ReloadsWhenTheLogWasReplaced) {
+  Commit([](Transaction& txn) { txn.Add(TestAdd("a.parquet")); });
+  std::shared_ptr<const Snapshot> old = Load();
+  // The table is deleted and written again: version 1 now holds another commit.
+  ASSERT_OK_AND_ASSIGN(std::vector<ObjectInfo> log, store_->List("_delta_log/"));
+  for (const auto& object : log) ASSERT_OK(store_->Delete(object.key));
+  ASSERT_OK(WriteCommit(*store_, 0,
+                        {MakeCommitInfo(1, "CREATE TABLE"), Protocol{1, 2, std::nullopt, std::nullopt},
+                         testing::TestMetadata()}));
+  ASSERT_OK(
+      WriteCommit(*store_, 1, {MakeCommitInfo(2, "WRITE"), TestAdd("other.parquet"), TestAdd("x.parquet")}));
+  ASSERT_OK(WriteCommit(*store_, 2, {MakeCommitInfo(3, "WRITE"), TestAdd("y.parquet")}));
+  std::shared_ptr<const Snapshot> updated = Update(old);
+  ExpectSameTable(*updated, *Load());
+  EXPECT_EQ(updated->files.size(), 3u);
+}
+
+TEST_F(SnapshotUpdateTest, ReloadsWhenCommitsWereCleanedUp) {
+  Commit([](Transaction& txn) { txn.Add(TestAdd("a.parquet")); });
+  std::shared_ptr<const Snapshot> old = Load();
+  Commit([](Transaction& txn) { txn.Add(TestAdd("b.parquet")); });
+  Commit([](Transaction& txn) { txn.Add(TestAdd("c.parquet")); });  // version 3: checkpoint
+  Commit([](Transaction& txn) { txn.Add(TestAdd("d.parquet")); });
+  ASSERT_OK(store_->Delete(CommitKey(2)));  // as log cleanup would, once a checkpoint covers it
+  std::shared_ptr<const Snapshot> updated = Update(old);
+  ExpectSameTable(*updated, *Load());
+  EXPECT_EQ(updated->version, 4);
+}
+
+TEST_F(SnapshotUpdateTest, RefusesAProtocolItCannotRead) {
+  std::shared_ptr<const Snapshot> old = Load();
+  ASSERT_OK(
+      WriteCommit(*store_, 1,
+                  {MakeCommitInfo(2, "UPGRADE"), Protocol{3, 7, std::vector<std::string>{"madeUpFeature"},
+                                                          std::vector<std::string>{"madeUpFeature"}}}));
+  auto updated = UpdateSnapshot(old, table_->log_io());
+  ASSERT_ERROR_CODE(updated, kUnsupported);
+  EXPECT_NE(updated.status().message().find("madeUpFeature"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace basin::delta
