@@ -1,5 +1,7 @@
 #include "engine/snapshot_cache.h"
 
+#include "delta/log_segment.h"
+
 namespace basin::engine {
 
 namespace {
@@ -46,7 +48,11 @@ void SnapshotCache::Forget(const std::string& location) {
 Result<std::shared_ptr<const delta::Snapshot>> SnapshotCache::Get(const std::shared_ptr<ObjectStore>& store,
                                                                   const std::string& location,
                                                                   const delta::SnapshotOptions& options) {
-  if (options.timestamp) return delta::LoadSnapshot(store, location, log_io_, options);
+  if (options.timestamp) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot,
+                     delta::LoadSnapshot(store, location, log_io_, options));
+    return snapshot;
+  }
 
   if (options.version) {
     if (auto cached = Find(location, options.version)) {

@@ -7,6 +7,7 @@
 #include "delta/actions.h"
 #include "delta/deletion_vector.h"
 #include "delta/paths.h"
+#include "delta/skipping.h"
 #include "duckdb/catalog/catalog_entry/table_function_catalog_entry.hpp"
 #include "duckdb/common/multi_file/multi_file_function.hpp"
 #include "duckdb/common/multi_file/multi_file_reader.hpp"
@@ -17,6 +18,7 @@
 #include "duckdb/planner/expression/bound_reference_expression.hpp"
 #include "engine/duckdb/client_state.h"
 #include "engine/duckdb/errors.h"
+#include "engine/duckdb/table_filters.h"
 #include "engine/duckdb/type_mapping.h"
 #include "engine/duckdb/variant_columns.h"
 
@@ -162,9 +164,10 @@ class DeltaFileList : public duckdb::MultiFileList {
   idx_t GetTotalFileCount() override { return Count(); }
 
   duckdb::unique_ptr<duckdb::NodeStatistics> GetCardinality(duckdb::ClientContext&) override {
+    const delta::FileStatsIndex& stats = source().snapshot->stats_index();
     idx_t rows = 0;
     for (idx_t i = 0; i < Count(); i++) {
-      std::optional<int64_t> n = delta::StatsNumRecords(AddFileAt(i));
+      std::optional<int64_t> n = stats.NumRecords(SnapshotIndex(i));
       if (!n) return nullptr;
       rows += static_cast<idx_t>(*n);
     }
@@ -173,10 +176,11 @@ class DeltaFileList : public duckdb::MultiFileList {
 
   // The exact number of live rows, when every file's statistics give it.
   std::optional<idx_t> ExactRowCount() const {
+    const delta::FileStatsIndex& stats = source().snapshot->stats_index();
     idx_t rows = 0;
     for (idx_t i = 0; i < Count(); i++) {
       const delta::AddFile& add = AddFileAt(i);
-      std::optional<int64_t> n = delta::StatsNumRecords(add);
+      std::optional<int64_t> n = stats.NumRecords(SnapshotIndex(i));
       if (!n) return std::nullopt;
       int64_t live = *n - (add.deletion_vector ? add.deletion_vector->cardinality : 0);
       rows += static_cast<idx_t>(std::max<int64_t>(live, 0));
@@ -186,6 +190,38 @@ class DeltaFileList : public duckdb::MultiFileList {
 
   duckdb::unique_ptr<duckdb::MultiFileList> Copy() override {
     return duckdb::make_uniq<DeltaFileList>(context_, paths[0].path, source_);
+  }
+
+  // Data skipping, when the scan starts: the files whose partition values and statistics
+  // may hold rows passing `filters`. These are all the filters DuckDB pushed into the
+  // scan: the query's own, IN lists, and those a join derives from its build side (its
+  // probe side starts after the build side is done, so their bounds are known here).
+  // `filters` is keyed by position in `column_ids`.
+  duckdb::unique_ptr<duckdb::MultiFileList> DynamicFilterPushdown(duckdb::ClientContext& context,
+                                                                  const duckdb::MultiFileOptions&,
+                                                                  const duckdb::vector<std::string>&,
+                                                                  const duckdb::vector<duckdb::LogicalType>&,
+                                                                  const duckdb::vector<duckdb::column_t>& column_ids,
+                                                                  duckdb::TableFilterSet& filters) const override {
+    if (filters.filters.empty() || !GetClientState(context).settings.data_skipping) return nullptr;
+    const DeltaScanSource& s = source();
+    const delta::StructType& schema = s.snapshot->schema;
+    delta::Predicate predicate = ToPredicate(filters, [&](idx_t key) -> std::optional<delta::ColumnPath> {
+      if (key >= column_ids.size()) return std::nullopt;
+      duckdb::column_t id = column_ids[key];
+      if (duckdb::IsVirtualColumn(id) || id >= schema.fields.size()) return std::nullopt;
+      return delta::ColumnPath{schema.fields[id].name};
+    });
+    std::vector<size_t> matching = delta::FilesMatching(*s.snapshot, predicate);  // increasing
+    std::vector<uint32_t> kept;
+    for (idx_t i = 0; i < Count(); i++) {
+      uint32_t index = SnapshotIndex(i);
+      if (std::binary_search(matching.begin(), matching.end(), size_t{index})) kept.push_back(index);
+    }
+    if (kept.size() == Count()) return nullptr;
+    auto skipped = std::make_shared<DeltaScanSource>(s);
+    skipped->files = std::make_shared<const std::vector<uint32_t>>(std::move(kept));
+    return duckdb::make_uniq<DeltaFileList>(context_, paths[0].path, std::move(skipped));
   }
 
  protected:

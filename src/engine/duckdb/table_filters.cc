@@ -1,0 +1,162 @@
+#include "engine/duckdb/table_filters.h"
+
+#include "duckdb/planner/filter/conjunction_filter.hpp"
+#include "duckdb/planner/filter/constant_filter.hpp"
+#include "duckdb/planner/filter/dynamic_filter.hpp"
+#include "duckdb/planner/filter/in_filter.hpp"
+#include "duckdb/planner/filter/optional_filter.hpp"
+#include "duckdb/planner/filter/struct_filter.hpp"
+
+namespace basin::engine::duckdb_ext {
+
+namespace {
+
+std::optional<delta::CompareOp> CompareOpOf(duckdb::ExpressionType type) {
+  switch (type) {
+    case duckdb::ExpressionType::COMPARE_EQUAL:
+      return delta::CompareOp::kEqual;
+    case duckdb::ExpressionType::COMPARE_NOTEQUAL:
+      return delta::CompareOp::kNotEqual;
+    case duckdb::ExpressionType::COMPARE_LESSTHAN:
+      return delta::CompareOp::kLess;
+    case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO:
+      return delta::CompareOp::kLessOrEqual;
+    case duckdb::ExpressionType::COMPARE_GREATERTHAN:
+      return delta::CompareOp::kGreater;
+    case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO:
+      return delta::CompareOp::kGreaterOrEqual;
+    default:
+      return std::nullopt;
+  }
+}
+
+delta::Predicate Unknown(const duckdb::TableFilter& filter, const delta::ColumnPath& path) {
+  return delta::Predicate::Unknown(filter.ToString(delta::ColumnPathToString(path)));
+}
+
+delta::Predicate Convert(const duckdb::TableFilter& filter, const delta::ColumnPath& path) {
+  switch (filter.filter_type) {
+    case duckdb::TableFilterType::CONSTANT_COMPARISON: {
+      auto& constant = filter.Cast<duckdb::ConstantFilter>();
+      auto op = CompareOpOf(constant.comparison_type);
+      auto literal = ToLiteral(constant.constant);
+      if (!op || !literal) return Unknown(filter, path);
+      return delta::Predicate::Compare(*op, path, *literal);
+    }
+    case duckdb::TableFilterType::IS_NULL:
+      return delta::Predicate::IsNull(delta::Predicate::Column(path));
+    case duckdb::TableFilterType::IS_NOT_NULL:
+      return delta::Predicate::IsNotNull(delta::Predicate::Column(path));
+    case duckdb::TableFilterType::IN_FILTER: {
+      std::vector<delta::Literal> values;
+      for (const duckdb::Value& value : filter.Cast<duckdb::InFilter>().values) {
+        auto literal = ToLiteral(value);
+        if (!literal) return Unknown(filter, path);
+        values.push_back(std::move(*literal));
+      }
+      return delta::Predicate::In(delta::Predicate::Column(path), std::move(values));
+    }
+    case duckdb::TableFilterType::CONJUNCTION_AND:
+    case duckdb::TableFilterType::CONJUNCTION_OR: {
+      std::vector<delta::Predicate> children;
+      for (const auto& child : static_cast<const duckdb::ConjunctionFilter&>(filter).child_filters) {
+        children.push_back(Convert(*child, path));
+      }
+      return filter.filter_type == duckdb::TableFilterType::CONJUNCTION_AND
+                 ? delta::Predicate::And(std::move(children))
+                 : delta::Predicate::Or(std::move(children));
+    }
+    case duckdb::TableFilterType::STRUCT_EXTRACT: {
+      auto& field = filter.Cast<duckdb::StructFilter>();
+      delta::ColumnPath child_path = path;
+      child_path.push_back(field.child_name);
+      return Convert(*field.child_filter, child_path);
+    }
+    case duckdb::TableFilterType::OPTIONAL_FILTER: {
+      // Implied by the query's other filters, so true of every row the query keeps.
+      auto& optional = filter.Cast<duckdb::OptionalFilter>();
+      if (!optional.child_filter) return delta::Predicate::Unknown();
+      return Convert(*optional.child_filter, path);
+    }
+    case duckdb::TableFilterType::DYNAMIC_FILTER: {
+      auto& dynamic = filter.Cast<duckdb::DynamicFilter>();
+      if (!dynamic.filter_data) return delta::Predicate::Unknown();
+      std::lock_guard<std::mutex> lock(dynamic.filter_data->lock);
+      if (!dynamic.filter_data->initialized || !dynamic.filter_data->filter) return delta::Predicate::Unknown();
+      return Convert(*dynamic.filter_data->filter, path);
+    }
+    default:
+      return Unknown(filter, path);
+  }
+}
+
+}  // namespace
+
+std::optional<delta::Literal> ToLiteral(const duckdb::Value& value) {
+  if (value.IsNull()) return std::nullopt;
+  const duckdb::LogicalType& type = value.type();
+  switch (type.id()) {
+    case duckdb::LogicalTypeId::BOOLEAN:
+      return delta::Literal::Boolean(duckdb::BooleanValue::Get(value));
+    case duckdb::LogicalTypeId::TINYINT:
+      return delta::Literal::Byte(duckdb::TinyIntValue::Get(value));
+    case duckdb::LogicalTypeId::SMALLINT:
+      return delta::Literal::Short(duckdb::SmallIntValue::Get(value));
+    case duckdb::LogicalTypeId::INTEGER:
+      return delta::Literal::Int(duckdb::IntegerValue::Get(value));
+    case duckdb::LogicalTypeId::BIGINT:
+      return delta::Literal::Long(duckdb::BigIntValue::Get(value));
+    case duckdb::LogicalTypeId::FLOAT:
+      return delta::Literal::Float(duckdb::FloatValue::Get(value));
+    case duckdb::LogicalTypeId::DOUBLE:
+      return delta::Literal::Double(duckdb::DoubleValue::Get(value));
+    case duckdb::LogicalTypeId::DECIMAL: {
+      int width = duckdb::DecimalType::GetWidth(type);
+      int scale = duckdb::DecimalType::GetScale(type);
+      delta::Int128 result = 0;
+      switch (type.InternalType()) {
+        case duckdb::PhysicalType::INT16:
+          result = value.GetValueUnsafe<int16_t>();
+          break;
+        case duckdb::PhysicalType::INT32:
+          result = value.GetValueUnsafe<int32_t>();
+          break;
+        case duckdb::PhysicalType::INT64:
+          result = value.GetValueUnsafe<int64_t>();
+          break;
+        default: {
+          duckdb::hugeint_t wide = value.GetValueUnsafe<duckdb::hugeint_t>();
+          result = static_cast<delta::Int128>(static_cast<unsigned __int128>(static_cast<uint64_t>(wide.upper)) << 64 |
+                                              wide.lower);
+          break;
+        }
+      }
+      return delta::Literal::Decimal(result, width, scale);
+    }
+    case duckdb::LogicalTypeId::VARCHAR:
+      return delta::Literal::String(duckdb::StringValue::Get(value));
+    case duckdb::LogicalTypeId::BLOB:
+      return delta::Literal::Binary(duckdb::StringValue::Get(value));
+    case duckdb::LogicalTypeId::DATE:
+      return delta::Literal::Date(duckdb::DateValue::Get(value).days);
+    case duckdb::LogicalTypeId::TIMESTAMP_TZ:
+      return delta::Literal::Timestamp(value.GetValue<duckdb::timestamp_tz_t>().value);
+    case duckdb::LogicalTypeId::TIMESTAMP:
+      return delta::Literal::TimestampNtz(duckdb::TimestampValue::Get(value).value);
+    default:
+      return std::nullopt;
+  }
+}
+
+delta::Predicate ToPredicate(const duckdb::TableFilterSet& filters,
+                             const std::function<std::optional<delta::ColumnPath>(duckdb::idx_t)>& column_of) {
+  std::vector<delta::Predicate> terms;
+  for (const auto& [key, filter] : filters.filters) {
+    std::optional<delta::ColumnPath> path = column_of(key);
+    if (!path) continue;
+    terms.push_back(Convert(*filter, *path));
+  }
+  return delta::Predicate::And(std::move(terms));
+}
+
+}  // namespace basin::engine::duckdb_ext

@@ -1,0 +1,32 @@
+// DuckDB's scan filters as Basin predicates: what data skipping evaluates against each
+// file's partition values and statistics (delta/skipping.h).
+//
+// A TableFilterSet is what DuckDB pushes into a scan: per column, comparisons with
+// constants, IS [NOT] NULL, IN lists, AND/OR of those, filters on struct fields, optional
+// filters (implied by others, such as the IN list a join derives), and dynamic filters
+// whose bounds a join fills in while the query runs. Everything else becomes an unknown
+// predicate, which rules nothing out.
+//
+// Thread safety: functions of their arguments (a dynamic filter's data is read under its
+// lock).
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "delta/predicate.h"
+#include "duckdb.hpp"
+#include "duckdb/planner/table_filter.hpp"
+
+namespace basin::engine::duckdb_ext {
+
+// `value` as a literal of the Delta type DuckDB's `value.type()` reads as; nullopt for
+// NULL and for types Delta has no literal for.
+std::optional<delta::Literal> ToLiteral(const duckdb::Value& value);
+
+// The conjunction of `filters`; `column_of(key)` gives the logical path of the column a
+// filter's key names, or nullopt when the key is not a table column (a virtual column).
+delta::Predicate ToPredicate(const duckdb::TableFilterSet& filters,
+                             const std::function<std::optional<delta::ColumnPath>(duckdb::idx_t)>& column_of);
+
+}  // namespace basin::engine::duckdb_ext
