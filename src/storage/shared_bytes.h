@@ -1,0 +1,20 @@
+// Readers over bytes held in memory, shared with whoever else holds them: the memory store's
+// objects and the fault-injecting store's unsynced writes.
+//
+// Thread safety: as ReadableObject.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "storage/object_store.h"
+
+namespace basin {
+
+// Reads `data`, an object `key` of the store `store_description` names.
+// REQUIRES: data is non-null.
+std::unique_ptr<ReadableObject> NewSharedBytesReader(std::string key, std::string store_description,
+                                                     std::shared_ptr<const std::string> data,
+                                                     int64_t modification_time_ms);
+
+}  // namespace basin
