@@ -33,6 +33,7 @@ class FaultyReadable final : public ReadableObject {
 
   uint64_t size_bytes() const override { return base_->size_bytes(); }
   std::optional<int64_t> modification_time_ms() const override { return base_->modification_time_ms(); }
+  std::string version_tag() const override { return base_->version_tag(); }
   Status ReadAt(uint64_t offset, uint64_t length, char* out) override {
     if (store_->BeginCall() != FaultyObjectStore::Fault::kNone) return store_->InjectedFault("ReadAt", key_);
     return base_->ReadAt(offset, length, out);
@@ -159,7 +160,16 @@ std::optional<FaultyObjectStore::PendingWrite> FaultyObjectStore::FindPending(co
 
 void FaultyObjectStore::BufferWrite(const std::string& key, std::shared_ptr<const std::string> data) {
   std::lock_guard lock(mu_);
-  pending_[key] = PendingWrite{std::move(data), NowMs()};
+  BufferWriteLocked(key, std::move(data));
+}
+
+void FaultyObjectStore::BufferWriteLocked(const std::string& key, std::shared_ptr<const std::string> data) {
+  pending_[key] = PendingWrite{std::move(data), NowMs(), ++buffered_writes_};
+}
+
+ObjectInfo FaultyObjectStore::InfoOf(const std::string& key, const PendingWrite& pending) {
+  return ObjectInfo{key, pending.data->size(), pending.modification_time_ms,
+                    "u" + std::to_string(pending.write)};
 }
 
 Result<bool> FaultyObjectStore::ExistsLocked(const std::string& key) {
@@ -179,8 +189,7 @@ Result<std::unique_ptr<ReadableObject>> FaultyObjectStore::OpenRead(const std::s
   if (auto pending = FindPending(key)) {
     if (!pending->data)
       return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
-    base =
-        NewSharedBytesReader(key, Describe() + " (unsynced)", pending->data, pending->modification_time_ms);
+    base = NewSharedBytesReader(InfoOf(key, *pending), Describe() + " (unsynced)", pending->data);
   } else {
     ASSIGN_OR_RETURN(base, base_->OpenRead(key, options));
   }
@@ -240,7 +249,7 @@ Result<ObjectInfo> FaultyObjectStore::Head(const std::string& key) {
   if (auto pending = FindPending(key)) {
     if (!pending->data)
       return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
-    return ObjectInfo{key, pending->data->size(), pending->modification_time_ms};
+    return InfoOf(key, *pending);
   }
   return base_->Head(key);
 }
@@ -251,7 +260,7 @@ Status FaultyObjectStore::Put(const std::string& key, const std::string& data) {
   if (fault == Fault::kBefore) return InjectedFault("Put", key);
   std::unique_lock lock(mu_);
   if (options_.buffer_writes) {
-    pending_[key] = PendingWrite{std::make_shared<const std::string>(data), NowMs()};
+    BufferWriteLocked(key, std::make_shared<const std::string>(data));
     return FinishWrite(fault, "Put", key, Status::OK());
   }
   lock.unlock();
@@ -269,7 +278,7 @@ Status FaultyObjectStore::BufferedPutIfAbsent(const std::string& key,
   // REQUIRES: mu_ held, so no other buffered write can slip in between check and insert.
   ASSIGN_OR_RETURN(bool exists, ExistsLocked(key));
   if (exists) return Status::AlreadyExists("object '" + key + "' already exists in " + Describe());
-  pending_[key] = PendingWrite{std::move(data), NowMs()};
+  BufferWriteLocked(key, std::move(data));
   return Status::OK();
 }
 
@@ -300,7 +309,7 @@ Status FaultyObjectStore::Delete(const std::string& key) {
   if (fault == Fault::kBefore) return InjectedFault("Delete", key);
   std::unique_lock lock(mu_);
   if (options_.buffer_writes) {
-    pending_[key] = PendingWrite{nullptr, NowMs()};
+    BufferWriteLocked(key, nullptr);
     return FinishWrite(fault, "Delete", key, Status::OK());
   }
   lock.unlock();
@@ -322,7 +331,7 @@ Result<std::vector<ObjectInfo>> FaultyObjectStore::List(const std::string& prefi
   for (auto& info : listed) merged.emplace(info.key, std::move(info));
   for (auto it = pending_.lower_bound(prefix); it != pending_.end() && it->first.starts_with(prefix); ++it) {
     if (it->second.data) {
-      merged[it->first] = ObjectInfo{it->first, it->second.data->size(), it->second.modification_time_ms};
+      merged[it->first] = InfoOf(it->first, it->second);
     } else {
       merged.erase(it->first);
     }

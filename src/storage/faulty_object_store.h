@@ -84,6 +84,7 @@ class FaultyObjectStore final : public ObjectStore, public std::enable_shared_fr
   struct PendingWrite {
     std::shared_ptr<const std::string> data;
     int64_t modification_time_ms = 0;
+    uint64_t write = 0;  // which buffered write: the version tag
   };
   enum class Fault { kNone, kBefore, kAfter };
 
@@ -96,6 +97,9 @@ class FaultyObjectStore final : public ObjectStore, public std::enable_shared_fr
   Status BufferedPutIfAbsent(const std::string& key, std::shared_ptr<const std::string> data);
   // Buffers a write of `data` (null: a delete) to `key`.
   void BufferWrite(const std::string& key, std::shared_ptr<const std::string> data);
+  // REQUIRES: mu_ held.
+  void BufferWriteLocked(const std::string& key, std::shared_ptr<const std::string> data);
+  static ObjectInfo InfoOf(const std::string& key, const PendingWrite& pending);
   // Whether `key` names an object as this store's readers see it. REQUIRES: mu_ held.
   Result<bool> ExistsLocked(const std::string& key);
 
@@ -107,6 +111,7 @@ class FaultyObjectStore final : public ObjectStore, public std::enable_shared_fr
   uint64_t calls_since_options_ = 0;             // guarded by mu_
   uint64_t injected_failures_ = 0;               // guarded by mu_
   std::map<std::string, PendingWrite> pending_;  // guarded by mu_
+  uint64_t buffered_writes_ = 0;                 // guarded by mu_
 };
 
 std::shared_ptr<FaultyObjectStore> NewFaultyObjectStore(std::shared_ptr<ObjectStore> base,

@@ -13,11 +13,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <utility>
@@ -69,11 +71,37 @@ int64_t ModificationTimeMs(const struct stat& st) {
   return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
 }
 
+// Device and inode tell replaced files apart (a replace is a rename of a new file); size and
+// nanosecond time also catch a file rewritten in place by someone else, and a new file that
+// got a deleted one's inode (StampModificationTime makes the time exact, not a clock tick).
+std::string VersionTag(const struct stat& st) {
+  char tag[96];
+  std::snprintf(tag, sizeof(tag), "%llx-%llx-%llx-%llx.%lx", static_cast<unsigned long long>(st.st_dev),
+                static_cast<unsigned long long>(st.st_ino), static_cast<unsigned long long>(st.st_size),
+                static_cast<unsigned long long>(st.st_mtim.tv_sec), static_cast<long>(st.st_mtim.tv_nsec));
+  return tag;
+}
+
+ObjectInfo InfoOf(const std::string& key, const struct stat& st) {
+  return ObjectInfo{key, static_cast<uint64_t>(st.st_size), ModificationTimeMs(st), VersionTag(st)};
+}
+
 Status FsyncPath(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECTORY);
   if (fd < 0) return IOErrorAt("cannot open folder for fsync", path, errno);
   FileDescriptor dir(fd);
   if (::fsync(dir.get()) != 0) return IOErrorAt("cannot fsync folder", path, errno);
+  return Status::OK();
+}
+
+// Sets the file's modification time to the exact current time: file systems stamp writes
+// with a coarse clock (a few milliseconds), too coarse for version tags.
+Status StampModificationTime(int fd, const std::string& path) {
+  struct timespec times[2];
+  times[0].tv_nsec = UTIME_OMIT;
+  if (::clock_gettime(CLOCK_REALTIME, &times[1]) != 0 || ::futimens(fd, times) != 0) {
+    return IOErrorAt("cannot set the modification time of", path, errno);
+  }
   return Status::OK();
 }
 
@@ -186,15 +214,17 @@ class LocalTree {
 class LocalReadable final : public ReadableObject {
  public:
   LocalReadable(std::shared_ptr<const LocalTree> tree, std::string key, int fd, uint64_t size,
-                std::optional<int64_t> modification_time_ms)
+                std::optional<int64_t> modification_time_ms, std::string version_tag)
       : tree_(std::move(tree)),
         key_(std::move(key)),
         file_(fd),
         size_(size),
-        modification_time_ms_(modification_time_ms) {}
+        modification_time_ms_(modification_time_ms),
+        version_tag_(std::move(version_tag)) {}
 
   uint64_t size_bytes() const override { return size_; }
   std::optional<int64_t> modification_time_ms() const override { return modification_time_ms_; }
+  std::string version_tag() const override { return version_tag_; }
 
   Status ReadAt(uint64_t offset, uint64_t length, char* out) override {
     if (offset > size_ || length > size_ - offset)
@@ -222,6 +252,7 @@ class LocalReadable final : public ReadableObject {
   FileDescriptor file_;
   const uint64_t size_;
   const std::optional<int64_t> modification_time_ms_;
+  const std::string version_tag_;
 };
 
 class LocalWritable final : public WritableObject {
@@ -249,6 +280,11 @@ class LocalWritable final : public WritableObject {
 
   Status Close() override {
     if (done_) return Finished();
+    Status stamped = StampModificationTime(file_.get(), path_);
+    if (!stamped.ok()) {
+      Abort();
+      return stamped;
+    }
     if (::fsync(file_.get()) != 0 || file_.Close() != 0) {
       Status st = IOErrorAt("cannot fsync", path_, errno);
       Abort();
@@ -306,6 +342,7 @@ class LocalObjectStore final : public ObjectStore {
     FileDescriptor file(fd);
     uint64_t size = 0;
     std::optional<int64_t> modification_time_ms = options.modification_time_ms;
+    std::string version_tag = options.version_tag.value_or("");
     if (options.size_bytes) {
       size = *options.size_bytes;
     } else {
@@ -314,9 +351,10 @@ class LocalObjectStore final : public ObjectStore {
       if (!S_ISREG(st.st_mode)) return tree_->NotFound(key, " (it is a folder)");
       size = static_cast<uint64_t>(st.st_size);
       modification_time_ms = ModificationTimeMs(st);
+      version_tag = VersionTag(st);
     }
-    return std::unique_ptr<ReadableObject>(
-        std::make_unique<LocalReadable>(tree_, key, file.Release(), size, modification_time_ms));
+    return std::unique_ptr<ReadableObject>(std::make_unique<LocalReadable>(
+        tree_, key, file.Release(), size, modification_time_ms, std::move(version_tag)));
   }
 
   Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
@@ -341,7 +379,7 @@ class LocalObjectStore final : public ObjectStore {
     struct stat st;
     if (::stat(path.c_str(), &st) != 0) return tree_->OpenError(key, path, errno);
     if (!S_ISREG(st.st_mode)) return tree_->NotFound(key, " (it is a folder)");
-    return ObjectInfo{key, static_cast<uint64_t>(st.st_size), ModificationTimeMs(st)};
+    return InfoOf(key, st);
   }
 
   Status PutIfAbsent(const std::string& key, const std::string& data) override {
@@ -351,6 +389,7 @@ class LocalObjectStore final : public ObjectStore {
     const std::string& temp_path = temp.first;
     FileDescriptor file(temp.second);
     Status written = WriteAll(file.get(), temp_path, data);
+    if (written.ok()) written = StampModificationTime(file.get(), temp_path);
     if (written.ok() && (::fsync(file.get()) != 0 || file.Close() != 0)) {
       written = IOErrorAt("cannot fsync", temp_path, errno);
     }
@@ -470,7 +509,7 @@ class LocalObjectStore final : public ObjectStore {
       if (S_ISLNK(st.st_mode) && ::fstatat(::dirfd(dir), entry->d_name, &st, 0) != 0) continue;  // dangling
       if (!S_ISREG(st.st_mode)) continue;
       if (key.compare(0, prefix.size(), prefix) != 0) continue;
-      out.push_back(ObjectInfo{key, static_cast<uint64_t>(st.st_size), ModificationTimeMs(st)});
+      out.push_back(InfoOf(key, st));
     }
     closer.reset();
     for (const auto& sub : subfolders) {

@@ -17,6 +17,7 @@ namespace {
 struct Object {
   std::shared_ptr<const std::string> data;
   int64_t modification_time_ms = 0;
+  uint64_t write = 0;  // which write of the store made these bytes: the version tag
 };
 
 int64_t NowMs() {
@@ -33,7 +34,16 @@ Status NotFound(const std::string& key) {
 struct Objects {
   std::mutex mu;
   std::map<std::string, Object> by_key;  // guarded by mu; std::string orders bytewise
+  uint64_t writes = 0;                   // guarded by mu
+
+  // REQUIRES: mu held.
+  Object Make(std::shared_ptr<const std::string> data) { return Object{std::move(data), NowMs(), ++writes}; }
 };
+
+ObjectInfo InfoOf(const std::string& key, const Object& object) {
+  return ObjectInfo{key, object.data->size(), object.modification_time_ms,
+                    "w" + std::to_string(object.write)};
+}
 
 class MemoryWritable final : public WritableObject {
  public:
@@ -52,7 +62,7 @@ class MemoryWritable final : public WritableObject {
     done_ = true;
     auto data = std::make_shared<const std::string>(std::move(buffer_));
     std::lock_guard lock(objects_->mu);
-    objects_->by_key[key_] = Object{std::move(data), NowMs()};
+    objects_->by_key[key_] = objects_->Make(std::move(data));
     return Status::OK();
   }
 
@@ -82,7 +92,7 @@ class MemoryObjectStore final : public ObjectStore {
     std::lock_guard lock(objects_->mu);
     auto it = objects_->by_key.find(key);
     if (it == objects_->by_key.end()) return NotFound(key);
-    return NewSharedBytesReader(key, "memory store", it->second.data, it->second.modification_time_ms);
+    return NewSharedBytesReader(InfoOf(key, it->second), "memory store", it->second.data);
   }
 
   Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
@@ -100,14 +110,15 @@ class MemoryObjectStore final : public ObjectStore {
     std::lock_guard lock(objects_->mu);
     auto it = objects_->by_key.find(key);
     if (it == objects_->by_key.end()) return NotFound(key);
-    return ObjectInfo{key, it->second.data->size(), it->second.modification_time_ms};
+    return InfoOf(key, it->second);
   }
 
   Status PutIfAbsent(const std::string& key, const std::string& data) override {
     RETURN_IF_ERROR(ValidateObjectKey(key));
     auto bytes = std::make_shared<const std::string>(data);
     std::lock_guard lock(objects_->mu);
-    if (!objects_->by_key.emplace(key, Object{std::move(bytes), NowMs()}).second) return AlreadyExists(key);
+    if (objects_->by_key.count(key) != 0) return AlreadyExists(key);
+    objects_->by_key.emplace(key, objects_->Make(std::move(bytes)));
     return Status::OK();
   }
 
@@ -124,7 +135,7 @@ class MemoryObjectStore final : public ObjectStore {
     std::vector<ObjectInfo> out;
     for (auto it = objects_->by_key.lower_bound(prefix);
          it != objects_->by_key.end() && it->first.starts_with(prefix); ++it) {
-      out.push_back(ObjectInfo{it->first, it->second.data->size(), it->second.modification_time_ms});
+      out.push_back(InfoOf(it->first, it->second));
     }
     return out;
   }

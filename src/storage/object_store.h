@@ -26,6 +26,11 @@ struct ObjectInfo {
   std::string key;  // full key, relative to the store root
   uint64_t size_bytes = 0;
   int64_t modification_time_ms = 0;  // milliseconds since the Unix epoch
+  // Names these bytes of the object: a replaced object gets another tag even when its size
+  // and time are the same (an S3 ETag; device, inode, size and nanosecond time of a local
+  // file; a write counter in memory). Empty when the store cannot tell. Caches (DuckDB's)
+  // trust a tag; without one they distrust objects changed in the last seconds.
+  std::string version_tag = {};
 };
 
 // What a reader may already know about an object (from a listing, or from the Delta log's
@@ -34,6 +39,7 @@ struct ObjectInfo {
 struct ObjectReadOptions {
   std::optional<uint64_t> size_bytes;
   std::optional<int64_t> modification_time_ms;
+  std::optional<std::string> version_tag;
 };
 
 // One object opened for reading (ObjectStore::OpenRead). It reads the bytes the object had
@@ -48,6 +54,8 @@ class ReadableObject {
   virtual uint64_t size_bytes() const = 0;
   // nullopt when the caller gave the size but not the time, and the store did not look.
   virtual std::optional<int64_t> modification_time_ms() const = 0;
+  // As ObjectInfo::version_tag; empty when unknown (the caller gave the size but no tag).
+  virtual std::string version_tag() const = 0;
   // Reads bytes [offset, offset+length) into `out`. Corruption (naming the key) when they
   // go past the end; IOError when the store fails.
   virtual Status ReadAt(uint64_t offset, uint64_t length, char* out) = 0;

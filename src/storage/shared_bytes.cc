@@ -8,19 +8,16 @@ namespace {
 
 class SharedBytesReader final : public ReadableObject {
  public:
-  SharedBytesReader(std::string key, std::string store, std::shared_ptr<const std::string> data,
-                    int64_t modification_time_ms)
-      : key_(std::move(key)),
-        store_(std::move(store)),
-        data_(std::move(data)),
-        modification_time_ms_(modification_time_ms) {}
+  SharedBytesReader(ObjectInfo info, std::string store, std::shared_ptr<const std::string> data)
+      : info_(std::move(info)), store_(std::move(store)), data_(std::move(data)) {}
 
   uint64_t size_bytes() const override { return data_->size(); }
-  std::optional<int64_t> modification_time_ms() const override { return modification_time_ms_; }
+  std::optional<int64_t> modification_time_ms() const override { return info_.modification_time_ms; }
+  std::string version_tag() const override { return info_.version_tag; }
 
   Status ReadAt(uint64_t offset, uint64_t length, char* out) override {
     if (offset > data_->size() || length > data_->size() - offset) {
-      return Status::Corruption("object '" + key_ + "' in " + store_ + " has " +
+      return Status::Corruption("object '" + info_.key + "' in " + store_ + " has " +
                                 std::to_string(data_->size()) + " bytes; cannot read " +
                                 std::to_string(length) + " bytes at offset " + std::to_string(offset));
     }
@@ -29,20 +26,17 @@ class SharedBytesReader final : public ReadableObject {
   }
 
  private:
-  const std::string key_;
+  const ObjectInfo info_;
   const std::string store_;
   const std::shared_ptr<const std::string> data_;
-  const int64_t modification_time_ms_;
 };
 
 }  // namespace
 
-std::unique_ptr<ReadableObject> NewSharedBytesReader(std::string key, std::string store_description,
-                                                     std::shared_ptr<const std::string> data,
-                                                     int64_t modification_time_ms) {
+std::unique_ptr<ReadableObject> NewSharedBytesReader(ObjectInfo info, std::string store_description,
+                                                     std::shared_ptr<const std::string> data) {
   assert(data != nullptr);
-  return std::make_unique<SharedBytesReader>(std::move(key), std::move(store_description), std::move(data),
-                                             modification_time_ms);
+  return std::make_unique<SharedBytesReader>(std::move(info), std::move(store_description), std::move(data));
 }
 
 }  // namespace basin

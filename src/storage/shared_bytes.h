@@ -11,10 +11,9 @@
 
 namespace basin {
 
-// Reads `data`, an object `key` of the store `store_description` names.
+// Reads `data`, the object `info` describes in the store `store_description` names.
 // REQUIRES: data is non-null.
-std::unique_ptr<ReadableObject> NewSharedBytesReader(std::string key, std::string store_description,
-                                                     std::shared_ptr<const std::string> data,
-                                                     int64_t modification_time_ms);
+std::unique_ptr<ReadableObject> NewSharedBytesReader(ObjectInfo info, std::string store_description,
+                                                     std::shared_ptr<const std::string> data);
 
 }  // namespace basin

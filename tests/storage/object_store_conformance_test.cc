@@ -660,6 +660,33 @@ TEST_P(ObjectStoreConformance, WritesSurviveConcurrentDeletesOfTheirFolder) {
   EXPECT_EQ(failures.load(), 0);
 }
 
+TEST_P(ObjectStoreConformance, VersionTagsNameTheBytes) {
+  ASSERT_OK(store_->Put("v/obj", "same size 1"));
+  ASSERT_OK_AND_ASSIGN(ObjectInfo first, store_->Head("v/obj"));
+  EXPECT_FALSE(first.version_tag.empty());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ReadableObject> reader, store_->OpenRead("v/obj"));
+  EXPECT_EQ(reader->version_tag(), first.version_tag);
+  ASSERT_OK_AND_ASSIGN(auto listed, store_->List("v/"));
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].version_tag, first.version_tag);
+  // Replaced at once by as many bytes: the time may not tell, the tag does.
+  ASSERT_OK(store_->Put("v/obj", "same size 2"));
+  ASSERT_OK_AND_ASSIGN(ObjectInfo second, store_->Head("v/obj"));
+  EXPECT_NE(second.version_tag, first.version_tag);
+  ASSERT_OK(store_->Delete("v/obj"));
+  ASSERT_OK(store_->PutIfAbsent("v/obj", "same size 3"));
+  ASSERT_OK_AND_ASSIGN(ObjectInfo third, store_->Head("v/obj"));
+  EXPECT_NE(third.version_tag, second.version_tag);
+  EXPECT_NE(third.version_tag, first.version_tag);
+  // A reader given what a listing said reports that tag without asking.
+  ObjectReadOptions known;
+  known.size_bytes = third.size_bytes;
+  known.modification_time_ms = third.modification_time_ms;
+  known.version_tag = third.version_tag;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ReadableObject> told, store_->OpenRead("v/obj", known));
+  EXPECT_EQ(told->version_tag(), third.version_tag);
+}
+
 TEST_P(ObjectStoreConformance, RandomReadsAreCheapOnTheseBackends) {
   EXPECT_TRUE(store_->CheapRandomReads());
 }

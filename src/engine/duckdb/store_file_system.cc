@@ -5,8 +5,10 @@
 // - Reads: one ObjectStore::OpenRead per DuckDB file handle, then ReadAt for each read (the
 //   local store keeps one descriptor and uses pread). The size and modification time a
 //   glob, a listing or the caller put in OpenFileInfo::extended_info ("file_size",
-//   "last_modified", as DuckDB's own local file system fills them) are handed to OpenRead,
-//   so that opening a listed file asks the store nothing more.
+//   "last_modified", as DuckDB's own local file system fills them, and "etag") are handed
+//   to OpenRead, so that opening a listed file asks the store nothing more. Version tags
+//   (ObjectInfo::version_tag) let DuckDB's caches trust recently written files, as the
+//   local file system's device/inode tags do.
 // - Writes: sequential, through OpenWrite in kFreshKey mode (durable and visible at Close,
 //   no temporary copy), falling back to kAtomicReplace when the key exists (COPY with
 //   OVERWRITE_OR_IGNORE into a fixed file name). A handle destroyed without Close leaves
@@ -75,6 +77,7 @@ duckdb::OpenFileInfo FileInfoOf(std::string path, const ObjectInfo& object) {
   options.emplace("file_size", duckdb::Value::BIGINT(static_cast<int64_t>(object.size_bytes)));
   options.emplace("last_modified",
                   duckdb::Value::TIMESTAMP(duckdb::Timestamp::FromEpochMs(object.modification_time_ms)));
+  if (!object.version_tag.empty()) options.emplace("etag", duckdb::Value(object.version_tag));
   return info;
 }
 
@@ -96,6 +99,9 @@ ObjectReadOptions ReadOptionsOf(const duckdb::OpenFileInfo& info) {
   }
   if (auto it = known.find("last_modified"); it != known.end() && !it->second.IsNull()) {
     options.modification_time_ms = duckdb::Timestamp::GetEpochMs(it->second.GetValue<duckdb::timestamp_t>());
+  }
+  if (auto it = known.find("etag"); it != known.end() && !it->second.IsNull()) {
+    options.version_tag = it->second.ToString();
   }
   return options;
 }
@@ -213,6 +219,13 @@ class StoreFileSystem final : public duckdb::FileSystem {
       file.modification_time_ms = info->modification_time_ms;
     }
     return duckdb::Timestamp::FromEpochMs(*file.modification_time_ms);
+  }
+
+  // With a tag, DuckDB's caches (Parquet metadata, file ranges) trust what they hold;
+  // without one, they distrust files changed in the last ten seconds.
+  std::string GetVersionTag(duckdb::FileHandle& handle) override {
+    auto& file = handle.Cast<StoreFileHandle>();
+    return file.reader ? file.reader->version_tag() : "";
   }
 
   duckdb::FileType GetFileType(duckdb::FileHandle& handle) override {
