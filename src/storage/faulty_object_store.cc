@@ -204,7 +204,7 @@ Result<std::unique_ptr<WritableObject>> FaultyObjectStore::OpenWrite(const std::
   bool buffered = false;
   {
     std::lock_guard lock(mu_);
-    buffered = options_.buffer_writes;
+    buffered = options_.buffer_writes && options.mode == WriteMode::kAtomicReplace;
     if (options.mode == WriteMode::kFreshKey) {
       ASSIGN_OR_RETURN(bool exists, ExistsLocked(key));
       if (exists) return Status::AlreadyExists("object '" + key + "' already exists in " + Describe());

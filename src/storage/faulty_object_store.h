@@ -39,8 +39,10 @@ struct FaultOptions {
 // in the message. A failed Close leaves nothing visible, unless fail_after_write.
 //
 // With buffer_writes, reads see this store's unsynced writes (like a page cache), the base
-// store does not; PutIfAbsent is atomic against both. A written object whose OpenWrite
-// came while buffer_writes was set is buffered at Close.
+// store does not; PutIfAbsent is atomic against both. An object opened in kAtomicReplace
+// mode while buffer_writes is set is buffered at Close; a kFreshKey object is not: its
+// Close is durable by contract (the local store fsyncs it), so it goes to the base store,
+// and is lost with a crash only as garbage no commit references.
 class FaultyObjectStore final : public ObjectStore, public std::enable_shared_from_this<FaultyObjectStore> {
  public:
   FaultyObjectStore(std::shared_ptr<ObjectStore> base, FaultOptions options);

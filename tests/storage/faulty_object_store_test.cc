@@ -236,30 +236,45 @@ TEST(FaultyObjectStore, BufferedObjectsAreLostWithTheUnsyncedWrites) {
   FaultOptions options;
   options.buffer_writes = true;
   auto store = NewFaultyObjectStore(base, options);
-  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("data/a.parquet", {WriteMode::kFreshKey}));
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("_last_checkpoint", {WriteMode::kAtomicReplace}));
   ASSERT_OK(writer->Append("bytes"));
   ASSERT_OK(writer->Close());
   // This store's readers see it, streaming too; the base store does not, until Sync.
-  ASSERT_OK_AND_ASSIGN(auto reader, store->OpenRead("data/a.parquet"));
+  ASSERT_OK_AND_ASSIGN(auto reader, store->OpenRead("_last_checkpoint"));
   EXPECT_EQ(reader->size_bytes(), 5u);
   char buffer[5];
   ASSERT_OK(reader->ReadAt(0, 5, buffer));
   EXPECT_EQ(std::string(buffer, 5), "bytes");
-  ASSERT_ERROR_CODE(base->Head("data/a.parquet"), kNotFound);
-  ASSERT_ERROR_CODE(store->OpenWrite("data/a.parquet", {WriteMode::kFreshKey}), kAlreadyExists);
+  ASSERT_ERROR_CODE(base->Head("_last_checkpoint"), kNotFound);
+  ASSERT_ERROR_CODE(store->OpenWrite("_last_checkpoint", {WriteMode::kFreshKey}), kAlreadyExists);
   EXPECT_EQ(store->unsynced_writes(), 1u);
   store->DropUnsynced();
-  ASSERT_ERROR_CODE(store->OpenRead("data/a.parquet"), kNotFound);
+  ASSERT_ERROR_CODE(store->OpenRead("_last_checkpoint"), kNotFound);
   // An open reader keeps the bytes it opened.
   ASSERT_OK(reader->ReadAt(1, 3, buffer));
   EXPECT_EQ(std::string(buffer, 3), "yte");
 
-  ASSERT_OK_AND_ASSIGN(writer, store->OpenWrite("data/b.parquet", {WriteMode::kFreshKey}));
+  ASSERT_OK_AND_ASSIGN(writer, store->OpenWrite("_last_checkpoint", {WriteMode::kAtomicReplace}));
   ASSERT_OK(writer->Append("b"));
   ASSERT_OK(writer->Close());
   ASSERT_OK(store->Sync());
-  ASSERT_OK_AND_ASSIGN(std::string synced, base->Get("data/b.parquet"));
+  ASSERT_OK_AND_ASSIGN(std::string synced, base->Get("_last_checkpoint"));
   EXPECT_EQ(synced, "b");
+}
+
+// A fresh key's Close is durable by contract, so it is not held back with unsynced writes.
+TEST(FaultyObjectStore, FreshKeyObjectsAreDurableAtClose) {
+  auto base = NewMemoryObjectStore();
+  FaultOptions options;
+  options.buffer_writes = true;
+  auto store = NewFaultyObjectStore(base, options);
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("data/a.parquet", {WriteMode::kFreshKey}));
+  ASSERT_OK(writer->Append("PAR1"));
+  ASSERT_OK(writer->Close());
+  EXPECT_EQ(store->unsynced_writes(), 0u);
+  store->DropUnsynced();
+  ASSERT_OK_AND_ASSIGN(std::string data, base->Get("data/a.parquet"));
+  EXPECT_EQ(data, "PAR1");
 }
 
 TEST(FaultyObjectStore, DescribeNamesTheBase) {
