@@ -16,12 +16,6 @@ int64_t NowMs() {
       .count();
 }
 
-Status ShortObject(const std::string& key, uint64_t offset, uint64_t length, uint64_t size) {
-  return Status::Corruption("object '" + key + "' (unsynced) has " + std::to_string(size) +
-                            " bytes; cannot read " + std::to_string(length) + " bytes at offset " +
-                            std::to_string(offset));
-}
-
 }  // namespace
 
 // Each ReadAt is a call that may fail.
@@ -100,10 +94,7 @@ class FaultyWritable final : public WritableObject {
   uint64_t size_bytes() const override { return size_; }
 
  private:
-  Status Finished() const {
-    return Status::Internal("object '" + key_ + "' in " + store_->Describe() +
-                            " was already closed or aborted");
-  }
+  Status Finished() const { return FinishedWriterError(key_, store_->Describe()); }
 
   const std::shared_ptr<FaultyObjectStore> store_;
   const std::string key_;
@@ -236,8 +227,8 @@ Result<std::string> FaultyObjectStore::GetRange(const std::string& key, uint64_t
     if (!pending->data)
       return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
     const std::string& data = *pending->data;
-    if (offset > data.size() || length > data.size() - offset)
-      return ShortObject(key, offset, length, data.size());
+    if (!RangeFits(offset, length, data.size()))
+      return ShortObjectError(key, Describe() + " (unsynced)", offset, length, data.size());
     return data.substr(static_cast<size_t>(offset), static_cast<size_t>(length));
   }
   return base_->GetRange(key, offset, length);

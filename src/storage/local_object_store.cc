@@ -121,13 +121,6 @@ Status WriteAll(int fd, const std::string& path, std::string_view data) {
 
 std::string ParentOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
-Status ShortObject(const std::string& key, const std::string& store, uint64_t offset, uint64_t length,
-                   uint64_t size) {
-  return Status::Corruption("object '" + key + "' in " + store + " has " + std::to_string(size) +
-                            " bytes; cannot read " + std::to_string(length) + " bytes at offset " +
-                            std::to_string(offset));
-}
-
 // The folders and files of one store root; shared by the store and its open objects.
 class LocalTree {
  public:
@@ -227,8 +220,8 @@ class LocalReadable final : public ReadableObject {
   std::string version_tag() const override { return version_tag_; }
 
   Status ReadAt(uint64_t offset, uint64_t length, char* out) override {
-    if (offset > size_ || length > size_ - offset)
-      return ShortObject(key_, tree_->Describe(), offset, length, size_);
+    if (!RangeFits(offset, length, size_))
+      return ShortObjectError(key_, tree_->Describe(), offset, length, size_);
     uint64_t done = 0;
     while (done < length) {
       ssize_t n = ::pread(file_.get(), out + done, static_cast<size_t>(length - done),
@@ -240,7 +233,7 @@ class LocalReadable final : public ReadableObject {
         return IOErrorAt("cannot read", tree_->PathOf(key_), errno);
       }
       // The file is shorter than the size it was opened with (a wrong size was given).
-      if (n == 0) return ShortObject(key_, tree_->Describe(), offset, length, offset + done);
+      if (n == 0) return ShortObjectError(key_, tree_->Describe(), offset, length, offset + done);
       done += static_cast<uint64_t>(n);
     }
     return Status::OK();
@@ -315,10 +308,7 @@ class LocalWritable final : public WritableObject {
   uint64_t size_bytes() const override { return size_; }
 
  private:
-  Status Finished() const {
-    return Status::Internal("object '" + key_ + "' in " + tree_->Describe() +
-                            " was already closed or aborted");
-  }
+  Status Finished() const { return FinishedWriterError(key_, tree_->Describe()); }
 
   const std::shared_ptr<const LocalTree> tree_;
   const std::string key_;

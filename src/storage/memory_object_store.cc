@@ -74,9 +74,7 @@ class MemoryWritable final : public WritableObject {
   uint64_t size_bytes() const override { return buffer_.size(); }
 
  private:
-  Status Closed() const {
-    return Status::Internal("object '" + key_ + "' in memory store was already closed or aborted");
-  }
+  Status Closed() const { return FinishedWriterError(key_, "memory store"); }
 
   const std::shared_ptr<Objects> objects_;
   const std::string key_;

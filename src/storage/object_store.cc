@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "storage/object_key.h"
+
 namespace basin {
 
 Result<std::string> ObjectStore::Get(const std::string& key) {
@@ -15,11 +17,7 @@ Result<std::string> ObjectStore::GetRange(const std::string& key, uint64_t offse
   ASSIGN_OR_RETURN(std::unique_ptr<ReadableObject> object, OpenRead(key, {}));
   // Checked before allocating, so that an absurd length is an error, not an allocation.
   const uint64_t size = object->size_bytes();
-  if (offset > size || length > size - offset) {
-    return Status::Corruption("object '" + key + "' in " + Describe() + " has " + std::to_string(size) +
-                              " bytes; cannot read " + std::to_string(length) + " bytes at offset " +
-                              std::to_string(offset));
-  }
+  if (!RangeFits(offset, length, size)) return ShortObjectError(key, Describe(), offset, length, size);
   std::string data(static_cast<size_t>(length), '\0');
   RETURN_IF_ERROR(object->ReadAt(offset, length, data.data()));
   return data;

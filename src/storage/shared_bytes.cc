@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "storage/object_key.h"
+
 namespace basin {
 
 namespace {
@@ -16,10 +18,8 @@ class SharedBytesReader final : public ReadableObject {
   std::string version_tag() const override { return info_.version_tag; }
 
   Status ReadAt(uint64_t offset, uint64_t length, char* out) override {
-    if (offset > data_->size() || length > data_->size() - offset) {
-      return Status::Corruption("object '" + info_.key + "' in " + store_ + " has " +
-                                std::to_string(data_->size()) + " bytes; cannot read " +
-                                std::to_string(length) + " bytes at offset " + std::to_string(offset));
+    if (!RangeFits(offset, length, data_->size())) {
+      return ShortObjectError(info_.key, store_, offset, length, data_->size());
     }
     data_->copy(out, static_cast<size_t>(length), static_cast<size_t>(offset));
     return Status::OK();
