@@ -91,9 +91,8 @@ Result<std::shared_ptr<Warehouse>> Warehouse::Open(std::shared_ptr<ObjectStore> 
 
 Result<std::shared_ptr<Warehouse>> Warehouse::Open(const std::string& root_dir) {
   ASSIGN_OR_RETURN(std::string root, AbsoluteLocalPath(root_dir));
-  LocalStoreOptions options;
-  options.create_root = false;
-  auto store = OpenLocalObjectStore(root, options);
+  // A store that creates its folder on the first write only.
+  auto store = OpenStoreAt(root);
   if (!store.ok()) return store.status().WithContext("warehouse " + root_dir);
   return Open(std::move(store).value(), root);
 }
