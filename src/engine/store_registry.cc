@@ -5,6 +5,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <unordered_map>
+#include <utility>
 
 namespace basin::engine {
 
@@ -91,7 +92,11 @@ StoreHandle RegisterStore(std::shared_ptr<ObjectStore> store) {
 
 std::string StoreUrl(const StoreHandle& handle, std::string_view key) {
   assert(!handle.empty());
-  std::string url = std::string(kStoreUrlScheme) + std::to_string(handle.id());
+  return StoreUrl(handle.id(), key);
+}
+
+std::string StoreUrl(uint64_t store_id, std::string_view key) {
+  std::string url = std::string(kStoreUrlScheme) + std::to_string(store_id);
   if (!key.empty()) url.append("/").append(key);
   return url;
 }

@@ -60,6 +60,8 @@ StoreHandle RegisterStore(std::shared_ptr<ObjectStore> store);
 
 // basin://<id>/<key>, or basin://<id> for the root (key ""). REQUIRES: !handle.empty().
 std::string StoreUrl(const StoreHandle& handle, std::string_view key);
+// The same for the store registered as `store_id` (a StoreUrlTarget's id).
+std::string StoreUrl(uint64_t store_id, std::string_view key);
 
 // The key `url` names in `handle`'s store; nullopt when it is not a URL of that store.
 std::optional<std::string> StoreKeyOf(const StoreHandle& handle, std::string_view url);

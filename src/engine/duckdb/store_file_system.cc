@@ -21,7 +21,6 @@
 #include "engine/duckdb/store_file_system.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,12 +58,6 @@ StoreUrlTarget Resolve(std::string_view url, std::string_view operation) {
   Result<StoreUrlTarget> target = ResolveStoreUrl(url);
   if (!target.ok()) ThrowStoreError(target.status(), operation, url, nullptr);
   return std::move(target).value();
-}
-
-std::string UrlOf(const StoreUrlTarget& target, std::string_view key) {
-  std::string url = std::string(kStoreUrlScheme) + std::to_string(target.id);
-  if (!key.empty()) url.append("/").append(key);
-  return url;
 }
 
 // A listed object as DuckDB's local file system describes a file, so that opening it
@@ -284,7 +277,7 @@ class StoreFileSystem final : public duckdb::FileSystem {
     if (!listed.ok()) ThrowStoreError(listed.status(), "cannot list", directory, target.store.get());
     for (const ObjectInfo& object : *listed) {
       Status st = target.store->Delete(object.key);
-      if (!st.ok()) ThrowStoreError(st, "cannot delete", UrlOf(target, object.key), target.store.get());
+      if (!st.ok()) ThrowStoreError(st, "cannot delete", StoreUrl(target.id, object.key), target.store.get());
     }
   }
 
@@ -334,7 +327,7 @@ class StoreFileSystem final : public duckdb::FileSystem {
     for (const ObjectInfo& object : *listed) {
       std::vector<std::string_view> components = SplitKey(std::string_view(object.key).substr(prefix.size()));
       if (MatchesGlob(pattern, literal, components, 0))
-        out.push_back(FileInfoOf(UrlOf(target, object.key), object));
+        out.push_back(FileInfoOf(StoreUrl(target.id, object.key), object));
     }
     // As DuckDB does: a pattern matching nothing may still be a file's literal name.
     if (out.empty()) {
