@@ -4,11 +4,12 @@
 // Backends: LocalObjectStore (a folder), MemoryObjectStore (tests), FaultyObjectStore
 // (wraps another store and injects failures, latency and lost unsynced writes),
 // PrefixedObjectStore (a folder of another store). A new backend implements OpenRead,
-// OpenWrite, Head, PutIfAbsent, Delete, List and passes
+// OpenWrite, Head, PutIfAbsent, Delete, List, CheapRandomReads and Describe, and passes
 // tests/storage/object_store_conformance_test.cc; Get, GetRange and Put come with them.
 // DuckDB reads and writes stores through basin:// URLs (engine/store_registry.h).
 //
-// Thread safety: all methods may be called concurrently from many threads.
+// Thread safety: all methods may be called concurrently from many threads. Open objects
+// keep what they need of their store: they may outlive it.
 #pragma once
 
 #include <cstdint>
@@ -111,7 +112,7 @@ class ObjectStore {
   virtual Result<std::string> Get(const std::string& key);
   // Bytes [offset, offset+length). Corruption (naming the key) when the object is shorter.
   virtual Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length);
-  // Size and modification time. NotFound when absent.
+  // Size, modification time and version tag. NotFound when absent.
   virtual Result<ObjectInfo> Head(const std::string& key) = 0;
 
   // Creates or replaces the object atomically: readers see the old or the new bytes.
@@ -128,7 +129,9 @@ class ObjectStore {
 
   // Objects whose keys start with `prefix`, sorted by key (byte order). When `prefix` ends
   // in '/', it names a folder; only objects (not folders) are listed, recursively.
-  // An empty result (not NotFound) when nothing matches.
+  // An empty result (not NotFound) when nothing matches. A local store also lists the
+  // temporary files of writes in progress (IsLocalTempFile), so that crashed writers'
+  // leftovers can be found.
   virtual Result<std::vector<ObjectInfo>> List(const std::string& prefix) = 0;
   // As List(prefix), keeping only keys that sort after `start_after` (byte order). Stores
   // that can start a listing at a key (S3's start-after) override this to skip the rest;
