@@ -2,7 +2,6 @@
 //
 // An object's bytes are immutable and shared: a reader keeps the bytes it opened while a
 // writer replaces them, and a writer buffers its bytes until Close() swaps them in.
-#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -20,24 +19,23 @@ struct Object {
   uint64_t write = 0;  // which write of the store made these bytes: the version tag
 };
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Status NotFound(const std::string& key) {
   return Status::NotFound("object '" + key + "' not found in memory store");
 }
 
 // The map, shared with open writers so that they may outlive the store object.
 struct Objects {
+  explicit Objects(std::shared_ptr<const Clock> clock_p) : clock(std::move(clock_p)) {}
+
+  const std::shared_ptr<const Clock> clock;  // modification times
   std::mutex mu;
   std::map<std::string, Object> by_key;  // guarded by mu; std::string orders bytewise
   uint64_t writes = 0;                   // guarded by mu
 
   // REQUIRES: mu held.
-  Object Make(std::shared_ptr<const std::string> data) { return Object{std::move(data), NowMs(), ++writes}; }
+  Object Make(std::shared_ptr<const std::string> data) {
+    return Object{std::move(data), clock->NowMs(), ++writes};
+  }
 };
 
 ObjectInfo InfoOf(const std::string& key, const Object& object) {
@@ -84,6 +82,9 @@ class MemoryWritable final : public WritableObject {
 
 class MemoryObjectStore final : public ObjectStore {
  public:
+  explicit MemoryObjectStore(std::shared_ptr<const Clock> clock)
+      : objects_(std::make_shared<Objects>(std::move(clock))) {}
+
   Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
                                                    const ObjectReadOptions& /*options*/ = {}) override {
     RETURN_IF_ERROR(ValidateObjectKey(key));
@@ -156,11 +157,13 @@ class MemoryObjectStore final : public ObjectStore {
     return Status::AlreadyExists("object '" + key + "' already exists in memory store");
   }
 
-  const std::shared_ptr<Objects> objects_ = std::make_shared<Objects>();
+  const std::shared_ptr<Objects> objects_;
 };
 
 }  // namespace
 
-std::shared_ptr<ObjectStore> NewMemoryObjectStore() { return std::make_shared<MemoryObjectStore>(); }
+std::shared_ptr<ObjectStore> NewMemoryObjectStore(std::shared_ptr<const Clock> clock) {
+  return std::make_shared<MemoryObjectStore>(std::move(clock));
+}
 
 }  // namespace basin

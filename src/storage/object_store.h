@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 
 namespace basin {
@@ -170,7 +171,8 @@ Result<std::shared_ptr<ObjectStore>> OpenLocalObjectStore(const std::string& roo
 // `folder` made absolute (against the working directory) and lexically normal, without a
 // trailing '/': how a local store names its root.
 Result<std::string> AbsoluteLocalPath(const std::string& folder);
-std::shared_ptr<ObjectStore> NewMemoryObjectStore();
+// Objects in memory, stamped with `clock`'s time when written.
+std::shared_ptr<ObjectStore> NewMemoryObjectStore(std::shared_ptr<const Clock> clock = SystemClock());
 
 // The store rooted at a table's or warehouse's location, for code that is handed a location
 // rather than a store (the CLI, absolute paths in the Delta log): a local path ("/data/t",

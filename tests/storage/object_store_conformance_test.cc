@@ -777,6 +777,19 @@ TEST(LocalObjectStore, SeesFilesWrittenByOthersAndReportsIOErrors) {
   EXPECT_NE(st.message().find("locked/x"), std::string::npos) << st.ToString();
 }
 
+TEST(MemoryObjectStore, StampsObjectsWithItsClock) {
+  auto clock = std::make_shared<ManualClock>(1'000'000);
+  auto store = NewMemoryObjectStore(clock);
+  ASSERT_OK(store->Put("a", "1"));
+  clock->AdvanceMs(250);
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("b", {WriteMode::kFreshKey}));
+  ASSERT_OK(writer->Close());
+  ASSERT_OK_AND_ASSIGN(auto listed, store->List(""));
+  ASSERT_EQ(listed.size(), 2u);
+  EXPECT_EQ(listed[0].modification_time_ms, 1'000'000);
+  EXPECT_EQ(listed[1].modification_time_ms, 1'000'250);
+}
+
 TEST(LocalObjectStore, OpeningWithoutCreateRootLeavesNoTrace) {
   TempDir dir;
   const std::filesystem::path root = dir.path() / "later" / "root";
