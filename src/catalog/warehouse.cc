@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "common/strings.h"
 
@@ -12,10 +11,9 @@ namespace basin::catalog {
 
 namespace {
 
-namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr const char* kCatalogFolder = "_basin_catalog";
+constexpr const char* kCatalogFolder = "_basin_catalog/";
 constexpr const char* kEntrySuffix = ".json";
 
 Status CheckPart(const std::string& part, const std::vector<std::string>& parts) {
@@ -32,12 +30,35 @@ Status CheckPart(const std::string& part, const std::vector<std::string>& parts)
   return Status::OK();
 }
 
-std::string EntryKey(const TableName& name) { return name.schema + "/" + name.table + kEntrySuffix; }
+std::string EntryKey(const TableName& name) {
+  return kCatalogFolder + name.schema + "/" + name.table + kEntrySuffix;
+}
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+// `path` with "." and empty components dropped and ".." resolved, lexically (as locations
+// are compared as text): "/a/./b/../c/" -> "/a/c". A "scheme://" prefix is kept as it is.
+std::string NormalizePath(std::string_view path) {
+  std::string head;
+  if (size_t scheme = path.find("://"); scheme != std::string_view::npos) {
+    head = std::string(path.substr(0, scheme + 3));
+    path.remove_prefix(scheme + 3);
+  } else if (path.starts_with('/')) {
+    head = "/";
+  }
+  std::vector<std::string_view> parts;
+  while (!path.empty()) {
+    size_t slash = path.find('/');
+    std::string_view part = path.substr(0, slash);
+    path.remove_prefix(slash == std::string_view::npos ? path.size() : slash + 1);
+    if (part.empty() || part == ".") continue;
+    if (part == ".." && !parts.empty() && parts.back() != "..") {
+      parts.pop_back();
+    } else if (part != ".." || head.empty()) {
+      parts.push_back(part);  // ".." above an absolute root stays at the root
+    }
+  }
+  std::string out = head;
+  for (size_t i = 0; i < parts.size(); i++) out.append(i > 0 ? "/" : "").append(parts[i]);
+  return out.empty() ? "." : out;
 }
 
 }  // namespace
@@ -56,43 +77,48 @@ Result<TableName> MakeTableName(const std::vector<std::string>& parts) {
   return name;
 }
 
-Warehouse::Warehouse(std::string root) : root_(std::move(root)) {}
+Warehouse::Warehouse(std::shared_ptr<ObjectStore> store, std::string root, std::shared_ptr<const Clock> clock)
+    : store_(std::move(store)), root_(std::move(root)), clock_(std::move(clock)) {}
+
+Result<std::shared_ptr<Warehouse>> Warehouse::Open(std::shared_ptr<ObjectStore> store, std::string location,
+                                                   std::shared_ptr<const Clock> clock) {
+  if (store == nullptr || clock == nullptr)
+    return Status::InvalidArgument("a warehouse needs a store and a clock");
+  if (location.empty()) return Status::InvalidArgument("a warehouse needs a location");
+  return std::shared_ptr<Warehouse>(
+      new Warehouse(std::move(store), NormalizePath(location), std::move(clock)));
+}
 
 Result<std::shared_ptr<Warehouse>> Warehouse::Open(const std::string& root_dir) {
-  std::error_code ec;
-  fs::path root = fs::absolute(root_dir.empty() ? fs::path(".") : fs::path(root_dir), ec);
-  if (ec) return Status::IOError("warehouse " + root_dir + ": " + ec.message());
-  root = root.lexically_normal();
-  std::string text = root.string();
-  if (text.size() > 1 && text.back() == '/') text.pop_back();
-  return std::shared_ptr<Warehouse>(new Warehouse(text));
+  ASSIGN_OR_RETURN(std::string root, AbsoluteLocalPath(root_dir));
+  // A store that creates its folder on the first write only.
+  auto store = OpenStoreAt(root);
+  if (!store.ok()) return store.status().WithContext("warehouse " + root_dir);
+  return Open(std::move(store).value(), root);
 }
 
 std::string Warehouse::DefaultLocation(const TableName& name) const {
-  return (fs::path(root_) / name.schema / name.table).string();
+  return root_ + "/" + name.schema + "/" + name.table;
 }
 
 Result<std::optional<TableEntry>> Warehouse::Lookup(const TableName& name) const {
-  fs::path file = fs::path(root_) / kCatalogFolder / (name.schema) / (name.table + kEntrySuffix);
-  std::error_code ec;
-  if (!fs::exists(file, ec)) return std::optional<TableEntry>();
-  ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore((fs::path(root_) / kCatalogFolder).string()));
-  auto content = store->Get(EntryKey(name));
+  const std::string key = EntryKey(name);
+  auto content = store_->Get(key);
   if (!content.ok()) {
-    if (content.status().code() == ErrorCode::kNotFound)
-      return std::optional<TableEntry>();  // dropped meanwhile
+    if (content.status().IsNotFound()) return std::optional<TableEntry>();
     return content.status().WithContext("catalog entry of table " + name.ToString());
   }
   json j = json::parse(*content, nullptr, false);
-  std::string where = "catalog file " + file.string();
+  const std::string where = "catalog file " + root_ + "/" + key;
   if (j.is_discarded() || !j.is_object() || !j.contains("location") || !j["location"].is_string()) {
     return Status::Corruption(where + ": expected a JSON object with a string \"location\"");
   }
   TableEntry entry;
   entry.name = name;
-  fs::path location(j["location"].get<std::string>());
-  if (location.is_relative()) location = fs::path(root_) / location;
-  entry.location = location.lexically_normal().string();
+  const std::string location = j["location"].get<std::string>();
+  // Stored relative to the warehouse when inside it ("default/t"); absolute otherwise.
+  const bool relative = !location.starts_with('/') && location.find("://") == std::string::npos;
+  entry.location = NormalizePath(relative ? root_ + "/" + location : location);
   entry.external = j.value("external", false);
   entry.created_time_ms = j.value("createdTime", int64_t{0});
   return std::optional<TableEntry>(std::move(entry));
@@ -105,44 +131,38 @@ Result<TableEntry> Warehouse::Get(const TableName& name) const {
 }
 
 Status Warehouse::Register(TableEntry entry) const {
-  if (entry.created_time_ms == 0) entry.created_time_ms = NowMs();
+  if (entry.created_time_ms == 0) entry.created_time_ms = clock_->NowMs();
   // Locations inside the warehouse are stored relative to it, so the folder can move.
-  fs::path location = fs::path(entry.location).lexically_normal();
-  fs::path relative = location.lexically_relative(root_);
-  bool inside = !relative.empty() && *relative.begin() != "..";
+  const std::string location = NormalizePath(entry.location);
+  const std::string inside = root_ == "/" ? root_ : root_ + "/";
+  const bool relative = location.starts_with(inside) && location.size() > inside.size();
   json j = {{"name", entry.name.ToString()},
-            {"location", inside ? relative.string() : location.string()},
+            {"location", relative ? location.substr(inside.size()) : location},
             {"external", entry.external},
             {"createdTime", entry.created_time_ms}};
-  ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore((fs::path(root_) / kCatalogFolder).string()));
-  Status st = store->PutIfAbsent(EntryKey(entry.name), j.dump(2) + "\n");
-  if (st.code() == ErrorCode::kAlreadyExists) {
+  Status st = store_->PutIfAbsent(EntryKey(entry.name), j.dump(2) + "\n");
+  if (st.IsAlreadyExists())
     return Status::AlreadyExists("table " + entry.name.ToString() + " already exists");
-  }
   return st.WithContext("registering table " + entry.name.ToString());
 }
 
 Status Warehouse::Unregister(const TableName& name) const {
   ASSIGN_OR_RETURN(std::optional<TableEntry> entry, Lookup(name));
   if (!entry) return Status::NotFound("table " + name.ToString() + " does not exist");
-  ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore((fs::path(root_) / kCatalogFolder).string()));
-  return store->Delete(EntryKey(name)).WithContext("dropping table " + name.ToString());
+  return store_->Delete(EntryKey(name)).WithContext("dropping table " + name.ToString());
 }
 
 Result<std::vector<TableEntry>> Warehouse::List(const std::optional<std::string>& schema) const {
   std::vector<TableEntry> out;
-  fs::path catalog = fs::path(root_) / kCatalogFolder;
-  std::error_code ec;
-  if (!fs::is_directory(catalog, ec)) return out;
-  ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(catalog.string()));
-  std::string prefix = schema ? AsciiLower(*schema) + "/" : "";
-  ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store->List(prefix));
+  const std::string folder = kCatalogFolder;
+  ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects,
+                   store_->List(folder + (schema ? AsciiLower(*schema) + "/" : "")));
+  const std::string suffix = kEntrySuffix;
   for (const ObjectInfo& object : objects) {
-    const std::string& key = object.key;
+    const std::string key = object.key.substr(folder.size());
     size_t slash = key.find('/');
-    std::string suffix = kEntrySuffix;
     if (slash == std::string::npos || key.find('/', slash + 1) != std::string::npos ||
-        key.size() <= suffix.size() || key.compare(key.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        key.size() <= suffix.size() || !key.ends_with(suffix)) {
       continue;  // not an entry (a temporary file of an interrupted write, say)
     }
     TableName name{key.substr(0, slash), key.substr(slash + 1, key.size() - slash - 1 - suffix.size())};

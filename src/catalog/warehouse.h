@@ -1,8 +1,9 @@
-// Warehouse: a folder of named Delta tables. Names are `schema.table` (the schema defaults
-// to `default`), matched case-insensitively and stored lower-case; the catalog that maps
-// them to table locations lives inside the warehouse, one small JSON file per table, so
-// the folder can be moved or copied as a whole. The format is specified in
-// docs/catalog.md.
+// Warehouse: a folder of named Delta tables in an object store (a local folder by default).
+// Names are `schema.table` (the schema defaults to `default`), matched case-insensitively
+// and stored lower-case; the catalog that maps them to table locations lives inside the
+// warehouse, one small JSON object per table, so the folder can be moved or copied as a
+// whole. The format is specified in docs/catalog.md. Every catalog read and write goes
+// through the warehouse's ObjectStore, and times come from its Clock.
 //
 // A name is registered with put-if-absent, so two processes creating the same table race
 // safely: one wins, the other gets AlreadyExists. The catalog holds names only; a table's
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/status.h"
 #include "storage/object_store.h"
 
@@ -38,7 +40,8 @@ Result<TableName> MakeTableName(const std::vector<std::string>& parts);
 
 struct TableEntry {
   TableName name;
-  // Absolute folder of the table (its _delta_log is below it).
+  // Where the table is (its _delta_log is below it): under the warehouse's location for a
+  // table inside the warehouse, else as registered (an absolute folder).
   std::string location;
   // Registered over a table that already existed (CREATE TABLE ... LOCATION on an existing
   // Delta table): DROP TABLE unregisters it but leaves its files.
@@ -48,11 +51,20 @@ struct TableEntry {
 
 class Warehouse {
  public:
-  // Opens the warehouse at `root_dir` (made absolute). Nothing is created until a table
-  // is registered, so opening a session in a folder leaves no trace there.
+  // Opens the warehouse at the root of `store`. `location` names that root in table
+  // locations: the absolute folder of a local store, or a URL-like name of another
+  // ("memory://wh"); locations below it are stored relative to it. Nothing is written until
+  // a table is registered.
+  static Result<std::shared_ptr<Warehouse>> Open(std::shared_ptr<ObjectStore> store, std::string location,
+                                                 std::shared_ptr<const Clock> clock = SystemClock());
+  // Opens the warehouse in the local folder `root_dir` (made absolute; "" is the working
+  // folder). Nothing is created until a table is registered, so opening a session in a
+  // folder leaves no trace there.
   static Result<std::shared_ptr<Warehouse>> Open(const std::string& root_dir);
 
+  // The warehouse's location, without a trailing '/'.
   const std::string& root() const { return root_; }
+  const std::shared_ptr<ObjectStore>& store() const { return store_; }
 
   // Where a managed table of this name lives: <root>/<schema>/<table>.
   std::string DefaultLocation(const TableName& name) const;
@@ -63,8 +75,8 @@ class Warehouse {
   // As Lookup, but NotFound ("table default.t does not exist") when there is none.
   Result<TableEntry> Get(const TableName& name) const;
 
-  // Adds `entry` (created_time_ms is set when 0). AlreadyExists naming the table when the
-  // name is taken.
+  // Adds `entry` (created_time_ms is set from the clock when 0). AlreadyExists naming the
+  // table when the name is taken.
   Status Register(TableEntry entry) const;
   // Removes the name; NotFound when there is none. The table's files are the caller's.
   Status Unregister(const TableName& name) const;
@@ -73,10 +85,11 @@ class Warehouse {
   Result<std::vector<TableEntry>> List(const std::optional<std::string>& schema = std::nullopt) const;
 
  private:
-  explicit Warehouse(std::string root);
-  // The catalog folder, <root>/_basin_catalog, is opened per call: opening a local store
-  // creates its folder, and reads must not.
-  std::string root_;
+  Warehouse(std::shared_ptr<ObjectStore> store, std::string root, std::shared_ptr<const Clock> clock);
+
+  const std::shared_ptr<ObjectStore> store_;
+  const std::string root_;
+  const std::shared_ptr<const Clock> clock_;
 };
 
 }  // namespace basin::catalog

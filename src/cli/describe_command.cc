@@ -2,7 +2,6 @@
 #include <fmt/format.h>
 
 #include <ctime>
-#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -10,6 +9,7 @@
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
 #include "engine/parquet_log_io.h"
+#include "storage/object_store.h"
 
 namespace basin::cli {
 
@@ -109,19 +109,17 @@ void WriteProperties(const delta::Snapshot& snapshot, std::ostream& out) {
 }
 
 Result<std::shared_ptr<delta::Snapshot>> LoadTable(const DescribeCommandOptions& options) {
-  std::filesystem::path path = options.table_path;
-  if (path.is_relative() && !options.warehouse_dir.empty())
-    path = std::filesystem::path(options.warehouse_dir) / path;
-  if (!std::filesystem::is_directory(path)) {
-    return Status::NotFound("no table at '" + path.string() + "' (not a folder)");
-  }
-  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenLocalObjectStore(path.string()));
+  std::string path = options.table_path;
+  if (!path.starts_with('/') && !options.warehouse_dir.empty()) path = options.warehouse_dir + "/" + path;
+  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(path));
+  ASSIGN_OR_RETURN(bool has_log, store->HasObjectsWithPrefix("_delta_log/"));
+  if (!has_log) return Status::NotFound("no Delta table at '" + path + "' (it has no _delta_log)");
   ASSIGN_OR_RETURN(std::shared_ptr<engine::Database> db, engine::Database::Open());
   ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, engine::Connection::Open(db));
   delta::SnapshotOptions snapshot_options;
   snapshot_options.version = options.version;
   engine::DuckDBParquetLogIO log_io(conn->database());
-  return delta::LoadSnapshot(store, path.string(), log_io, snapshot_options);
+  return delta::LoadSnapshot(store, path, log_io, snapshot_options);
 }
 
 }  // namespace

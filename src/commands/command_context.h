@@ -7,11 +7,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "delta/actions.h"
 #include "delta/transaction.h"
 #include "engine/duckdb.h"
@@ -30,6 +32,8 @@ struct CommandContext {
   // Clock, seed, retry bounds and checkpoint_io for the transactions the command
   // commits.
   delta::TransactionOptions txn_options;
+  // What the command itself reads the time from (VACUUM's retention cut-off).
+  std::shared_ptr<const Clock> clock = SystemClock();
   // Idempotent write id (appId, version): the command writes it with its data, and skips
   // (CommandResult::commit.skipped) when the table already has a version >= it.
   std::optional<delta::SetTransaction> txn_id;

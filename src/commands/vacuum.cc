@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,35 +22,34 @@ namespace {
 
 constexpr double kMsPerHour = 3600.0 * 1000.0;
 
-// The store key of a path the log names, when the file lies inside the table folder.
-std::optional<std::string> KeyInTable(const ObjectStore& store, const std::string& decoded_path) {
+// The store key of a path the log names, when the file lies inside the table, whose
+// location is `table_root`: relative paths are, absolute ones when below that location.
+std::optional<std::string> KeyInTable(const std::string& table_root, const std::string& decoded_path) {
   if (!delta::IsAbsoluteDataPath(decoded_path)) return decoded_path;
-  std::optional<std::string> root = store.LocalPath("");
-  if (!root) return std::nullopt;
-  std::string prefix = *root;
+  std::string prefix = table_root;
   if (!prefix.empty() && prefix.back() != '/') prefix += '/';
-  if (decoded_path.rfind(prefix, 0) != 0) return std::nullopt;
+  if (!decoded_path.starts_with(prefix)) return std::nullopt;
   return decoded_path.substr(prefix.size());
 }
 
 class ReferencedFiles {
  public:
-  explicit ReferencedFiles(const ObjectStore& store) : store_(store) {}
+  explicit ReferencedFiles(std::string table_root) : table_root_(std::move(table_root)) {}
 
   void AddDataPath(const std::string& log_path) {
-    if (auto key = KeyInTable(store_, delta::DecodeDataPath(log_path))) keys_.insert(*key);
+    if (auto key = KeyInTable(table_root_, delta::DecodeDataPath(log_path))) keys_.insert(*key);
   }
   void AddDeletionVector(const std::optional<delta::DeletionVectorDescriptor>& dv) {
     if (!dv || dv->storage_type == 'i') return;
     auto key = delta::DeletionVectorKey(*dv);
     // A malformed DV path references nothing VACUUM could find anyway.
     if (!key.ok()) return;
-    if (auto in_table = KeyInTable(store_, *key)) keys_.insert(*in_table);
+    if (auto in_table = KeyInTable(table_root_, *key)) keys_.insert(*in_table);
   }
   bool Contains(const std::string& key) const { return keys_.count(key) > 0; }
 
  private:
-  const ObjectStore& store_;
+  const std::string table_root_;
   std::set<std::string> keys_;
 };
 
@@ -79,27 +77,24 @@ bool IsVacuumable(const std::string& key, const std::vector<std::string>& partit
   return true;
 }
 
-// Removes the (local) folders that deleting `deleted` left empty, deepest first.
-int64_t RemoveEmptyFolders(const ObjectStore& store, const std::vector<std::string>& deleted) {
-  std::optional<std::string> root = store.LocalPath("");
-  if (!root) return 0;  // object stores have no folders
-  std::set<std::string, std::greater<>> folders;
-  for (const std::string& key : deleted) {
-    for (size_t slash = key.rfind('/'); slash != std::string::npos && slash > 0;
-         slash = key.rfind('/', slash - 1)) {
-      folders.insert(key.substr(0, slash));
-    }
+// The folders above `key` ("a/b/c.parquet": "a", "a/b").
+void AddFolders(const std::string& key, std::set<std::string>& folders) {
+  for (size_t slash = key.find('/'); slash != std::string::npos; slash = key.find('/', slash + 1)) {
+    folders.insert(key.substr(0, slash));
   }
-  int64_t removed = 0;
-  for (const std::string& folder : folders) {
-    std::error_code ec;
-    std::filesystem::path path = std::filesystem::path(*root) / folder;
-    if (std::filesystem::is_directory(path, ec) && std::filesystem::is_empty(path, ec) &&
-        std::filesystem::remove(path, ec)) {
-      removed++;
-    }
+}
+
+// How many folders deleting `deleted` out of `listed` leaves without objects: they are gone
+// (folders exist only as parts of keys; the local store removes emptied ones).
+int64_t EmptiedFolders(const std::vector<ObjectInfo>& listed, const std::vector<std::string>& deleted) {
+  const std::set<std::string> deleted_keys(deleted.begin(), deleted.end());
+  std::set<std::string> emptied, kept;
+  for (const std::string& key : deleted) AddFolders(key, emptied);
+  for (const ObjectInfo& object : listed) {
+    if (deleted_keys.count(object.key) == 0) AddFolders(object.key, kept);
   }
-  return removed;
+  return static_cast<int64_t>(std::count_if(emptied.begin(), emptied.end(),
+                                            [&](const std::string& f) { return kept.count(f) == 0; }));
 }
 
 }  // namespace
@@ -135,11 +130,11 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
           "basin.vacuum_retention_check = false to vacuum anyway");
     }
   }
-  const int64_t now_ms = internal::NowMs(ctx.txn_options);
+  const int64_t now_ms = ctx.clock->NowMs();
   const int64_t cutoff_ms = now_ms - retention_ms;
   ObjectStore& store = *latest->store;
 
-  ReferencedFiles referenced(store);
+  ReferencedFiles referenced(latest->table_root);
   for (const delta::AddFile& add : latest->files) {
     referenced.AddDataPath(add.path);
     referenced.AddDeletionVector(add.deletion_vector);
@@ -192,7 +187,7 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
                                                            " (VACUUM START is version " +
                                                            std::to_string(started.version) + ")");
   }
-  const int64_t folders = RemoveEmptyFolders(store, result.files);
+  const int64_t folders = EmptiedFolders(objects, result.files);
 
   delta::Transaction end(latest, ctx.txn_options);
   end.SetOperation("VACUUM END", {{"status", "COMPLETED"}});

@@ -8,7 +8,6 @@
 #include <bit>
 #include <cassert>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "delta/paths.h"
@@ -348,16 +347,26 @@ Result<std::vector<uint64_t>> LoadInline(const DeletionVectorDescriptor& dv) {
   return DecodeChecked(std::string_view(*decoded).substr(0, size), dv);
 }
 
-// Reads the DV at `offset` of the file `key` in `store`.
+// Reads the DV at `offset` of the file `key` in `store`: the version byte and the DV, from
+// one open file.
 Result<std::vector<uint64_t>> LoadFromFile(ObjectStore& store, const std::string& key, uint64_t offset,
                                            const DeletionVectorDescriptor& dv) {
-  ASSIGN_OR_RETURN(std::string version, store.GetRange(key, 0, 1));
-  if (static_cast<uint8_t>(version[0]) != kDvFileFormatVersion) {
-    return Status::Corruption("unknown format version " + std::to_string(static_cast<uint8_t>(version[0])) +
+  ASSIGN_OR_RETURN(std::unique_ptr<ReadableObject> file, store.OpenRead(key));
+  char version = 0;
+  RETURN_IF_ERROR(file->ReadAt(0, 1, &version));
+  if (static_cast<uint8_t>(version) != kDvFileFormatVersion) {
+    return Status::Corruption("unknown format version " + std::to_string(static_cast<uint8_t>(version)) +
                               " (expected 1)");
   }
   auto size = static_cast<uint64_t>(dv.size_in_bytes);
-  ASSIGN_OR_RETURN(std::string segment, store.GetRange(key, offset, 4 + size + 4));
+  // Checked against the file before allocating: sizeInBytes comes from the log.
+  if (offset > file->size_bytes() || 4 + size + 4 > file->size_bytes() - offset) {
+    return Status::Corruption("the DV at offset " + std::to_string(offset) + " with sizeInBytes " +
+                              std::to_string(size) + " ends past the file's " +
+                              std::to_string(file->size_bytes()) + " bytes");
+  }
+  std::string segment(static_cast<size_t>(4 + size + 4), '\0');
+  RETURN_IF_ERROR(file->ReadAt(offset, segment.size(), segment.data()));
   uint32_t stored_size = LoadBE32(segment.data());
   if (stored_size != size) {
     return Status::Corruption("size mismatch: the log says sizeInBytes " + std::to_string(size) +
@@ -490,41 +499,23 @@ Result<std::vector<uint64_t>> LoadDeletionVector(ObjectStore& store, const Delet
   }
 
   ObjectStore* source = &store;
-  std::shared_ptr<ObjectStore> outside;  // for a 'p' DV outside the table folder
+  std::shared_ptr<ObjectStore> local;  // for a 'p' DV given as an absolute local path
   std::string file_key = *key;
-  if (dv.storage_type == 'p') {
+  // A relative 'p' path is read like a relative data file path: from the table's store.
+  if (dv.storage_type == 'p' && IsAbsoluteDataPath(*key)) {
     if (!key->starts_with("/")) {
-      if (IsAbsoluteDataPath(*key)) {
-        return WithDvContext(
-            Status::NotImplemented("only local file paths are supported for absolute-path DVs"), where,
-            context);
-      }
-      // A relative 'p' path is read like a relative data file path: from the table root.
-    } else {
-      std::optional<std::string> root = store.LocalPath("");
-      if (!root) {
-        return WithDvContext(
-            Status::NotImplemented("an absolute-path DV needs a table on the local file system, not " +
-                                   store.Describe()),
-            where, context);
-      }
-      std::string under_root = *root + "/";
-      if (key->starts_with(under_root)) {
-        file_key = key->substr(under_root.size());
-      } else {
-        std::filesystem::path path(*key);
-        std::error_code ec;
-        // Opening a store creates its folder; a DV in a folder that is gone is just missing.
-        if (!std::filesystem::is_directory(path.parent_path(), ec)) {
-          return WithDvContext(Status::NotFound("the DV file's folder does not exist"), where, context);
-        }
-        auto opened = OpenLocalObjectStore(path.parent_path().string());
-        if (!opened.ok()) return WithDvContext(opened.status(), where, context);
-        outside = *opened;
-        source = outside.get();
-        file_key = path.filename().string();
-      }
+      return WithDvContext(
+          Status::NotImplemented("only local file paths are supported for absolute-path DVs"), where,
+          context);
     }
+    // The path names a file of the local file system, wherever the table's store is. That
+    // store creates no folder: a DV in a folder that is gone is missing.
+    const size_t slash = key->rfind('/');
+    auto opened = OpenStoreAt(slash == 0 ? "/" : key->substr(0, slash));
+    if (!opened.ok()) return WithDvContext(opened.status(), where, context);
+    local = std::move(opened).value();
+    source = local.get();
+    file_key = key->substr(slash + 1);
   }
   auto positions = LoadFromFile(*source, file_key, static_cast<uint64_t>(offset), dv);
   if (!positions.ok()) return WithDvContext(positions.status(), where, context);

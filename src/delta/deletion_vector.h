@@ -56,9 +56,9 @@ Result<std::vector<uint64_t>> DecodeRoaringBitmapArray(std::string_view bytes, u
 // on-disk DVs. Checks size, CRC-32 and that the count equals dv.cardinality. Errors name
 // the DV file (or "inline DV") and `context` (e.g. the data file and version).
 //
-// REQUIRES: `store` is rooted at the table folder. A 'p' DV inside the table folder is read
-// through `store`; one elsewhere is read from the local file system when `store` is local
-// (LocalPath() is set), else NotImplemented. URIs other than file: are NotImplemented.
+// REQUIRES: `store` is rooted at the table folder. 'u' DVs and relative 'p' paths are read
+// through `store`; an absolute 'p' path (file: URI or "/...") names a file of the local file
+// system and is read from there. Other URIs (s3:, ...) are NotImplemented.
 Result<std::vector<uint64_t>> LoadDeletionVector(ObjectStore& store, const DeletionVectorDescriptor& dv,
                                                  const std::string& context);
 

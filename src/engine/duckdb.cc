@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "engine/duckdb/store_file_system.h"
 #include "engine/functions.h"
 #include "engine/status_transport.h"
 #include "engine/vector_access.h"
@@ -416,6 +417,7 @@ Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options)
   }
   duckdb_destroy_config(&config);
   db->db_ = raw;
+  RETURN_IF_ERROR(InstallStoreFileSystem(raw));
   // TimeZone belongs to the ICU extension, which loads only once the database is open, so
   // it cannot be part of the open config.
   duckdb_connection setup = nullptr;

@@ -1,7 +1,9 @@
 // The DuckDB boundary: an embedded database and connections to it, through DuckDB's C API.
 //
 // Database: one per process or warehouse; sets the session defaults Basin relies on
-// (TimeZone=UTC, Parquet metadata cache). Connection: one per thread of work.
+// (TimeZone=UTC, Parquet metadata cache) and installs the file system behind basin://
+// URLs, through which DuckDB reads and writes Basin's object stores
+// (engine/store_registry.h). Connection: one per thread of work.
 //
 // Thread safety: a Database may be shared; a Connection is used by one thread at a time,
 // except Interrupt() and Progress(), which any thread may call.

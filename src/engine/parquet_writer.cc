@@ -5,20 +5,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
-#include "common/temp_path.h"
 #include "common/uuid.h"
+#include "engine/store_registry.h"
 
 namespace basin::engine {
 
 namespace {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 // Delta truncates string statistics to this many characters (Spark's default).
 constexpr size_t kStatsStringPrefix = 32;
@@ -228,14 +224,6 @@ const ColumnType* FindColumn(const std::vector<ColumnType>& columns, const std::
   return nullptr;
 }
 
-Result<std::string> ReadLocalFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::IOError("cannot read staged data file " + path);
-  std::ostringstream data;
-  data << in.rdbuf();
-  return data.str();
-}
-
 // COPY options every data file is written with, and those of a COPY into a folder: files
 // named as Spark names them, and APPEND to write into a folder that holds the table's files.
 constexpr const char* kFileOptions = "FORMAT parquet, COMPRESSION snappy, RETURN_STATS";
@@ -243,7 +231,7 @@ constexpr const char* kFolderOptions = "FILENAME_PATTERN 'part-00000-{uuid}.c000
 
 // One Parquet file a COPY wrote, as its RETURN_STATS row describes it.
 struct WrittenFile {
-  std::string filename;
+  std::string filename;  // a basin:// URL
   int64_t rows = 0;
   int64_t size = 0;
   Value column_statistics;
@@ -257,15 +245,16 @@ bool NeedsSplit(const WrittenFile& file, std::optional<int64_t> target) {
   return target && file.rows > 1 && file.size > *target + *target / 2;
 }
 
-// Rewrites `file` as files of about `target` bytes in its own folder and deletes it. Row
-// groups are sized from the file's bytes per row to an eighth of the target, so that
-// rolling over between them overshoots the target by little; but never below DuckDB's
-// vector of 2048 rows, which is what a target too small for that gets.
-Result<std::vector<WrittenFile>> SplitLargeFile(Connection& conn, const WrittenFile& file, int64_t target) {
+// Rewrites `file` (the object `key` of `store`) as files of about `target` bytes in its own
+// folder and deletes it. Row groups are sized from the file's bytes per row to an eighth of
+// the target, so that rolling over between them overshoots the target by little; but never
+// below DuckDB's vector of 2048 rows, which is what a target too small for that gets.
+Result<std::vector<WrittenFile>> SplitLargeFile(Connection& conn, const WrittenFile& file, ObjectStore& store,
+                                                const std::string& key, int64_t target) {
   const double bytes_per_row = static_cast<double>(file.size) / static_cast<double>(file.rows);
   const int64_t rows_per_group = std::clamp<int64_t>(
       static_cast<int64_t>(static_cast<double>(target) / 8 / bytes_per_row), 2048, 122880);
-  const std::string folder = fs::path(file.filename).parent_path().string();
+  const std::string folder = file.filename.substr(0, file.filename.rfind('/'));
   ASSIGN_OR_RETURN(ValueResult copied,
                    conn.QueryValues("COPY (SELECT * FROM read_parquet(" + QuoteLiteral(file.filename) +
                                     ")) TO " + QuoteLiteral(folder) + " (" + kFileOptions + ", " +
@@ -276,9 +265,7 @@ Result<std::vector<WrittenFile>> SplitLargeFile(Connection& conn, const WrittenF
     parts.push_back(WrittenFile{row[0].text, std::stoll(row[1].text), std::stoll(row[2].text), row[4],
                                 file.partition_keys});
   }
-  std::error_code ec;
-  fs::remove(file.filename, ec);
-  if (ec) return Status::IOError("cannot remove " + file.filename + " after splitting it: " + ec.message());
+  RETURN_IF_ERROR_CTX(store.Delete(key), "removing " + file.filename + " after splitting it");
   return parts;
 }
 
@@ -387,22 +374,19 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
     stats_columns.resize(std::max(options.num_indexed_cols, 0));
   }
 
-  // Local stores get the files in place; others through a staging folder and Put().
-  std::optional<std::string> local_root = table_store.LocalPath("");
-  std::optional<TempPath> staging;
-  if (!local_root) staging.emplace("basin-write-");
-  std::string dir = local_root ? *local_root : staging->path();
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Status::IOError(where + ": cannot create folder " + dir + ": " + ec.message());
+  // DuckDB writes through the store itself (basin:// URLs): each file is durable once
+  // DuckDB closes it. The store outlives this call, so the registration need not own it.
+  const StoreHandle handle =
+      RegisterStore(std::shared_ptr<ObjectStore>(std::shared_ptr<ObjectStore>(), &table_store));
+  const std::string root = StoreUrl(handle, "");
 
   // DuckDB writes one file unless told to partition or roll over; it then takes the
   // target as a folder.
   const bool one_file = options.partition_columns.empty() && !options.target_file_size_bytes;
   std::string copy = "COPY (" + select_sql + "\n) TO ";
-  copy += one_file
-              ? QuoteLiteral(dir + "/part-00000-" + NewUuid() + ".c000.snappy.parquet") + " (" + kFileOptions
-              : QuoteLiteral(dir) + " (" + kFileOptions + ", " + kFolderOptions;
+  copy += one_file ? QuoteLiteral(StoreUrl(handle, "part-00000-" + NewUuid() + ".c000.snappy.parquet")) +
+                         " (" + kFileOptions
+                   : QuoteLiteral(root) + " (" + kFileOptions + ", " + kFolderOptions;
   if (!options.partition_columns.empty()) {
     copy += ", PARTITION_BY (";
     for (size_t i = 0; i < options.partition_columns.size(); i++) {
@@ -418,35 +402,31 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
   ASSIGN_OR_RETURN(ValueResult copied, conn.QueryValues(copy));
 
   std::vector<WrittenFile> written;
+  std::vector<std::string> keys;
   for (const auto& row : copied.rows) {
     // filename, count, file_size_bytes, footer_size_bytes, column_statistics, partition_keys
     WrittenFile file{row[0].text, std::stoll(row[1].text), std::stoll(row[2].text), row[4], &row[5]};
-    if (file.filename.rfind(dir + "/", 0) != 0) {
-      return Status::Internal(where + ": DuckDB wrote " + file.filename + " outside " + dir);
-    }
+    std::optional<std::string> key = StoreKeyOf(handle, file.filename);
+    if (!key || key->empty())
+      return Status::Internal(where + ": DuckDB wrote " + file.filename + " outside " + root);
     if (file.rows == 0) {
       // DuckDB writes an empty file for an empty result; a Delta table needs none.
-      fs::remove(file.filename, ec);
+      RETURN_IF_ERROR_CTX(table_store.Delete(*key), where);
       continue;
     }
     if (NeedsSplit(file, options.target_file_size_bytes)) {
       ASSIGN_OR_RETURN(std::vector<WrittenFile> parts,
-                       SplitLargeFile(conn, file, *options.target_file_size_bytes));
-      written.insert(written.end(), std::make_move_iterator(parts.begin()),
-                     std::make_move_iterator(parts.end()));
+                       SplitLargeFile(conn, file, table_store, *key, *options.target_file_size_bytes));
+      for (WrittenFile& part : parts) {
+        std::optional<std::string> part_key = StoreKeyOf(handle, part.filename);
+        if (!part_key)
+          return Status::Internal(where + ": DuckDB wrote " + part.filename + " outside " + root);
+        keys.push_back(std::move(*part_key));
+        written.push_back(std::move(part));
+      }
     } else {
+      keys.push_back(std::move(*key));
       written.push_back(std::move(file));
-    }
-  }
-
-  std::vector<std::string> keys;
-  for (const WrittenFile& file : written) keys.push_back(file.filename.substr(dir.size() + 1));
-  if (local_root) {
-    RETURN_IF_ERROR_CTX(SyncLocalFiles(table_store, keys), where);
-  } else {
-    for (size_t i = 0; i < written.size(); i++) {
-      ASSIGN_OR_RETURN(std::string bytes, ReadLocalFile(written[i].filename));
-      RETURN_IF_ERROR_CTX(table_store.Put(keys[i], bytes), where);
     }
   }
 

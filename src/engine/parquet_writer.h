@@ -39,10 +39,10 @@ struct WriteOptions {
 
 // Writes the rows of `select_sql` as new uniquely named Parquet files under the root of
 // `table_store` and returns one AddFile (data_change = true) per file, with its relative
-// URL-encoded path, size, modification time, partition values and stats JSON. Writes go
-// straight to the folder when the store is local (and are fsynced, folders too), else
-// through a temporary folder and Put(). Zero rows produce no files. Errors name the
-// statement and the store.
+// URL-encoded path, size, modification time, partition values and stats JSON. DuckDB
+// writes the files through the store (basin:// URLs, engine/store_registry.h), each new
+// key written in place and durable when DuckDB closes it; nothing is staged elsewhere.
+// Zero rows produce no files. Errors name the statement and the store.
 Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::string& select_sql,
                                                    ObjectStore& table_store,
                                                    const WriteOptions& options = {});

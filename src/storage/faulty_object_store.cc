@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "storage/object_key.h"
+#include "storage/shared_bytes.h"
 
 namespace basin {
 
@@ -15,13 +16,93 @@ int64_t NowMs() {
       .count();
 }
 
-Status ShortObject(const std::string& key, uint64_t offset, uint64_t length, uint64_t size) {
-  return Status::Corruption("object '" + key + "' (unsynced) has " + std::to_string(size) +
-                            " bytes; cannot read " + std::to_string(length) + " bytes at offset " +
-                            std::to_string(offset));
-}
-
 }  // namespace
+
+// Each ReadAt is a call that may fail.
+class FaultyReadable final : public ReadableObject {
+ public:
+  FaultyReadable(std::shared_ptr<FaultyObjectStore> store, std::string key,
+                 std::unique_ptr<ReadableObject> base)
+      : store_(std::move(store)), key_(std::move(key)), base_(std::move(base)) {}
+
+  uint64_t size_bytes() const override { return base_->size_bytes(); }
+  std::optional<int64_t> modification_time_ms() const override { return base_->modification_time_ms(); }
+  std::string version_tag() const override { return base_->version_tag(); }
+  Status ReadAt(uint64_t offset, uint64_t length, char* out) override {
+    if (store_->BeginCall() != FaultyObjectStore::Fault::kNone) return store_->InjectedFault("ReadAt", key_);
+    return base_->ReadAt(offset, length, out);
+  }
+
+ private:
+  const std::shared_ptr<FaultyObjectStore> store_;
+  const std::string key_;
+  const std::unique_ptr<ReadableObject> base_;
+};
+
+// Appends go to the base store's writer, or (buffered) to memory until Close() buffers
+// the object as an unsynced write. Close is a call that may fail.
+class FaultyWritable final : public WritableObject {
+ public:
+  // `base` is null for a buffered write.
+  FaultyWritable(std::shared_ptr<FaultyObjectStore> store, std::string key,
+                 std::unique_ptr<WritableObject> base)
+      : store_(std::move(store)), key_(std::move(key)), base_(std::move(base)) {}
+  ~FaultyWritable() override {
+    if (!done_) Abort();
+  }
+
+  Status Append(std::string_view data) override {
+    if (done_) return Finished();
+    size_ += data.size();
+    if (!base_) {
+      buffer_.append(data);
+      return Status::OK();
+    }
+    Status st = base_->Append(data);
+    if (!st.ok()) done_ = true;  // the base writer aborted itself
+    return st;
+  }
+
+  Status Close() override {
+    if (done_) return Finished();
+    const FaultyObjectStore::Fault fault = store_->BeginCall();
+    if (fault == FaultyObjectStore::Fault::kBefore) {
+      Abort();
+      return store_->InjectedFault("Close", key_);
+    }
+    done_ = true;
+    if (!base_) {
+      store_->BufferWrite(key_, std::make_shared<const std::string>(std::move(buffer_)));
+      return store_->FinishWrite(fault, "Close", key_, Status::OK());
+    }
+    Status st = base_->Close();
+    if (st.ok()) {
+      // This write is newer than any buffered one for the key.
+      std::lock_guard lock(store_->mu_);
+      store_->pending_.erase(key_);
+    }
+    return store_->FinishWrite(fault, "Close", key_, st);
+  }
+
+  void Abort() override {
+    if (done_) return;
+    done_ = true;
+    if (base_) base_->Abort();
+    buffer_.clear();
+  }
+
+  uint64_t size_bytes() const override { return size_; }
+
+ private:
+  Status Finished() const { return FinishedWriterError(key_, store_->Describe()); }
+
+  const std::shared_ptr<FaultyObjectStore> store_;
+  const std::string key_;
+  const std::unique_ptr<WritableObject> base_;
+  std::string buffer_;
+  uint64_t size_ = 0;
+  bool done_ = false;
+};
 
 FaultyObjectStore::FaultyObjectStore(std::shared_ptr<ObjectStore> base, FaultOptions options)
     : base_(std::move(base)), options_(options), rng_(options.seed) {}
@@ -68,6 +149,66 @@ std::optional<FaultyObjectStore::PendingWrite> FaultyObjectStore::FindPending(co
   return it->second;
 }
 
+void FaultyObjectStore::BufferWrite(const std::string& key, std::shared_ptr<const std::string> data) {
+  std::lock_guard lock(mu_);
+  BufferWriteLocked(key, std::move(data));
+}
+
+void FaultyObjectStore::BufferWriteLocked(const std::string& key, std::shared_ptr<const std::string> data) {
+  pending_[key] = PendingWrite{std::move(data), NowMs(), ++buffered_writes_};
+}
+
+ObjectInfo FaultyObjectStore::InfoOf(const std::string& key, const PendingWrite& pending) {
+  return ObjectInfo{key, pending.data->size(), pending.modification_time_ms,
+                    "u" + std::to_string(pending.write)};
+}
+
+Result<bool> FaultyObjectStore::ExistsLocked(const std::string& key) {
+  // REQUIRES: mu_ held.
+  if (auto it = pending_.find(key); it != pending_.end()) return it->second.data != nullptr;
+  auto head = base_->Head(key);
+  if (head.ok()) return true;
+  if (head.status().IsNotFound()) return false;
+  return head.status();
+}
+
+Result<std::unique_ptr<ReadableObject>> FaultyObjectStore::OpenRead(const std::string& key,
+                                                                    const ObjectReadOptions& options) {
+  RETURN_IF_ERROR(ValidateObjectKey(key));
+  if (BeginCall() != Fault::kNone) return InjectedFault("OpenRead", key);
+  std::unique_ptr<ReadableObject> base;
+  if (auto pending = FindPending(key)) {
+    if (!pending->data)
+      return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
+    base = NewSharedBytesReader(InfoOf(key, *pending), Describe() + " (unsynced)", pending->data);
+  } else {
+    ASSIGN_OR_RETURN(base, base_->OpenRead(key, options));
+  }
+  return std::unique_ptr<ReadableObject>(
+      std::make_unique<FaultyReadable>(shared_from_this(), key, std::move(base)));
+}
+
+Result<std::unique_ptr<WritableObject>> FaultyObjectStore::OpenWrite(const std::string& key,
+                                                                     const ObjectWriteOptions& options) {
+  RETURN_IF_ERROR(ValidateObjectKey(key));
+  if (BeginCall() != Fault::kNone) return InjectedFault("OpenWrite", key);
+  bool buffered = false;
+  {
+    std::lock_guard lock(mu_);
+    buffered = options_.buffer_writes && options.mode == WriteMode::kAtomicReplace;
+    if (options.mode == WriteMode::kFreshKey) {
+      ASSIGN_OR_RETURN(bool exists, ExistsLocked(key));
+      if (exists) return Status::AlreadyExists("object '" + key + "' already exists in " + Describe());
+    }
+  }
+  std::unique_ptr<WritableObject> base;
+  if (!buffered) {
+    ASSIGN_OR_RETURN(base, base_->OpenWrite(key, options));
+  }
+  return std::unique_ptr<WritableObject>(
+      std::make_unique<FaultyWritable>(shared_from_this(), key, std::move(base)));
+}
+
 Result<std::string> FaultyObjectStore::Get(const std::string& key) {
   RETURN_IF_ERROR(ValidateObjectKey(key));
   if (BeginCall() != Fault::kNone) return InjectedFault("Get", key);
@@ -86,8 +227,8 @@ Result<std::string> FaultyObjectStore::GetRange(const std::string& key, uint64_t
     if (!pending->data)
       return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
     const std::string& data = *pending->data;
-    if (offset > data.size() || length > data.size() - offset)
-      return ShortObject(key, offset, length, data.size());
+    if (!RangeFits(offset, length, data.size()))
+      return ShortObjectError(key, Describe() + " (unsynced)", offset, length, data.size());
     return data.substr(static_cast<size_t>(offset), static_cast<size_t>(length));
   }
   return base_->GetRange(key, offset, length);
@@ -99,7 +240,7 @@ Result<ObjectInfo> FaultyObjectStore::Head(const std::string& key) {
   if (auto pending = FindPending(key)) {
     if (!pending->data)
       return Status::NotFound("object '" + key + "' not found in " + Describe() + " (deleted, unsynced)");
-    return ObjectInfo{key, pending->data->size(), pending->modification_time_ms};
+    return InfoOf(key, *pending);
   }
   return base_->Head(key);
 }
@@ -110,7 +251,7 @@ Status FaultyObjectStore::Put(const std::string& key, const std::string& data) {
   if (fault == Fault::kBefore) return InjectedFault("Put", key);
   std::unique_lock lock(mu_);
   if (options_.buffer_writes) {
-    pending_[key] = PendingWrite{data, NowMs()};
+    BufferWriteLocked(key, std::make_shared<const std::string>(data));
     return FinishWrite(fault, "Put", key, Status::OK());
   }
   lock.unlock();
@@ -123,17 +264,12 @@ Status FaultyObjectStore::Put(const std::string& key, const std::string& data) {
   return FinishWrite(fault, "Put", key, st);
 }
 
-Status FaultyObjectStore::BufferedPutIfAbsent(const std::string& key, const std::string& data) {
+Status FaultyObjectStore::BufferedPutIfAbsent(const std::string& key,
+                                              std::shared_ptr<const std::string> data) {
   // REQUIRES: mu_ held, so no other buffered write can slip in between check and insert.
-  auto it = pending_.find(key);
-  if (it != pending_.end()) {
-    if (it->second.data) return Status::AlreadyExists("object '" + key + "' already exists in " + Describe());
-  } else {
-    auto head = base_->Head(key);
-    if (head.ok()) return Status::AlreadyExists("object '" + key + "' already exists in " + Describe());
-    if (!head.status().IsNotFound()) return head.status();
-  }
-  pending_[key] = PendingWrite{data, NowMs()};
+  ASSIGN_OR_RETURN(bool exists, ExistsLocked(key));
+  if (exists) return Status::AlreadyExists("object '" + key + "' already exists in " + Describe());
+  BufferWriteLocked(key, std::move(data));
   return Status::OK();
 }
 
@@ -142,7 +278,10 @@ Status FaultyObjectStore::PutIfAbsent(const std::string& key, const std::string&
   Fault fault = BeginCall();
   if (fault == Fault::kBefore) return InjectedFault("PutIfAbsent", key);
   std::unique_lock lock(mu_);
-  if (options_.buffer_writes) return FinishWrite(fault, "PutIfAbsent", key, BufferedPutIfAbsent(key, data));
+  if (options_.buffer_writes) {
+    return FinishWrite(fault, "PutIfAbsent", key,
+                       BufferedPutIfAbsent(key, std::make_shared<const std::string>(data)));
+  }
   if (auto it = pending_.find(key); it != pending_.end()) {
     // An unsynced write decides, as it would for a reader of this store.
     Status st = it->second.data
@@ -161,7 +300,7 @@ Status FaultyObjectStore::Delete(const std::string& key) {
   if (fault == Fault::kBefore) return InjectedFault("Delete", key);
   std::unique_lock lock(mu_);
   if (options_.buffer_writes) {
-    pending_[key] = PendingWrite{std::nullopt, NowMs()};
+    BufferWriteLocked(key, nullptr);
     return FinishWrite(fault, "Delete", key, Status::OK());
   }
   lock.unlock();
@@ -183,7 +322,7 @@ Result<std::vector<ObjectInfo>> FaultyObjectStore::List(const std::string& prefi
   for (auto& info : listed) merged.emplace(info.key, std::move(info));
   for (auto it = pending_.lower_bound(prefix); it != pending_.end() && it->first.starts_with(prefix); ++it) {
     if (it->second.data) {
-      merged[it->first] = ObjectInfo{it->first, it->second.data->size(), it->second.modification_time_ms};
+      merged[it->first] = InfoOf(it->first, it->second);
     } else {
       merged.erase(it->first);
     }
@@ -193,6 +332,8 @@ Result<std::vector<ObjectInfo>> FaultyObjectStore::List(const std::string& prefi
   for (auto& [key, info] : merged) out.push_back(std::move(info));
   return out;
 }
+
+bool FaultyObjectStore::CheapRandomReads() const { return base_->CheapRandomReads(); }
 
 std::optional<std::string> FaultyObjectStore::LocalPath(const std::string& key) const {
   {

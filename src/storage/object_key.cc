@@ -46,4 +46,16 @@ Status ValidateListPrefix(std::string_view prefix) {
   return ValidateComponents(prefix, /*last_may_be_partial=*/true, "list prefix");
 }
 
+Status ShortObjectError(std::string_view key, std::string_view store, uint64_t offset, uint64_t length,
+                        uint64_t size) {
+  return Status::Corruption("object '" + std::string(key) + "' in " + std::string(store) + " has " +
+                            std::to_string(size) + " bytes; cannot read " + std::to_string(length) +
+                            " bytes at offset " + std::to_string(offset));
+}
+
+Status FinishedWriterError(std::string_view key, std::string_view store) {
+  return Status::Internal("object '" + std::string(key) + "' in " + std::string(store) +
+                          " was already closed or aborted");
+}
+
 }  // namespace basin

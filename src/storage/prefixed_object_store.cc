@@ -11,6 +11,14 @@ class PrefixedObjectStore final : public ObjectStore {
   PrefixedObjectStore(std::shared_ptr<ObjectStore> base, std::string folder)
       : base_(std::move(base)), prefix_(std::move(folder) + "/") {}
 
+  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
+                                                   const ObjectReadOptions& options = {}) override {
+    return base_->OpenRead(prefix_ + key, options);
+  }
+  Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
+                                                    const ObjectWriteOptions& options = {}) override {
+    return base_->OpenWrite(prefix_ + key, options);
+  }
   Result<std::string> Get(const std::string& key) override { return base_->Get(prefix_ + key); }
   Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
     return base_->GetRange(prefix_ + key, offset, length);
@@ -32,6 +40,10 @@ class PrefixedObjectStore final : public ObjectStore {
     for (ObjectInfo& info : listed) info.key = info.key.substr(prefix_.size());
     return listed;
   }
+  Result<bool> HasObjectsWithPrefix(const std::string& prefix) override {
+    return base_->HasObjectsWithPrefix(prefix_ + prefix);
+  }
+  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
   std::optional<std::string> LocalPath(const std::string& key) const override {
     // LocalPath("") names the folder itself, without a trailing separator.
     return base_->LocalPath(key.empty() ? prefix_.substr(0, prefix_.size() - 1) : prefix_ + key);

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "testing/test_util.h"
 
@@ -89,6 +90,60 @@ TEST(WarehouseTest, CorruptEntryNamesTheFile) {
   auto got = warehouse->Get({"default", "t"});
   ASSERT_ERROR_CODE(got, kCorruption);
   EXPECT_NE(got.status().message().find("_basin_catalog/default/t.json"), std::string::npos);
+}
+
+TEST(WarehouseTest, LivesInAnyStoreAndTakesTimeFromItsClock) {
+  auto store = NewMemoryObjectStore();
+  auto clock = std::make_shared<ManualClock>(1'700'000'000'000);
+  ASSERT_OK_AND_ASSIGN(auto warehouse, Warehouse::Open(store, "memory://wh/", clock));
+  EXPECT_EQ(warehouse->root(), "memory://wh");
+  TableName t{"default", "t"};
+  EXPECT_EQ(warehouse->DefaultLocation(t), "memory://wh/default/t");
+  ASSERT_OK(warehouse->Register({t, warehouse->DefaultLocation(t), false, 0}));
+  clock->AdvanceMs(5);
+  ASSERT_OK(warehouse->Register({{"s", "u"}, "/elsewhere/./u/", true, 0}));
+
+  // The catalog is objects of the store: nothing else was written, anywhere.
+  ASSERT_OK_AND_ASSIGN(auto objects, store->List(""));
+  ASSERT_EQ(objects.size(), 2u);
+  EXPECT_EQ(objects[0].key, "_basin_catalog/default/t.json");
+  EXPECT_EQ(objects[1].key, "_basin_catalog/s/u.json");
+  ASSERT_OK_AND_ASSIGN(std::string stored, store->Get("_basin_catalog/default/t.json"));
+  EXPECT_NE(stored.find("\"location\": \"default/t\""), std::string::npos) << stored;
+
+  ASSERT_OK_AND_ASSIGN(TableEntry got, warehouse->Get(t));
+  EXPECT_EQ(got.location, "memory://wh/default/t");
+  EXPECT_EQ(got.created_time_ms, 1'700'000'000'000);
+  ASSERT_OK_AND_ASSIGN(TableEntry external, warehouse->Get({"s", "u"}));
+  EXPECT_EQ(external.location, "/elsewhere/u");
+  EXPECT_EQ(external.created_time_ms, 1'700'000'000'005);
+
+  // The same store under another name moves the tables inside it along.
+  ASSERT_OK_AND_ASSIGN(auto renamed, Warehouse::Open(store, "memory://other", clock));
+  ASSERT_OK_AND_ASSIGN(TableEntry moved, renamed->Get(t));
+  EXPECT_EQ(moved.location, "memory://other/default/t");
+  ASSERT_OK_AND_ASSIGN(auto all, renamed->List());
+  EXPECT_EQ(all.size(), 2u);
+  ASSERT_OK(renamed->Unregister(t));
+  ASSERT_OK_AND_ASSIGN(auto missing, warehouse->Lookup(t));
+  EXPECT_FALSE(missing.has_value());
+}
+
+TEST(WarehouseTest, LocationsAreComparedLexically) {
+  testing::TempDir dir;
+  ASSERT_OK_AND_ASSIGN(auto warehouse, Warehouse::Open(dir.str() + "/wh/../wh2/"));
+  EXPECT_EQ(warehouse->root(), dir.str() + "/wh2");
+  // Inside the warehouse once normalized: stored relative.
+  ASSERT_OK(warehouse->Register({{"default", "t"}, dir.str() + "/wh2/x/../default//t", false, 0}));
+  ASSERT_OK_AND_ASSIGN(TableEntry t, warehouse->Get({"default", "t"}));
+  EXPECT_EQ(t.location, dir.str() + "/wh2/default/t");
+  std::ifstream file(dir.str() + "/wh2/_basin_catalog/default/t.json");
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"location\": \"default/t\""), std::string::npos) << text;
+  // A sibling folder whose name starts like the warehouse's is outside it.
+  ASSERT_OK(warehouse->Register({{"default", "u"}, dir.str() + "/wh22/u", true, 0}));
+  ASSERT_OK_AND_ASSIGN(TableEntry u, warehouse->Get({"default", "u"}));
+  EXPECT_EQ(u.location, dir.str() + "/wh22/u");
 }
 
 }  // namespace

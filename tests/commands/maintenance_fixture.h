@@ -5,7 +5,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "commands/command_context.h"
+#include "common/clock.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
@@ -48,7 +48,7 @@ class TableFixture : public delta::testing::ConnectionFixture {
     metadata.schema_string = schema.dump();
     metadata.partition_columns = std::move(partition_columns);
     metadata.configuration = std::move(configuration);
-    metadata.created_time = clock_ms_;
+    metadata.created_time = clock();
     delta::Transaction txn = delta::Transaction::CreateTable(store_, root(), Options());
     txn.UpdateProtocol(std::move(protocol));
     txn.UpdateMetadata(std::move(metadata));
@@ -120,19 +120,21 @@ class TableFixture : public delta::testing::ConnectionFixture {
     CommandContext ctx;
     ctx.conn = &conn();
     ctx.txn_options = Options();
+    ctx.clock = clock_;
     return ctx;
   }
 
-  // The base's options on the fixture's commit clock.
+  // The base's options on the fixture's clock.
   delta::TransactionOptions Options() {
     delta::TransactionOptions options = ConnectionFixture::Options();
-    options.clock_ms = [this] { return clock_ms_; };
+    options.clock_ms = [clock = clock_] { return clock->NowMs(); };
     return options;
   }
 
-  // The commit clock; starts at the real time so file modification times are comparable.
-  void SetClock(int64_t ms) { clock_ms_ = ms; }
-  int64_t clock() const { return clock_ms_; }
+  // The clock of commits and commands; starts at the real time so file modification times
+  // are comparable.
+  void SetClock(int64_t ms) { clock_->SetMs(ms); }
+  int64_t clock() const { return clock_->NowMs(); }
 
   std::string root() const { return dir_.str(); }
   const std::shared_ptr<ObjectStore>& store() const { return store_; }
@@ -140,9 +142,7 @@ class TableFixture : public delta::testing::ConnectionFixture {
  private:
   basin::testing::TempDir dir_;
   std::shared_ptr<ObjectStore> store_;
-  int64_t clock_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(SystemClock()->NowMs());
 };
 
 }  // namespace basin::commands::testing

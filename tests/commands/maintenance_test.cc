@@ -324,6 +324,31 @@ TEST(VacuumTest, KeepsFilesYoungerThanTheRetention) {
   EXPECT_TRUE(listed.files.empty());
 }
 
+// The cut-off comes from the command's clock (not the commit clock), and a partition
+// folder that loses its last file is gone, as folders are on object stores.
+TEST(VacuumTest, RetentionIsMeasuredOnTheCommandClockAndEmptiedFoldersGo) {
+  TableFixture table;
+  ASSERT_OK_AND_ASSIGN(auto latest, MakeSmallFiles(table, 1, /*partitioned=*/true));
+  const std::filesystem::path root = table.root();
+  WriteFile(root / "day=zz" / "orphan.parquet");
+  WriteFile(root / "day=a" / "orphan.parquet");
+  CommandContext ctx = table.Context();
+  ASSERT_OK_AND_ASSIGN(VacuumResult now, Vacuum(ctx, latest, {}));
+  EXPECT_TRUE(now.files.empty());
+  ctx.clock = std::make_shared<ManualClock>(table.clock() + 8 * kDayMs);
+  ASSERT_OK_AND_ASSIGN(VacuumResult later, Vacuum(ctx, latest, {}));
+  EXPECT_EQ(later.files, (std::vector<std::string>{"day=a/orphan.parquet", "day=zz/orphan.parquet"}));
+  EXPECT_FALSE(std::filesystem::exists(root / "day=zz"));
+  EXPECT_TRUE(std::filesystem::is_directory(root / "day=a"));  // still holds a data file
+  auto history = delta::ReadHistory(table.store(), 1);
+  ASSERT_OK(history.status());
+  EXPECT_EQ((*history)[0].operation, "VACUUM END");
+  EXPECT_EQ((*history)[0].operation_metrics["numVacuumedDirectories"], "1");
+  ASSERT_OK_AND_ASSIGN(latest, table.Load());
+  ASSERT_OK_AND_ASSIGN(int64_t rows, table.CountRows(*latest));
+  EXPECT_EQ(rows, 100);
+}
+
 TEST(VacuumTest, RefusesAShortRetentionUnlessTheCheckIsOff) {
   TableFixture table;
   ASSERT_OK_AND_ASSIGN(auto latest, MakeSmallFiles(table, 1, /*partitioned=*/false));

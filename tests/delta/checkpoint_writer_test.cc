@@ -134,6 +134,15 @@ TEST(CheckpointWriterTest, RewritingACheckpointGivesTheSameTable) {
 class NoCheckpointStore final : public ObjectStore {
  public:
   explicit NoCheckpointStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
+  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
+                                                   const ObjectReadOptions& options = {}) override {
+    return base_->OpenRead(key, options);
+  }
+  Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
+                                                    const ObjectWriteOptions& options = {}) override {
+    if (key.find(".checkpoint.") != std::string::npos) return Status::IOError("disk full writing " + key);
+    return base_->OpenWrite(key, options);
+  }
   Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
   Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
     return base_->GetRange(key, offset, length);
@@ -148,6 +157,7 @@ class NoCheckpointStore final : public ObjectStore {
   }
   Status Delete(const std::string& key) override { return base_->Delete(key); }
   Result<std::vector<ObjectInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
+  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
   std::optional<std::string> LocalPath(const std::string& key) const override {
     return base_->LocalPath(key);
   }

@@ -40,6 +40,15 @@ class ClockedStore final : public ObjectStore {
   ClockedStore(std::shared_ptr<ObjectStore> base, const int64_t* now_ms)
       : base_(std::move(base)), now_ms_(now_ms) {}
 
+  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
+                                                   const ObjectReadOptions& options = {}) override {
+    return base_->OpenRead(key, options);
+  }
+  // Objects written this way keep the base store's times: the log is written with Put.
+  Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
+                                                    const ObjectWriteOptions& options = {}) override {
+    return base_->OpenWrite(key, options);
+  }
   Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
   Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
     return base_->GetRange(key, offset, length);
@@ -71,6 +80,7 @@ class ClockedStore final : public ObjectStore {
     for (auto& info : listed) info = WithClockTime(std::move(info));
     return listed;
   }
+  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
   std::optional<std::string> LocalPath(const std::string& key) const override {
     return base_->LocalPath(key);
   }

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "delta/paths.h"
+#include "engine/store_registry.h"
+#include "storage/faulty_object_store.h"
 #include "testing/test_util.h"
 
 namespace basin::engine {
@@ -14,17 +16,24 @@ namespace {
 
 using nlohmann::json;
 
-class ParquetWriterTest : public ::testing::Test {
+// Every case runs on a memory and a local store: DuckDB writes through the store
+// (basin:// URLs), whichever it is.
+class ParquetWriterTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(db_, Database::Open());
     ASSERT_OK_AND_ASSIGN(conn_, Connection::Open(db_));
-    ASSERT_OK_AND_ASSIGN(store_, OpenLocalObjectStore(dir_.str()));
+    if (GetParam() == "memory") {
+      store_ = NewMemoryObjectStore();
+    } else {
+      ASSERT_OK_AND_ASSIGN(store_, OpenLocalObjectStore(dir_.str()));
+    }
+    handle_ = RegisterStore(store_);
   }
 
   int64_t CountFileRows(const delta::AddFile& add) {
-    std::string path = *store_->LocalPath(delta::DecodeDataPath(add.path));
-    auto r = conn_->Query("SELECT count(*) FROM read_parquet(" + QuoteLiteral(path) + ")");
+    const std::string url = StoreUrl(handle_, delta::DecodeDataPath(add.path));
+    auto r = conn_->Query("SELECT count(*) FROM read_parquet(" + QuoteLiteral(url) + ")");
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return r.ok() ? std::stoll(*r->at(0, 0)) : -1;
   }
@@ -33,9 +42,10 @@ class ParquetWriterTest : public ::testing::Test {
   std::shared_ptr<Database> db_;
   std::unique_ptr<Connection> conn_;
   std::shared_ptr<ObjectStore> store_;
+  StoreHandle handle_;
 };
 
-TEST_F(ParquetWriterTest, UnpartitionedFileHasTypedStats) {
+TEST_P(ParquetWriterTest, UnpartitionedFileHasTypedStats) {
   ASSERT_OK_AND_ASSIGN(
       auto adds,
       WriteDataFiles(
@@ -73,7 +83,7 @@ TEST_F(ParquetWriterTest, UnpartitionedFileHasTypedStats) {
   EXPECT_EQ(stats["maxValues"]["long_text"], std::string(32, 'z') + "\x7F");
 }
 
-TEST_F(ParquetWriterTest, PartitionedWriteSerializesValuesAndEscapesPaths) {
+TEST_P(ParquetWriterTest, PartitionedWriteSerializesValuesAndEscapesPaths) {
   WriteOptions options;
   options.partition_columns = {"p", "d"};
   ASSERT_OK_AND_ASSIGN(auto adds,
@@ -102,7 +112,7 @@ TEST_F(ParquetWriterTest, PartitionedWriteSerializesValuesAndEscapesPaths) {
   EXPECT_EQ(total, 4);
 }
 
-TEST_F(ParquetWriterTest, TargetFileSizeSplitsFiles) {
+TEST_P(ParquetWriterTest, TargetFileSizeSplitsFiles) {
   WriteOptions options;
   options.target_file_size_bytes = 50000;
   options.row_group_size = 5000;
@@ -114,7 +124,7 @@ TEST_F(ParquetWriterTest, TargetFileSizeSplitsFiles) {
   EXPECT_EQ(total, 200000);
 }
 
-TEST_F(ParquetWriterTest, FilesOverTheTargetAreSplitInEveryPartition) {
+TEST_P(ParquetWriterTest, FilesOverTheTargetAreSplitInEveryPartition) {
   constexpr int64_t kTarget = 512 * 1024;
   WriteOptions options;
   options.partition_columns = {"p"};
@@ -144,7 +154,7 @@ TEST_F(ParquetWriterTest, FilesOverTheTargetAreSplitInEveryPartition) {
   EXPECT_EQ(on_disk, added);
 }
 
-TEST_F(ParquetWriterTest, RowGroupsLargerThanTheTargetAreSplitToo) {
+TEST_P(ParquetWriterTest, RowGroupsLargerThanTheTargetAreSplitToo) {
   constexpr int64_t kTarget = 256 * 1024;
   WriteOptions options;
   options.target_file_size_bytes = kTarget;
@@ -161,7 +171,7 @@ TEST_F(ParquetWriterTest, RowGroupsLargerThanTheTargetAreSplitToo) {
   EXPECT_EQ(total, 200000);
 }
 
-TEST_F(ParquetWriterTest, StatsColumnsChooseWhichColumnsGetStats) {
+TEST_P(ParquetWriterTest, StatsColumnsChooseWhichColumnsGetStats) {
   WriteOptions options;
   options.stats_columns = std::vector<std::vector<std::string>>{{"c"}, {"s"}};
   ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_,
@@ -179,28 +189,52 @@ TEST_F(ParquetWriterTest, StatsColumnsChooseWhichColumnsGetStats) {
   EXPECT_EQ(stats["numRecords"], 5);
 }
 
-TEST_F(ParquetWriterTest, EmptyResultWritesNoFile) {
+TEST_P(ParquetWriterTest, EmptyResultWritesNoFile) {
   ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_, "SELECT 1 AS v WHERE false", *store_));
   EXPECT_TRUE(adds.empty());
   ASSERT_OK_AND_ASSIGN(auto listed, store_->List(""));
   EXPECT_TRUE(listed.empty());
 }
 
-TEST_F(ParquetWriterTest, NonLocalStoreGetsFilesThroughPut) {
-  auto memory = NewMemoryObjectStore();
-  ASSERT_OK_AND_ASSIGN(auto adds, WriteDataFiles(*conn_, "SELECT 42 AS v", *memory));
-  ASSERT_EQ(adds.size(), 1u);
-  ASSERT_OK_AND_ASSIGN(auto info, memory->Head(delta::DecodeDataPath(adds[0].path)));
-  EXPECT_EQ(static_cast<int64_t>(info.size_bytes), adds[0].size);
+TEST_P(ParquetWriterTest, AddsDescribeTheStoredObjects) {
+  WriteOptions options;
+  options.partition_columns = {"p"};
+  ASSERT_OK_AND_ASSIGN(
+      auto adds, WriteDataFiles(*conn_, "SELECT i AS v, i % 2 AS p FROM range(10) t(i)", *store_, options));
+  ASSERT_EQ(adds.size(), 2u);
+  for (const auto& add : adds) {
+    ASSERT_OK_AND_ASSIGN(auto info, store_->Head(delta::DecodeDataPath(add.path)));
+    EXPECT_EQ(static_cast<int64_t>(info.size_bytes), add.size);
+    EXPECT_EQ(info.modification_time_ms, add.modification_time);
+  }
+  // Nothing else was written: no temporary or staged copies.
+  ASSERT_OK_AND_ASSIGN(auto listed, store_->List(""));
+  EXPECT_EQ(listed.size(), 2u);
 }
 
-TEST_F(ParquetWriterTest, MissingPartitionColumnIsInvalidArgument) {
+TEST_P(ParquetWriterTest, AFailedWriteLeavesNoFiles) {
+  auto faulty = NewFaultyObjectStore(store_, {});
+  FaultOptions fail_closing;
+  // Call 1 checks the name is free, call 2 opens the file, call 3 closes it.
+  fail_closing.fail_nth_call = 3;
+  faulty->SetOptions(fail_closing);
+  auto written = WriteDataFiles(*conn_, "SELECT i AS v FROM range(1000) t(i)", *faulty);
+  ASSERT_ERROR_CODE(written, kIOError);
+  EXPECT_NE(written.status().message().find("injected fault"), std::string::npos)
+      << written.status().ToString();
+  EXPECT_NE(written.status().message().find(faulty->Describe()), std::string::npos)
+      << written.status().ToString();
+  ASSERT_OK_AND_ASSIGN(auto listed, store_->List(""));
+  EXPECT_TRUE(listed.empty());
+}
+
+TEST_P(ParquetWriterTest, MissingPartitionColumnIsInvalidArgument) {
   WriteOptions options;
   options.partition_columns = {"nope"};
   ASSERT_ERROR_CODE(WriteDataFiles(*conn_, "SELECT 1 AS v", *store_, options), kInvalidArgument);
 }
 
-TEST_F(ParquetWriterTest, InferDeltaSchemaMapsTypes) {
+TEST_P(ParquetWriterTest, InferDeltaSchemaMapsTypes) {
   ASSERT_OK_AND_ASSIGN(
       auto schema,
       InferDeltaSchema(*conn_,
@@ -215,6 +249,9 @@ TEST_F(ParquetWriterTest, InferDeltaSchemaMapsTypes) {
   EXPECT_EQ(schema.fields[5].type->kind, delta::DataType::Kind::kStruct);
   ASSERT_ERROR_CODE(InferDeltaSchema(*conn_, "SELECT 1::UBIGINT u"), kUnsupported);
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, ParquetWriterTest, ::testing::Values("memory", "local"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace basin::engine

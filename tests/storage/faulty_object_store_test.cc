@@ -57,7 +57,9 @@ TEST(FaultyObjectStore, EveryOperationCanFail) {
   EXPECT_TRUE(IsInjected(store->PutIfAbsent("n", "x")));
   EXPECT_TRUE(IsInjected(store->Delete("k")));
   EXPECT_TRUE(IsInjected(store->List("").status()));
-  EXPECT_EQ(store->injected_failures(), 7u);
+  EXPECT_TRUE(IsInjected(store->OpenRead("k").status()));
+  EXPECT_TRUE(IsInjected(store->OpenWrite("n").status()));
+  EXPECT_EQ(store->injected_failures(), 9u);
   ASSERT_OK_AND_ASSIGN(std::string data, base->Get("k"));
   EXPECT_EQ(data, "value");
   ASSERT_ERROR_CODE(base->Get("n"), kNotFound);
@@ -183,6 +185,96 @@ TEST(FaultyObjectStore, SyncAppliesWritesAndDeletes) {
   ASSERT_OK_AND_ASSIGN(std::string data, base->Get("new"));
   EXPECT_EQ(data, "n");
   ASSERT_ERROR_CODE(base->Get("gone"), kNotFound);
+}
+
+TEST(FaultyObjectStore, StreamingCallsCountAndFail) {
+  auto base = NewMemoryObjectStore();
+  ASSERT_OK(base->Put("k", "0123456789"));
+  auto store = NewFaultyObjectStore(base, {});
+  // OpenRead, then each ReadAt, is a call.
+  ASSERT_OK_AND_ASSIGN(auto reader, store->OpenRead("k"));
+  char buffer[4];
+  ASSERT_OK(reader->ReadAt(2, 4, buffer));
+  EXPECT_EQ(std::string(buffer, 4), "2345");
+  EXPECT_EQ(store->calls(), 2u);
+  FaultOptions options;
+  options.fail_nth_call = 1;
+  store->SetOptions(options);
+  EXPECT_TRUE(IsInjected(reader->ReadAt(0, 1, buffer)));
+  ASSERT_OK(reader->ReadAt(0, 1, buffer));  // the next read goes through
+  // OpenWrite and Close are calls; Appends are not.
+  options.fail_nth_call = 3;
+  store->SetOptions(options);
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("new", {WriteMode::kFreshKey}));  // call 1
+  for (int i = 0; i < 10; i++) ASSERT_OK(writer->Append("x"));
+  ASSERT_OK(store->Head("k"));      // call 2
+  Status closed = writer->Close();  // call 3
+  EXPECT_TRUE(IsInjected(closed)) << closed.ToString();
+  EXPECT_NE(closed.message().find("'new'"), std::string::npos) << closed.ToString();
+  // A failed Close leaves nothing, here or in the base store.
+  ASSERT_ERROR_CODE(store->Head("new"), kNotFound);
+  ASSERT_ERROR_CODE(base->Head("new"), kNotFound);
+  EXPECT_FALSE(writer->Append("y").ok());
+  EXPECT_EQ(store->calls(), 5u + 3u);
+}
+
+TEST(FaultyObjectStore, FailAfterWriteOnCloseLeavesTheObject) {
+  auto base = NewMemoryObjectStore();
+  FaultOptions options;
+  options.fail_nth_call = 2;
+  options.fail_after_write = true;
+  auto store = NewFaultyObjectStore(base, options);
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("part.parquet", {WriteMode::kFreshKey}));
+  ASSERT_OK(writer->Append("PAR1"));
+  EXPECT_TRUE(IsInjected(writer->Close()));
+  ASSERT_OK_AND_ASSIGN(std::string landed, base->Get("part.parquet"));
+  EXPECT_EQ(landed, "PAR1");
+}
+
+TEST(FaultyObjectStore, BufferedObjectsAreLostWithTheUnsyncedWrites) {
+  auto base = NewMemoryObjectStore();
+  FaultOptions options;
+  options.buffer_writes = true;
+  auto store = NewFaultyObjectStore(base, options);
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("_last_checkpoint", {WriteMode::kAtomicReplace}));
+  ASSERT_OK(writer->Append("bytes"));
+  ASSERT_OK(writer->Close());
+  // This store's readers see it, streaming too; the base store does not, until Sync.
+  ASSERT_OK_AND_ASSIGN(auto reader, store->OpenRead("_last_checkpoint"));
+  EXPECT_EQ(reader->size_bytes(), 5u);
+  char buffer[5];
+  ASSERT_OK(reader->ReadAt(0, 5, buffer));
+  EXPECT_EQ(std::string(buffer, 5), "bytes");
+  ASSERT_ERROR_CODE(base->Head("_last_checkpoint"), kNotFound);
+  ASSERT_ERROR_CODE(store->OpenWrite("_last_checkpoint", {WriteMode::kFreshKey}), kAlreadyExists);
+  EXPECT_EQ(store->unsynced_writes(), 1u);
+  store->DropUnsynced();
+  ASSERT_ERROR_CODE(store->OpenRead("_last_checkpoint"), kNotFound);
+  // An open reader keeps the bytes it opened.
+  ASSERT_OK(reader->ReadAt(1, 3, buffer));
+  EXPECT_EQ(std::string(buffer, 3), "yte");
+
+  ASSERT_OK_AND_ASSIGN(writer, store->OpenWrite("_last_checkpoint", {WriteMode::kAtomicReplace}));
+  ASSERT_OK(writer->Append("b"));
+  ASSERT_OK(writer->Close());
+  ASSERT_OK(store->Sync());
+  ASSERT_OK_AND_ASSIGN(std::string synced, base->Get("_last_checkpoint"));
+  EXPECT_EQ(synced, "b");
+}
+
+// A fresh key's Close is durable by contract, so it is not held back with unsynced writes.
+TEST(FaultyObjectStore, FreshKeyObjectsAreDurableAtClose) {
+  auto base = NewMemoryObjectStore();
+  FaultOptions options;
+  options.buffer_writes = true;
+  auto store = NewFaultyObjectStore(base, options);
+  ASSERT_OK_AND_ASSIGN(auto writer, store->OpenWrite("data/a.parquet", {WriteMode::kFreshKey}));
+  ASSERT_OK(writer->Append("PAR1"));
+  ASSERT_OK(writer->Close());
+  EXPECT_EQ(store->unsynced_writes(), 0u);
+  store->DropUnsynced();
+  ASSERT_OK_AND_ASSIGN(std::string data, base->Get("data/a.parquet"));
+  EXPECT_EQ(data, "PAR1");
 }
 
 TEST(FaultyObjectStore, DescribeNamesTheBase) {

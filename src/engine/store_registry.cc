@@ -1,0 +1,136 @@
+#include "engine/store_registry.h"
+
+#include <cassert>
+#include <charconv>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <utility>
+
+namespace basin::engine {
+
+namespace {
+
+struct Registration {
+  std::shared_ptr<ObjectStore> store;
+  uint64_t handles = 0;
+};
+
+// The process's registered stores, by number and by address (for re-registration).
+class Registry {
+ public:
+  static Registry& Get() {
+    static Registry* registry = new Registry();  // never destroyed: handles may outlive main()
+    return *registry;
+  }
+
+  uint64_t Add(const std::shared_ptr<ObjectStore>& store) {
+    std::unique_lock lock(mu_);
+    auto known = ids_.find(store.get());
+    if (known != ids_.end()) {
+      Registration& registration = by_id_[known->second];
+      registration.handles++;
+      // Prefer a pointer that owns the store over a non-owning one registered earlier.
+      if (registration.store.use_count() == 0 && store.use_count() > 0) registration.store = store;
+      return known->second;
+    }
+    const uint64_t id = next_id_++;
+    by_id_[id] = Registration{store, 1};
+    ids_[store.get()] = id;
+    return id;
+  }
+
+  void Remove(uint64_t id) {
+    std::unique_lock lock(mu_);
+    auto it = by_id_.find(id);
+    assert(it != by_id_.end());
+    if (it == by_id_.end() || --it->second.handles > 0) return;
+    ids_.erase(it->second.store.get());
+    by_id_.erase(it);
+  }
+
+  std::shared_ptr<ObjectStore> Find(uint64_t id) const {
+    std::shared_lock lock(mu_);
+    auto it = by_id_.find(id);
+    return it == by_id_.end() ? nullptr : it->second.store;
+  }
+
+ private:
+  mutable std::shared_mutex mu_;
+  uint64_t next_id_ = 1;                                  // guarded by mu_
+  std::unordered_map<uint64_t, Registration> by_id_;      // guarded by mu_
+  std::unordered_map<const ObjectStore*, uint64_t> ids_;  // guarded by mu_
+};
+
+}  // namespace
+
+StoreHandle::~StoreHandle() { Release(); }
+
+StoreHandle::StoreHandle(StoreHandle&& other) noexcept
+    : id_(std::exchange(other.id_, 0)), store_(std::move(other.store_)) {}
+
+StoreHandle& StoreHandle::operator=(StoreHandle&& other) noexcept {
+  if (this != &other) {
+    Release();
+    id_ = std::exchange(other.id_, 0);
+    store_ = std::move(other.store_);
+  }
+  return *this;
+}
+
+void StoreHandle::Release() {
+  if (id_ != 0) Registry::Get().Remove(id_);
+  id_ = 0;
+  store_.reset();
+}
+
+StoreHandle RegisterStore(std::shared_ptr<ObjectStore> store) {
+  assert(store != nullptr);
+  const uint64_t id = Registry::Get().Add(store);
+  return StoreHandle(id, std::move(store));
+}
+
+std::string StoreUrl(const StoreHandle& handle, std::string_view key) {
+  assert(!handle.empty());
+  return StoreUrl(handle.id(), key);
+}
+
+std::string StoreUrl(uint64_t store_id, std::string_view key) {
+  std::string url = std::string(kStoreUrlScheme) + std::to_string(store_id);
+  if (!key.empty()) url.append("/").append(key);
+  return url;
+}
+
+std::optional<std::string> StoreKeyOf(const StoreHandle& handle, std::string_view url) {
+  if (handle.empty()) return std::nullopt;
+  const std::string root = StoreUrl(handle, "");
+  if (url == root) return "";
+  if (!url.starts_with(root) || url.size() <= root.size() || url[root.size()] != '/') return std::nullopt;
+  return std::string(url.substr(root.size() + 1));
+}
+
+Result<StoreUrlTarget> ResolveStoreUrl(std::string_view url) {
+  auto malformed = [&] {
+    return Status::InvalidArgument("'" + std::string(url) + "' is not a store URL (basin://<number>/<key>)");
+  };
+  if (!url.starts_with(kStoreUrlScheme)) return malformed();
+  std::string_view rest = url.substr(kStoreUrlScheme.size());
+  const size_t slash = rest.find('/');
+  std::string_view number = rest.substr(0, slash);
+  uint64_t id = 0;
+  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), id);
+  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || id == 0)
+    return malformed();
+  StoreUrlTarget target;
+  target.id = id;
+  if (slash != std::string_view::npos) target.key = std::string(rest.substr(slash + 1));
+  while (!target.key.empty() && target.key.back() == '/') target.key.pop_back();
+  target.store = Registry::Get().Find(id);
+  if (target.store == nullptr) {
+    return Status::NotFound("no store is registered as " + std::string(kStoreUrlScheme) +
+                            std::string(number) + " (its handle was released)");
+  }
+  return target;
+}
+
+}  // namespace basin::engine
