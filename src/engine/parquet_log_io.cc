@@ -5,14 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "delta/predicate.h"
 #include "delta/temporal.h"
+#include "engine/store_registry.h"
 #include "engine/vector_access.h"
 
 namespace basin::engine {
@@ -663,7 +662,7 @@ std::string Projection(const ColumnType& type) {
   return "CASE WHEN " + column + " IS NULL THEN NULL ELSE struct_pack(" + packed + ") END AS " + column;
 }
 
-Status ReadLocalFile(Connection& conn, const std::string& path, const std::string& key,
+Status ReadParquetActions(Connection& conn, const std::string& path, const std::string& key,
                      std::vector<Action>* out) {
   auto fail = [&](const std::string& message) {
     return Status::Corruption(key + ": cannot read checkpoint Parquet: " + message);
@@ -779,7 +778,7 @@ const nlohmann::json& CheckpointStructure() {
 constexpr char kRowsTable[] = "basin_checkpoint_rows";
 
 // Has DuckDB write `actions` as Parquet with `columns` at the local path `out_path`.
-Status WriteLocalFile(Connection& conn, std::span<const Action> actions, delta::CheckpointColumns columns,
+Status WriteParquetActions(Connection& conn, std::span<const Action> actions, delta::CheckpointColumns columns,
                       const std::string& out_path) {
   RETURN_IF_ERROR(
       conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kRowsTable + " (action VARCHAR)"));
@@ -803,47 +802,13 @@ Status WriteLocalFile(Connection& conn, std::span<const Action> actions, delta::
                       QuoteLiteral(out_path) + " (FORMAT parquet)");
 }
 
-Result<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  if (!in) return Status::IOError("cannot read " + path);
-  return bytes.str();
-}
-
-Status WriteWholeFile(const std::string& path, const std::string& data) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  out.close();
-  if (!out) return Status::IOError("cannot write temporary file " + path);
-  return Status::OK();
+// `store`, registered while the handle lives, so DuckDB reads and writes its objects as
+// basin:// URLs. The store outlives every call here, so the registry need not own it.
+StoreHandle RegisterBorrowedStore(ObjectStore& store) {
+  return RegisterStore(std::shared_ptr<ObjectStore>(std::shared_ptr<ObjectStore>(), &store));
 }
 
 }  // namespace
-
-// --- LocalLogFile ---
-
-Result<LocalLogFile> LocalLogFile::ForReading(ObjectStore& store, const std::string& key) {
-  if (auto local = store.LocalPath(key)) {
-    std::error_code ec;
-    if (!std::filesystem::exists(*local, ec)) return Status::NotFound(key + ": no such file");
-    return LocalLogFile(*local);
-  }
-  // DuckDB reads Parquet from local files only (until it reads through the store).
-  ASSIGN_OR_RETURN(std::string data, store.Get(key));
-  LocalLogFile copy(std::make_unique<TempPath>("basin-log-", ".parquet"));
-  RETURN_IF_ERROR(WriteWholeFile(copy.path(), data));
-  return copy;
-}
-
-LocalLogFile LocalLogFile::ForWriting() {
-  return LocalLogFile(std::make_unique<TempPath>("basin-checkpoint-", ".parquet"));
-}
-
-Status LocalLogFile::Store(ObjectStore& store, const std::string& key) const {
-  ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path_));
-  return store.Put(key, bytes);
-}
 
 // --- DuckDBParquetLogIO ---
 
@@ -860,22 +825,22 @@ Result<std::shared_ptr<Database>> DuckDBParquetLogIO::ReadingDatabase() {
 }
 
 Status DuckDBParquetLogIO::ReadActions(ObjectStore& store, const std::string& key, std::vector<Action>* out) {
-  auto file = LocalLogFile::ForReading(store, key);
-  if (!file.ok()) {
-    if (file.status().IsNotFound()) return Status::Corruption(key + ": checkpoint file is missing");
-    return file.status();
+  auto head = store.Head(key);
+  if (!head.ok()) {
+    if (head.status().IsNotFound()) return Status::Corruption(key + ": checkpoint file is missing");
+    return head.status();
   }
+  StoreHandle handle = RegisterBorrowedStore(store);
   ASSIGN_OR_RETURN(std::shared_ptr<Database> db, ReadingDatabase());
   ASSIGN_OR_RETURN(auto conn, Connection::Open(db));
-  return ReadLocalFile(*conn, file->path(), key, out);
+  return ReadParquetActions(*conn, StoreUrl(handle, key), key, out);
 }
 
 Status DuckDBParquetLogIO::WriteActions(ObjectStore& store, const std::string& key,
                                         std::span<const Action> actions, delta::CheckpointColumns columns) {
+  StoreHandle handle = RegisterBorrowedStore(store);
   ASSIGN_OR_RETURN(auto conn, Connection::Open(db_));
-  LocalLogFile file = LocalLogFile::ForWriting();
-  RETURN_IF_ERROR(WriteLocalFile(*conn, actions, columns, file.path()));
-  return file.Store(store, key);
+  return WriteParquetActions(*conn, actions, columns, StoreUrl(handle, key));
 }
 
 }  // namespace basin::engine

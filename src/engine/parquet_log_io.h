@@ -11,9 +11,8 @@
 // Writing serializes the actions and has DuckDB type them with from_json() against the
 // protocol's checkpoint schema, then COPY them to Parquet.
 //
-// Where DuckDB finds the bytes is decided in one place, LocalLogFile below: the store's own
-// file when it keeps objects as local files, else a temporary copy (and for writes, a
-// temporary file stored with one Put).
+// DuckDB reads and writes the files as basin:// URLs of the store (engine/store_registry.h):
+// every byte goes through the ObjectStore, whatever its backend.
 //
 // Reads run on a DuckDB database of this object's own, with one thread: a log file is one
 // or a few row groups, read by one thread anyway, and while a query runs DuckDB's calling
@@ -33,7 +32,6 @@
 #include <vector>
 
 #include "common/status.h"
-#include "common/temp_path.h"
 #include "delta/parquet_io.h"
 #include "engine/duckdb.h"
 #include "storage/object_store.h"
@@ -56,27 +54,6 @@ class DuckDBParquetLogIO final : public delta::ParquetLogIO {
   std::shared_ptr<Database> db_;
   std::mutex mutex_;
   std::shared_ptr<Database> reading_db_;  // GUARDED_BY(mutex_)
-};
-
-// A local file standing for the object `key` of a store while DuckDB reads or writes it.
-class LocalLogFile {
- public:
-  // For reading: the store's own file when it has one, else a temporary copy of the
-  // object. NotFound when the object is absent; the store's errors.
-  static Result<LocalLogFile> ForReading(ObjectStore& store, const std::string& key);
-  // For writing: a temporary file, to be stored with Store() (one Put, atomic).
-  static LocalLogFile ForWriting();
-
-  const std::string& path() const { return path_; }
-  // Puts the temporary file's bytes at `key`. REQUIRES: from ForWriting().
-  Status Store(ObjectStore& store, const std::string& key) const;
-
- private:
-  explicit LocalLogFile(std::string path) : path_(std::move(path)) {}
-  explicit LocalLogFile(std::unique_ptr<TempPath> temp) : path_(temp->path()), temp_(std::move(temp)) {}
-
-  std::string path_;
-  std::unique_ptr<TempPath> temp_;  // removed with this object
 };
 
 }  // namespace basin::engine

@@ -44,10 +44,13 @@ class ClockedStore final : public ObjectStore {
                                                    const ObjectReadOptions& options = {}) override {
     return base_->OpenRead(key, options);
   }
-  // Objects written this way keep the base store's times: the log is written with Put.
+  // Objects written this way (checkpoint Parquet files) take the test clock's time when
+  // they are opened.
   Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
                                                     const ObjectWriteOptions& options = {}) override {
-    return base_->OpenWrite(key, options);
+    ASSIGN_OR_RETURN(auto writer, base_->OpenWrite(key, options));
+    SetModificationTime(key, *now_ms_);
+    return writer;
   }
   Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
   Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {

@@ -20,6 +20,16 @@ class RecordingStore final : public ObjectStore {
  public:
   explicit RecordingStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
 
+  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
+                                                   const ObjectReadOptions& options = {}) override {
+    reads.insert(key);
+    return base_->OpenRead(key, options);
+  }
+  Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
+                                                    const ObjectWriteOptions& options = {}) override {
+    return base_->OpenWrite(key, options);
+  }
+  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
   Result<std::string> Get(const std::string& key) override {
     reads.insert(key);
     return base_->Get(key);

@@ -328,9 +328,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   auto& slot = transaction.tables[key];
   if (!slot) {
     // A statement that names a table twice reads one version of it: the first resolved.
-    auto source = std::make_shared<DeltaScanSource>();
-    source->snapshot = *snapshot;
-    source->name = table_name->ToString();
+    auto source = MakeScanSource(*snapshot, table_name->ToString());
     duckdb::CreateTableInfo info(*this, table_name->table);
     for (const delta::StructField& field : (*snapshot)->schema.fields) {
       info.columns.AddColumn(duckdb::ColumnDefinition(field.name, ToLogicalType(*field.type)));

@@ -37,16 +37,12 @@ std::string Where(const DeltaScanSource& source) {
   return "table " + source.name + " version " + std::to_string(source.snapshot->version);
 }
 
-// Where DuckDB opens a data file.
-std::string DataFilePath(const delta::Snapshot& snapshot, const delta::AddFile& add) {
+// Where DuckDB opens a data file: a basin:// URL of the table's store, or the absolute
+// location the log gives (a table whose files live elsewhere, as shallow clones make).
+std::string DataFilePath(const DeltaScanSource& source, const delta::AddFile& add) {
   std::string decoded = delta::DecodeDataPath(add.path);
   if (delta::IsAbsoluteDataPath(decoded)) return decoded;
-  std::optional<std::string> local = snapshot.store->LocalPath(decoded);
-  if (!local) {
-    throw duckdb::NotImplementedException("table %s: DuckDB cannot open data file %s in %s (not a local store)",
-                                          snapshot.table_root, decoded, snapshot.store->Describe());
-  }
-  return *local;
+  return StoreUrl(*source.store, decoded);
 }
 
 bool IsPartitionColumn(const delta::Metadata& metadata, const std::string& name) {
@@ -90,6 +86,18 @@ class DeletionVectorFilter : public duckdb::DeleteFilter {
   std::vector<uint64_t> deleted_;
 };
 
+}  // namespace
+
+std::shared_ptr<DeltaScanSource> MakeScanSource(std::shared_ptr<const delta::Snapshot> snapshot, std::string name) {
+  auto source = std::make_shared<DeltaScanSource>();
+  source->store = std::make_shared<const StoreHandle>(RegisterStore(snapshot->store));
+  source->snapshot = std::move(snapshot);
+  source->name = std::move(name);
+  return source;
+}
+
+namespace {
+
 // The function_info of a delta_scan bound to a snapshot (catalog tables, commands).
 struct PinnedSource : public duckdb::TableFunctionInfo {
   explicit PinnedSource(std::shared_ptr<const DeltaScanSource> source_p) : source(std::move(source_p)) {}
@@ -128,10 +136,7 @@ class DeltaFileList : public duckdb::MultiFileList {
     if (!store.ok()) ThrowStatus(store.status());
     auto snapshot = lakehouse.snapshots->Get(*store, path, snapshot_options);
     if (!snapshot.ok()) ThrowStatus(snapshot.status());
-    auto source = std::make_shared<DeltaScanSource>();
-    source->snapshot = *snapshot;
-    source->name = path;
-    source_ = std::move(source);
+    source_ = MakeScanSource(*snapshot, path);
   }
 
   const DeltaScanSource& source() const {
@@ -228,7 +233,7 @@ class DeltaFileList : public duckdb::MultiFileList {
   duckdb::OpenFileInfo GetFile(idx_t i) override {
     if (i >= Count()) return duckdb::OpenFileInfo();
     const delta::AddFile& add = AddFileAt(i);
-    duckdb::OpenFileInfo file(DataFilePath(*source().snapshot, add));
+    duckdb::OpenFileInfo file(DataFilePath(source(), add));
     file.extended_info = duckdb::make_shared_ptr<duckdb::ExtendedOpenFileInfo>();
     auto& options = file.extended_info->options;
     options["file_size"] = duckdb::Value::UBIGINT(static_cast<uint64_t>(add.size));

@@ -27,6 +27,7 @@
 #include "duckdb.hpp"
 #include "duckdb/function/table_function.hpp"
 #include "engine/lakehouse.h"
+#include "engine/store_registry.h"
 
 namespace basin::engine::duckdb_ext {
 
@@ -37,7 +38,14 @@ struct DeltaScanSource {
   std::shared_ptr<const delta::Snapshot> snapshot;
   std::shared_ptr<const std::vector<uint32_t>> files;
   std::string name;  // the table's name or path, for messages and EXPLAIN
+  // The snapshot's store, registered for as long as the scan lives: DuckDB opens the data
+  // files as basin:// URLs of it (engine/store_registry.h), so every read goes through
+  // the ObjectStore.
+  std::shared_ptr<const StoreHandle> store;
 };
+
+// A scan of every file of `snapshot`, its store registered.
+std::shared_ptr<DeltaScanSource> MakeScanSource(std::shared_ptr<const delta::Snapshot> snapshot, std::string name);
 
 // Registers delta_scan(path [, version => n | timestamp => '...']) in `db`. Paths are
 // resolved, and snapshots cached, through the connection's lakehouse (engine/lakehouse.h).

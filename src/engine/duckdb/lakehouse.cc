@@ -80,9 +80,7 @@ class RegisteredScan {
 std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn, std::shared_ptr<const delta::Snapshot> snapshot,
                                                    std::optional<std::vector<size_t>> files, std::string name) {
   auto state = duckdb_ext::EnsureClientState(conn);
-  auto source = std::make_shared<duckdb_ext::DeltaScanSource>();
-  source->snapshot = std::move(snapshot);
-  source->name = std::move(name);
+  auto source = duckdb_ext::MakeScanSource(std::move(snapshot), std::move(name));
   if (files) {
     auto indexes = std::make_shared<std::vector<uint32_t>>();
     indexes->reserve(files->size());
