@@ -406,6 +406,12 @@ Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options)
   if (duckdb_create_config(&config) != DuckDBSuccess) return Status::Internal("duckdb_create_config failed");
   if (options.threads > 0) duckdb_set_config(config, "threads", std::to_string(options.threads).c_str());
   if (!options.memory_limit.empty()) duckdb_set_config(config, "memory_limit", options.memory_limit.c_str());
+  // DuckDB keeps the bytes it reads through file systems other than its local one
+  // (basin:// included) in its buffer pool. Basin's stores are local folders and memory,
+  // where the OS page cache already does that: caching again doubled the time of a scan
+  // of many small files and held memory in proportion to the bytes read (small_files_bench).
+  // A remote store backend should decide this per store.
+  duckdb_set_config(config, "enable_external_file_cache", "false");
   char* error = nullptr;
   const char* path = options.path.empty() ? nullptr : options.path.c_str();
   duckdb_database raw = nullptr;
