@@ -40,6 +40,16 @@ struct Lakehouse {
   // (relative paths are relative to `base_dir`). NotFound when no Delta table is there.
   std::function<Result<std::shared_ptr<ObjectStore>>(const std::string& location)> open_table_store;
   std::string base_dir;  // for relative delta_scan paths
+  // table_changes('table', start [, end]): the query over the table's change files, and
+  // what must live while a query reads it (the scans it registers). Built above this layer
+  // (commands/table_changes.h); unset on connections without a change feed.
+  struct ChangeFeed {
+    std::string sql;
+    std::shared_ptr<const void> keepalive;
+  };
+  std::function<Result<ChangeFeed>(const std::vector<std::string>& table, int64_t start_version,
+                                   std::optional<int64_t> end_version)>
+      table_changes;
 };
 
 // Per-connection switches and counters of the scans a connection runs.

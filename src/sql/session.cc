@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <filesystem>
 #include <list>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -17,14 +16,20 @@
 #include "engine/scan.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
-#include "sql/table_references.h"
 
 namespace basin::sql {
 
 namespace {
 
 using nlohmann::json;
-namespace fs = std::filesystem;
+
+// The store of the Delta table at `location` (a folder or URL); NotFound when it has no log.
+Result<std::shared_ptr<ObjectStore>> OpenTableStore(const std::string& location) {
+  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(location));
+  ASSIGN_OR_RETURN(bool has_log, store->HasObjectsWithPrefix(std::string(delta::kLogFolder)));
+  if (!has_log) return Status::NotFound("no Delta table at " + location + " (no _delta_log folder)");
+  return store;
+}
 
 std::string FormatMs(int64_t ms) {
   // DuckDB's rendering of TIMESTAMP WITH TIME ZONE in UTC, so history rows read like query rows.
@@ -41,10 +46,11 @@ std::string JoinList(const std::optional<std::vector<std::string>>& items) {
   return out.dump();
 }
 
-// A resolved query keeps the scans it names registered while it lives.
-class OwnedResolvedQuery : public ResolvedQuery {
- public:
-  std::vector<std::shared_ptr<const engine::RegisteredScan>> scans;
+// A Delta table by location, with the version DESCRIBE DETAIL shows.
+struct DescribedTable {
+  std::string path;
+  std::optional<int64_t> version;
+  std::optional<std::string> timestamp;
 };
 
 template <class... Handlers>
@@ -93,12 +99,12 @@ struct Session::Impl : public SessionContext {
     return snapshots->Get(store, location, snapshot_options);
   }
 
-  // Names (warehouse tables, delta_scan) are DuckDB's binder's to resolve, through the
-  // lakehouse catalog; only table_changes(...) is still replaced here.
+  // Names (warehouse tables, delta_scan, table_changes) are DuckDB's binder's to resolve,
+  // through the lakehouse catalog and Basin's table functions: the text stays as it is.
   Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) override {
-    auto out = std::make_unique<OwnedResolvedQuery>();
-    ASSIGN_OR_RETURN(out->sql, ResolveTableChanges(sql, *out));
-    return std::unique_ptr<ResolvedQuery>(std::move(out));
+    auto out = std::make_unique<ResolvedQuery>();
+    out->sql = sql;
+    return out;
   }
 
   commands::CommandContext MakeCommandContext() override {
@@ -129,55 +135,54 @@ struct Session::Impl : public SessionContext {
 
   // --- snapshots ---
 
-  Result<std::string> TableFolder(const std::string& path) const {
-    fs::path folder(path);
-    if (folder.is_relative() && !options.warehouse_dir.empty())
-      folder = fs::path(options.warehouse_dir) / folder;
-    std::error_code ec;
-    if (!fs::is_directory(folder / "_delta_log", ec)) {
-      return Status::NotFound("table " + path + ": no Delta table at " + folder.string() +
-                              " (no _delta_log folder)");
-    }
-    return folder.lexically_normal().string();
+  // Where the table at `path` is: relative paths are under the warehouse folder.
+  std::string TableLocation(const std::string& path) const {
+    bool relative = !path.empty() && path[0] != '/' && path.find(':') == std::string::npos;
+    if (!relative || options.warehouse_dir.empty()) return path;
+    return options.warehouse_dir + "/" + path;
   }
 
   Result<std::shared_ptr<ObjectStore>> OpenStore(const std::string& path) const {
-    ASSIGN_OR_RETURN(std::string folder, TableFolder(path));
-    return OpenLocalObjectStore(folder);
+    std::string location = TableLocation(path);
+    auto store = OpenTableStore(location);
+    if (!store.ok()) return store.status().WithContext("table " + path);
+    return store;
   }
 
   // --- query resolution ---
 
-  // table_changes(...) calls replaced by their change scans.
-  Result<std::string> ResolveTableChanges(const std::string& sql, OwnedResolvedQuery& out) {
-    ASSIGN_OR_RETURN(std::vector<TableChangesCall> calls, FindTableChangesCalls(sql));
-    std::string text = sql;
-    for (auto it = calls.rbegin(); it != calls.rend(); ++it) {
-      ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(it->name));
-      ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
-      ASSIGN_OR_RETURN(
-          commands::ChangesScan scan,
-          commands::TableChangesSql(*conn_, store, entry.location, it->start_version, it->end_version));
-      out.scans.insert(out.scans.end(), scan.scans.begin(), scan.scans.end());
-      text.replace(it->begin, it->end - it->begin, "(" + scan.sql + ")");
-    }
-    return text;
+  // The change feed table_changes(...) reads (engine/duckdb/table_changes_function.h).
+  Result<engine::Lakehouse::ChangeFeed> ChangeFeed(const std::vector<std::string>& table, int64_t start_version,
+                                                   std::optional<int64_t> end_version) {
+    ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
+    ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
+    ASSIGN_OR_RETURN(commands::ChangesScan scan,
+                     commands::TableChangesSql(*conn_, store, entry.location, start_version, end_version));
+    auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(
+        std::move(scan.scans));
+    return engine::Lakehouse::ChangeFeed{std::move(scan.sql), std::move(scans)};
   }
 
   // --- statements ---
 
-  // The table DESCRIBE HISTORY / DETAIL is about.
-  Result<DeltaScanCall> DescribedScan(
+  // The table DESCRIBE HISTORY / DETAIL is about: a delta_scan's, or the warehouse table
+  // a name resolves to by DuckDB's rules.
+  Result<DescribedTable> DescribedScan(
       const std::variant<grammar::QualifiedName, grammar::DeltaScanArguments>& table) {
-    DeltaScanCall call;
+    DescribedTable call;
     if (const auto* scan = std::get_if<grammar::DeltaScanArguments>(&table)) {
       call.path = scan->path;
       call.version = scan->at.version;
       call.timestamp = scan->at.timestamp;
       return call;
     }
-    ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(std::get<grammar::QualifiedName>(table)));
-    call.path = entry.location;
+    const grammar::QualifiedName& name = std::get<grammar::QualifiedName>(table);
+    ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, ResolveTable(name));
+    if (!entry) {
+      ASSIGN_OR_RETURN(catalog::TableEntry found, GetTable(name));  // NotFound naming it
+      entry = std::move(found);
+    }
+    call.path = entry->location;
     return call;
   }
 
@@ -205,7 +210,7 @@ struct Session::Impl : public SessionContext {
   }
 
   Result<std::optional<StatementResult>> DescribeDetail(const std::string& statement,
-                                                        const DeltaScanCall& call) {
+                                                        const DescribedTable& call) {
     StatementResult out;
     out.statement = statement;
     out.returns_rows = true;
@@ -213,7 +218,7 @@ struct Session::Impl : public SessionContext {
     delta::SnapshotOptions snapshot_options;
     snapshot_options.version = call.version;
     snapshot_options.timestamp = call.timestamp;
-    ASSIGN_OR_RETURN(std::string folder, TableFolder(call.path));
+    const std::string folder = TableLocation(call.path);
     ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot, LoadTable(folder, snapshot_options));
     r.column_names = {"location",       "version",        "minReaderVersion", "minWriterVersion",
                       "readerFeatures", "writerFeatures", "partitionColumns", "numFiles",
@@ -276,13 +281,13 @@ struct Session::Impl : public SessionContext {
             [&](const grammar::DescribeTable& s) { return RunDescribeTable(*this, text, s); },
             [&](const grammar::ShowTblProperties& s) { return RunShowTblProperties(*this, text, s); },
             [&](const grammar::DescribeHistory& s) -> StatementOutcome {
-              ASSIGN_OR_RETURN(DeltaScanCall call, DescribedScan(s.table));
+              ASSIGN_OR_RETURN(DescribedTable call, DescribedScan(s.table));
               std::optional<size_t> limit;
               if (s.limit) limit = static_cast<size_t>(*s.limit);
               return some(DescribeHistory(text, call.path, limit));
             },
             [&](const grammar::DescribeDetail& s) -> StatementOutcome {
-              ASSIGN_OR_RETURN(DeltaScanCall call, DescribedScan(s.table));
+              ASSIGN_OR_RETURN(DescribedTable call, DescribedScan(s.table));
               return DescribeDetail(text, call);
             },
             [&](const grammar::Insert& s) { return RunInsert(*this, text, s); },
@@ -349,12 +354,10 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   impl->snapshots = std::make_shared<engine::SnapshotCache>(impl->db);
   lakehouse->snapshots = impl->snapshots;
   lakehouse->base_dir = options.warehouse_dir;
-  lakehouse->open_table_store = [](const std::string& location) -> Result<std::shared_ptr<ObjectStore>> {
-    std::error_code ec;
-    if (!fs::is_directory(fs::path(location) / "_delta_log", ec)) {
-      return Status::NotFound("no Delta table at " + location + " (no _delta_log folder)");
-    }
-    return OpenLocalObjectStore(location);
+  lakehouse->open_table_store = OpenTableStore;
+  lakehouse->table_changes = [session = impl.get()](const std::vector<std::string>& table, int64_t start,
+                                                    std::optional<int64_t> end) {
+    return session->ChangeFeed(table, start, end);
   };
   RETURN_IF_ERROR(engine::AttachLakehouse(*impl->conn_, std::move(lakehouse)));
   engine::ScanSettings settings;

@@ -32,6 +32,12 @@ struct ClientState : public duckdb::ClientContextState {
   std::mutex scans_mutex;
   std::map<std::string, std::shared_ptr<const DeltaScanSource>> scans;  // guarded by scans_mutex
   std::shared_ptr<const DeltaScanSource> FindScan(const std::string& token);
+
+  // What the running query's table functions need alive until it ends (table_changes'
+  // registered scans); released when DuckDB ends the query.
+  void KeepUntilQueryEnd(std::shared_ptr<const void> object);
+  void QueryEnd() override;
+  std::vector<std::shared_ptr<const void>> query_objects;  // guarded by scans_mutex
 };
 
 // delta_scan('basin-scan:<token>') reads a registered scan.

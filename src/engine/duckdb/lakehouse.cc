@@ -7,6 +7,7 @@
 #include "engine/duckdb/catalog.h"
 #include "engine/duckdb/client_state.h"
 #include "engine/duckdb/delta_scan.h"
+#include "engine/duckdb/table_changes_function.h"
 #include "common/uuid.h"
 #include "engine/functions.h"
 #include "engine/status_transport.h"
@@ -28,6 +29,20 @@ std::shared_ptr<const DeltaScanSource> ClientState::FindScan(const std::string& 
   return it == scans.end() ? nullptr : it->second;
 }
 
+void ClientState::KeepUntilQueryEnd(std::shared_ptr<const void> object) {
+  std::lock_guard<std::mutex> lock(scans_mutex);
+  query_objects.push_back(std::move(object));
+}
+
+void ClientState::QueryEnd() {
+  std::vector<std::shared_ptr<const void>> released;
+  {
+    std::lock_guard<std::mutex> lock(scans_mutex);
+    released.swap(query_objects);
+  }
+  // Released outside the lock: registered scans unregister themselves under it.
+}
+
 duckdb::DatabaseInstance& GetDatabaseInstance(Database& db) {
   return *reinterpret_cast<duckdb::DatabaseWrapper*>(db.raw())->database->instance;
 }
@@ -46,6 +61,7 @@ void RegisterWithDatabase(duckdb::DatabaseInstance& db) {
   auto& config = duckdb::DBConfig::GetConfig(db);
   if (config.storage_extensions.count(kStorageExtensionName) > 0) return;
   RegisterDeltaScan(db);
+  RegisterTableChanges(db);
   config.storage_extensions[kStorageExtensionName] = MakeStorageExtension();
 }
 
