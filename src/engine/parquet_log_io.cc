@@ -838,9 +838,15 @@ Status DuckDBParquetLogIO::ReadActions(ObjectStore& store, const std::string& ke
 
 Status DuckDBParquetLogIO::WriteActions(ObjectStore& store, const std::string& key,
                                         std::span<const Action> actions, delta::CheckpointColumns columns) {
-  StoreHandle handle = RegisterBorrowedStore(store);
+  // DuckDB writes the file into memory first; one Put then makes it appear whole, since
+  // readers of the log may look for it at any moment (a file DuckDB writes in place is
+  // visible, short, while it is being written).
+  StoreHandle staging = RegisterStore(NewMemoryObjectStore());
+  const std::string staged_key = "checkpoint.parquet";
   ASSIGN_OR_RETURN(auto conn, Connection::Open(db_));
-  return WriteParquetActions(*conn, actions, columns, StoreUrl(handle, key));
+  RETURN_IF_ERROR(WriteParquetActions(*conn, actions, columns, StoreUrl(staging, staged_key)));
+  ASSIGN_OR_RETURN(std::string bytes, staging.store()->Get(staged_key));
+  return store.Put(key, bytes);
 }
 
 }  // namespace basin::engine
