@@ -1,5 +1,5 @@
 // Helpers shared by the maintenance commands (optimize.cc, vacuum.cc, restore.cc): the
-// table as a write target, and table properties they read.
+// table as a write target, and the transaction clock.
 //
 // Thread safety: functions of their arguments.
 #pragma once
@@ -16,10 +16,6 @@ namespace basin::commands::internal {
 
 // Where new data files of `table` go, with its current protocol, metadata and schema.
 WriteTarget TargetOf(const delta::Snapshot& table);
-
-// delta.targetFileSize in bytes ("134217728", "64mb", "1g"; k/m/g with an optional b,
-// case-insensitive); 128 MiB when unset. InvalidArgument naming the property otherwise.
-Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata);
 
 // The transaction clock's time (the system clock when the options set none).
 int64_t NowMs(const delta::TransactionOptions& options);

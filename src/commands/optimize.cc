@@ -12,6 +12,7 @@
 #include "commands/maintenance.h"
 #include "commands/maintenance_internal.h"
 #include "commands/partition_predicate.h"
+#include "commands/table_features.h"
 #include "commands/table_rows.h"
 #include "common/strings.h"
 #include "delta/protocol.h"
@@ -189,7 +190,7 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
   const delta::Snapshot& snapshot = *table;
   const std::string where = "table " + snapshot.table_root + " version " + std::to_string(snapshot.version);
   RETURN_IF_ERROR(delta::CheckWritable(snapshot.protocol, snapshot.schema, where));
-  ASSIGN_OR_RETURN(int64_t target_size, internal::TargetFileSizeBytes(snapshot.metadata));
+  ASSIGN_OR_RETURN(int64_t target_size, TargetFileSizeBytes(snapshot.metadata));
   engine::Connection& conn = *ctx.conn;
 
   std::vector<const delta::StructField*> zorder_columns;

@@ -4,10 +4,10 @@
 #include <cctype>
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <set>
 #include <vector>
 
-#include "commands/maintenance_internal.h"
 #include "common/strings.h"
 #include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
@@ -64,14 +64,6 @@ Status BooleanProperty(const std::string& key, const std::string& value) {
   return Status::InvalidArgument("table property " + key + " must be 'true' or 'false', got '" + value + "'");
 }
 
-Status IntegerProperty(const std::string& key, const std::string& value, int64_t min) {
-  int64_t parsed = 0;
-  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
-  if (ec == std::errc() && end == value.data() + value.size() && parsed >= min) return Status::OK();
-  return Status::InvalidArgument("table property " + key + " must be an integer of at least " +
-                                 std::to_string(min) + ", got '" + value + "'");
-}
-
 // Checks one value with the parser its reader uses, so that what is accepted here is what
 // the table's later commands understand.
 Status ParsedByReader(const std::string& key, const std::string& value) {
@@ -79,11 +71,8 @@ Status ParsedByReader(const std::string& key, const std::string& value) {
   probe.configuration[key] = value;
   if (key == "delta.checkpointInterval") return delta::CheckpointInterval(probe).status();
   if (key == "delta.checkpointPolicy") return delta::CheckpointPolicyOf(probe).status();
-  if (key == "delta.targetFileSize") {
-    ASSIGN_OR_RETURN(int64_t bytes, internal::TargetFileSizeBytes(probe));
-    if (bytes > 0) return Status::OK();
-    return Status::InvalidArgument("a file size must be positive, got '" + value + "'");
-  }
+  if (key == "delta.targetFileSize") return TargetFileSizeBytes(probe).status();
+  if (key == "delta.dataSkippingNumIndexedCols") return DataSkippingNumIndexedCols(probe).status();
   return delta::DurationPropertyMs(probe, key, 0).status();
 }
 
@@ -114,7 +103,8 @@ Status ValidateProperty(const std::string& key, const std::string& value) {
       key == "delta.targetFileSize") {
     return ParsedByReader(key, value).WithContext("table property " + key);
   }
-  if (key == "delta.dataSkippingNumIndexedCols") return IntegerProperty(key, value, -1);
+  // Its parser names the property itself.
+  if (key == "delta.dataSkippingNumIndexedCols") return ParsedByReader(key, value);
   if (key == "delta.dataSkippingStatsColumns") {
     // Names are matched against the schema when files are written (commands/table_rows.cc).
     if (value.find_first_not_of(" \t,") != std::string::npos) return Status::OK();
@@ -303,6 +293,46 @@ void MaxIdInType(const delta::DataType& type, int64_t& max_id) {
 }
 
 }  // namespace
+
+Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata) {
+  constexpr int64_t kDefault = int64_t{128} << 20;
+  auto it = metadata.configuration.find("delta.targetFileSize");
+  if (it == metadata.configuration.end()) return kDefault;
+  std::string text;
+  for (char c : it->second) {
+    if (!std::isspace(static_cast<unsigned char>(c))) text += c;
+  }
+  text = AsciiLower(text);
+  auto bad = [&] {
+    return Status::InvalidArgument("table property delta.targetFileSize: '" + it->second +
+                                   "' is not a positive size in bytes (e.g. 134217728, 128mb or 1g)");
+  };
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data() || value <= 0) return bad();
+  std::string unit = text.substr(static_cast<size_t>(end - text.data()));
+  if (!unit.empty() && unit.back() == 'b') unit.pop_back();
+  static const std::pair<const char*, int> kShifts[] = {{"", 0}, {"k", 10}, {"m", 20}, {"g", 30}, {"t", 40}};
+  for (const auto& [suffix, shift] : kShifts) {
+    if (unit != suffix) continue;
+    if (value > (std::numeric_limits<int64_t>::max() >> shift)) return bad();
+    return value << shift;
+  }
+  return bad();
+}
+
+Result<int64_t> DataSkippingNumIndexedCols(const delta::Metadata& metadata) {
+  constexpr int64_t kDefault = 32;
+  auto it = metadata.configuration.find("delta.dataSkippingNumIndexedCols");
+  if (it == metadata.configuration.end()) return kDefault;
+  const std::string& value = it->second;
+  int64_t parsed = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (ec == std::errc() && end == value.data() + value.size() && parsed >= -1) return parsed;
+  return Status::InvalidArgument(
+      "table property delta.dataSkippingNumIndexedCols must be an integer of at least -1, got '" + value +
+      "'");
+}
 
 Status ValidateTableProperties(const std::map<std::string, std::string>& properties) {
   for (const auto& [key, value] : properties) {

@@ -29,6 +29,18 @@ namespace basin::commands {
 // delta.feature.<name>=supported form.
 Status ValidateTableProperties(const std::map<std::string, std::string>& properties);
 
+// The one parser of each numeric table property, called both by ValidateTableProperties and
+// by the commands that use the value, so a value accepted when set is one they understand.
+//
+// delta.targetFileSize in bytes: a byte count, or a number with a unit as Delta writers
+// accept it ("134217728", "64mb", "1g", "512 KB"; b, k, m, g, t with an optional b,
+// case-insensitive, powers of 1024); 128 MiB when unset. InvalidArgument naming the
+// property and value otherwise.
+Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata);
+// delta.dataSkippingNumIndexedCols: an integer of at least -1 (-1: every column); 32 when
+// unset. InvalidArgument naming the property and value otherwise.
+Result<int64_t> DataSkippingNumIndexedCols(const delta::Metadata& metadata);
+
 // The lowest protocol that `metadata`'s configuration and `schema` need: (1,2) for a
 // plain table, legacy versions while legacy features suffice (appendOnly/invariants 2,
 // CHECK constraints 3, change data feed and generated columns 4, column mapping 2/5),

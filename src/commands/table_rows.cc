@@ -26,7 +26,6 @@ using nlohmann::json;
 
 constexpr const char* kTypeChanges = "delta.typeChanges";
 constexpr std::string_view kConstraintPrefix = "delta.constraints.";
-constexpr int64_t kDefaultTargetFileSize = int64_t{128} << 20;
 // DuckDB prefixes what error() raises with this; Basin's messages stand on their own.
 constexpr std::string_view kDuckDBInputError = "Invalid Input Error: ";
 
@@ -504,23 +503,6 @@ bool SameProtocol(const delta::Protocol& a, const delta::Protocol& b) {
          a.reader_features == b.reader_features && a.writer_features == b.writer_features;
 }
 
-Result<int64_t> IntegerProperty(const delta::Metadata& metadata, const std::string& key, int64_t fallback) {
-  auto it = metadata.configuration.find(key);
-  if (it == metadata.configuration.end()) return fallback;
-  const std::string& text = it->second;
-  int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  std::string unit = AsciiLower(std::string(end, text.data() + text.size()));
-  if (ec != std::errc()) unit = "?";
-  // delta.targetFileSize may carry a unit, as Spark accepts ("64mb").
-  static const std::pair<const char*, int64_t> kUnits[] = {
-      {"", 1}, {"b", 1}, {"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1LL << 30}};
-  for (const auto& [suffix, factor] : kUnits) {
-    if (unit == suffix) return value * factor;
-  }
-  return Status::InvalidArgument("table property " + key + " is not a number: '" + text + "'");
-}
-
 // The column paths delta.dataSkippingStatsColumns names ("a, b.c, `d.e`"; backquotes for
 // names holding dots or commas), as paths of file column names: physical names under
 // column mapping, the schema's spelling otherwise. nullopt when the property is absent.
@@ -717,9 +699,8 @@ Result<std::vector<delta::AddFile>> WriteRows(engine::Connection& conn, const Wr
     const StructField& f = target.schema.fields[index];
     options.partition_columns.push_back(mapped ? f.PhysicalName() : f.name);
   }
-  ASSIGN_OR_RETURN(options.target_file_size_bytes,
-                   IntegerProperty(target.metadata, "delta.targetFileSize", kDefaultTargetFileSize));
-  ASSIGN_OR_RETURN(int64_t indexed, IntegerProperty(target.metadata, "delta.dataSkippingNumIndexedCols", 32));
+  ASSIGN_OR_RETURN(options.target_file_size_bytes, TargetFileSizeBytes(target.metadata));
+  ASSIGN_OR_RETURN(int64_t indexed, DataSkippingNumIndexedCols(target.metadata));
   options.num_indexed_cols =
       indexed < 0 ? std::numeric_limits<int>::max() : static_cast<int>(std::min<int64_t>(indexed, 1 << 20));
   options.stats_columns = StatsColumnPaths(target.schema, target.metadata);

@@ -73,6 +73,33 @@ TEST(ValidateTablePropertiesTest, AcceptsKnownPropertiesAndUserKeys) {
   EXPECT_OK(ValidateTableProperties({{"delta.isolationLevel", "WriteSerializable"}}));
 }
 
+TEST(TablePropertyParsersTest, TargetFileSizeTakesBytesOrUnits) {
+  auto bytes = [](const std::string& value) {
+    delta::Metadata metadata;
+    metadata.configuration["delta.targetFileSize"] = value;
+    return TargetFileSizeBytes(metadata);
+  };
+  EXPECT_EQ(*TargetFileSizeBytes(delta::Metadata{}), int64_t{128} << 20);
+  EXPECT_EQ(*bytes("134217728"), 134217728);
+  EXPECT_EQ(*bytes("100b"), 100);
+  EXPECT_EQ(*bytes("512k"), 512 << 10);
+  EXPECT_EQ(*bytes("64MB"), int64_t{64} << 20);
+  EXPECT_EQ(*bytes(" 64 mb "), int64_t{64} << 20);
+  EXPECT_EQ(*bytes("1g"), int64_t{1} << 30);
+  EXPECT_EQ(*bytes("2GB"), int64_t{2} << 30);
+  EXPECT_EQ(*bytes("1t"), int64_t{1} << 40);
+  for (const char* bad :
+       {"", "0", "-1g", "1.5g", "g", "1 gigabyte", "1gbb", "99999999999999999999", "9999999t"}) {
+    auto got = bytes(bad);
+    ASSERT_FALSE(got.ok()) << bad;
+    EXPECT_EQ(got.status().code(), ErrorCode::kInvalidArgument) << bad;
+    EXPECT_NE(got.status().message().find("delta.targetFileSize"), std::string::npos)
+        << got.status().message();
+    EXPECT_EQ(ValidateTableProperties({{"delta.targetFileSize", bad}}).code(), ErrorCode::kInvalidArgument)
+        << bad;
+  }
+}
+
 TEST(ValidateTablePropertiesTest, IsolationLevelNamesTheAllowedValues) {
   // Other spellings would be read back as Serializable whatever they meant.
   for (const char* value : {"serializable", "writeSerializable", "SnapshotIsolation", ""}) {

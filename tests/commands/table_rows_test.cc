@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "commands/table_features.h"
 #include "commands/write_fixture.h"
 #include "testing/interop.h"
 
@@ -273,6 +274,20 @@ TEST_F(TableRowsTest, TablePropertiesSizeFilesAndStats) {
   for (const auto& [partition, count] : files_per_partition) EXPECT_GE(count, 4) << "p=" << partition;
   EXPECT_EQ(Lines("SELECT count(*), sum(b) FROM t"), std::vector<std::string>{"300000|89999700000"});
   ASSERT_INTEROP(Root(), 300000);
+}
+
+// A value ValidateTableProperties accepts is one the writer reads (it used to refuse "1g"
+// as "not a number" after ALTER TABLE had accepted it).
+TEST_F(TableRowsTest, EveryAcceptedTargetFileSizeSpellingWrites) {
+  int i = 0;
+  for (const char* size : {"1g", "1G", "2gb", "64m", "64 MB", "100mb", "512k", "1048576", "1048576b", "1t"}) {
+    SCOPED_TRACE(size);
+    ASSERT_OK(ValidateTableProperties({{"delta.targetFileSize", size}}));
+    const std::string name = "sized" + std::to_string(i++);
+    Create({Field("id", "long")}, {}, {{"delta.targetFileSize", size}}, name);
+    ASSERT_OK(Insert("SELECT range FROM range(10)", WriteMode::kAppend, {}, "", name));
+    EXPECT_EQ(Query("SELECT count(*) FROM t", name), (testing::Rows{{"10"}}));
+  }
 }
 
 TEST_F(TableRowsTest, StatsColumnsPropertyNamesLogicalColumnsUnderColumnMapping) {
