@@ -108,13 +108,17 @@ int64_t Transaction::Now() const {
       .count();
 }
 
-void Transaction::Backoff(int attempt) {
-  if (attempt < 2 || options_.backoff_max_ms <= 0) return;
+bool Transaction::Backoff(int attempt) {
+  const CancellationToken* cancellation = options_.cancellation;
+  if (cancellation != nullptr && cancellation->cancelled()) return false;
+  if (attempt < 2 || options_.backoff_max_ms <= 0) return true;
   int64_t cap = options_.backoff_initial_ms;
   for (int i = 2; i < attempt && cap < options_.backoff_max_ms; i++) cap *= 2;
   cap = std::clamp<int64_t>(cap, 0, options_.backoff_max_ms);
-  int64_t sleep_ms = std::uniform_int_distribution<int64_t>(0, cap)(rng_);
-  std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+  const std::chrono::milliseconds wait(std::uniform_int_distribution<int64_t>(0, cap)(rng_));
+  if (cancellation != nullptr) return !cancellation->WaitFor(wait);
+  std::this_thread::sleep_for(wait);
+  return true;
 }
 
 bool Transaction::IsBlindAppend() const {
@@ -205,7 +209,10 @@ std::vector<Action> Transaction::BuildActions(int64_t now_ms) const {
 Result<std::optional<std::vector<Action>>> Transaction::ReadCommit(int64_t version) {
   const std::string key = CommitKey(version);
   for (int attempt = 1;; attempt++) {
-    Backoff(attempt);
+    if (attempt > 1 && !Backoff(attempt)) {
+      return Status::Cancelled(table_root_ + ": cancelled while waiting to read concurrent commit " + key +
+                               " again");
+    }
     auto content = store_->Get(key);
     if (content.ok()) {
       ASSIGN_OR_RETURN(auto actions, ParseCommitFile(*content, table_root_ + ": " + key));
@@ -268,8 +275,15 @@ Result<CommitResult> Transaction::Commit() {
   const TransactionFootprint footprint = Footprint();
   int64_t version = read_version_ + 1;
   for (;;) {
+    if (!Backoff(result.attempts + 1)) {
+      return Status::Cancelled(
+          table_root_ + ": commit cancelled" +
+          (result.attempts == 0
+               ? std::string()
+               : " while waiting to retry after " + std::to_string(result.attempts) + " attempt(s)") +
+          "; nothing was committed (version " + std::to_string(version) + " was not written)");
+    }
     result.attempts++;
-    Backoff(result.attempts);
     Status written = WriteCommit(*store_, version, BuildActions(Now()));
     if (written.ok()) break;
     // Any failure but a lost race may have landed anyway; only reading it back tells.
@@ -282,7 +296,14 @@ Result<CommitResult> Transaction::Commit() {
     bool landed = false;
     for (int64_t v = version;; v++) {
       auto read = ReadCommit(v);
-      if (!read.ok()) return ambiguous && v == version ? unknown_outcome(read.status()) : read.status();
+      if (!read.ok()) {
+        if (ambiguous && v == version) return unknown_outcome(read.status());
+        if (read.status().code() == ErrorCode::kCancelled) {
+          // This transaction's own write did not land (lost race or proven absent).
+          return read.status().WithContext("commit cancelled; nothing was committed");
+        }
+        return read.status();
+      }
       if (!read->has_value()) {
         if (v == version && ambiguous && !written.retryable()) return written;
         version = v;

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cancellation.h"
 #include "common/status.h"
 #include "delta/actions.h"
 #include "delta/conflict_checker.h"
@@ -53,6 +54,10 @@ struct TransactionOptions {
   // by a checkpoint written through it (delta/checkpoint_writer.h), then by log cleanup
   // (delta/log_cleanup.h). REQUIRES: outlives Commit().
   ParquetLogIO* checkpoint_io = nullptr;
+  // When set and cancelled (Ctrl-C: engine::Connection::Interrupt()), Commit() stops before
+  // its next write attempt, waking from a backoff wait at once, and fails with Cancelled;
+  // nothing was committed. REQUIRES: outlives Commit().
+  const CancellationToken* cancellation = nullptr;
 };
 
 struct CommitResult {
@@ -121,8 +126,9 @@ class Transaction {
   // (nothing to create a table with; domain metadata without the domainMetadata feature),
   // Unsupported (the existing table has writer features Basin cannot honour, see
   // delta/protocol.h CheckWritable; nothing is written), the store's error when a write or
-  // read fails for good. An IOError whose message says "outcome unknown" means the commit may or may not
-  // have landed (its commitInfo.txnId tells).
+  // read fails for good, Cancelled (options.cancellation was cancelled before a write attempt;
+  // the message says nothing was committed). An IOError whose message says "outcome unknown"
+  // means the commit may or may not have landed (its commitInfo.txnId tells).
   Result<CommitResult> Commit();
 
   // The random id written as commitInfo.txnId.
@@ -133,7 +139,9 @@ class Transaction {
               TransactionOptions options);
 
   int64_t Now() const;
-  void Backoff(int attempt);
+  // Waits before attempt `attempt` (n >= 2) of a write or read; false, at once, when
+  // options_.cancellation is or becomes cancelled.
+  bool Backoff(int attempt);
   bool IsBlindAppend() const;
   TransactionFootprint Footprint() const;
   const Metadata* EffectiveMetadata() const;

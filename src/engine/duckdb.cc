@@ -398,7 +398,9 @@ Status ForEachCell(duckdb_result& result, Want want, Cell cell) {
 
 Result<Value> CellAt(duckdb_vector vector, idx_t row) { return CellValue(vector, row); }
 std::string DuckDbTypeName(duckdb_logical_type type) { return TypeName(type); }
-Status StatusFromDuckDbError(const char* error, duckdb_error_type type) { return StatusFromDuckDB(error, type); }
+Status StatusFromDuckDbError(const char* error, duckdb_error_type type) {
+  return StatusFromDuckDB(error, type);
+}
 
 Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options) {
   std::shared_ptr<Database> db(new Database());
@@ -537,7 +539,10 @@ Result<uint64_t> Connection::CountRows(const std::string& sql) {
   return static_cast<uint64_t>(duckdb_row_count(&guard.result));
 }
 
-void Connection::Interrupt() { duckdb_interrupt(conn_); }
+void Connection::Interrupt() {
+  cancellation_.Cancel();
+  duckdb_interrupt(conn_);
+}
 
 double Connection::Progress() { return duckdb_query_progress(conn_).percentage; }
 

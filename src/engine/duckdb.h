@@ -6,7 +6,7 @@
 // (engine/store_registry.h). Connection: one per thread of work.
 //
 // Thread safety: a Database may be shared; a Connection is used by one thread at a time,
-// except Interrupt() and Progress(), which any thread may call.
+// except Interrupt(), Progress() and cancellation(), which any thread may use.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/cancellation.h"
 #include "common/status.h"
 #include "common/strings.h"
 
@@ -133,8 +134,12 @@ class Connection {
   // Runs the statement and returns the number of rows it produced, without materializing.
   Result<uint64_t> CountRows(const std::string& sql);
 
-  // Asks the running query to stop; it then fails with Cancelled.
+  // Asks the running query to stop; it then fails with Cancelled. Also cancels
+  // cancellation(), which stops what Basin itself waits for between queries (a commit's
+  // retry backoff).
   void Interrupt();
+  // The token Interrupt() cancels; the session resets it when a statement starts.
+  CancellationToken& cancellation() { return cancellation_; }
   // Fraction done of the running query, -1 when unknown.
   double Progress();
 
@@ -145,6 +150,7 @@ class Connection {
   explicit Connection(std::shared_ptr<Database> db) : db_(std::move(db)) {}
   std::shared_ptr<Database> db_;
   _duckdb_connection* conn_ = nullptr;
+  CancellationToken cancellation_;
 };
 
 // Appends rows to a table through DuckDB's appender (much faster than INSERT for many

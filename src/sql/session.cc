@@ -67,8 +67,8 @@ struct Session::Impl : public SessionContext {
   std::shared_ptr<catalog::Warehouse> warehouse_;
   std::shared_ptr<engine::Database> db;
   std::unique_ptr<engine::Connection> conn_;
-  std::shared_ptr<engine::SnapshotCache> snapshots;           // shared with the lakehouse catalog
-  std::map<std::string, std::string> settings;                // SET basin.<name>
+  std::shared_ptr<engine::SnapshotCache> snapshots;  // shared with the lakehouse catalog
+  std::map<std::string, std::string> settings;       // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
 
   // --- SessionContext ---
@@ -82,9 +82,11 @@ struct Session::Impl : public SessionContext {
     return warehouse_->Lookup(name);
   }
 
-  Result<std::optional<catalog::TableEntry>> ResolveTable(const std::vector<std::string>& name_parts) override {
+  Result<std::optional<catalog::TableEntry>> ResolveTable(
+      const std::vector<std::string>& name_parts) override {
     ASSIGN_OR_RETURN(engine::ResolvedTableName resolved, engine::ResolveTableName(*conn_, name_parts));
-    if (resolved.kind != engine::ResolvedTableName::Kind::kWarehouse) return std::optional<catalog::TableEntry>();
+    if (resolved.kind != engine::ResolvedTableName::Kind::kWarehouse)
+      return std::optional<catalog::TableEntry>();
     return warehouse_->Lookup(resolved.warehouse_name);
   }
 
@@ -114,6 +116,8 @@ struct Session::Impl : public SessionContext {
     // Lost races are retried as long as the winners do not conflict: a busy table must not
     // turn a blind append into an error after a handful of attempts.
     ctx.txn_options.max_attempts = 1000;
+    // Ctrl-C (Connection::Interrupt) also stops a commit waiting to retry.
+    ctx.txn_options.cancellation = &conn_->cancellation();
     ctx.progress = progress;
     auto app = settings.find("txn_app_id");
     auto version = settings.find("txn_version");
@@ -229,8 +233,7 @@ struct Session::Impl : public SessionContext {
     json properties = json::object();
     for (const auto& [key, value] : snapshot->metadata.configuration) properties[key] = value;
     r.rows.push_back(
-        {folder, std::to_string(snapshot->version),
-         std::to_string(snapshot->protocol.min_reader_version),
+        {folder, std::to_string(snapshot->version), std::to_string(snapshot->protocol.min_reader_version),
          std::to_string(snapshot->protocol.min_writer_version), JoinList(snapshot->protocol.reader_features),
          JoinList(snapshot->protocol.writer_features), JoinList(snapshot->metadata.partition_columns),
          std::to_string(snapshot->files.size()), std::to_string(snapshot->size_bytes()),
@@ -377,6 +380,8 @@ const SessionOptions& Session::options() const { return impl_->options; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,
                                                   const engine::ScriptStatement& statement, bool stream) {
+  // An interrupt stops the statement it arrived during, not the next one.
+  impl_->conn_->cancellation().Reset();
   ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(script, statement));
   return impl_->Run(parsed, stream);
 }

@@ -2,9 +2,13 @@
 // timestamps, and commits through a store that fails at random.
 #include "delta/transaction.h"
 
+#include <atomic>
+#include <chrono>
+#include <optional>
 #include <set>
 #include <thread>
 
+#include "common/cancellation.h"
 #include "delta/commit_writer.h"
 #include "delta/log_segment.h"
 #include "storage/faulty_object_store.h"
@@ -404,6 +408,98 @@ TEST(TransactionFaultTest, RandomStorageFailuresNeverDuplicateOrLoseCommits) {
     for (const auto& file : unknown) EXPECT_LE(seen[file], 1) << file;
     for (const auto& [file, count] : seen) EXPECT_EQ(count, 1) << file;
   }
+}
+
+// A store on which another writer always takes the next version first: each commit
+// PutIfAbsent finds that version just written by a blind append (which conflicts with no
+// blind append), so a transaction loses every race and keeps backing off.
+class AlwaysBeatenStore final : public ObjectStore {
+ public:
+  explicit AlwaysBeatenStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
+
+  Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
+  Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
+    return base_->GetRange(key, offset, length);
+  }
+  Result<ObjectInfo> Head(const std::string& key) override { return base_->Head(key); }
+  Status Put(const std::string& key, const std::string& data) override { return base_->Put(key, data); }
+  Status PutIfAbsent(const std::string& key, const std::string& data) override {
+    const std::string prefix = "_delta_log/";
+    if (key.starts_with(prefix) && key.ends_with(".json")) {
+      const int64_t version = std::stoll(key.substr(prefix.size()));
+      std::vector<Action> winner{MakeCommitInfo(1700000000000, "WRITE"),
+                                 TestAdd("winner-" + std::to_string(version) + ".parquet")};
+      RETURN_IF_ERROR(WriteCommit(*base_, version, winner));
+      races_lost_++;
+    }
+    return base_->PutIfAbsent(key, data);
+  }
+  Status Delete(const std::string& key) override { return base_->Delete(key); }
+  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
+  std::optional<std::string> LocalPath(const std::string& key) const override {
+    return base_->LocalPath(key);
+  }
+  std::string Describe() const override { return "always-beaten " + base_->Describe(); }
+
+  int races_lost() const { return races_lost_.load(); }
+
+ private:
+  std::shared_ptr<ObjectStore> base_;
+  std::atomic<int> races_lost_{0};
+};
+
+// Ctrl-C while a commit waits to retry: cancelling the token from another thread wakes the
+// backoff wait at once, and Commit() fails with Cancelled, having committed nothing.
+TEST(TransactionCancelTest, CancellingDuringRetryBackoffReturnsPromptly) {
+  auto base = NewMemoryObjectStore();
+  TableFixture setup(base);
+  ASSERT_OK(setup.Create());
+  auto beaten = std::make_shared<AlwaysBeatenStore>(base);
+  TableFixture table(beaten);
+  CancellationToken cancellation;
+  TransactionOptions options = TableFixture::Options();
+  options.max_attempts = 1000000;
+  options.backoff_initial_ms = 60000;  // each wait is up to a minute
+  options.backoff_max_ms = 60000;
+  options.seed = 42;
+  options.cancellation = &cancellation;
+  ASSERT_OK_AND_ASSIGN(auto txn, table.Begin(options));
+  txn->Add(TestAdd("mine.parquet"));
+
+  std::optional<Result<CommitResult>> result;
+  std::thread committer([&] { result = txn->Commit(); });
+  for (int i = 0; i < 5000 && beaten->races_lost() < 1; i++) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(beaten->races_lost(), 1) << "the transaction never lost a race";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // well into a wait
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  cancellation.Cancel();
+  committer.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(2));
+  ASSERT_TRUE(result.has_value());
+  ASSERT_ERROR_CODE(*result, kCancelled);
+  EXPECT_NE(result->status().message().find("nothing was committed"), std::string::npos)
+      << result->status().ToString();
+
+  ASSERT_OK_AND_ASSIGN(auto snapshot, setup.Load());
+  for (const AddFile& file : snapshot->files) EXPECT_NE(file.path, "mine.parquet");
+  EXPECT_EQ(snapshot->files.size(), static_cast<size_t>(beaten->races_lost()));
+}
+
+// A token cancelled before Commit() stops it before its first write.
+TEST(TransactionCancelTest, AlreadyCancelledCommitWritesNothing) {
+  TableFixture table(NewMemoryObjectStore());
+  ASSERT_OK(table.Create());
+  CancellationToken cancellation;
+  cancellation.Cancel();
+  TransactionOptions options = TableFixture::Options();
+  options.cancellation = &cancellation;
+  ASSERT_OK_AND_ASSIGN(auto txn, table.Begin(options));
+  txn->Add(TestAdd("mine.parquet"));
+  ASSERT_ERROR_CODE(txn->Commit(), kCancelled);
+  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  EXPECT_EQ(snapshot->version, 0);
 }
 
 }  // namespace
