@@ -1,5 +1,6 @@
-// Watching a running query from the side: Ctrl-C becomes Connection::Interrupt(), and a
-// query that runs for more than a second gets a progress line on stderr.
+// Watching a running query from the side: Ctrl-C becomes Connection::Interrupt() (which
+// also cancels the connection's CancellationToken, stopping a commit waiting to retry),
+// and a query that runs for more than a second gets a progress line on stderr.
 //
 // SIGINT only sets a flag (the one thing a signal handler may safely do); the monitor's
 // thread polls it and interrupts the connection, re-issuing the interrupt until the query
