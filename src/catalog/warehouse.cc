@@ -61,6 +61,38 @@ std::string NormalizePath(std::string_view path) {
   return out.empty() ? "." : out;
 }
 
+// The entry file `content` of table `name`; Corruption naming `where` (the file) and the
+// field when it is not the object docs/catalog.md specifies. Every field is checked before
+// it is read: nlohmann's typed getters throw, and nothing may throw out of the catalog.
+Result<TableEntry> ParseEntry(const std::string& root, const TableName& name, const std::string& content,
+                              const std::string& where) {
+  json j = json::parse(content, nullptr, false);
+  if (j.is_discarded()) return Status::Corruption(where + ": not valid JSON");
+  if (!j.is_object()) return Status::Corruption(where + ": expected a JSON object, got " + j.type_name());
+  auto location_field = j.find("location");
+  if (location_field == j.end() || !location_field->is_string() ||
+      location_field->get<std::string>().empty()) {
+    return Status::Corruption(where + ": expected a non-empty string \"location\"");
+  }
+  auto external = j.find("external");
+  if (external != j.end() && !external->is_boolean()) {
+    return Status::Corruption(where + ": \"external\" must be true or false, got " + external->dump());
+  }
+  auto created = j.find("createdTime");
+  if (created != j.end() && !created->is_number_integer()) {
+    return Status::Corruption(where + ": \"createdTime\" must be an integer, got " + created->dump());
+  }
+  TableEntry entry;
+  entry.name = name;
+  const std::string location = location_field->get<std::string>();
+  // Stored relative to the warehouse when inside it ("default/t"); absolute otherwise.
+  const bool relative = !location.starts_with('/') && location.find("://") == std::string::npos;
+  entry.location = NormalizePath(relative ? root + "/" + location : location);
+  if (external != j.end()) entry.external = external->get<bool>();
+  if (created != j.end()) entry.created_time_ms = created->get<int64_t>();
+  return entry;
+}
+
 }  // namespace
 
 std::string TableName::ToString() const { return schema + "." + table; }
@@ -108,19 +140,7 @@ Result<std::optional<TableEntry>> Warehouse::Lookup(const TableName& name) const
     if (content.status().IsNotFound()) return std::optional<TableEntry>();
     return content.status().WithContext("catalog entry of table " + name.ToString());
   }
-  json j = json::parse(*content, nullptr, false);
-  const std::string where = "catalog file " + root_ + "/" + key;
-  if (j.is_discarded() || !j.is_object() || !j.contains("location") || !j["location"].is_string()) {
-    return Status::Corruption(where + ": expected a JSON object with a string \"location\"");
-  }
-  TableEntry entry;
-  entry.name = name;
-  const std::string location = j["location"].get<std::string>();
-  // Stored relative to the warehouse when inside it ("default/t"); absolute otherwise.
-  const bool relative = !location.starts_with('/') && location.find("://") == std::string::npos;
-  entry.location = NormalizePath(relative ? root_ + "/" + location : location);
-  entry.external = j.value("external", false);
-  entry.created_time_ms = j.value("createdTime", int64_t{0});
+  ASSIGN_OR_RETURN(TableEntry entry, ParseEntry(root_, name, *content, "catalog file " + root_ + "/" + key));
   return std::optional<TableEntry>(std::move(entry));
 }
 

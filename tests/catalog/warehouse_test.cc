@@ -146,5 +146,33 @@ TEST(WarehouseTest, LocationsAreComparedLexically) {
   EXPECT_EQ(u.location, dir.str() + "/wh22/u");
 }
 
+// Each way an entry file can be wrong is Corruption naming the file and what is wrong, never
+// an exception from the JSON library (which the CLI reported as Internal).
+TEST(WarehouseTest, MistypedEntryFieldsAreCorruptionNamingFileAndField) {
+  const std::pair<const char*, const char*> kCorrupt[] = {
+      {"", "not valid JSON"},
+      {"[1, 2]", "JSON object"},
+      {R"({"external": false})", "location"},
+      {R"({"location": 5})", "location"},
+      {R"({"location": ""})", "location"},
+      {R"({"location": "default/t", "external": "yes"})", "external"},
+      {R"({"location": "default/t", "createdTime": "yesterday"})", "createdTime"},
+      {R"({"location": "default/t", "createdTime": 1.5})", "createdTime"},
+  };
+  for (const auto& [content, what] : kCorrupt) {
+    testing::TempDir dir;
+    ASSERT_OK_AND_ASSIGN(auto warehouse, Warehouse::Open(dir.str()));
+    ASSERT_OK(warehouse->Register({{"default", "t"}, dir.str() + "/default/t", false, 0}));
+    std::ofstream(dir.str() + "/_basin_catalog/default/t.json") << content;
+    auto got = warehouse->Get({"default", "t"});
+    SCOPED_TRACE(content);
+    ASSERT_ERROR_CODE(got, kCorruption);
+    EXPECT_NE(got.status().message().find("_basin_catalog/default/t.json"), std::string::npos)
+        << got.status().message();
+    EXPECT_NE(got.status().message().find(what), std::string::npos) << got.status().message();
+    ASSERT_ERROR_CODE(warehouse->List(), kCorruption);
+  }
+}
+
 }  // namespace
 }  // namespace basin::catalog

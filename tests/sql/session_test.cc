@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "delta/commit_writer.h"
 #include "engine/parquet_writer.h"
@@ -156,6 +157,21 @@ TEST_F(SessionTest, ErrorsNameTheStatementAndTable) {
   ASSERT_ERROR_CODE(r, kNotFound);
   EXPECT_NE(r.status().message().find("statement 2"), std::string::npos) << r.status().ToString();
   EXPECT_NE(r.status().message().find("missing_table"), std::string::npos) << r.status().ToString();
+}
+
+// A catalog entry with a mistyped field reaches the user as Corruption naming the file,
+// whether the name is resolved by Basin (DROP) or by DuckDB's binder (SELECT).
+TEST_F(SessionTest, CorruptCatalogEntryIsCorruptionNotInternal) {
+  Run("CREATE TABLE t AS SELECT 1 AS x");
+  std::ofstream(dir_.str() + "/_basin_catalog/default/t.json")
+      << R"({"location": "default/t", "external": "no"})";
+  for (const char* sql : {"SELECT * FROM t", "DROP TABLE t", "SHOW TABLES"}) {
+    auto r = session_->Execute(sql);
+    SCOPED_TRACE(sql);
+    ASSERT_ERROR_CODE(r, kCorruption);
+    EXPECT_NE(r.status().message().find("_basin_catalog/default/t.json"), std::string::npos)
+        << r.status().ToString();
+  }
 }
 
 TEST_F(SessionTest, TempTablesAreDroppedAfterEachStatement) {
