@@ -154,8 +154,14 @@ Result<std::vector<delta::AddFile>> WriteZOrdered(engine::Connection& conn, cons
     }
     for (auto& add : *adds) written.push_back(std::move(add));
   }
-  (void)conn.Execute("DROP TABLE IF EXISTS " + temp);  // best effort: it goes with the connection anyway
-  if (!status.ok()) return status;
+  Status dropped = conn.Execute("DROP TABLE IF EXISTS " + temp);
+  if (!status.ok()) {
+    if (dropped.ok()) return status;
+    return Status(status.code(), status.message() + " (and dropping temporary table " + temp +
+                                     " failed: " + dropped.message() + ")");
+  }
+  // The files are written; a temporary table left behind goes with the connection, so its
+  // DROP failing must not fail the command.
   return written;
 }
 
