@@ -82,15 +82,16 @@ Status Run() {
   const double first_query_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - first_start).count();
   if (counted.back().result.at(0, 0) != std::to_string(table.rows)) {
-    return Status::Internal("count(*) gave " + counted.back().result.at(0, 0).value_or("NULL") + ", expected " +
-                            std::to_string(table.rows));
+    return Status::Internal("count(*) gave " + counted.back().result.at(0, 0).value_or("NULL") +
+                            ", expected " + std::to_string(table.rows));
   }
   const uint64_t count_files_read = counted.back().files_read;
   ASSIGN_OR_RETURN(auto point, session->Execute(PointQueryOver(basin_table, point_id)));
   const uint64_t point_files_read = point.back().files_read;
   ASSIGN_OR_RETURN(engine::QueryResult basin_aggregate, QueryBasin(*session, AggregateOver(basin_table)));
-  ASSIGN_OR_RETURN(double basin_aggregate_seconds,
-                   MedianSeconds(runs, [&] { return QueryBasin(*session, AggregateOver(basin_table)).status(); }));
+  ASSIGN_OR_RETURN(double basin_aggregate_seconds, MedianSeconds(runs, [&] {
+                     return QueryBasin(*session, AggregateOver(basin_table)).status();
+                   }));
   ASSIGN_OR_RETURN(double basin_point_seconds, MedianSeconds(runs, [&] {
                      return QueryBasin(*session, PointQueryOver(basin_table, point_id)).status();
                    }));
@@ -108,28 +109,32 @@ Status Run() {
   RETURN_IF_ERROR(ExpectSameRows(point.back().result, peer_point, "point query"));
   ASSIGN_OR_RETURN(double peer_aggregate_seconds,
                    MedianSeconds(runs, [&] { return peer->Query(AggregateOver(duckdb_glob)).status(); }));
-  ASSIGN_OR_RETURN(double peer_point_seconds,
-                   MedianSeconds(runs, [&] { return peer->Query(PointQueryOver(duckdb_glob, point_id)).status(); }));
-  ASSIGN_OR_RETURN(double peer_count_seconds,
-                   MedianSeconds(runs, [&] { return peer->Query("SELECT count(*) FROM " + duckdb_glob).status(); }));
+  ASSIGN_OR_RETURN(double peer_point_seconds, MedianSeconds(runs, [&] {
+                     return peer->Query(PointQueryOver(duckdb_glob, point_id)).status();
+                   }));
+  ASSIGN_OR_RETURN(double peer_count_seconds, MedianSeconds(runs, [&] {
+                     return peer->Query("SELECT count(*) FROM " + duckdb_glob).status();
+                   }));
 
   const double aggregate_ratio = basin_aggregate_seconds / peer_aggregate_seconds;
   const double point_speedup = peer_point_seconds / basin_point_seconds;
-  PrintSummary("small_files_bench",
-               fmt::format("{} files x {} rows (scale {}), median of {} runs: full aggregate basin {:.3f} s, duckdb "
-                           "glob {:.3f} s, basin/duckdb = {:.2f} (target <= 1.1){}",
-                           table.files.size(), kRowsPerFile, Scale(), runs, basin_aggregate_seconds,
-                           peer_aggregate_seconds, aggregate_ratio, aggregate_ratio <= 1.1 ? "" : " MISSED"));
+  PrintSummary(
+      "small_files_bench",
+      fmt::format("{} files x {} rows (scale {}), median of {} runs: full aggregate basin {:.3f} s, duckdb "
+                  "glob {:.3f} s, basin/duckdb = {:.2f} (target <= 1.1){}",
+                  table.files.size(), kRowsPerFile, Scale(), runs, basin_aggregate_seconds,
+                  peer_aggregate_seconds, aggregate_ratio, aggregate_ratio <= 1.1 ? "" : " MISSED"));
   PrintSummary("small_files_bench",
                fmt::format("point query: basin {:.4f} s reading {} of {} files, duckdb glob {:.3f} s, "
                            "duckdb/basin = {:.1f}x (target >= 20x){}",
                            basin_point_seconds, point_files_read, table.files.size(), peer_point_seconds,
                            point_speedup, point_speedup >= 20 ? "" : " MISSED"));
-  PrintSummary("small_files_bench",
-               fmt::format("count(*): basin {:.4f} s reading {} files (from the log's statistics), duckdb glob "
-                           "{:.3f} s, duckdb/basin = {:.1f}x",
-                           basin_count_seconds, count_files_read, peer_count_seconds,
-                           peer_count_seconds / basin_count_seconds));
+  PrintSummary(
+      "small_files_bench",
+      fmt::format("count(*): basin {:.4f} s reading {} files (from the log's statistics), duckdb glob "
+                  "{:.3f} s, duckdb/basin = {:.1f}x",
+                  basin_count_seconds, count_files_read, peer_count_seconds,
+                  peer_count_seconds / basin_count_seconds));
   PrintSummary("small_files_bench",
                fmt::format("first query of a fresh session (log replay of {} adds) {:.3f} s; peak RSS after "
                            "Basin's queries {:.0f} MiB (target < 1024){}",

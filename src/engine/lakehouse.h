@@ -18,8 +18,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "catalog/warehouse.h"
 #include "common/status.h"
@@ -89,8 +89,10 @@ Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<s
 // Works on any connection (AttachLakehouse is needed only to resolve names and paths).
 inline constexpr char kScanFileIndexColumn[] = "__basin_file_index";
 class RegisteredScan;
-std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn, std::shared_ptr<const delta::Snapshot> snapshot,
-                                                   std::optional<std::vector<size_t>> files, std::string name);
+std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn,
+                                                   std::shared_ptr<const delta::Snapshot> snapshot,
+                                                   std::optional<std::vector<size_t>> files,
+                                                   std::string name);
 std::string ScanTableSql(const RegisteredScan& scan);
 
 }  // namespace basin::engine

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/uuid.h"
 #include "delta/predicate.h"
 #include "delta/temporal.h"
 #include "engine/store_registry.h"
@@ -601,12 +602,14 @@ class StreamingQuery {
 
   // DuckDB's error message when the query cannot run; nullopt when it runs.
   std::optional<std::string> Run(duckdb_connection conn, const std::string& sql) {
-    if (duckdb_prepare(conn, sql.c_str(), &prepared_) != DuckDBSuccess) return Error(duckdb_prepare_error(prepared_));
+    if (duckdb_prepare(conn, sql.c_str(), &prepared_) != DuckDBSuccess)
+      return Error(duckdb_prepare_error(prepared_));
     if (duckdb_pending_prepared_streaming(prepared_, &pending_) != DuckDBSuccess) {
       return Error(duckdb_pending_error(pending_));
     }
     has_result_ = true;
-    if (duckdb_execute_pending(pending_, &result_) != DuckDBSuccess) return Error(duckdb_result_error(&result_));
+    if (duckdb_execute_pending(pending_, &result_) != DuckDBSuccess)
+      return Error(duckdb_result_error(&result_));
     return std::nullopt;
   }
 
@@ -619,7 +622,9 @@ class StreamingQuery {
   }
 
  private:
-  static std::string Error(const char* message) { return message != nullptr ? message : "unknown DuckDB error"; }
+  static std::string Error(const char* message) {
+    return message != nullptr ? message : "unknown DuckDB error";
+  }
 
   duckdb_prepared_statement prepared_ = nullptr;
   duckdb_pending_result pending_ = nullptr;
@@ -663,7 +668,7 @@ std::string Projection(const ColumnType& type) {
 }
 
 Status ReadParquetActions(Connection& conn, const std::string& path, const std::string& key,
-                     std::vector<Action>* out) {
+                          std::vector<Action>* out) {
   auto fail = [&](const std::string& message) {
     return Status::Corruption(key + ": cannot read checkpoint Parquet: " + message);
   };
@@ -778,8 +783,8 @@ const nlohmann::json& CheckpointStructure() {
 constexpr char kRowsTable[] = "basin_checkpoint_rows";
 
 // Has DuckDB write `actions` as Parquet with `columns` at the local path `out_path`.
-Status WriteParquetActions(Connection& conn, std::span<const Action> actions, delta::CheckpointColumns columns,
-                      const std::string& out_path) {
+Status WriteParquetActions(Connection& conn, std::span<const Action> actions,
+                           delta::CheckpointColumns columns, const std::string& out_path) {
   RETURN_IF_ERROR(
       conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kRowsTable + " (action VARCHAR)"));
   {
@@ -841,12 +846,15 @@ Status DuckDBParquetLogIO::WriteActions(ObjectStore& store, const std::string& k
   // DuckDB writes the file into memory first; one Put then makes it appear whole, since
   // readers of the log may look for it at any moment (a file DuckDB writes in place is
   // visible, short, while it is being written).
-  StoreHandle staging = RegisterStore(NewMemoryObjectStore());
-  const std::string staged_key = "checkpoint.parquet";
+  StoreHandle staging = RegisterStore(staging_ ? staging_ : NewMemoryObjectStore());
+  const std::string staged_key = "basin-checkpoint-" + NewUuid() + ".parquet";
   ASSIGN_OR_RETURN(auto conn, Connection::Open(db_));
-  RETURN_IF_ERROR(WriteParquetActions(*conn, actions, columns, StoreUrl(staging, staged_key)));
-  ASSIGN_OR_RETURN(std::string bytes, staging.store()->Get(staged_key));
-  return store.Put(key, bytes);
+  Status written = WriteParquetActions(*conn, actions, columns, StoreUrl(staging, staged_key));
+  Result<std::string> bytes = written.ok() ? staging.store()->Get(staged_key) : Result<std::string>(written);
+  Status removed = staging.store()->Delete(staged_key);
+  RETURN_IF_ERROR(bytes.status());
+  RETURN_IF_ERROR_CTX(removed, "removing the staged checkpoint " + staged_key);
+  return store.Put(key, *bytes);
 }
 
 }  // namespace basin::engine

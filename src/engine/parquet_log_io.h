@@ -44,6 +44,10 @@ class DuckDBParquetLogIO final : public delta::ParquetLogIO {
   // it is returned by the read that needed it.
   explicit DuckDBParquetLogIO(std::shared_ptr<Database> db);
 
+  // Where written files are staged before the one Put that stores them: by default a
+  // memory store per write; tests give a local folder to watch writes in progress.
+  void set_staging_store(std::shared_ptr<ObjectStore> staging) { staging_ = std::move(staging); }
+
   Status ReadActions(ObjectStore& store, const std::string& key, std::vector<delta::Action>* out) override;
   Status WriteActions(ObjectStore& store, const std::string& key, std::span<const delta::Action> actions,
                       delta::CheckpointColumns columns) override;
@@ -54,6 +58,7 @@ class DuckDBParquetLogIO final : public delta::ParquetLogIO {
   std::shared_ptr<Database> db_;
   std::mutex mutex_;
   std::shared_ptr<Database> reading_db_;  // GUARDED_BY(mutex_)
+  std::shared_ptr<ObjectStore> staging_;  // null: memory
 };
 
 }  // namespace basin::engine

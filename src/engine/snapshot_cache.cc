@@ -35,7 +35,8 @@ std::shared_ptr<const delta::Snapshot> SnapshotCache::Find(const std::string& lo
 void SnapshotCache::Insert(const std::string& location, std::shared_ptr<const delta::Snapshot> snapshot) {
   if (!snapshot->commit_file) return;  // nothing identifies this version's commit
   std::lock_guard<std::mutex> lock(mutex_);
-  entries_.remove_if([&](const Entry& e) { return e.location == location && e.snapshot->version == snapshot->version; });
+  entries_.remove_if(
+      [&](const Entry& e) { return e.location == location && e.snapshot->version == snapshot->version; });
   entries_.push_front(Entry{location, std::move(snapshot)});
   if (entries_.size() > capacity_) entries_.pop_back();
 }

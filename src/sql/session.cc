@@ -156,7 +156,8 @@ struct Session::Impl : public SessionContext {
   // --- query resolution ---
 
   // The change feed table_changes(...) reads (engine/duckdb/table_changes_function.h).
-  Result<engine::Lakehouse::ChangeFeed> ChangeFeed(const std::vector<std::string>& table, int64_t start_version,
+  Result<engine::Lakehouse::ChangeFeed> ChangeFeed(const std::vector<std::string>& table,
+                                                   int64_t start_version,
                                                    std::optional<int64_t> end_version) {
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
     ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));

@@ -313,7 +313,7 @@ constexpr int kKillRounds = 40;
 constexpr int kProgressTimeoutMs = 30'000;    // a writer this slow is stuck
 constexpr int kMaxCommitsPerWriter = 100000;  // a bound only; the writer is killed long before
 constexpr int64_t kIdsPerRound = 10'000'000;
-// In the names of the files delta/checkpoint_writer.cc stages checkpoints in (in TMPDIR).
+// In the names of the files engine/parquet_log_io.cc stages checkpoints in (in TMPDIR here).
 constexpr char kCheckpointStagingName[] = "basin-checkpoint-";
 
 bool AppendRecord(int fd, const json& record) {
@@ -342,6 +342,10 @@ int RunKilledWriter(const std::string& table_dir, const std::string& records, co
   slow.latency_ms = latency_ms;
   TableFixture table(NewFaultyObjectStore(*local, slow));
   TransactionOptions options = TableFixture::Options();
+  // Checkpoints are staged in TMPDIR, where the parent watches for one being written.
+  auto staging = OpenLocalObjectStore(tmp_dir);
+  if (!staging.ok()) return 3;
+  table.log_io().set_staging_store(*staging);
   options.checkpoint_io = &table.log_io();
   std::mt19937_64 rng(seed);
   int64_t next_id = first_id;

@@ -417,6 +417,15 @@ class AlwaysBeatenStore final : public ObjectStore {
  public:
   explicit AlwaysBeatenStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
 
+  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
+                                                   const ObjectReadOptions& options = {}) override {
+    return base_->OpenRead(key, options);
+  }
+  Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
+                                                    const ObjectWriteOptions& options = {}) override {
+    return base_->OpenWrite(key, options);
+  }
+  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
   Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
   Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
     return base_->GetRange(key, offset, length);

@@ -18,8 +18,8 @@
 #include "duckdb/transaction/transaction.hpp"
 #include "duckdb/transaction/transaction_manager.hpp"
 #include "engine/duckdb/client_state.h"
-#include "engine/duckdb/errors.h"
 #include "engine/duckdb/delta_scan.h"
+#include "engine/duckdb/errors.h"
 #include "engine/duckdb/type_mapping.h"
 
 namespace basin::engine::duckdb_ext {
@@ -30,7 +30,8 @@ using duckdb::CatalogType;
 
 [[noreturn]] void RefuseWrite(const std::string& what) {
   throw duckdb::NotImplementedException(
-      "%s of a Delta table of the warehouse cannot be part of another statement (PREPARE, EXPLAIN, a CTE...): run "
+      "%s of a Delta table of the warehouse cannot be part of another statement (PREPARE, EXPLAIN, a "
+      "CTE...): run "
       "it as a statement of its own",
       what);
 }
@@ -43,7 +44,8 @@ class BasinTableEntry : public duckdb::TableCatalogEntry {
                   std::shared_ptr<const DeltaScanSource> source)
       : TableCatalogEntry(catalog, schema, info), source_(std::move(source)) {}
 
-  duckdb::unique_ptr<duckdb::BaseStatistics> GetStatistics(duckdb::ClientContext&, duckdb::column_t) override {
+  duckdb::unique_ptr<duckdb::BaseStatistics> GetStatistics(duckdb::ClientContext&,
+                                                           duckdb::column_t) override {
     return nullptr;
   }
   duckdb::TableFunction GetScanFunction(duckdb::ClientContext& context,
@@ -62,8 +64,8 @@ class BasinTableEntry : public duckdb::TableCatalogEntry {
     if (rows >= 0) info.cardinality = static_cast<duckdb::idx_t>(rows);
     return info;
   }
-  void BindUpdateConstraints(duckdb::Binder&, duckdb::LogicalGet&, duckdb::LogicalProjection&, duckdb::LogicalUpdate&,
-                             duckdb::ClientContext&) override {
+  void BindUpdateConstraints(duckdb::Binder&, duckdb::LogicalGet&, duckdb::LogicalProjection&,
+                             duckdb::LogicalUpdate&, duckdb::ClientContext&) override {
     RefuseWrite("UPDATE");
   }
 
@@ -115,7 +117,8 @@ class BasinTransactionManager : public duckdb::TransactionManager {
 
 class BasinSchemaEntry : public duckdb::SchemaCatalogEntry {
  public:
-  BasinSchemaEntry(duckdb::Catalog& catalog, duckdb::CreateSchemaInfo& info) : SchemaCatalogEntry(catalog, info) {}
+  BasinSchemaEntry(duckdb::Catalog& catalog, duckdb::CreateSchemaInfo& info)
+      : SchemaCatalogEntry(catalog, info) {}
 
   void Scan(duckdb::ClientContext& context, CatalogType type,
             const std::function<void(duckdb::CatalogEntry&)>& callback) override;
@@ -153,8 +156,8 @@ class BasinSchemaEntry : public duckdb::SchemaCatalogEntry {
                                                                 duckdb::CreateCopyFunctionInfo&) override {
     RefuseObject("copy functions", "a DuckDB extension");
   }
-  duckdb::optional_ptr<duckdb::CatalogEntry> CreatePragmaFunction(duckdb::CatalogTransaction,
-                                                                  duckdb::CreatePragmaFunctionInfo&) override {
+  duckdb::optional_ptr<duckdb::CatalogEntry> CreatePragmaFunction(
+      duckdb::CatalogTransaction, duckdb::CreatePragmaFunctionInfo&) override {
     RefuseObject("pragma functions", "a DuckDB extension");
   }
   duckdb::optional_ptr<duckdb::CatalogEntry> CreateCollation(duckdb::CatalogTransaction,
@@ -198,12 +201,14 @@ class BasinCatalog : public duckdb::Catalog {
     return Schema(Lower(info.schema));
   }
   void DropSchema(duckdb::ClientContext&, duckdb::DropInfo& info) override {
-    throw duckdb::NotImplementedException("DROP SCHEMA %s: drop its tables instead; a schema without tables "
-                                          "disappears",
-                                          info.name);
+    throw duckdb::NotImplementedException(
+        "DROP SCHEMA %s: drop its tables instead; a schema without tables "
+        "disappears",
+        info.name);
   }
 
-  void ScanSchemas(duckdb::ClientContext&, std::function<void(duckdb::SchemaCatalogEntry&)> callback) override {
+  void ScanSchemas(duckdb::ClientContext&,
+                   std::function<void(duckdb::SchemaCatalogEntry&)> callback) override {
     std::set<std::string> names = {catalog::kDefaultSchema};
     auto tables = lakehouse_->warehouse->List();
     if (tables.ok()) {
@@ -216,9 +221,9 @@ class BasinCatalog : public duckdb::Catalog {
     for (const std::string& name : names) callback(*Schema(name));
   }
 
-  duckdb::optional_ptr<duckdb::SchemaCatalogEntry> LookupSchema(duckdb::CatalogTransaction,
-                                                                const duckdb::EntryLookupInfo& lookup,
-                                                                duckdb::OnEntryNotFound if_not_found) override {
+  duckdb::optional_ptr<duckdb::SchemaCatalogEntry> LookupSchema(
+      duckdb::CatalogTransaction, const duckdb::EntryLookupInfo& lookup,
+      duckdb::OnEntryNotFound if_not_found) override {
     std::string name = Lower(lookup.GetEntryName());
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -235,19 +240,21 @@ class BasinCatalog : public duckdb::Catalog {
   }
 
   duckdb::PhysicalOperator& PlanCreateTableAs(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&,
-                                              duckdb::LogicalCreateTable&, duckdb::PhysicalOperator&) override {
+                                              duckdb::LogicalCreateTable&,
+                                              duckdb::PhysicalOperator&) override {
     RefuseWrite("CREATE TABLE AS");
   }
-  duckdb::PhysicalOperator& PlanInsert(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&, duckdb::LogicalInsert&,
+  duckdb::PhysicalOperator& PlanInsert(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&,
+                                       duckdb::LogicalInsert&,
                                        duckdb::optional_ptr<duckdb::PhysicalOperator>) override {
     RefuseWrite("INSERT");
   }
-  duckdb::PhysicalOperator& PlanDelete(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&, duckdb::LogicalDelete&,
-                                       duckdb::PhysicalOperator&) override {
+  duckdb::PhysicalOperator& PlanDelete(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&,
+                                       duckdb::LogicalDelete&, duckdb::PhysicalOperator&) override {
     RefuseWrite("DELETE");
   }
-  duckdb::PhysicalOperator& PlanUpdate(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&, duckdb::LogicalUpdate&,
-                                       duckdb::PhysicalOperator&) override {
+  duckdb::PhysicalOperator& PlanUpdate(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&,
+                                       duckdb::LogicalUpdate&, duckdb::PhysicalOperator&) override {
     RefuseWrite("UPDATE");
   }
   duckdb::PhysicalOperator& PlanMergeInto(duckdb::ClientContext&, duckdb::PhysicalPlanGenerator&,
@@ -300,7 +307,8 @@ delta::SnapshotOptions SnapshotOptionsOf(duckdb::optional_ptr<duckdb::BoundAtCla
 }
 
 duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
-    duckdb::ClientContext& context, const std::string& name, duckdb::optional_ptr<duckdb::BoundAtClause> at_clause) {
+    duckdb::ClientContext& context, const std::string& name,
+    duckdb::optional_ptr<duckdb::BoundAtClause> at_clause) {
   const Lakehouse& lakehouse = Basin().lakehouse();
   auto table_name = catalog::MakeTableName({this->name, name});
   if (!table_name.ok()) return nullptr;  // not a name the warehouse can hold
@@ -338,8 +346,8 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   return slot.get();
 }
 
-duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::LookupEntry(duckdb::CatalogTransaction transaction,
-                                                                         const duckdb::EntryLookupInfo& lookup_info) {
+duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::LookupEntry(
+    duckdb::CatalogTransaction transaction, const duckdb::EntryLookupInfo& lookup_info) {
   CatalogType type = lookup_info.GetCatalogType();
   if (type != CatalogType::TABLE_ENTRY && type != CatalogType::VIEW_ENTRY) return nullptr;
   std::string name = AsciiLower(lookup_info.GetEntryName());
@@ -375,8 +383,8 @@ void BasinSchemaEntry::Scan(duckdb::ClientContext& context, CatalogType type,
   }
 }
 
-duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::CreateView(duckdb::CatalogTransaction transaction,
-                                                                        duckdb::CreateViewInfo& info) {
+duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::CreateView(
+    duckdb::CatalogTransaction transaction, duckdb::CreateViewInfo& info) {
   std::string name = AsciiLower(info.view_name);
   if (transaction.context) {
     auto table_name = catalog::MakeTableName({this->name, name});

@@ -88,7 +88,8 @@ class DeletionVectorFilter : public duckdb::DeleteFilter {
 
 }  // namespace
 
-std::shared_ptr<DeltaScanSource> MakeScanSource(std::shared_ptr<const delta::Snapshot> snapshot, std::string name) {
+std::shared_ptr<DeltaScanSource> MakeScanSource(std::shared_ptr<const delta::Snapshot> snapshot,
+                                                std::string name) {
   auto source = std::make_shared<DeltaScanSource>();
   source->store = std::make_shared<const StoreHandle>(RegisterStore(snapshot->store));
   source->snapshot = std::move(snapshot);
@@ -108,7 +109,8 @@ struct PinnedSource : public duckdb::TableFunctionInfo {
 // the version or timestamp option is known; pinned sources come resolved.
 class DeltaFileList : public duckdb::MultiFileList {
  public:
-  DeltaFileList(duckdb::ClientContext& context, const std::string& path, std::shared_ptr<const DeltaScanSource> source)
+  DeltaFileList(duckdb::ClientContext& context, const std::string& path,
+                std::shared_ptr<const DeltaScanSource> source)
       : MultiFileList(duckdb::vector<duckdb::OpenFileInfo>{duckdb::OpenFileInfo(path)},
                       duckdb::FileGlobOptions::ALLOW_EMPTY),
         context_(context),
@@ -125,11 +127,13 @@ class DeltaFileList : public duckdb::MultiFileList {
     const std::string& path = paths[0].path;
     delta::SnapshotOptions snapshot_options;
     auto version = options.custom_options.find("version");
-    if (version != options.custom_options.end()) snapshot_options.version = version->second.GetValue<int64_t>();
+    if (version != options.custom_options.end())
+      snapshot_options.version = version->second.GetValue<int64_t>();
     auto timestamp = options.custom_options.find("timestamp");
     if (timestamp != options.custom_options.end()) snapshot_options.timestamp = timestamp->second.ToString();
     std::string location = path;
-    if (!lakehouse.base_dir.empty() && !path.empty() && path[0] != '/' && path.find("://") == std::string::npos) {
+    if (!lakehouse.base_dir.empty() && !path.empty() && path[0] != '/' &&
+        path.find("://") == std::string::npos) {
       location = lakehouse.base_dir + "/" + path;
     }
     auto store = lakehouse.open_table_store(location);
@@ -202,12 +206,10 @@ class DeltaFileList : public duckdb::MultiFileList {
   // scan: the query's own, IN lists, and those a join derives from its build side (its
   // probe side starts after the build side is done, so their bounds are known here).
   // `filters` is keyed by position in `column_ids`.
-  duckdb::unique_ptr<duckdb::MultiFileList> DynamicFilterPushdown(duckdb::ClientContext& context,
-                                                                  const duckdb::MultiFileOptions&,
-                                                                  const duckdb::vector<std::string>&,
-                                                                  const duckdb::vector<duckdb::LogicalType>&,
-                                                                  const duckdb::vector<duckdb::column_t>& column_ids,
-                                                                  duckdb::TableFilterSet& filters) const override {
+  duckdb::unique_ptr<duckdb::MultiFileList> DynamicFilterPushdown(
+      duckdb::ClientContext& context, const duckdb::MultiFileOptions&, const duckdb::vector<std::string>&,
+      const duckdb::vector<duckdb::LogicalType>&, const duckdb::vector<duckdb::column_t>& column_ids,
+      duckdb::TableFilterSet& filters) const override {
     if (filters.filters.empty() || !GetClientState(context).settings.data_skipping) return nullptr;
     const DeltaScanSource& s = source();
     const delta::StructType& schema = s.snapshot->schema;
@@ -238,8 +240,10 @@ class DeltaFileList : public duckdb::MultiFileList {
     auto& options = file.extended_info->options;
     options["file_size"] = duckdb::Value::UBIGINT(static_cast<uint64_t>(add.size));
     options[kLogPathOption] = duckdb::Value(add.path);
-    options["last_modified"] = duckdb::Value::TIMESTAMP(duckdb::Timestamp::FromEpochMs(add.modification_time));
-    if (add.deletion_vector && add.deletion_vector->cardinality > 0) options["has_deletes"] = duckdb::Value(true);
+    options["last_modified"] =
+        duckdb::Value::TIMESTAMP(duckdb::Timestamp::FromEpochMs(add.modification_time));
+    if (add.deletion_vector && add.deletion_vector->cardinality > 0)
+      options["has_deletes"] = duckdb::Value(true);
     return file;
   }
 
@@ -253,7 +257,8 @@ class DeltaFileList : public duckdb::MultiFileList {
 // their names, which the reader matches case-insensitively (as Spark does).
 duckdb::MultiFileColumnDefinition ForFile(const duckdb::MultiFileColumnDefinition& global,
                                           const delta::DataType& type,
-                                          const duckdb::MultiFileColumnDefinition* local, bool column_mapping);
+                                          const duckdb::MultiFileColumnDefinition* local,
+                                          bool column_mapping);
 
 duckdb::vector<duckdb::MultiFileColumnDefinition> ChildrenForFile(
     const duckdb::vector<duckdb::MultiFileColumnDefinition>& globals, const delta::StructType& type,
@@ -277,7 +282,8 @@ duckdb::vector<duckdb::MultiFileColumnDefinition> ChildrenForFile(
 
 duckdb::MultiFileColumnDefinition ForFile(const duckdb::MultiFileColumnDefinition& global,
                                           const delta::DataType& type,
-                                          const duckdb::MultiFileColumnDefinition* local, bool column_mapping) {
+                                          const duckdb::MultiFileColumnDefinition* local,
+                                          bool column_mapping) {
   duckdb::MultiFileColumnDefinition out = global;
   if (local == nullptr) return out;
   switch (type.kind) {
@@ -286,10 +292,12 @@ duckdb::MultiFileColumnDefinition ForFile(const duckdb::MultiFileColumnDefinitio
       break;
     case delta::DataType::Kind::kArray: {
       // Without column mapping the file's element names do not matter: a cast maps the list.
-      if (!column_mapping || local->type.id() != duckdb::LogicalTypeId::LIST || local->children.size() != 1) break;
+      if (!column_mapping || local->type.id() != duckdb::LogicalTypeId::LIST || local->children.size() != 1)
+        break;
       const auto& local_element = local->children[0];
-      out.children = {ForFile(TypeDefinition(local_element.name, local_element.name, *type.element_type, column_mapping),
-                              *type.element_type, &local_element, column_mapping)};
+      out.children = {
+          ForFile(TypeDefinition(local_element.name, local_element.name, *type.element_type, column_mapping),
+                  *type.element_type, &local_element, column_mapping)};
       break;
     }
     case delta::DataType::Kind::kMap: {
@@ -298,8 +306,8 @@ duckdb::MultiFileColumnDefinition ForFile(const duckdb::MultiFileColumnDefinitio
         break;
       const auto& key_value = local->children[0].children;
       out.children = {
-          ForFile(TypeDefinition(key_value[0].name, key_value[0].name, *type.key_type, column_mapping), *type.key_type,
-                  &key_value[0], column_mapping),
+          ForFile(TypeDefinition(key_value[0].name, key_value[0].name, *type.key_type, column_mapping),
+                  *type.key_type, &key_value[0], column_mapping),
           ForFile(TypeDefinition(key_value[1].name, key_value[1].name, *type.value_type, column_mapping),
                   *type.value_type, &key_value[1], column_mapping)};
       break;
@@ -342,7 +350,8 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
     if (paths.size() != 1) throw duckdb::BinderException("delta_scan takes one table path");
     if (!pinned && paths[0].rfind(kScanTokenPrefix, 0) == 0) {
       auto registered = GetClientState(context).FindScan(paths[0].substr(sizeof(kScanTokenPrefix) - 1));
-      if (!registered) throw duckdb::BinderException("delta_scan: %s is not a scan of this connection", paths[0]);
+      if (!registered)
+        throw duckdb::BinderException("delta_scan: %s is not a scan of this connection", paths[0]);
       return duckdb::make_shared_ptr<DeltaFileList>(context, registered->name, registered);
     }
     return duckdb::make_shared_ptr<DeltaFileList>(context, paths[0], pinned);
@@ -403,19 +412,19 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
   void FinalizeBind(duckdb::MultiFileReaderData& reader_data, const duckdb::MultiFileOptions& file_options,
                     const duckdb::MultiFileReaderBindData& options,
                     const duckdb::vector<duckdb::MultiFileColumnDefinition>& global_columns,
-                    const duckdb::vector<duckdb::ColumnIndex>& global_column_ids, duckdb::ClientContext& context,
+                    const duckdb::vector<duckdb::ColumnIndex>& global_column_ids,
+                    duckdb::ClientContext& context,
                     duckdb::optional_ptr<duckdb::MultiFileReaderGlobalState> global_state) override {
-    duckdb::MultiFileReader::FinalizeBind(reader_data, file_options, options, global_columns, global_column_ids,
-                                          context, global_state);
+    duckdb::MultiFileReader::FinalizeBind(reader_data, file_options, options, global_columns,
+                                          global_column_ids, context, global_state);
   }
 
-  duckdb::ReaderInitializeType InitializeReader(duckdb::MultiFileReaderData& reader_data,
-                                                const duckdb::MultiFileBindData& bind_data,
-                                                const duckdb::vector<duckdb::MultiFileColumnDefinition>& global_columns,
-                                                const duckdb::vector<duckdb::ColumnIndex>& global_column_ids,
-                                                duckdb::optional_ptr<duckdb::TableFilterSet> table_filters,
-                                                duckdb::ClientContext& context,
-                                                duckdb::MultiFileGlobalState& gstate) override {
+  duckdb::ReaderInitializeType InitializeReader(
+      duckdb::MultiFileReaderData& reader_data, const duckdb::MultiFileBindData& bind_data,
+      const duckdb::vector<duckdb::MultiFileColumnDefinition>& global_columns,
+      const duckdb::vector<duckdb::ColumnIndex>& global_column_ids,
+      duckdb::optional_ptr<duckdb::TableFilterSet> table_filters, duckdb::ClientContext& context,
+      duckdb::MultiFileGlobalState& gstate) override {
     auto& list = gstate.file_list.Cast<DeltaFileList>();
     const DeltaScanSource& source = list.source();
     const delta::Snapshot& snapshot = *source.snapshot;
@@ -440,8 +449,8 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
       }
     }
 
-    FinalizeBind(reader_data, bind_data.file_options, bind_data.reader_bind, columns, global_column_ids, context,
-                 gstate.multi_file_reader_state.get());
+    FinalizeBind(reader_data, bind_data.file_options, bind_data.reader_bind, columns, global_column_ids,
+                 context, gstate.multi_file_reader_state.get());
     for (idx_t i = 0; i < global_column_ids.size(); i++) {
       duckdb::column_t column_id = global_column_ids[i].GetPrimaryIndex();
       duckdb::MultiFileGlobalIndex global_index(i);
@@ -471,7 +480,8 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
       duckdb::vector<std::pair<idx_t, const duckdb::TableFilter*>> deferred;
       for (const auto& [position, filter] : table_filters->filters) {
         duckdb::column_t column_id = global_column_ids[position].GetPrimaryIndex();
-        if (column_id < snapshot.schema.fields.size() && ContainsVariant(*snapshot.schema.fields[column_id].type)) {
+        if (column_id < snapshot.schema.fields.size() &&
+            ContainsVariant(*snapshot.schema.fields[column_id].type)) {
           deferred.emplace_back(position, filter.get());
         } else {
           reader_filters->filters.emplace(position, filter->Copy());
@@ -480,7 +490,8 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
       std::call_once(state.variant_filters_once, [&] {
         for (const auto& [position, filter] : deferred) {
           duckdb::column_t column_id = global_column_ids[position].GetPrimaryIndex();
-          duckdb::BoundReferenceExpression column(ToLogicalType(*snapshot.schema.fields[column_id].type), position);
+          duckdb::BoundReferenceExpression column(ToLogicalType(*snapshot.schema.fields[column_id].type),
+                                                  position);
           state.variant_filters.push_back(filter->ToExpression(column));
         }
       });
@@ -521,10 +532,9 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
     if (count < output_chunk.size()) output_chunk.Slice(selected, count);
   }
 
-  duckdb::shared_ptr<duckdb::BaseFileReader> CreateReader(duckdb::ClientContext& context,
-                                                          duckdb::GlobalTableFunctionState& gstate,
-                                                          const duckdb::OpenFileInfo& file, idx_t file_idx,
-                                                          const duckdb::MultiFileBindData& bind_data) override {
+  duckdb::shared_ptr<duckdb::BaseFileReader> CreateReader(
+      duckdb::ClientContext& context, duckdb::GlobalTableFunctionState& gstate,
+      const duckdb::OpenFileInfo& file, idx_t file_idx, const duckdb::MultiFileBindData& bind_data) override {
     try {
       return duckdb::MultiFileReader::CreateReader(context, gstate, file, file_idx, bind_data);
     } catch (duckdb::IOException& e) {
@@ -533,9 +543,11 @@ struct DeltaMultiFileReader : public duckdb::MultiFileReader {
       std::string decoded = file.path;
       if (file.extended_info) {
         auto log_path = file.extended_info->options.find(kLogPathOption);
-        if (log_path != file.extended_info->options.end()) decoded = delta::DecodeDataPath(log_path->second.ToString());
+        if (log_path != file.extended_info->options.end())
+          decoded = delta::DecodeDataPath(log_path->second.ToString());
       }
-      if (!delta::IsAbsoluteDataPath(decoded) && source.snapshot->store->Head(decoded).status().IsNotFound()) {
+      if (!delta::IsAbsoluteDataPath(decoded) &&
+          source.snapshot->store->Head(decoded).status().IsNotFound()) {
         ThrowStatus(Status::NotFound(Where(source) + ": data file " + decoded + " is missing"));
       }
       ThrowStatus(Status::IOError(Where(source) + ": data file " + decoded + " cannot be read: " + e.what()));
@@ -548,7 +560,7 @@ const DeltaFileList& FileListOf(const duckdb::FunctionData& bind_data) {
 }
 
 duckdb::vector<duckdb::PartitionStatistics> DeltaPartitionStats(duckdb::ClientContext&,
-                                                             duckdb::GetPartitionStatsInput& input) {
+                                                                duckdb::GetPartitionStatsInput& input) {
   duckdb::vector<duckdb::PartitionStatistics> result;
   if (!input.bind_data) return result;
   std::optional<idx_t> rows = FileListOf(*input.bind_data).ExactRowCount();
@@ -566,7 +578,8 @@ duckdb::table_function_get_virtual_columns_t parquet_virtual_columns = nullptr;
 duckdb::virtual_column_map_t DeltaVirtualColumns(duckdb::ClientContext& context,
                                                  duckdb::optional_ptr<duckdb::FunctionData> bind_data) {
   duckdb::virtual_column_map_t result = parquet_virtual_columns(context, bind_data);
-  result.insert(std::make_pair(kFileIndexColumnId, duckdb::TableColumn(kScanFileIndexColumn, duckdb::LogicalType::BIGINT)));
+  result.insert(std::make_pair(kFileIndexColumnId,
+                               duckdb::TableColumn(kScanFileIndexColumn, duckdb::LogicalType::BIGINT)));
   bind_data->Cast<duckdb::MultiFileBindData>().virtual_columns = result;
   return result;
 }
@@ -625,10 +638,11 @@ void RegisterDeltaScan(duckdb::DatabaseInstance& db) {
   loader.RegisterFunction(std::move(single));
 }
 
-duckdb::TableFunction BindDeltaScan(duckdb::ClientContext& context, std::shared_ptr<const DeltaScanSource> source,
+duckdb::TableFunction BindDeltaScan(duckdb::ClientContext& context,
+                                    std::shared_ptr<const DeltaScanSource> source,
                                     duckdb::unique_ptr<duckdb::FunctionData>& bind_data) {
-  auto& entry = duckdb::Catalog::GetEntry<duckdb::TableFunctionCatalogEntry>(context, SYSTEM_CATALOG, DEFAULT_SCHEMA,
-                                                                             kDeltaScanFunction);
+  auto& entry = duckdb::Catalog::GetEntry<duckdb::TableFunctionCatalogEntry>(
+      context, SYSTEM_CATALOG, DEFAULT_SCHEMA, kDeltaScanFunction);
   duckdb::TableFunction function =
       entry.functions.GetFunctionByArguments(context, {duckdb::LogicalType::VARCHAR});
   std::string name = source->name;

@@ -45,7 +45,8 @@ struct DeltaScanSource {
 };
 
 // A scan of every file of `snapshot`, its store registered.
-std::shared_ptr<DeltaScanSource> MakeScanSource(std::shared_ptr<const delta::Snapshot> snapshot, std::string name);
+std::shared_ptr<DeltaScanSource> MakeScanSource(std::shared_ptr<const delta::Snapshot> snapshot,
+                                                std::string name);
 
 // Registers delta_scan(path [, version => n | timestamp => '...']) in `db`. Paths are
 // resolved, and snapshots cached, through the connection's lakehouse (engine/lakehouse.h).
@@ -53,7 +54,8 @@ void RegisterDeltaScan(duckdb::DatabaseInstance& db);
 
 // delta_scan bound to `source`, for a catalog table (or a command's scan), with its bind
 // data in `bind_data`.
-duckdb::TableFunction BindDeltaScan(duckdb::ClientContext& context, std::shared_ptr<const DeltaScanSource> source,
+duckdb::TableFunction BindDeltaScan(duckdb::ClientContext& context,
+                                    std::shared_ptr<const DeltaScanSource> source,
                                     duckdb::unique_ptr<duckdb::FunctionData>& bind_data);
 
 }  // namespace basin::engine::duckdb_ext

@@ -1,4 +1,7 @@
 // AttachLakehouse and the connection state behind engine/lakehouse.h.
+#include "engine/lakehouse.h"
+
+#include "common/uuid.h"
 #include "duckdb/catalog/catalog.hpp"
 #include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/config.hpp"
@@ -8,10 +11,8 @@
 #include "engine/duckdb/client_state.h"
 #include "engine/duckdb/delta_scan.h"
 #include "engine/duckdb/table_changes_function.h"
-#include "common/uuid.h"
 #include "engine/functions.h"
 #include "engine/status_transport.h"
-#include "engine/lakehouse.h"
 
 namespace basin::engine {
 
@@ -93,8 +94,10 @@ class RegisteredScan {
   std::string token_;
 };
 
-std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn, std::shared_ptr<const delta::Snapshot> snapshot,
-                                                   std::optional<std::vector<size_t>> files, std::string name) {
+std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn,
+                                                   std::shared_ptr<const delta::Snapshot> snapshot,
+                                                   std::optional<std::vector<size_t>> files,
+                                                   std::string name) {
   auto state = duckdb_ext::EnsureClientState(conn);
   auto source = duckdb_ext::MakeScanSource(std::move(snapshot), std::move(name));
   if (files) {
@@ -114,12 +117,14 @@ std::shared_ptr<const RegisteredScan> RegisterScan(Connection& conn, std::shared
 }
 
 std::string ScanTableSql(const RegisteredScan& scan) {
-  return std::string(duckdb_ext::kDeltaScanFunction) + "('" + duckdb_ext::kScanTokenPrefix + scan.token() + "')";
+  return std::string(duckdb_ext::kDeltaScanFunction) + "('" + duckdb_ext::kScanTokenPrefix + scan.token() +
+         "')";
 }
 
 Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<std::string>& parts) {
   if (parts.empty() || parts.size() > 3) {
-    return Status::InvalidArgument("a table name has one to three parts, not " + std::to_string(parts.size()));
+    return Status::InvalidArgument("a table name has one to three parts, not " +
+                                   std::to_string(parts.size()));
   }
   std::string catalog_name = parts.size() == 3 ? parts[0] : "";
   std::string schema_name = parts.size() >= 2 ? parts[parts.size() - 2] : "";

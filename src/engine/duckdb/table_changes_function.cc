@@ -18,7 +18,8 @@ duckdb::unique_ptr<duckdb::TableRef> BindReplace(duckdb::ClientContext& context,
                                                  duckdb::TableFunctionBindInput& input) {
   auto& state = GetClientState(context);
   if (!state.lakehouse || !state.lakehouse->table_changes) {
-    throw duckdb::BinderException("table_changes: this connection has no warehouse to read change feeds from");
+    throw duckdb::BinderException(
+        "table_changes: this connection has no warehouse to read change feeds from");
   }
   for (const duckdb::Value& value : input.inputs) {
     if (value.IsNull()) throw duckdb::BinderException("table_changes: arguments must not be NULL");
@@ -38,10 +39,12 @@ duckdb::unique_ptr<duckdb::TableRef> BindReplace(duckdb::ClientContext& context,
 
   duckdb::Parser parser;
   parser.ParseQuery(feed->sql);
-  if (parser.statements.size() != 1 || parser.statements[0]->type != duckdb::StatementType::SELECT_STATEMENT) {
+  if (parser.statements.size() != 1 ||
+      parser.statements[0]->type != duckdb::StatementType::SELECT_STATEMENT) {
     throw duckdb::InternalException("table_changes: the change feed is not one query");
   }
-  auto select = duckdb::unique_ptr_cast<duckdb::SQLStatement, duckdb::SelectStatement>(std::move(parser.statements[0]));
+  auto select =
+      duckdb::unique_ptr_cast<duckdb::SQLStatement, duckdb::SelectStatement>(std::move(parser.statements[0]));
   return duckdb::make_uniq<duckdb::SubqueryRef>(std::move(select), kFunctionName);
 }
 

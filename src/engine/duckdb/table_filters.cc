@@ -82,7 +82,8 @@ delta::Predicate Convert(const duckdb::TableFilter& filter, const delta::ColumnP
       auto& dynamic = filter.Cast<duckdb::DynamicFilter>();
       if (!dynamic.filter_data) return delta::Predicate::Unknown();
       std::lock_guard<std::mutex> lock(dynamic.filter_data->lock);
-      if (!dynamic.filter_data->initialized || !dynamic.filter_data->filter) return delta::Predicate::Unknown();
+      if (!dynamic.filter_data->initialized || !dynamic.filter_data->filter)
+        return delta::Predicate::Unknown();
       return Convert(*dynamic.filter_data->filter, path);
     }
     default:
@@ -126,8 +127,8 @@ std::optional<delta::Literal> ToLiteral(const duckdb::Value& value) {
           break;
         default: {
           duckdb::hugeint_t wide = value.GetValueUnsafe<duckdb::hugeint_t>();
-          result = static_cast<delta::Int128>(static_cast<unsigned __int128>(static_cast<uint64_t>(wide.upper)) << 64 |
-                                              wide.lower);
+          result = static_cast<delta::Int128>(
+              static_cast<unsigned __int128>(static_cast<uint64_t>(wide.upper)) << 64 | wide.lower);
           break;
         }
       }
@@ -148,8 +149,9 @@ std::optional<delta::Literal> ToLiteral(const duckdb::Value& value) {
   }
 }
 
-delta::Predicate ToPredicate(const duckdb::TableFilterSet& filters,
-                             const std::function<std::optional<delta::ColumnPath>(duckdb::idx_t)>& column_of) {
+delta::Predicate ToPredicate(
+    const duckdb::TableFilterSet& filters,
+    const std::function<std::optional<delta::ColumnPath>(duckdb::idx_t)>& column_of) {
   std::vector<delta::Predicate> terms;
   for (const auto& [key, filter] : filters.filters) {
     std::optional<delta::ColumnPath> path = column_of(key);
