@@ -12,6 +12,7 @@
 #include "duckdb/common/types/value.hpp"
 #include "duckdb/parser/expression/list.hpp"
 #include "duckdb/parser/parser.hpp"
+#include "engine/duckdb/table_filters.h"
 
 namespace basin::engine {
 
@@ -158,27 +159,6 @@ std::optional<Literal> LiteralFor(const Constant& constant, const delta::DataTyp
   return LiteralOf(converted, type);
 }
 
-delta::CompareOp CompareOpOf(duckdb::ExpressionType type, bool* known) {
-  *known = true;
-  switch (type) {
-    case duckdb::ExpressionType::COMPARE_EQUAL:
-      return delta::CompareOp::kEqual;
-    case duckdb::ExpressionType::COMPARE_NOTEQUAL:
-      return delta::CompareOp::kNotEqual;
-    case duckdb::ExpressionType::COMPARE_LESSTHAN:
-      return delta::CompareOp::kLess;
-    case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO:
-      return delta::CompareOp::kLessOrEqual;
-    case duckdb::ExpressionType::COMPARE_GREATERTHAN:
-      return delta::CompareOp::kGreater;
-    case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO:
-      return delta::CompareOp::kGreaterOrEqual;
-    default:
-      *known = false;
-      return delta::CompareOp::kEqual;
-  }
-}
-
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::any_of(names.begin(), names.end(),
                      [&](const std::string& n) { return EqualsIgnoreCase(n, name); });
@@ -206,10 +186,9 @@ class Converter {
       }
       case duckdb::ExpressionClass::COMPARISON: {
         const auto& comparison = e.Cast<duckdb::ComparisonExpression>();
-        bool known = false;
-        const delta::CompareOp op = CompareOpOf(e.GetExpressionType(), &known);
-        if (!known) break;
-        if (auto p = Compare(op, *comparison.left, *comparison.right)) return *p;
+        const std::optional<delta::CompareOp> op = duckdb_ext::ToCompareOp(e.GetExpressionType());
+        if (!op) break;
+        if (auto p = Compare(*op, *comparison.left, *comparison.right)) return *p;
         break;
       }
       case duckdb::ExpressionClass::BETWEEN: {

@@ -11,25 +11,6 @@ namespace basin::engine::duckdb_ext {
 
 namespace {
 
-std::optional<delta::CompareOp> CompareOpOf(duckdb::ExpressionType type) {
-  switch (type) {
-    case duckdb::ExpressionType::COMPARE_EQUAL:
-      return delta::CompareOp::kEqual;
-    case duckdb::ExpressionType::COMPARE_NOTEQUAL:
-      return delta::CompareOp::kNotEqual;
-    case duckdb::ExpressionType::COMPARE_LESSTHAN:
-      return delta::CompareOp::kLess;
-    case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO:
-      return delta::CompareOp::kLessOrEqual;
-    case duckdb::ExpressionType::COMPARE_GREATERTHAN:
-      return delta::CompareOp::kGreater;
-    case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO:
-      return delta::CompareOp::kGreaterOrEqual;
-    default:
-      return std::nullopt;
-  }
-}
-
 delta::Predicate Unknown(const duckdb::TableFilter& filter, const delta::ColumnPath& path) {
   return delta::Predicate::Unknown(filter.ToString(delta::ColumnPathToString(path)));
 }
@@ -38,7 +19,7 @@ delta::Predicate Convert(const duckdb::TableFilter& filter, const delta::ColumnP
   switch (filter.filter_type) {
     case duckdb::TableFilterType::CONSTANT_COMPARISON: {
       auto& constant = filter.Cast<duckdb::ConstantFilter>();
-      auto op = CompareOpOf(constant.comparison_type);
+      auto op = ToCompareOp(constant.comparison_type);
       auto literal = ToLiteral(constant.constant);
       if (!op || !literal) return Unknown(filter, path);
       return delta::Predicate::Compare(*op, path, *literal);
@@ -92,6 +73,25 @@ delta::Predicate Convert(const duckdb::TableFilter& filter, const delta::ColumnP
 }
 
 }  // namespace
+
+std::optional<delta::CompareOp> ToCompareOp(duckdb::ExpressionType type) {
+  switch (type) {
+    case duckdb::ExpressionType::COMPARE_EQUAL:
+      return delta::CompareOp::kEqual;
+    case duckdb::ExpressionType::COMPARE_NOTEQUAL:
+      return delta::CompareOp::kNotEqual;
+    case duckdb::ExpressionType::COMPARE_LESSTHAN:
+      return delta::CompareOp::kLess;
+    case duckdb::ExpressionType::COMPARE_LESSTHANOREQUALTO:
+      return delta::CompareOp::kLessOrEqual;
+    case duckdb::ExpressionType::COMPARE_GREATERTHAN:
+      return delta::CompareOp::kGreater;
+    case duckdb::ExpressionType::COMPARE_GREATERTHANOREQUALTO:
+      return delta::CompareOp::kGreaterOrEqual;
+    default:
+      return std::nullopt;
+  }
+}
 
 std::optional<delta::Literal> ToLiteral(const duckdb::Value& value) {
   if (value.IsNull()) return std::nullopt;

@@ -20,6 +20,9 @@
 
 namespace basin::engine::duckdb_ext {
 
+// The comparison an expression type stands for; nullopt for other types.
+std::optional<delta::CompareOp> ToCompareOp(duckdb::ExpressionType type);
+
 // `value` as a literal of the Delta type DuckDB's `value.type()` reads as; nullopt for
 // NULL and for types Delta has no literal for.
 std::optional<delta::Literal> ToLiteral(const duckdb::Value& value);
