@@ -1,23 +1,19 @@
 // libFuzzer target: arbitrary text as SQL to Basin's statement reading: DuckDB's tokens
 // with their ranges, the script splitter, the shell's completeness check, the slot checks,
-// the time-travel and STREAM rewrites, Basin's grammar on every statement of the script,
-// the delta_scan and table_changes call finders, and the warehouse-name rewrite. Any of
-// them may refuse the text; a crash, a hang, a sanitizer report, or a result that breaks its
+// the time-travel and STREAM rewrites, and Basin's grammar on every statement of the
+// script. Any of them may refuse the text; a crash, a hang, a sanitizer report, or a result that breaks its
 // contract (a range outside the input, statements that overlap or are not the script's
 // text, a parse error without a line and column) is a bug.
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "engine/duckdb.h"
 #include "engine/sql_text.h"
 #include "sql/grammar/desugar.h"
 #include "sql/grammar/parse.h"
-#include "sql/table_references.h"
 
 namespace {
 
@@ -73,48 +69,6 @@ void CheckDesugar(std::string_view input, const std::vector<SqlToken>& tokens) {
   }
 }
 
-void CheckCallFinders(std::string_view input) {
-  if (auto calls = basin::sql::FindDeltaScanCalls(input); calls.ok()) {
-    for (const auto& call : *calls) {
-      Check(IsSpanOf(input, call.begin, call.end));
-      Check(!call.version || *call.version >= 0);
-      Check(!(call.version && call.timestamp));
-    }
-  }
-  if (auto calls = basin::sql::FindTableChangesCalls(input); calls.ok()) {
-    for (const auto& call : *calls) {
-      Check(IsSpanOf(input, call.begin, call.end));
-      Check(call.name.size() == 1 || call.name.size() == 2);
-    }
-  }
-}
-
-// One in-memory DuckDB for the whole run: the rewrite asks DuckDB's parser where tables are.
-basin::engine::Connection& Duck() {
-  static std::shared_ptr<basin::engine::Database> db = [] {
-    basin::engine::DatabaseOptions options;
-    options.threads = 1;
-    auto opened = basin::engine::Database::Open(options);
-    Check(opened.ok());
-    return *opened;
-  }();
-  static std::unique_ptr<basin::engine::Connection> conn = [] {
-    auto opened = basin::engine::Connection::Open(db);
-    Check(opened.ok());
-    return std::move(*opened);
-  }();
-  return *conn;
-}
-
-void CheckRewrite(std::string_view input) {
-  // Names of even length are warehouse tables, the rest DuckDB's, so both paths run.
-  auto lookup = [](const std::vector<std::string>& name) -> basin::Result<std::optional<std::string>> {
-    if (name.back().size() % 2 == 1) return std::optional<std::string>();
-    return std::optional<std::string>("/warehouse/" + name.back());
-  };
-  (void)basin::sql::RewriteTableNames(std::string(input), Duck(), lookup);
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -129,7 +83,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (basin::engine::IsCompleteSqlInput(input)) Check(tokens.ok());
   CheckScript(input);
   CheckSlots(input);
-  CheckCallFinders(input);
-  CheckRewrite(input);
   return 0;
 }
