@@ -1,4 +1,4 @@
-# One static library per layer of src/, and a configure-time check that each folder includes
+# One library per layer of src/, and a configure-time check that each folder includes
 # only the layers below it (src/README.md "Layers"). A cycle or an upward include fails the
 # configure step, naming the file and the include.
 #
@@ -18,7 +18,7 @@ function(basin_layer name)
     list(APPEND sources ${folder_sources})
   endforeach()
   list(FILTER sources EXCLUDE REGEX "_test\\.cc$")
-  add_library(basin_${name} STATIC ${sources})
+  add_library(basin_${name} ${BASIN_LAYER_LIBRARY_TYPE} ${sources})
   target_include_directories(basin_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/include)
   set(dep_targets "")
   foreach(dep ${L_DEPS})
