@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "common/uuid.h"
 
 namespace basin::catalog {
 
@@ -15,6 +16,10 @@ using nlohmann::json;
 
 constexpr const char* kCatalogFolder = "_basin_catalog/";
 constexpr const char* kEntrySuffix = ".json";
+// In a managed table's folder: the object whose put-if-absent claims the folder.
+constexpr const char* kOwnerFile = "_basin_owner";
+// A drop marker older than this was left by a DROP that crashed: another may take over.
+constexpr int64_t kStaleDropMarkerMs = 10 * 60 * 1000;
 
 Status CheckPart(const std::string& part, const std::vector<std::string>& parts) {
   auto whole = [&] {
@@ -88,9 +93,26 @@ Result<TableEntry> ParseEntry(const std::string& root, const TableName& name, co
   // Stored relative to the warehouse when inside it ("default/t"); absolute otherwise.
   const bool relative = !location.starts_with('/') && location.find("://") == std::string::npos;
   entry.location = NormalizePath(relative ? root + "/" + location : location);
+  auto id = j.find("id");
+  if (id != j.end() && !id->is_string()) {
+    return Status::Corruption(where + ": \"id\" must be a string, got " + id->dump());
+  }
   if (external != j.end()) entry.external = external->get<bool>();
   if (created != j.end()) entry.created_time_ms = created->get<int64_t>();
+  if (id != j.end()) entry.id = id->get<std::string>();
   return entry;
+}
+
+bool SameIncarnation(const TableEntry& a, const TableEntry& b) {
+  return a.id == b.id && a.location == b.location && a.created_time_ms == b.created_time_ms;
+}
+
+// The marker a DROP of `entry` puts before removing it: one per incarnation. Hidden, and
+// not ending in ".json", so List skips it.
+std::string DropMarkerKey(const TableEntry& entry) {
+  const std::string incarnation =
+      entry.id.empty() ? "created-" + std::to_string(entry.created_time_ms) : entry.id;
+  return kCatalogFolder + entry.name.schema + "/." + entry.name.table + ".dropping-" + incarnation;
 }
 
 }  // namespace
@@ -122,7 +144,10 @@ Result<std::shared_ptr<Warehouse>> Warehouse::Open(std::shared_ptr<ObjectStore> 
 }
 
 Result<std::shared_ptr<Warehouse>> Warehouse::Open(const std::string& root_dir) {
-  ASSIGN_OR_RETURN(std::string root, AbsoluteLocalPath(root_dir));
+  std::string root = root_dir;
+  if (root.find("://") == std::string::npos) {
+    ASSIGN_OR_RETURN(root, AbsoluteLocalPath(root_dir));
+  }
   // A store that creates its folder on the first write only.
   auto store = OpenStoreAt(root);
   if (!store.ok()) return store.status().WithContext("warehouse " + root_dir);
@@ -131,6 +156,50 @@ Result<std::shared_ptr<Warehouse>> Warehouse::Open(const std::string& root_dir) 
 
 std::string Warehouse::DefaultLocation(const TableName& name) const {
   return root_ + "/" + name.schema + "/" + name.table;
+}
+
+Result<std::string> Warehouse::ClaimManagedLocation(const TableName& name) const {
+  const json owner = {{"name", name.ToString()}, {"claimedTime", clock_->NowMs()}};
+  // A few tries: a collision of 8 random hex digits is already unlikely.
+  for (int attempt = 0; attempt < 8; attempt++) {
+    const std::string folder =
+        name.schema + "/" + name.table + (attempt == 0 ? "" : "-" + NewUuid().substr(0, 8));
+    Status claimed = store_->PutIfAbsent(folder + "/" + kOwnerFile, owner.dump() + "\n");
+    if (claimed.IsAlreadyExists()) continue;  // another incarnation's folder
+    RETURN_IF_ERROR(
+        claimed.WithContext("table " + name.ToString() + ": claiming folder " + root_ + "/" + folder));
+    // Files nobody owns (written before owner objects, or left by a crash): not ours.
+    ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(folder + "/"));
+    if (objects.size() == 1) return root_ + "/" + folder;
+    RETURN_IF_ERROR(
+        store_->Delete(folder + "/" + kOwnerFile)
+            .WithContext("table " + name.ToString() + ": giving back folder " + root_ + "/" + folder));
+  }
+  return Status::IOError("table " + name.ToString() + ": no free folder name under " + root_ + "/" +
+                         name.schema);
+}
+
+Status Warehouse::DeleteManagedFolder(const std::string& location) const {
+  const std::string normalized = NormalizePath(location);
+  const std::string inside = root_ == "/" ? root_ : root_ + "/";
+  if (!normalized.starts_with(inside) || normalized.size() <= inside.size()) {
+    return Status::InvalidArgument("folder " + location + " is not inside warehouse " + root_);
+  }
+  const std::string prefix = normalized.substr(inside.size()) + "/";
+  ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(prefix));
+  bool owned = false;
+  for (const ObjectInfo& object : objects) {
+    if (object.key == prefix + kOwnerFile) {
+      owned = true;
+      continue;
+    }
+    Status deleted = store_->Delete(object.key);
+    if (!deleted.ok() && !deleted.IsNotFound()) return deleted.WithContext("deleting folder " + normalized);
+  }
+  if (!owned) return Status::OK();
+  Status deleted = store_->Delete(prefix + kOwnerFile);
+  if (deleted.IsNotFound()) return Status::OK();
+  return deleted.WithContext("deleting folder " + normalized);
 }
 
 Result<std::optional<TableEntry>> Warehouse::Lookup(const TableName& name) const {
@@ -152,6 +221,7 @@ Result<TableEntry> Warehouse::Get(const TableName& name) const {
 
 Status Warehouse::Register(TableEntry entry) const {
   if (entry.created_time_ms == 0) entry.created_time_ms = clock_->NowMs();
+  if (entry.id.empty()) entry.id = NewUuid();
   // Locations inside the warehouse are stored relative to it, so the folder can move.
   const std::string location = NormalizePath(entry.location);
   const std::string inside = root_ == "/" ? root_ : root_ + "/";
@@ -159,17 +229,46 @@ Status Warehouse::Register(TableEntry entry) const {
   json j = {{"name", entry.name.ToString()},
             {"location", relative ? location.substr(inside.size()) : location},
             {"external", entry.external},
-            {"createdTime", entry.created_time_ms}};
+            {"createdTime", entry.created_time_ms},
+            {"id", entry.id}};
   Status st = store_->PutIfAbsent(EntryKey(entry.name), j.dump(2) + "\n");
   if (st.IsAlreadyExists())
     return Status::AlreadyExists("table " + entry.name.ToString() + " already exists");
   return st.WithContext("registering table " + entry.name.ToString());
 }
 
-Status Warehouse::Unregister(const TableName& name) const {
-  ASSIGN_OR_RETURN(std::optional<TableEntry> entry, Lookup(name));
-  if (!entry) return Status::NotFound("table " + name.ToString() + " does not exist");
-  return store_->Delete(EntryKey(name)).WithContext("dropping table " + name.ToString());
+Status Warehouse::Unregister(const TableEntry& entry) const {
+  const TableName& name = entry.name;
+  const std::string what = "dropping table " + name.ToString();
+  // Only the DROP holding the marker goes on: between its check and its delete, nobody
+  // else removes the entry (CREATE cannot register a name that is taken).
+  const std::string marker = DropMarkerKey(entry);
+  const json mark = {{"droppedTime", clock_->NowMs()}};
+  Status marked = store_->PutIfAbsent(marker, mark.dump() + "\n");
+  if (marked.IsAlreadyExists()) {
+    auto held = store_->Get(marker);
+    const json since = held.ok() ? json::parse(*held, nullptr, false) : json();
+    const bool stale = since.is_object() && since.contains("droppedTime") &&
+                       since["droppedTime"].is_number_integer() &&
+                       clock_->NowMs() - since["droppedTime"].get<int64_t>() > kStaleDropMarkerMs;
+    if (!stale)
+      return Status::NotFound("table " + name.ToString() + " is being dropped by another statement");
+    marked = store_->Put(marker, mark.dump() + "\n");  // left by a DROP that crashed
+  }
+  RETURN_IF_ERROR(marked.WithContext(what));
+  auto done = [&](Status outcome) {
+    Status unmarked = store_->Delete(marker);
+    if (outcome.ok() && !unmarked.ok() && !unmarked.IsNotFound()) return unmarked.WithContext(what);
+    return outcome;
+  };
+  auto current = Lookup(name);
+  if (!current.ok()) return done(current.status());
+  if (!*current) return done(Status::NotFound("table " + name.ToString() + " does not exist"));
+  if (!SameIncarnation(**current, entry)) {
+    return done(Status::Conflict("table " + name.ToString() +
+                                 " was dropped and created again while this DROP ran; nothing was dropped"));
+  }
+  return done(store_->Delete(EntryKey(name)).WithContext(what));
 }
 
 Result<std::vector<TableEntry>> Warehouse::List(const std::optional<std::string>& schema) const {

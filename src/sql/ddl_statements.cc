@@ -2,7 +2,6 @@
 // warehouse's Delta tables (sql/statements.h).
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 #include <map>
 
 #include "commands/table_ddl.h"
@@ -13,8 +12,6 @@
 namespace basin::sql {
 
 namespace {
-
-namespace fs = std::filesystem;
 
 StatementResult NoRows(const std::string& statement, std::vector<std::string> notices = {}) {
   StatementResult out;
@@ -35,25 +32,25 @@ StatementResult Rows(const std::string& statement, std::vector<std::string> name
 
 std::optional<std::string> Text(std::string value) { return std::optional<std::string>(std::move(value)); }
 
-bool HasDeltaLog(const std::string& folder) {
-  std::error_code ec;
-  return fs::is_directory(fs::path(folder) / "_delta_log", ec) &&
-         !fs::is_empty(fs::path(folder) / "_delta_log", ec);
+// Whether a Delta log is at `location` (an object below its _delta_log/).
+Result<bool> HasDeltaLog(const std::string& location) {
+  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(location));
+  return store->HasObjectsWithPrefix("_delta_log/");
 }
 
-bool IsMissingOrEmptyFolder(const std::string& folder) {
-  std::error_code ec;
-  return !fs::exists(folder, ec) || (fs::is_directory(folder, ec) && fs::is_empty(folder, ec));
+Result<bool> HasObjects(const std::string& location) {
+  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(location));
+  return store->HasObjectsWithPrefix("");
 }
 
-// A LOCATION as the catalog records it: absolute, normalized, relative ones under the
-// warehouse.
-std::string CatalogLocation(const catalog::Warehouse& warehouse, const std::string& location) {
-  fs::path path(location);
-  if (path.is_relative()) path = fs::path(warehouse.root()) / path;
-  std::string out = fs::absolute(path).lexically_normal().string();
-  while (out.size() > 1 && out.back() == '/') out.pop_back();
-  return out;
+// A LOCATION as the catalog records it: a URL as written, a local folder absolute and
+// normalized, relative ones under the warehouse.
+Result<std::string> CatalogLocation(const catalog::Warehouse& warehouse, std::string location) {
+  while (location.size() > 1 && location.back() == '/') location.pop_back();
+  if (location.find("://") != std::string::npos || location.starts_with("file:")) return location;
+  if (!location.starts_with('/')) location = warehouse.root() + "/" + location;
+  if (location.find("://") != std::string::npos) return location;  // under a warehouse that is a URL
+  return AbsoluteLocalPath(location);
 }
 
 // The table a DESCRIBE / SHOW TBLPROPERTIES names, as of its time travel; nullopt when the
@@ -75,7 +72,11 @@ Result<std::optional<std::shared_ptr<const delta::Snapshot>>> DescribedTable(
 StatementOutcome RunReplaceTable(SessionContext& session, const std::string& statement,
                                  grammar::CreateTable& create, const catalog::TableEntry& entry) {
   const std::string what = "CREATE OR REPLACE TABLE " + entry.name.ToString();
-  if (create.location && CatalogLocation(session.warehouse(), *create.location) != entry.location) {
+  std::optional<std::string> location;
+  if (create.location) {
+    ASSIGN_OR_RETURN(location, CatalogLocation(session.warehouse(), *create.location));
+  }
+  if (location && *location != entry.location) {
     return Status::InvalidArgument(what + ": LOCATION '" + *create.location +
                                    "' is not the table's location " + entry.location +
                                    "; a replaced table stays where it is");
@@ -83,18 +84,15 @@ StatementOutcome RunReplaceTable(SessionContext& session, const std::string& sta
   if (!create.has_columns && !create.query) {
     return Status::InvalidArgument(what + ": give the new columns or an AS query");
   }
-  if (!HasDeltaLog(entry.location)) {
+  ASSIGN_OR_RETURN(bool has_log, HasDeltaLog(entry.location));
+  if (!has_log) {
     return Status::NotFound(what + ": no Delta table is at its location " + entry.location +
                             " to replace; DROP TABLE " + entry.name.ToString() + ", then CREATE TABLE it");
   }
   ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry.location));
   create.request.name = entry.name.table;
   create.request.is_managed = !entry.external;
-  std::unique_ptr<ResolvedQuery> source;
-  if (create.query) {
-    ASSIGN_OR_RETURN(source, session.ResolveQuery(create.query->sql));
-    create.request.source_sql = source->sql;
-  }
+  if (create.query) create.request.source_sql = create.query->sql;
   ASSIGN_OR_RETURN(commands::CommandResult replaced,
                    commands::ReplaceTable(session.MakeCommandContext(), snapshot, create.request));
   std::vector<std::string> metrics;
@@ -127,72 +125,62 @@ StatementOutcome RunCreateTable(SessionContext& session, const std::string& stat
 
   catalog::TableEntry entry;
   entry.name = name;
-  if (create.location) {
-    entry.location = CatalogLocation(warehouse, *create.location);
-    entry.external = true;
-  } else {
-    entry.location = warehouse.DefaultLocation(name);
-  }
-
   const bool defines_table = create.has_columns || create.query.has_value();
-  if (HasDeltaLog(entry.location)) {
-    if (create.location && !defines_table && create.request.properties.empty() &&
-        create.request.partition_columns.empty()) {
-      // Registering an existing table: it must be one Basin can read.
-      ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry.location));
-      RETURN_IF_ERROR(warehouse.Register(entry));
-      commands::CommandResult registered;
-      registered.commit.version = snapshot->version;
-      return std::optional<StatementResult>(CommandResultRow(statement, registered, {}));
-    }
-    if (create.location) {
+  if (create.location) {
+    ASSIGN_OR_RETURN(entry.location, CatalogLocation(warehouse, *create.location));
+    entry.external = true;
+    ASSIGN_OR_RETURN(bool has_log, HasDeltaLog(entry.location));
+    if (has_log) {
+      if (!defines_table && create.request.properties.empty() && create.request.partition_columns.empty()) {
+        // Registering an existing table: it must be one Basin can read.
+        ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry.location));
+        RETURN_IF_ERROR(warehouse.Register(entry));
+        commands::CommandResult registered;
+        registered.commit.version = snapshot->version;
+        return std::optional<StatementResult>(CommandResultRow(statement, registered, {}));
+      }
       return Status::AlreadyExists("a Delta table already exists at " + entry.location +
                                    "; register it without columns, properties or a query: CREATE TABLE " +
                                    name.ToString() + " LOCATION '" + *create.location + "'");
     }
-    return Status::AlreadyExists("folder " + entry.location +
-                                 " already holds a Delta table that no name refers to "
-                                 "(left by an interrupted CREATE or DROP TABLE, or being created right now); "
-                                 "remove the folder, or register it with CREATE TABLE " +
-                                 name.ToString() + " LOCATION '" + entry.location + "'");
-  }
-  if (!defines_table) {
-    return Status::NotFound("no Delta table at " + entry.location +
-                            " to register; give columns or AS query to create one there");
-  }
-  if (create.location && !IsMissingOrEmptyFolder(entry.location)) {
-    return Status::InvalidArgument(
-        "folder " + entry.location +
-        " is not empty and holds no Delta table; create the table in an empty folder");
+    if (!defines_table) {
+      return Status::NotFound("no Delta table at " + entry.location +
+                              " to register; give columns or AS query to create one there");
+    }
+    ASSIGN_OR_RETURN(bool has_objects, HasObjects(entry.location));
+    if (has_objects) {
+      return Status::InvalidArgument(
+          "folder " + entry.location +
+          " is not empty and holds no Delta table; create the table in an empty folder");
+    }
+  } else {
+    if (!defines_table) {
+      return Status::InvalidArgument(
+          "CREATE TABLE " + name.ToString() +
+          ": give the columns or an AS query (or the LOCATION of an existing Delta table)");
+    }
+    // A folder of this incarnation's own: a DROP of an earlier one cannot delete it.
+    ASSIGN_OR_RETURN(entry.location, warehouse.ClaimManagedLocation(name));
   }
 
   create.request.name = name.table;
   create.request.is_managed = !entry.external;
-  std::unique_ptr<ResolvedQuery> source;
-  if (create.query) {
-    ASSIGN_OR_RETURN(source, session.ResolveQuery(create.query->sql));
-    create.request.source_sql = source->sql;
-  }
-  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenLocalObjectStore(entry.location));
+  if (create.query) create.request.source_sql = create.query->sql;
+  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(entry.location));
   commands::CommandContext ctx = session.MakeCommandContext();
   auto created = commands::CreateTable(ctx, store, entry.location, create.request);
-  if (!created.ok()) {
-    // A managed folder this statement made and left without a table goes again.
-    if (!entry.external && !HasDeltaLog(entry.location)) {
-      std::error_code ignored;
-      fs::remove_all(entry.location, ignored);
-    }
-    return created.status();
-  }
+  // A managed folder this statement claimed and left without a name goes again.
+  auto give_back = [&](Status failed) {
+    if (entry.external) return failed;
+    Status deleted = warehouse.DeleteManagedFolder(entry.location);
+    if (deleted.ok()) return failed;
+    return failed.WithContext("table " + name.ToString() + " (its folder " + entry.location +
+                              " could not be removed after the error below: " + deleted.ToString() + ")");
+  };
+  if (!created.ok()) return give_back(created.status());
+  // The name may have gone to another table meanwhile.
   Status registered = warehouse.Register(entry);
-  if (!registered.ok()) {
-    if (!entry.external) {
-      // The name went to another table meanwhile; the folder made here is nobody's.
-      std::error_code ignored;
-      fs::remove_all(entry.location, ignored);
-    }
-    return registered;
-  }
+  if (!registered.ok()) return give_back(registered);
   std::vector<std::string> metrics;
   if (create.query) metrics = {"numOutputRows"};
   return std::optional<StatementResult>(CommandResultRow(statement, *created, metrics));
@@ -203,16 +191,18 @@ StatementOutcome RunDropTable(SessionContext& session, const std::string& statem
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(drop.name));
   // DuckDB answers for names that are not the warehouse's, IF EXISTS included.
   if (!entry) return std::optional<StatementResult>();
-  const catalog::TableName* name = &entry->name;
+  const std::string name = entry->name.ToString();
   // Unregister first: a crash before the files are gone leaves only unreferenced files.
-  RETURN_IF_ERROR(session.warehouse().Unregister(*name));
+  // Only the incarnation looked up goes: a table of this name created since stays.
+  Status unregistered = session.warehouse().Unregister(*entry);
+  if (unregistered.IsNotFound() && drop.if_exists) return std::optional<StatementResult>(NoRows(statement));
+  RETURN_IF_ERROR(unregistered);
   std::vector<std::string> notices;
   if (!entry->external) {
-    std::error_code ec;
-    fs::remove_all(entry->location, ec);
-    if (ec) {
-      notices.push_back("table " + name->ToString() + " was dropped but its folder " + entry->location +
-                        " could not be removed: " + ec.message());
+    Status deleted = session.warehouse().DeleteManagedFolder(entry->location);
+    if (!deleted.ok()) {
+      notices.push_back("table " + name + " was dropped but its folder " + entry->location +
+                        " could not be removed: " + deleted.ToString());
     }
   }
   return std::optional<StatementResult>(NoRows(statement, std::move(notices)));

@@ -20,36 +20,6 @@ using commands::MergeClause;
 using engine::SqlMergeAction;
 using Kind = MergeClause::Kind;
 
-// Keeps the resolved pieces of a statement (and the temporary tables behind them) alive
-// until the command has run.
-class Resolver {
- public:
-  explicit Resolver(SessionContext& session) : session_(session) {}
-  Result<std::string> Resolve(const std::string& sql) {
-    if (sql.empty()) return sql;
-    ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, session_.ResolveQuery(sql));
-    std::string out = resolved->sql;
-    kept_.push_back(std::move(resolved));
-    return out;
-  }
-  Status ResolveAll(std::vector<std::string>& texts) {
-    for (std::string& text : texts) {
-      ASSIGN_OR_RETURN(text, Resolve(text));
-    }
-    return Status::OK();
-  }
-  Status ResolveAll(std::vector<commands::Assignment>& assignments) {
-    for (auto& [column, value] : assignments) {
-      ASSIGN_OR_RETURN(value, Resolve(value));
-    }
-    return Status::OK();
-  }
-
- private:
-  SessionContext& session_;
-  std::vector<std::unique_ptr<ResolvedQuery>> kept_;
-};
-
 // SET basin.dml_mode = deletion_vectors | copy_on_write overrides the table's choice.
 Result<commands::DmlMode> ModeSetting(const SessionContext& session) {
   std::optional<std::string> value = session.Setting("dml_mode");
@@ -170,8 +140,7 @@ StatementOutcome RunDelete(SessionContext& session, const std::string& statement
   }
   commands::DeleteRequest request;
   request.target_alias = TargetAlias(del.target);
-  Resolver resolver(session);
-  ASSIGN_OR_RETURN(request.where, resolver.Resolve(del.where));
+  request.where = del.where;
   ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
   ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location));
   ASSIGN_OR_RETURN(commands::CommandResult result,
@@ -193,9 +162,7 @@ StatementOutcome RunUpdate(SessionContext& session, const std::string& statement
   commands::UpdateRequest request;
   request.target_alias = TargetAlias(update.target);
   request.assignments = Assignments(update.assignments);
-  Resolver resolver(session);
-  ASSIGN_OR_RETURN(request.where, resolver.Resolve(update.where));
-  RETURN_IF_ERROR(resolver.ResolveAll(request.assignments));
+  request.where = update.where;
   ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
   ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location));
   ASSIGN_OR_RETURN(commands::CommandResult result,
@@ -257,15 +224,7 @@ StatementOutcome RunMerge(SessionContext& session, const std::string& statement,
     request.clauses.push_back(std::move(clause));
   }
   ASSIGN_OR_RETURN(request.mode, ModeSetting(session));
-
-  Resolver resolver(session);
-  ASSIGN_OR_RETURN(request.source_sql, resolver.Resolve("SELECT * FROM " + merge.source));
-  ASSIGN_OR_RETURN(request.on, resolver.Resolve(request.on));
-  for (MergeClause& clause : request.clauses) {
-    ASSIGN_OR_RETURN(clause.condition, resolver.Resolve(clause.condition));
-    RETURN_IF_ERROR(resolver.ResolveAll(clause.assignments));
-    RETURN_IF_ERROR(resolver.ResolveAll(clause.insert_values));
-  }
+  request.source_sql = "SELECT * FROM " + merge.source;
   if (request.clauses.empty()) {
     // Only DO NOTHING clauses: nothing to change, and nothing to commit.
     commands::CommandResult nothing;

@@ -101,14 +101,6 @@ struct Session::Impl : public SessionContext {
     return snapshots->Get(store, location, snapshot_options);
   }
 
-  // Names (warehouse tables, delta_scan, table_changes) are DuckDB's binder's to resolve,
-  // through the lakehouse catalog and Basin's table functions: the text stays as it is.
-  Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) override {
-    auto out = std::make_unique<ResolvedQuery>();
-    out->sql = sql;
-    return out;
-  }
-
   commands::CommandContext MakeCommandContext() override {
     commands::CommandContext ctx;
     ctx.conn = conn_.get();
@@ -331,14 +323,15 @@ struct Session::Impl : public SessionContext {
     const std::string& statement = parsed.text;
     StatementResult out;
     out.statement = statement;
-    ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, ResolveQuery(parsed.duckdb_sql));
+    // Names (warehouse tables, delta_scan, table_changes) are DuckDB's binder's to resolve,
+    // through the lakehouse catalog and Basin's table functions: the text stays as it is.
     engine::TakeScanStats(*conn_);
     if (stream) {
-      ASSIGN_OR_RETURN(out.rows, conn_->Stream(resolved->sql));
+      ASSIGN_OR_RETURN(out.rows, conn_->Stream(parsed.duckdb_sql));
       out.returns_rows = !out.rows->column_names().empty();
       return out;
     }
-    ASSIGN_OR_RETURN(out.result, conn_->Query(resolved->sql));
+    ASSIGN_OR_RETURN(out.result, conn_->Query(parsed.duckdb_sql));
     engine::ScanStats stats = engine::TakeScanStats(*conn_);
     out.files_read = stats.files_read;
     out.files_total = stats.files_total;

@@ -2,10 +2,11 @@
 // where DuckDB splits it (engine::SplitSqlScript) and each statement parsed by Basin's
 // grammar (sql/grammar/parse.h). Basin's own statements (CREATE/ALTER/DROP TABLE, INSERT,
 // DELETE, UPDATE, MERGE, OPTIMIZE, VACUUM, RESTORE, DESCRIBE HISTORY/DETAIL, SET basin.*)
-// are handled by sql/statements.h; the rest is passed to DuckDB after Basin's table
-// references (named tables with time travel, delta_scan('path' [, version => N |
-// timestamp => '...']), table_changes('name', start [, end])) are replaced by scans of the
-// selected snapshots, with data skipping.
+// are handled by sql/statements.h; the rest goes to DuckDB as written. DuckDB's binder
+// resolves Basin's tables (named tables with time travel, delta_scan('path' [, version => N
+// | timestamp => '...']), table_changes('name', start [, end])) through the lakehouse
+// catalog and table functions (engine/lakehouse.h), which scan the selected snapshots with
+// data skipping.
 //
 // Thread safety: one thread at a time.
 #pragma once
@@ -25,8 +26,8 @@
 namespace basin::sql {
 
 struct SessionOptions {
-  // The warehouse of named tables; relative delta_scan paths resolve against it too.
-  // "" = the current folder.
+  // The warehouse of named tables: a folder ("" = the current one) or "memory://<name>";
+  // relative delta_scan paths resolve against it too.
   std::string warehouse_dir;
   bool data_skipping = true;  // off only to prove skipping never changes a result
 };

@@ -1,6 +1,6 @@
 // SessionContext: what Basin's statement handlers (sql/statements.h) get from the
 // session: the warehouse, the DuckDB connection, snapshots through the session's cache,
-// name resolution for queries, settings, and command contexts.
+// table lookup by DuckDB's name rules, settings, and command contexts.
 //
 // Thread safety: one thread at a time (the session's).
 #pragma once
@@ -19,17 +19,6 @@
 
 namespace basin::sql {
 
-// A query with every table reference Basin owns replaced by a scan: named warehouse
-// tables (with VERSION AS OF / TIMESTAMP AS OF), delta_scan(...) and table_changes(...).
-// Owns the temporary tables those scans need; destroying it drops them.
-class ResolvedQuery {
- public:
-  virtual ~ResolvedQuery() = default;
-  std::string sql;
-  size_t files_read = 0;   // data skipping: files the scans read
-  size_t files_total = 0;  // files in the snapshots scanned
-};
-
 class SessionContext {
  public:
   virtual ~SessionContext() = default;
@@ -44,7 +33,8 @@ class SessionContext {
   // The warehouse table a statement's name refers to by DuckDB's rules (temporary tables
   // and the search path first, catalog and schema qualification as DuckDB binds them);
   // nullopt when the name is some other table's, or nobody's.
-  virtual Result<std::optional<catalog::TableEntry>> ResolveTable(const std::vector<std::string>& name_parts) = 0;
+  virtual Result<std::optional<catalog::TableEntry>> ResolveTable(
+      const std::vector<std::string>& name_parts) = 0;
   // As LookupTable, NotFound naming the table when absent.
   virtual Result<catalog::TableEntry> GetTable(const std::vector<std::string>& name_parts) = 0;
 
@@ -52,10 +42,6 @@ class SessionContext {
   // session's snapshot cache. Errors name the table.
   virtual Result<std::shared_ptr<const delta::Snapshot>> LoadTable(
       const std::string& location, const delta::SnapshotOptions& options = {}) = 0;
-
-  // `sql` (a query, or an expression's text) with Basin's table references replaced by
-  // scans, skipping files by the WHERE clauses of SELECTs.
-  virtual Result<std::unique_ptr<ResolvedQuery>> ResolveQuery(const std::string& sql) = 0;
 
   // A context for one command: the connection, the session's transaction options, and the
   // idempotent write id from SET basin.txn_app_id / basin.txn_version, which this call

@@ -10,6 +10,7 @@
 
 #include "commands/write.h"
 #include "engine/duckdb.h"
+#include "engine/lakehouse.h"
 #include "sql/statements.h"
 
 namespace basin::sql {
@@ -119,9 +120,9 @@ StatementOutcome RunInsert(SessionContext& session, const std::string& statement
   // The statement's CTEs belong to its query.
   std::string query = insert.insert.query;
   if (!insert.insert.ctes.empty()) query = insert.insert.ctes + " SELECT * FROM (" + query + "\n)";
-  ASSIGN_OR_RETURN(std::unique_ptr<ResolvedQuery> resolved, session.ResolveQuery(query));
   ASSIGN_OR_RETURN(auto table, session.LoadTable(entry->location));
-  ASSIGN_OR_RETURN(commands::WriteRequest request, BuildRequest(session, insert, *table, resolved->sql));
+  ASSIGN_OR_RETURN(commands::WriteRequest request, BuildRequest(session, insert, *table, query));
+  engine::TakeScanStats(session.conn());
   auto written = commands::Write(session.MakeCommandContext(), table, request);
   if (!written.ok()) return written.status().WithContext(entry->name.ToString());
   commands::CommandResult result = std::move(*written);
@@ -129,8 +130,10 @@ StatementOutcome RunInsert(SessionContext& session, const std::string& statement
   result.metrics["num_affected_rows"] = inserted;
   result.metrics["num_inserted_rows"] = inserted;
   StatementResult out = CommandResultRow(statement, result, {"num_affected_rows", "num_inserted_rows"});
-  out.files_read = resolved->files_read;
-  out.files_total = resolved->files_total;
+  // What the query's Delta scans read (data skipping), as for a SELECT.
+  engine::ScanStats scanned = engine::TakeScanStats(session.conn());
+  out.files_read = scanned.files_read;
+  out.files_total = scanned.files_total;
   return Outcome(std::move(out));
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "delta/commit_writer.h"
 #include "engine/parquet_writer.h"
@@ -161,6 +162,52 @@ TEST_F(SessionTest, ErrorsNameTheStatementAndTable) {
 
 // A catalog entry with a mistyped field reaches the user as Corruption naming the file,
 // whether the name is resolved by Basin (DROP) or by DuckDB's binder (SELECT).
+// DROP TABLE racing CREATE TABLE of the same name, from two sessions: the DROP removes the
+// incarnation it looked up, never the files of the table created meanwhile, which stays
+// readable with its rows.
+TEST_F(SessionTest, DropRacingCreateOfTheSameNameKeepsTheNewTable) {
+  SessionOptions options;
+  options.warehouse_dir = dir_.str();
+  ASSERT_OK_AND_ASSIGN(auto dropper, Session::Open(options));
+  ASSERT_OK_AND_ASSIGN(auto creator, Session::Open(options));
+  constexpr int kRounds = 25;
+  for (int round = 0; round < kRounds; round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Run("CREATE TABLE t AS SELECT range AS id FROM range(100)");
+    Status dropped;
+    Status created = Status::Internal("not run");
+    std::thread drop([&] { dropped = dropper->Execute("DROP TABLE t").status(); });
+    std::thread create([&] {
+      // Until the DROP frees the name; bounded so a lost DROP cannot hang the test.
+      const std::string sql =
+          "CREATE TABLE t AS SELECT range + " + std::to_string(round * 1000) + " AS id FROM range(50)";
+      for (int tries = 1; tries <= 20000; tries++) {
+        created = creator->Execute(sql).status();
+        if (!created.IsAlreadyExists()) return;
+      }
+    });
+    drop.join();
+    create.join();
+    ASSERT_OK(dropped);
+    ASSERT_OK(created);
+    auto rows = session_->Execute("SELECT count(*), sum(id) FROM t");
+    ASSERT_OK(rows.status());
+    ASSERT_EQ(rows->size(), 1u);
+    EXPECT_EQ((*rows)[0].result.at(0, 0), "50");
+    EXPECT_EQ((*rows)[0].result.at(0, 1), std::to_string(50 * round * 1000 + 49 * 50 / 2));
+    Run("DROP TABLE t");
+  }
+  // Every incarnation's folder went with its DROP.
+  std::vector<std::string> left;
+  if (std::filesystem::exists(dir_.path() / "default")) {
+    for (const auto& item : std::filesystem::recursive_directory_iterator(dir_.path() / "default")) {
+      left.push_back(item.path().string());
+    }
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " files or folders left, e.g. "
+                            << (left.empty() ? "" : left[0]);
+}
+
 TEST_F(SessionTest, CorruptCatalogEntryIsCorruptionNotInternal) {
   Run("CREATE TABLE t AS SELECT 1 AS x");
   std::ofstream(dir_.str() + "/_basin_catalog/default/t.json")
@@ -249,7 +296,7 @@ TEST_F(SessionTest, SkippingNeverChangesResultsAndReadsFewerFiles) {
 
   // Filters DuckDB derives: an IN list, and the bounds a join's build side gives its probe
   // side while the query runs.
-  for (const std::string& query : {
+  for (const char* query : {
            "SELECT id FROM delta_scan('many') WHERE id IN (5, 57)",
            "SELECT m.id FROM delta_scan('many') m JOIN (VALUES (57), (58)) v(x) ON m.id = v.x",
            "SELECT id FROM delta_scan('many') WHERE id IN (SELECT 57 UNION ALL SELECT 58)",
@@ -260,6 +307,15 @@ TEST_F(SessionTest, SkippingNeverChangesResultsAndReadsFewerFiles) {
     EXPECT_LT((*derived)[0].files_read, 24u) << query;
     EXPECT_EQ((*derived)[0].files_total, 24u) << query;
   }
+
+  // An INSERT reports what its query's scans read, as a SELECT does.
+  ASSERT_OK(
+      session_->Execute("CREATE TABLE picked AS SELECT id FROM delta_scan('many') WHERE false").status());
+  auto insert = session_->Execute("INSERT INTO picked SELECT id FROM delta_scan('many') WHERE id = 57");
+  ASSERT_OK(insert.status());
+  EXPECT_EQ((*insert)[0].files_read, 1u);
+  EXPECT_EQ((*insert)[0].files_total, 24u);
+  EXPECT_EQ(One("SELECT count(*) FROM picked").at(0, 0), "1");
 }
 
 }  // namespace

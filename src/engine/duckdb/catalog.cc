@@ -329,8 +329,10 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   delta::SnapshotOptions options = SnapshotOptionsOf(at_clause);
   auto store = lakehouse.open_table_store((*entry)->location);
   if (!store.ok()) ThrowStatus(store.status().WithContext("table " + table_name->ToString()));
-  auto snapshot = lakehouse.snapshots->Get(*store, table_name->ToString(), options);
-  if (!snapshot.ok()) ThrowStatus(snapshot.status());
+  // Cached by location, as the session's commands look tables up: a table dropped and
+  // created again under this name is another folder, or the same one started over.
+  auto snapshot = lakehouse.snapshots->Get(*store, (*entry)->location, options);
+  if (!snapshot.ok()) ThrowStatus(snapshot.status().WithContext("table " + table_name->ToString()));
 
   std::string key = table_name->ToString() + "@" + std::to_string((*snapshot)->version);
   auto& slot = transaction.tables[key];
