@@ -1,7 +1,5 @@
 #include "delta/checkpoint.h"
 
-#include <filesystem>
-
 #include "delta/paths.h"
 
 namespace basin::delta {
@@ -26,12 +24,10 @@ Status ReadAbsoluteSidecar(ParquetLogIO& io, const Sidecar& sidecar, const std::
   if (!decoded.starts_with("/")) {
     return Status::NotImplemented(name + ": only local absolute sidecar paths are supported");
   }
-  const std::filesystem::path path(decoded);
-  std::error_code ec;
-  // Opening a store creates its folder; a sidecar in a folder that is gone is just missing.
-  if (!std::filesystem::is_regular_file(path, ec)) return Status::Corruption(name + ": file is missing");
-  ASSIGN_OR_RETURN(auto folder, OpenLocalObjectStore(path.parent_path().string()));
-  return ReadParquet(*folder, io, path.filename().string(), out).WithContext(name);
+  const size_t slash = decoded.rfind('/');
+  // A store that creates its folder on the first write only: reading leaves no trace.
+  ASSIGN_OR_RETURN(auto folder, OpenStoreAt(slash == 0 ? "/" : decoded.substr(0, slash)));
+  return ReadParquet(*folder, io, decoded.substr(slash + 1), out).WithContext(name);
 }
 
 }  // namespace

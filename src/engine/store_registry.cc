@@ -90,15 +90,24 @@ StoreHandle RegisterStore(std::shared_ptr<ObjectStore> store) {
   return StoreHandle(id, std::move(store));
 }
 
-std::string StoreUrl(const StoreHandle& handle, std::string_view key) {
-  assert(!handle.empty());
-  return StoreUrl(handle.id(), key);
-}
+namespace {
 
-std::string StoreUrl(uint64_t store_id, std::string_view key) {
-  std::string url = std::string(kStoreUrlScheme) + std::to_string(store_id);
+std::string JoinUrl(std::string url, std::string_view key) {
   if (!key.empty()) url.append("/").append(key);
   return url;
+}
+
+}  // namespace
+
+std::string StoreUrl(const StoreHandle& handle, std::string_view key) {
+  assert(!handle.empty());
+  return JoinUrl(std::string(kStoreUrlScheme) + std::to_string(handle.id()), key);
+}
+
+std::string StoreUrlTarget::UrlOf(std::string_view object_key) const { return JoinUrl(root, object_key); }
+
+bool IsStoreUrl(std::string_view url) {
+  return url.starts_with(kStoreUrlScheme) || url.starts_with(kMemoryStoreScheme);
 }
 
 std::optional<std::string> StoreKeyOf(const StoreHandle& handle, std::string_view url) {
@@ -111,24 +120,30 @@ std::optional<std::string> StoreKeyOf(const StoreHandle& handle, std::string_vie
 
 Result<StoreUrlTarget> ResolveStoreUrl(std::string_view url) {
   auto malformed = [&] {
-    return Status::InvalidArgument("'" + std::string(url) + "' is not a store URL (basin://<number>/<key>)");
+    return Status::InvalidArgument("'" + std::string(url) +
+                                   "' is not a store URL (basin://<number>/<key> or memory://<name>/<key>)");
   };
-  if (!url.starts_with(kStoreUrlScheme)) return malformed();
-  std::string_view rest = url.substr(kStoreUrlScheme.size());
+  const bool memory = url.starts_with(kMemoryStoreScheme);
+  if (!memory && !url.starts_with(kStoreUrlScheme)) return malformed();
+  std::string_view rest = url.substr(memory ? kMemoryStoreScheme.size() : kStoreUrlScheme.size());
   const size_t slash = rest.find('/');
-  std::string_view number = rest.substr(0, slash);
-  uint64_t id = 0;
-  auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), id);
-  if (number.empty() || ec != std::errc() || end != number.data() + number.size() || id == 0)
-    return malformed();
+  std::string_view name = rest.substr(0, slash);
+  if (name.empty()) return malformed();
   StoreUrlTarget target;
-  target.id = id;
+  target.root = std::string(url.substr(0, url.size() - rest.size())) + std::string(name);
   if (slash != std::string_view::npos) target.key = std::string(rest.substr(slash + 1));
   while (!target.key.empty() && target.key.back() == '/') target.key.pop_back();
+  if (memory) {
+    target.store = NamedMemoryStore(std::string(name));
+    return target;
+  }
+  uint64_t id = 0;
+  auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), id);
+  if (ec != std::errc() || end != name.data() + name.size() || id == 0) return malformed();
   target.store = Registry::Get().Find(id);
   if (target.store == nullptr) {
-    return Status::NotFound("no store is registered as " + std::string(kStoreUrlScheme) +
-                            std::string(number) + " (its handle was released)");
+    return Status::NotFound("no store is registered as " + std::string(kStoreUrlScheme) + std::string(name) +
+                            " (its handle was released)");
   }
   return target;
 }

@@ -60,22 +60,26 @@ StoreHandle RegisterStore(std::shared_ptr<ObjectStore> store);
 
 // basin://<id>/<key>, or basin://<id> for the root (key ""). REQUIRES: !handle.empty().
 std::string StoreUrl(const StoreHandle& handle, std::string_view key);
-// The same for the store registered as `store_id` (a StoreUrlTarget's id).
-std::string StoreUrl(uint64_t store_id, std::string_view key);
 
 // The key `url` names in `handle`'s store; nullopt when it is not a URL of that store.
 std::optional<std::string> StoreKeyOf(const StoreHandle& handle, std::string_view url);
 
-// What a basin:// URL names: the store (shared, so that files opened through it keep it
-// alive), its number, and the key (without a trailing '/'; "" for the root).
+// What a basin:// (or memory://) URL names: the store (shared, so that files opened through
+// it keep it alive), the URL of its root ("basin://<number>", "memory://<name>"), and the
+// key (without a trailing '/'; "" for the root).
 struct StoreUrlTarget {
   std::shared_ptr<ObjectStore> store;
-  uint64_t id = 0;
+  std::string root;
   std::string key;
+  // The URL of `object_key` in the same store.
+  std::string UrlOf(std::string_view object_key) const;
 };
 
-// InvalidArgument when `url` is not basin://<number>[/<key>]; NotFound when no store is
-// registered under that number (its handle went away).
+// Whether DuckDB reads `url` through Basin's stores: basin://<number>/<key>, or
+// memory://<name>/<key> (storage's NamedMemoryStore).
+bool IsStoreUrl(std::string_view url);
+// InvalidArgument when `url` is neither; NotFound when no store is registered under that
+// number (its handle went away).
 Result<StoreUrlTarget> ResolveStoreUrl(std::string_view url);
 
 }  // namespace basin::engine

@@ -177,9 +177,17 @@ std::shared_ptr<ObjectStore> NewMemoryObjectStore(std::shared_ptr<const Clock> c
 // The store rooted at a table's or warehouse's location, for code that is handed a location
 // rather than a store (the CLI, absolute paths in the Delta log): a local path ("/data/t",
 // "data/t", "file:/data/t", "file:///data/t") opens a local store that creates its folder on
-// the first write only. InvalidArgument for an empty location; NotImplemented for other
-// schemes ("s3://...") until their backends exist.
+// the first write only; "memory://<name>/<folder>" the folder of NamedMemoryStore(name).
+// InvalidArgument for an empty or malformed location; NotImplemented for other schemes
+// ("s3://...") until their backends exist.
 Result<std::shared_ptr<ObjectStore>> OpenStoreAt(const std::string& location);
+
+// The in-memory store this process keeps under `name` ("memory://<name>/..."), made empty
+// on first use and kept until ForgetNamedMemoryStore(name): a warehouse that never touches
+// a disk, for tests and trials.
+std::shared_ptr<ObjectStore> NamedMemoryStore(const std::string& name);
+void ForgetNamedMemoryStore(const std::string& name);
+inline constexpr std::string_view kMemoryStoreScheme = "memory://";
 
 // Whether `key` names a temporary file a local store writes an object to before moving it
 // into place: a process killed in between leaves one behind, for log cleanup to remove.

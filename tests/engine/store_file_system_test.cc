@@ -368,6 +368,17 @@ TEST(StoreRegistryTest, HandlesNumberAndReleaseStores) {
   ASSERT_ERROR_CODE(ResolveStoreUrl("basin://x/y"), kInvalidArgument);
   ASSERT_ERROR_CODE(ResolveStoreUrl("/tmp/y"), kInvalidArgument);
   ASSERT_ERROR_CODE(ResolveStoreUrl("basin://0/y"), kInvalidArgument);
+  EXPECT_EQ(target.UrlOf("c"), "basin://" + std::to_string(first.id()) + "/c");
+
+  // memory://<name>/<key>: storage's named memory store, no handle needed.
+  ASSERT_OK_AND_ASSIGN(StoreUrlTarget memory, ResolveStoreUrl("memory://resolve-test/a/b.parquet"));
+  EXPECT_EQ(memory.store, NamedMemoryStore("resolve-test"));
+  EXPECT_EQ(memory.root, "memory://resolve-test");
+  EXPECT_EQ(memory.key, "a/b.parquet");
+  EXPECT_EQ(memory.UrlOf("c"), "memory://resolve-test/c");
+  EXPECT_TRUE(IsStoreUrl("memory://resolve-test"));
+  ASSERT_ERROR_CODE(ResolveStoreUrl("memory:///a"), kInvalidArgument);
+  ForgetNamedMemoryStore("resolve-test");
 
   // Registered while any handle lives; moved handles keep it.
   first = StoreHandle();

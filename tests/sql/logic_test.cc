@@ -6,6 +6,7 @@
 #include <cctype>
 #include <iostream>
 
+#include "storage/object_store.h"
 #include "testing/interop.h"
 #include "testing/sqllogictest.h"
 #include "testing/test_util.h"
@@ -38,17 +39,14 @@ class SummaryPrinter : public ::testing::Environment {
 
 const auto* const kSummaryPrinter = ::testing::AddGlobalTestEnvironment(new SummaryPrinter);
 
-class LogicTest : public ::testing::TestWithParam<fs::path> {};
-
-TEST_P(LogicTest, Passes) {
-  const fs::path& path = GetParam();
+// Runs the file at `path` on the warehouse at `warehouse_dir`, adding to the summary.
+void RunFile(const fs::path& path, const std::string& warehouse_dir) {
   const std::string name = fs::relative(path, SqlTestRoot().parent_path().parent_path()).string();
   Summary& summary = TotalSummary();
   summary.files++;
   ASSERT_OK_AND_ASSIGN(Script script, ParseScriptFile(path, name));
-  TempDir warehouse;
   RunOptions options;
-  options.warehouse_dir = warehouse.path();
+  options.warehouse_dir = warehouse_dir;
   options.testdata = SharedTestDataDir();
   RunReport report = RunScript(script, options);
   summary.records += report.records_run;
@@ -59,6 +57,14 @@ TEST_P(LogicTest, Passes) {
     summary.files_skipped++;
     GTEST_SKIP() << *report.skip_reason;
   }
+}
+
+class LogicTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(LogicTest, Passes) {
+  TempDir warehouse;
+  RunFile(GetParam(), warehouse.path().string());
+  if (HasFailure() || IsSkipped()) return;
   // Every Delta table the file left in its warehouse must read the same to independent
   // readers (hyparquet, DuckDB's node bindings): row counts and stats of every file.
   std::vector<fs::path> tables;
@@ -70,9 +76,21 @@ TEST_P(LogicTest, Passes) {
   SKIP_OR_FAIL_WITHOUT_INTEROP();
   for (const fs::path& table : tables) {
     Status interop = CheckInterop(table.string());
-    EXPECT_TRUE(interop.ok()) << name << ": table " << fs::relative(table, warehouse.path()).string()
+    EXPECT_TRUE(interop.ok()) << GetParam().filename().string() << ": table "
+                              << fs::relative(table, warehouse.path()).string()
                               << " fails the interop check: " << interop.ToString();
   }
+}
+
+// The same files on a warehouse in memory: every table, catalog and checkpoint access goes
+// through the object store, so nothing may assume a local folder.
+class LogicTestInMemory : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(LogicTestInMemory, Passes) {
+  static int warehouses = 0;
+  const std::string name = "slt-" + std::to_string(++warehouses);
+  RunFile(GetParam(), std::string(kMemoryStoreScheme) + name);
+  ForgetNamedMemoryStore(name);
 }
 
 std::string CaseName(const ::testing::TestParamInfo<fs::path>& info) {
@@ -84,6 +102,8 @@ std::string CaseName(const ::testing::TestParamInfo<fs::path>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, LogicTest, ::testing::ValuesIn(FindTestFiles(SqlTestRoot())), CaseName);
+INSTANTIATE_TEST_SUITE_P(Files, LogicTestInMemory, ::testing::ValuesIn(FindTestFiles(SqlTestRoot())),
+                         CaseName);
 
 // The runner on inline scripts.
 class RunnerTest : public ::testing::Test {
@@ -109,6 +129,30 @@ class RunnerTest : public ::testing::Test {
 
   TempDir warehouse_;
 };
+
+// A memory:// warehouse keeps its catalog, logs and data files in the named store, and the
+// script's reads of ${WAREHOUSE} paths (glob, read_ndjson_objects) find them there.
+TEST(LogicTestInMemoryStore, TablesLiveInTheNamedStore) {
+  ASSERT_OK_AND_ASSIGN(Script script,
+                       ParseScript("statement ok\n"
+                                   "CREATE TABLE t AS SELECT 1 AS x\n"
+                                   "\n"
+                                   "query I\n"
+                                   "SELECT count(*) FROM glob('${WAREHOUSE}/default/t/*.parquet')\n"
+                                   "----\n"
+                                   "1\n",
+                                   "memory.test"));
+  RunOptions options;
+  options.warehouse_dir = std::string(kMemoryStoreScheme) + "runner-check";
+  RunReport report = RunScript(script, options);
+  EXPECT_TRUE(report.failures.empty()) << report.failures.at(0);
+  std::shared_ptr<ObjectStore> store = NamedMemoryStore("runner-check");
+  ASSERT_OK_AND_ASSIGN(bool entry, store->HasObjectsWithPrefix("_basin_catalog/default/t.json"));
+  EXPECT_TRUE(entry);
+  ASSERT_OK_AND_ASSIGN(bool log, store->HasObjectsWithPrefix("default/t/_delta_log/"));
+  EXPECT_TRUE(log);
+  ForgetNamedMemoryStore("runner-check");
+}
 
 TEST_F(RunnerTest, PassingScriptHasNoFailures) {
   RunReport report =

@@ -299,7 +299,7 @@ class Runner {
 
   RunReport Run() {
     sql::SessionOptions session_options;
-    session_options.warehouse_dir = options_.warehouse_dir.string();
+    session_options.warehouse_dir = options_.warehouse_dir;
     for (const Record& record : script_.records) {
       if (record.kind == Record::Kind::kRequire) {
         if (!options_.testdata) {
@@ -345,7 +345,7 @@ class Runner {
 
  private:
   Result<std::string> Substitute(const std::string& text) const {
-    std::string out = ReplaceAll(text, "${WAREHOUSE}", options_.warehouse_dir.string());
+    std::string out = ReplaceAll(text, "${WAREHOUSE}", options_.warehouse_dir);
     if (options_.testdata) out = ReplaceAll(out, "${TESTDATA}", options_.testdata->string());
     if (size_t at = out.find("${"); at != std::string::npos) {
       size_t end = out.find('}', at);

@@ -51,7 +51,7 @@ Result<Script> ParseScript(std::string_view text, std::string name);
 Result<Script> ParseScriptFile(const std::filesystem::path& path, std::string name);
 
 struct RunOptions {
-  std::filesystem::path warehouse_dir;            // ${WAREHOUSE}; SessionOptions.warehouse_dir
+  std::string warehouse_dir;  // ${WAREHOUSE}; SessionOptions.warehouse_dir (a folder or memory://<name>)
   std::optional<std::filesystem::path> testdata;  // ${TESTDATA}; absent skips `require testdata`
 };
 

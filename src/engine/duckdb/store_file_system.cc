@@ -160,7 +160,7 @@ class StoreFileSystem final : public duckdb::FileSystem {
  public:
   std::string GetName() const override { return kFileSystemName; }
 
-  bool CanHandleFile(const std::string& path) override { return path.starts_with(kStoreUrlScheme); }
+  bool CanHandleFile(const std::string& path) override { return IsStoreUrl(path); }
 
   // --- reading and writing files ---
 
@@ -277,7 +277,7 @@ class StoreFileSystem final : public duckdb::FileSystem {
     if (!listed.ok()) ThrowStoreError(listed.status(), "cannot list", directory, target.store.get());
     for (const ObjectInfo& object : *listed) {
       Status st = target.store->Delete(object.key);
-      if (!st.ok()) ThrowStoreError(st, "cannot delete", StoreUrl(target.id, object.key), target.store.get());
+      if (!st.ok()) ThrowStoreError(st, "cannot delete", target.UrlOf(object.key), target.store.get());
     }
   }
 
@@ -327,7 +327,7 @@ class StoreFileSystem final : public duckdb::FileSystem {
     for (const ObjectInfo& object : *listed) {
       std::vector<std::string_view> components = SplitKey(std::string_view(object.key).substr(prefix.size()));
       if (MatchesGlob(pattern, literal, components, 0))
-        out.push_back(FileInfoOf(StoreUrl(target.id, object.key), object));
+        out.push_back(FileInfoOf(target.UrlOf(object.key), object));
     }
     // As DuckDB does: a pattern matching nothing may still be a file's literal name.
     if (out.empty()) {
