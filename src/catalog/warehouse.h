@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
-#include "common/status.h"
-#include "storage/object_store.h"
+#include "basin/clock.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 
 namespace basin::catalog {
 

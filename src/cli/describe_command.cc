@@ -4,12 +4,12 @@
 #include <ctime>
 #include <iostream>
 
+#include "basin/object_store.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
 #include "engine/parquet_log_io.h"
-#include "storage/object_store.h"
 
 namespace basin::cli {
 

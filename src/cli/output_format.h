@@ -13,11 +13,11 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "engine/duckdb.h"
 
 namespace basin::cli {

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "basin/status.h"
 #include "commands/command_context.h"
-#include "common/status.h"
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
