@@ -24,6 +24,8 @@
 
 namespace basin::sql {
 
+class SessionContext;
+
 struct SessionOptions {
   // The warehouse of named tables; relative delta_scan paths resolve against it too.
   // "" = the current folder.
@@ -68,6 +70,9 @@ class Session {
   // while Execute() runs. Empty to stop.
   void SetProgressCallback(std::function<void(const commands::Progress&)> callback);
   const SessionOptions& options() const;
+  // What statement handlers get (sql/session_context.h): for callers that run commands on
+  // this session's connection and snapshots, as the public API's transactions do.
+  SessionContext& context();
 
   ~Session();
 
