@@ -30,6 +30,17 @@ function(basin_layer name)
   set(BASIN_LAYERS ${BASIN_LAYERS} ${name} CACHE INTERNAL "")
 endfunction()
 
+# basin_folder_uses(FOLDER [DEPS layer ...])
+#   Checks src/FOLDER's includes like a layer's without building a library from it (the CLI,
+#   an executable): it may include its own folder, the layers in DEPS and those below them,
+#   and the public headers (basin/...), which every folder may include.
+function(basin_folder_uses folder)
+  cmake_parse_arguments(L "" "" "DEPS" ${ARGN})
+  set_property(GLOBAL PROPERTY BASIN_LAYER_${folder}_FOLDERS ${folder})
+  set_property(GLOBAL PROPERTY BASIN_LAYER_${folder}_DEPS ${L_DEPS})
+  set(BASIN_LAYERS ${BASIN_LAYERS} ${folder} CACHE INTERNAL "")
+endfunction()
+
 # The layers `name` may include: itself and everything below it.
 function(basin_layer_closure name out)
   set(result ${name})
