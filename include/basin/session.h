@@ -110,7 +110,8 @@ bool IsCompleteInput(std::string_view text);
 
 class Session {
  public:
-  // InvalidArgument when the warehouse folder is a file; NotImplemented for a URL.
+  // InvalidArgument when the warehouse folder is a file. Only local folders: a URL
+  // ("memory://x") is not understood yet and names a relative folder.
   static Result<std::unique_ptr<Session>> Open(const SessionOptions& options);
   ~Session();
   Session(const Session&) = delete;

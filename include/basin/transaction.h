@@ -29,14 +29,15 @@
 namespace basin {
 
 struct CommitResult {
-  // The version committed. When skipped: the version already holding the txn id.
+  // The version committed. When skipped: the table's version found to hold the txn id
+  // already (the latest when the commit looked, not necessarily the one that wrote it).
   int64_t version = -1;
   // SetTxn's app id already had a version >= the one given: nothing was written.
   bool skipped = false;
   int64_t num_rows = 0;   // rows written
   int64_t num_files = 0;  // data files written
-  // What the caller should know that did not fail the commit (a checkpoint that could not
-  // be written after it).
+  // What the caller should know that did not fail the commit: why it was skipped, a
+  // checkpoint that could not be written after it.
   std::vector<std::string> notices;
 };
 
