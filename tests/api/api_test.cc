@@ -163,6 +163,35 @@ TEST_F(ApiTest, TxnIdMakesARetryCommitOnce) {
   EXPECT_EQ(latest.num_records(), 2);
 }
 
+TEST_F(ApiTest, TransactionsCommitConcurrentlyFromSeveralThreads) {
+  Table orders = CreateOrders();
+  constexpr int kThreads = 3, kCommits = 3;
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kCommits; i++) {
+        // A copy of the handle per thread, and days that differ per thread.
+        Table mine = orders;
+        auto done = Append(mine, "SELECT " + std::to_string(t * 100 + i) + ", DATE '2024-01-0" +
+                                     std::to_string(t + 1) + "', 1");
+        if (!done.ok() || done->skipped) failures++;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  ASSERT_OK_AND_ASSIGN(Snapshot latest, orders.LatestSnapshot());
+  EXPECT_EQ(latest.version(), kThreads * kCommits);
+  EXPECT_EQ(latest.num_records(), kThreads * kCommits);
+}
+
+TEST_F(ApiTest, TimeTravelBeforeTheFirstCommitIsNotFound) {
+  Table orders = CreateOrders();
+  ASSERT_OK_AND_ASSIGN(Snapshot v0, orders.LatestSnapshot());
+  EXPECT_ERROR_WITH(orders.SnapshotAtTimestamp(v0.timestamp_ms() - 24 * 3600 * 1000), kNotFound, "");
+}
+
 TEST_F(ApiTest, TransactionAppendsSeveralQueriesInOneCommit) {
   Table orders = CreateOrders();
   ASSERT_OK_AND_ASSIGN(Transaction txn, orders.BeginTransaction());
