@@ -10,11 +10,11 @@
 #include <fstream>
 #include <random>
 
+#include "basin/object_store.h"
 #include "delta/commit_writer.h"
 #include "delta/paths.h"
 #include "delta/schema.h"
 #include "engine/parquet_writer.h"
-#include "storage/object_store.h"
 
 namespace basin::bench {
 

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "engine/duckdb.h"
 #include "sql/session.h"
-#include "storage/object_store.h"
 
 namespace basin::bench {
 

@@ -30,6 +30,17 @@ function(basin_layer name)
   set(BASIN_LAYERS ${BASIN_LAYERS} ${name} CACHE INTERNAL "")
 endfunction()
 
+# basin_folder_uses(FOLDER [DEPS layer ...])
+#   Checks src/FOLDER's includes like a layer's without building a library from it (the CLI,
+#   an executable): it may include its own folder, the layers in DEPS and those below them,
+#   and the public headers (basin/...), which every folder may include.
+function(basin_folder_uses folder)
+  cmake_parse_arguments(L "" "" "DEPS" ${ARGN})
+  set_property(GLOBAL PROPERTY BASIN_LAYER_${folder}_FOLDERS ${folder})
+  set_property(GLOBAL PROPERTY BASIN_LAYER_${folder}_DEPS ${L_DEPS})
+  set(BASIN_LAYERS ${BASIN_LAYERS} ${folder} CACHE INTERNAL "")
+endfunction()
+
 # The layers `name` may include: itself and everything below it.
 function(basin_layer_closure name out)
   set(result ${name})
@@ -91,5 +102,44 @@ function(basin_check_layers cxx_api_folder)
   if(violations)
     list(JOIN violations "\n  " text)
     message(FATAL_ERROR "Layering violations (src/README.md, \"Layers\"):\n  ${text}")
+  endif()
+endfunction()
+
+# Fails the configure step when a public header (the .h files in PUBLIC_DIR) or a program
+# that uses only the public API (the files in each further folder given) includes anything but
+# the standard library (<string>, <cstdint>: no '.' or '/' in the name) and basin/
+# headers, or names DuckDB, nlohmann::json or simdjson outside comments: the public API
+# hands out plain C++ types only (docs/api.md).
+function(basin_check_public_headers public_dir)
+  set(files "")
+  file(GLOB_RECURSE public_files ${PROJECT_SOURCE_DIR}/${public_dir}/*.h)
+  list(APPEND files ${public_files})
+  foreach(dir ${ARGN})
+    file(GLOB_RECURSE user_files ${PROJECT_SOURCE_DIR}/${dir}/*.cc ${PROJECT_SOURCE_DIR}/${dir}/*.h)
+    list(APPEND files ${user_files})
+  endforeach()
+  set(violations "")
+  foreach(file ${files})
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${file})
+    # One list item per line: the text's own ';' would split lines.
+    file(READ ${file} text)
+    string(REPLACE ";" "," text "${text}")
+    string(REPLACE "\n" ";" lines "${text}")
+    foreach(line ${lines})
+      if(line MATCHES "^[ \t]*//")
+        continue()
+      endif()
+      if(line MATCHES "^#include ")
+        if(NOT line MATCHES "^#include (<[a-z_0-9]+>|\"basin/[a-z_0-9]+\\.h\")")
+          list(APPEND violations "${rel}: ${line} (only the standard library and basin/ headers)")
+        endif()
+      elseif(line MATCHES "duckdb|nlohmann|simdjson")
+        list(APPEND violations "${rel}: ${line} (no DuckDB or JSON library types in the public API)")
+      endif()
+    endforeach()
+  endforeach()
+  if(violations)
+    list(JOIN violations "\n  " text)
+    message(FATAL_ERROR "The public API may use only plain C++ (docs/api.md):\n  ${text}")
   endif()
 endfunction()

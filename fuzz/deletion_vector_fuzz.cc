@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "basin/object_store.h"
 #include "delta/deletion_vector.h"
-#include "storage/object_store.h"
 
 namespace {
 

@@ -18,7 +18,8 @@ constexpr const char* kCatalogFolder = "_basin_catalog/";
 constexpr const char* kEntrySuffix = ".json";
 // In a managed table's folder: the object whose put-if-absent claims the folder.
 constexpr const char* kOwnerFile = "_basin_owner";
-// A drop marker older than this was left by a DROP that crashed: another may take over.
+// A drop marker (or a temporary file of a write) older than this was left by a process
+// that crashed: another may take over (or delete it).
 constexpr int64_t kStaleDropMarkerMs = 10 * 60 * 1000;
 
 Status CheckPart(const std::string& part, const std::vector<std::string>& parts) {
@@ -191,6 +192,11 @@ Status Warehouse::DeleteManagedFolder(const std::string& location) const {
   for (const ObjectInfo& object : objects) {
     if (object.key == prefix + kOwnerFile) {
       owned = true;
+      continue;
+    }
+    // A write in flight (a CREATE claiming the folder the moment the owner object goes):
+    // its temporary file is its own to link or remove. A crash's leftovers go once old.
+    if (IsLocalTempFile(object.key) && clock_->NowMs() - object.modification_time_ms < kStaleDropMarkerMs) {
       continue;
     }
     Status deleted = store_->Delete(object.key);

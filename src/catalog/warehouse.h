@@ -21,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
-#include "common/status.h"
-#include "storage/object_store.h"
+#include "basin/clock.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 
 namespace basin::catalog {
 
@@ -82,7 +82,8 @@ class Warehouse {
   Result<std::string> ClaimManagedLocation(const TableName& name) const;
   // Deletes every object of the managed table folder `location` (as ClaimManagedLocation
   // or an entry gave it), its owner object last, so the folder cannot be claimed again
-  // before it is empty. InvalidArgument for a location outside the warehouse.
+  // before it is empty. Temporary files of writes in progress are left to their writers
+  // (unless ten minutes old). InvalidArgument for a location outside the warehouse.
   Status DeleteManagedFolder(const std::string& location) const;
 
   // The entry for `name`, nullopt when there is none. Corruption naming the catalog file

@@ -4,38 +4,14 @@
 #include <ctime>
 #include <iostream>
 
+#include "basin/status.h"
+#include "basin/table.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
-#include "delta/snapshot.h"
-#include "engine/duckdb.h"
-#include "engine/parquet_log_io.h"
-#include "storage/object_store.h"
 
 namespace basin::cli {
 
 namespace {
-
-// Delta's own spelling, as in the log: struct<a: long, b: array<string>>.
-std::string DeltaTypeName(const delta::DataType& type) {
-  switch (type.kind) {
-    case delta::DataType::Kind::kPrimitive:
-      return type.primitive == "decimal" ? fmt::format("decimal({},{})", type.precision, type.scale)
-                                         : type.primitive;
-    case delta::DataType::Kind::kArray:
-      return "array<" + DeltaTypeName(*type.element_type) + ">";
-    case delta::DataType::Kind::kMap:
-      return "map<" + DeltaTypeName(*type.key_type) + ", " + DeltaTypeName(*type.value_type) + ">";
-    case delta::DataType::Kind::kStruct: {
-      std::string out = "struct<";
-      for (size_t i = 0; i < type.struct_type.fields.size(); i++) {
-        const delta::StructField& field = type.struct_type.fields[i];
-        out += (i > 0 ? ", " : "") + field.name + ": " + DeltaTypeName(*field.type);
-      }
-      return out + ">";
-    }
-  }
-  return type.primitive;
-}
 
 std::string HumanSize(int64_t bytes) {
   static constexpr const char* kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
@@ -62,77 +38,68 @@ std::string JoinOrNone(const std::vector<std::string>& items) {
   return items.empty() ? "(none)" : fmt::format("{}", fmt::join(items, ", "));
 }
 
-void WriteOverview(const delta::Snapshot& snapshot, std::ostream& out) {
-  const delta::Protocol& protocol = snapshot.protocol;
-  out << "Table:              " << snapshot.table_root << '\n';
-  if (snapshot.metadata.name) out << "Name:               " << *snapshot.metadata.name << '\n';
-  if (snapshot.metadata.description) out << "Description:        " << *snapshot.metadata.description << '\n';
-  out << "Table id:           " << snapshot.metadata.id << '\n';
-  out << "Version:            " << snapshot.version << " (committed " << UtcTime(snapshot.timestamp_ms)
+void WriteOverview(const Snapshot& snapshot, std::ostream& out) {
+  out << "Table:              " << snapshot.location() << '\n';
+  if (snapshot.name()) out << "Name:               " << *snapshot.name() << '\n';
+  if (snapshot.description()) out << "Description:        " << *snapshot.description() << '\n';
+  out << "Table id:           " << snapshot.table_id() << '\n';
+  out << "Version:            " << snapshot.version() << " (committed " << UtcTime(snapshot.timestamp_ms())
       << ")\n";
-  out << "Protocol:           reader " << protocol.min_reader_version << ", writer "
-      << protocol.min_writer_version << '\n';
-  if (protocol.reader_features)
-    out << "Reader features:    " << JoinOrNone(*protocol.reader_features) << '\n';
-  if (protocol.writer_features)
-    out << "Writer features:    " << JoinOrNone(*protocol.writer_features) << '\n';
-  out << "Partition columns:  " << JoinOrNone(snapshot.metadata.partition_columns) << '\n';
-  out << "Files:              " << snapshot.files.size() << '\n';
+  out << "Protocol:           reader " << snapshot.min_reader_version() << ", writer "
+      << snapshot.min_writer_version() << '\n';
+  if (snapshot.reader_features())
+    out << "Reader features:    " << JoinOrNone(*snapshot.reader_features()) << '\n';
+  if (snapshot.writer_features())
+    out << "Writer features:    " << JoinOrNone(*snapshot.writer_features()) << '\n';
+  out << "Partition columns:  " << JoinOrNone(snapshot.partition_columns()) << '\n';
+  out << "Files:              " << snapshot.num_files() << '\n';
   out << "Size:               " << HumanSize(snapshot.size_bytes()) << '\n';
-  int64_t rows = snapshot.num_records();
-  out << "Rows:               " << (rows >= 0 ? std::to_string(rows) : "unknown (files have no statistics)")
+  std::optional<int64_t> rows = snapshot.num_records();
+  out << "Rows:               " << (rows ? std::to_string(*rows) : "unknown (files have no statistics)")
       << '\n';
 }
 
-void WriteSchema(const delta::Snapshot& snapshot, std::ostream& out) {
-  bool mapped = delta::ColumnMappingEnabled(snapshot.metadata);
-  engine::QueryResult table;
+void WriteSchema(const Snapshot& snapshot, std::ostream& out) {
+  bool mapped = snapshot.column_mapping();
+  QueryResult table;
   table.column_names = {"column", "type", "nullable"};
   if (mapped) table.column_names.emplace_back("physical name");
   table.column_types.assign(table.column_names.size(), "VARCHAR");
-  for (const delta::StructField& field : snapshot.schema.fields) {
-    std::vector<std::optional<std::string>> row = {field.name, DeltaTypeName(*field.type),
-                                                   field.nullable ? "yes" : "no"};
-    if (mapped) row.emplace_back(field.PhysicalName());
+  for (const Column& column : snapshot.columns()) {
+    Row row = {column.name, column.type, column.nullable ? "yes" : "no"};
+    if (mapped) row.emplace_back(column.physical_name);
     table.rows.push_back(std::move(row));
   }
   out << "\nSchema:\n";
   WriteTable(table, out, /*footer=*/false);
 }
 
-void WriteProperties(const delta::Snapshot& snapshot, std::ostream& out) {
+void WriteProperties(const Snapshot& snapshot, std::ostream& out) {
   out << "\nProperties:";
-  if (snapshot.metadata.configuration.empty()) out << " (none)";
+  if (snapshot.properties().empty()) out << " (none)";
   out << '\n';
-  for (const auto& [key, value] : snapshot.metadata.configuration)
-    out << "  " << key << " = " << value << '\n';
+  for (const auto& [key, value] : snapshot.properties()) out << "  " << key << " = " << value << '\n';
 }
 
-Result<std::shared_ptr<delta::Snapshot>> LoadTable(const DescribeCommandOptions& options) {
+Result<Snapshot> LoadTable(const DescribeCommandOptions& options) {
   std::string path = options.table_path;
   if (!path.starts_with('/') && !options.warehouse_dir.empty()) path = options.warehouse_dir + "/" + path;
-  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(path));
-  ASSIGN_OR_RETURN(bool has_log, store->HasObjectsWithPrefix("_delta_log/"));
-  if (!has_log) return Status::NotFound("no Delta table at '" + path + "' (it has no _delta_log)");
-  ASSIGN_OR_RETURN(std::shared_ptr<engine::Database> db, engine::Database::Open());
-  ASSIGN_OR_RETURN(std::unique_ptr<engine::Connection> conn, engine::Connection::Open(db));
-  delta::SnapshotOptions snapshot_options;
-  snapshot_options.version = options.version;
-  engine::DuckDBParquetLogIO log_io(conn->database());
-  return delta::LoadSnapshot(store, path, log_io, snapshot_options);
+  ASSIGN_OR_RETURN(Table table, Table::OpenAt(path));
+  if (options.version) return table.SnapshotAtVersion(*options.version);
+  return table.LatestSnapshot();
 }
 
 }  // namespace
 
 int RunDescribeCommand(const DescribeCommandOptions& options) {
-  Result<std::shared_ptr<delta::Snapshot>> snapshot = LoadTable(options);
+  Result<Snapshot> snapshot = LoadTable(options);
   if (!snapshot.ok()) {
     WriteError(snapshot.status(), std::cerr);
     return 1;
   }
-  WriteOverview(**snapshot, std::cout);
-  WriteSchema(**snapshot, std::cout);
-  WriteProperties(**snapshot, std::cout);
+  WriteOverview(*snapshot, std::cout);
+  WriteSchema(*snapshot, std::cout);
+  WriteProperties(*snapshot, std::cout);
   return 0;
 }
 

@@ -1,14 +1,12 @@
 // `basin`: the command line. This file maps arguments onto the subcommands in commands.h;
 // CLI11's exceptions stop here.
-#include <duckdb.h>
-
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <map>
 
+#include "basin/version.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
-#include "cli/version.h"
 
 namespace {
 
@@ -20,7 +18,7 @@ constexpr const char* kDescription =
     "Run 'basin help COMMAND' for a command's options.";
 
 std::string VersionText() {
-  return std::string("basin ") + basin::cli::kBasinVersion + " (DuckDB " + duckdb_library_version() + ")";
+  return std::string("basin ") + basin::kVersion + " (DuckDB " + basin::DuckDbVersion() + ")";
 }
 
 CLI::App* AddSqlCommand(CLI::App& app, SqlCommandOptions& options) {

@@ -128,7 +128,7 @@ class TableWriter : public ResultWriter {
 
  private:
   std::ostream& out_;
-  engine::QueryResult held_;
+  QueryResult held_;
   size_t hidden_ = 0;
 };
 
@@ -146,14 +146,14 @@ std::unique_ptr<ResultWriter> ResultWriter::For(OutputFormat format, std::ostrea
   return std::make_unique<TableWriter>(out);
 }
 
-void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out) {
+void WriteResult(const QueryResult& result, OutputFormat format, std::ostream& out) {
   auto writer = ResultWriter::For(format, out);
   writer->Begin(result.column_names, result.column_types);
   writer->Rows(result.rows);
   writer->End();
 }
 
-Status WriteStream(engine::QueryStream& stream, OutputFormat format, std::ostream& out) {
+Status WriteStream(RowStream& stream, OutputFormat format, std::ostream& out) {
   auto writer = ResultWriter::For(format, out);
   writer->Begin(stream.column_names(), stream.column_types());
   std::vector<std::vector<std::optional<std::string>>> rows;

@@ -13,12 +13,12 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
-#include "common/status.h"
-#include "engine/duckdb.h"
+#include "basin/session.h"
+#include "basin/status.h"
 
 namespace basin::cli {
 
@@ -42,12 +42,12 @@ class ResultWriter {
 inline constexpr size_t kMaxTableRows = 10000;
 
 // A materialized result through ResultWriter::For(format).
-void WriteResult(const engine::QueryResult& result, OutputFormat format, std::ostream& out);
+void WriteResult(const QueryResult& result, OutputFormat format, std::ostream& out);
 // Every row of `stream`, written as it is read. Errors are the stream's.
-Status WriteStream(engine::QueryStream& stream, OutputFormat format, std::ostream& out);
+Status WriteStream(RowStream& stream, OutputFormat format, std::ostream& out);
 
 // `footer`: the "(N rows)" line; `hidden_rows`: rows left out, said in the footer.
-void WriteTable(const engine::QueryResult& result, std::ostream& out, bool footer = true, size_t hidden_rows = 0);
+void WriteTable(const QueryResult& result, std::ostream& out, bool footer = true, size_t hidden_rows = 0);
 
 // "Error: <code name>: <message>" on one line.
 void WriteError(const Status& status, std::ostream& err);

@@ -33,12 +33,8 @@ bool InterruptRequested() { return interrupt_requested.load(); }
 
 void ClearInterruptRequest() { interrupt_requested.store(false); }
 
-Status EnableProgressTracking(engine::Connection& conn) {
-  return conn.Execute("SET enable_progress_bar = true; SET enable_progress_bar_print = false");
-}
-
-QueryMonitor::QueryMonitor(engine::Connection& conn, MonitorOptions options)
-    : conn_(conn), options_(options), thread_([this] { Watch(); }) {}
+QueryMonitor::QueryMonitor(Session& session, MonitorOptions options)
+    : session_(session), options_(options), thread_([this] { Watch(); }) {}
 
 QueryMonitor::~QueryMonitor() {
   {
@@ -57,13 +53,13 @@ void QueryMonitor::Watch() {
   auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(mu_);
   while (!stop_cv_.wait_for(lock, options_.poll_interval, [this] { return stop_; })) {
-    if (InterruptRequested()) conn_.Interrupt();
+    if (InterruptRequested()) session_.Interrupt();
     auto elapsed = std::chrono::steady_clock::now() - start;
     if (options_.show_progress && elapsed >= options_.progress_delay) DrawProgress(elapsed);
   }
 }
 
-void QueryMonitor::SetPhase(const commands::Progress& progress) {
+void QueryMonitor::SetPhase(const CommandProgress& progress) {
   std::string text = progress.phase;
   if (progress.total >= 0) {
     text += fmt::format(" {} of {}", progress.done, progress.total);
@@ -76,7 +72,7 @@ void QueryMonitor::SetPhase(const commands::Progress& progress) {
 
 void QueryMonitor::DrawProgress(std::chrono::steady_clock::duration elapsed) {
   double seconds = std::chrono::duration<double>(elapsed).count();
-  double percent = conn_.Progress();
+  double percent = session_.Progress();
   std::string line;
   std::string phase = phase_.empty() ? "" : phase_ + "  ";
   if (percent >= 0) {

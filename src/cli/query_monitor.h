@@ -1,5 +1,5 @@
-// Watching a running query from the side: Ctrl-C becomes Connection::Interrupt() (which
-// also cancels the connection's CancellationToken, stopping a commit waiting to retry),
+// Watching a running query from the side: Ctrl-C becomes Session::Interrupt() (which also
+// stops a commit waiting to retry),
 // and a query that runs for more than a second gets a progress line on stderr.
 //
 // SIGINT only sets a flag (the one thing a signal handler may safely do); the monitor's
@@ -7,7 +7,7 @@
 // ends, because a Basin statement may run several DuckDB queries in a row.
 //
 // Thread safety: a QueryMonitor is owned by the thread running the query; its helper
-// thread only calls the Connection's thread-safe Interrupt() and Progress().
+// thread only calls the Session's thread-safe Interrupt() and Progress().
 #pragma once
 
 #include <chrono>
@@ -16,8 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "commands/command_context.h"
-#include "engine/duckdb.h"
+#include "basin/session.h"
 
 namespace basin::cli {
 
@@ -26,9 +25,6 @@ void InstallInterruptHandler();
 // Whether Ctrl-C was pressed since the last ClearInterruptRequest().
 bool InterruptRequested();
 void ClearInterruptRequest();
-
-// Lets DuckDB track query progress without drawing its own progress bar.
-Status EnableProgressTracking(engine::Connection& conn);
 
 struct MonitorOptions {
   bool show_progress = false;  // draw on stderr (only sensible when it is a terminal)
@@ -40,19 +36,19 @@ struct MonitorOptions {
 // progress line, so results printed afterwards start on a clean line.
 class QueryMonitor {
  public:
-  QueryMonitor(engine::Connection& conn, MonitorOptions options);
+  QueryMonitor(Session& session, MonitorOptions options);
   ~QueryMonitor();
   QueryMonitor(const QueryMonitor&) = delete;
   QueryMonitor& operator=(const QueryMonitor&) = delete;
 
   // What a long Basin command is doing ("writing 3 of 10"), shown before DuckDB's bar.
-  void SetPhase(const commands::Progress& progress);
+  void SetPhase(const CommandProgress& progress);
 
  private:
   void Watch();
   void DrawProgress(std::chrono::steady_clock::duration elapsed);
 
-  engine::Connection& conn_;
+  Session& session_;
   const MonitorOptions options_;
   bool progress_drawn_ = false;  // touched only by the watching thread, then by the destructor after join
   std::mutex mu_;

@@ -9,8 +9,8 @@
 // libedit's readline compatibility header; after <cstdio>, which it needs.
 #include <editline/readline.h>
 
+#include "basin/session.h"
 #include "cli/query_monitor.h"
-#include "engine/sql_text.h"
 
 namespace basin::cli {
 
@@ -102,7 +102,7 @@ std::optional<std::string> Shell::ReadInput() {
       if (line->starts_with(".")) return *line;
     }
     input += input.empty() ? *line : "\n" + *line;
-    if (engine::IsCompleteSqlInput(input)) return input;
+    if (IsCompleteInput(input)) return input;
   }
 }
 

@@ -39,10 +39,10 @@ Result<RunnerSettings> MakeRunnerSettings(const SqlCommandOptions& options) {
 
 Status RunSql(const SqlCommandOptions& options) {
   ASSIGN_OR_RETURN(RunnerSettings settings, MakeRunnerSettings(options));
-  ASSIGN_OR_RETURN(
-      std::unique_ptr<sql::Session> session,
-      sql::Session::Open({.warehouse_dir = options.warehouse_dir, .data_skipping = options.data_skipping}));
-  if (settings.show_progress) RETURN_IF_ERROR(EnableProgressTracking(session->connection()));
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                   Session::Open({.warehouse = options.warehouse_dir,
+                                  .data_skipping = options.data_skipping,
+                                  .track_progress = settings.show_progress}));
   StatementRunner runner(*session, settings, std::cout, std::cerr);
   if (!options.command.empty()) return runner.Run(options.command);
   if (!options.file.empty()) {

@@ -5,14 +5,13 @@
 #include <chrono>
 
 #include "cli/query_monitor.h"
-#include "engine/sql_text.h"
 
 namespace basin::cli {
 
-StatementRunner::StatementRunner(sql::Session& session, RunnerSettings settings, std::ostream& out,
+StatementRunner::StatementRunner(Session& session, RunnerSettings settings, std::ostream& out,
                                  std::ostream& err)
     : session_(session), settings_(settings), out_(out), err_(err) {
-  session_.SetProgressCallback([this](const commands::Progress& progress) {
+  session_.SetProgressCallback([this](const CommandProgress& progress) {
     if (monitor_ != nullptr) monitor_->SetPhase(progress);
   });
 }
@@ -20,21 +19,20 @@ StatementRunner::StatementRunner(sql::Session& session, RunnerSettings settings,
 StatementRunner::~StatementRunner() { session_.SetProgressCallback(nullptr); }
 
 Status StatementRunner::Run(std::string_view text) {
-  const std::vector<engine::ScriptStatement> statements = engine::SplitSqlScript(text);
+  const std::vector<StatementText> statements = SplitStatements(text);
   for (size_t i = 0; i < statements.size(); i++) {
     Status status = RunOne(text, statements[i]);
     if (status.ok()) continue;
     if (statements.size() == 1) return status;
-    return status.WithContext(fmt::format("statement {} (line {})", i + 1,
-                                          engine::PositionInText(text, statements[i].offset).line));
+    return status.WithContext(fmt::format("statement {} (line {})", i + 1, statements[i].line));
   }
   return Status::OK();
 }
 
-Status StatementRunner::RunOne(std::string_view script, const engine::ScriptStatement& statement) {
+Status StatementRunner::RunOne(std::string_view script, const StatementText& statement) {
   auto start = std::chrono::steady_clock::now();
-  Result<sql::StatementResult> result = [&] {
-    QueryMonitor monitor(session_.connection(), MonitorOptions{.show_progress = settings_.show_progress});
+  Result<StatementResult> result = [&] {
+    QueryMonitor monitor(session_, MonitorOptions{.show_progress = settings_.show_progress});
     monitor_ = &monitor;
     auto executed = session_.ExecuteStatement(script, statement, /*stream=*/true);
     // Rows are printed as they come, while the monitor still watches the query.
@@ -51,7 +49,7 @@ Status StatementRunner::RunOne(std::string_view script, const engine::ScriptStat
   return Status::OK();
 }
 
-Status StatementRunner::Report(sql::StatementResult& result) {
+Status StatementRunner::Report(StatementResult& result) {
   for (const std::string& notice : result.notices) err_ << "Notice: " << notice << "\n";
   size_t files_read = result.files_read;
   size_t files_total = result.files_total;
@@ -59,14 +57,14 @@ Status StatementRunner::Report(sql::StatementResult& result) {
     if (result.returns_rows) {
       RETURN_IF_ERROR(WriteStream(*result.rows, settings_.format, out_));
     } else {
-      std::vector<std::vector<std::optional<std::string>>> rows;
+      std::vector<Row> rows;
       while (true) {
         ASSIGN_OR_RETURN(bool more, result.rows->Next(&rows));
         if (!more) break;
       }
     }
     result.rows.reset();
-    engine::ScanStats stats = session_.TakeScanStats();
+    ScanStats stats = session_.TakeScanStats();
     files_read = stats.files_read;
     files_total = stats.files_total;
   } else if (result.returns_rows) {

@@ -9,9 +9,8 @@
 #include <ostream>
 #include <string_view>
 
+#include "basin/session.h"
 #include "cli/output_format.h"
-#include "engine/sql_text.h"
-#include "sql/session.h"
 
 namespace basin::cli {
 
@@ -26,7 +25,7 @@ struct RunnerSettings {
 
 class StatementRunner {
  public:
-  StatementRunner(sql::Session& session, RunnerSettings settings, std::ostream& out, std::ostream& err);
+  StatementRunner(Session& session, RunnerSettings settings, std::ostream& out, std::ostream& err);
   ~StatementRunner();
   StatementRunner(const StatementRunner&) = delete;
   StatementRunner& operator=(const StatementRunner&) = delete;
@@ -38,11 +37,11 @@ class StatementRunner {
   RunnerSettings& settings() { return settings_; }
 
  private:
-  Status RunOne(std::string_view script, const engine::ScriptStatement& statement);
+  Status RunOne(std::string_view script, const StatementText& statement);
   // Prints the result (reading a streamed one to its end) and the notices and stats.
-  Status Report(sql::StatementResult& result);
+  Status Report(StatementResult& result);
 
-  sql::Session& session_;
+  Session& session_;
   QueryMonitor* monitor_ = nullptr;  // the running statement's, for command progress
   RunnerSettings settings_;
   std::ostream& out_;

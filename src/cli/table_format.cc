@@ -69,7 +69,7 @@ void WriteRow(const std::vector<std::string>& cells, const std::vector<size_t>& 
 
 }  // namespace
 
-void WriteTable(const engine::QueryResult& result, std::ostream& out, bool footer, size_t hidden_rows) {
+void WriteTable(const QueryResult& result, std::ostream& out, bool footer, size_t hidden_rows) {
   std::vector<std::string> header(result.column_names.begin(), result.column_names.end());
   std::vector<std::vector<std::string>> body;
   body.reserve(result.row_count());

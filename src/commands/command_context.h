@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "common/clock.h"
+#include "basin/clock.h"
 #include "delta/actions.h"
 #include "delta/transaction.h"
 #include "engine/duckdb.h"

@@ -30,8 +30,8 @@
 #include <utility>
 #include <vector>
 
+#include "basin/status.h"
 #include "commands/command_context.h"
-#include "common/status.h"
 #include "delta/snapshot.h"
 
 namespace basin::commands {

@@ -25,10 +25,10 @@
 #include <string_view>
 #include <vector>
 
+#include "basin/status.h"
 #include "commands/command_context.h"
 #include "commands/dml.h"
 #include "commands/table_rows.h"
-#include "common/status.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
 #include "engine/predicate_parser.h"

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "basin/status.h"
 #include "commands/command_context.h"
-#include "common/status.h"
 #include "delta/snapshot.h"
 
 namespace basin::commands {

@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
+#include "basin/status.h"
 #include "commands/table_rows.h"
-#include "common/status.h"
 #include "delta/actions.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "delta/schema.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "engine/duckdb.h"
 #include "engine/scan.h"
-#include "storage/object_store.h"
 
 namespace basin::commands {
 

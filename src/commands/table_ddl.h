@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "commands/command_context.h"
-#include "common/status.h"
 #include "delta/schema.h"
 #include "delta/snapshot.h"
-#include "storage/object_store.h"
 
 namespace basin::commands {
 

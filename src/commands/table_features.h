@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "delta/schema.h"
 

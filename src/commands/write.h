@@ -10,9 +10,9 @@
 #include <memory>
 #include <string>
 
+#include "basin/status.h"
 #include "commands/command_context.h"
 #include "commands/table_rows.h"
-#include "common/status.h"
 #include "delta/snapshot.h"
 
 namespace basin::commands {

@@ -1,4 +1,4 @@
-#include "common/clock.h"
+#include "basin/clock.h"
 
 #include <chrono>
 

@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 
 namespace basin::delta {
 

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "delta/log_segment.h"
 #include "delta/parquet_io.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

@@ -29,11 +29,11 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "delta/parquet_io.h"
 #include "delta/snapshot.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

@@ -22,9 +22,9 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "delta/log_segment.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 
 namespace basin::delta::json_fields {
 

@@ -31,7 +31,7 @@
 //      its sidecars yet), orphans of crashed checkpoint writes included. Finding the
 //      references reads the remaining checkpoints' top-level files, so it is done only
 //      when references went away and such old sidecars exist;
-//   6. temporary files a local store's interrupted write left (storage/object_store.h
+//   6. temporary files a local store's interrupted write left (include/basin/object_store.h
 //      IsLocalTempFile) written before that same midnight: a write in progress now is
 //      younger.
 // Nothing else in _delta_log (_last_checkpoint, which names the newest checkpoint, other
@@ -48,10 +48,10 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "delta/parquet_io.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

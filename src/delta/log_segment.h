@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
-#include "storage/object_store.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 
 namespace basin::delta {
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

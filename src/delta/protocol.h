@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "delta/schema.h"
 

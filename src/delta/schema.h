@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 
 namespace basin::delta {
 

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "basin/object_store.h"
 #include "delta/actions.h"
 #include "delta/file_stats.h"
 #include "delta/parquet_io.h"
 #include "delta/schema.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

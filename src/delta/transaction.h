@@ -26,14 +26,14 @@
 #include <string>
 #include <vector>
 
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "common/cancellation.h"
-#include "common/status.h"
 #include "delta/actions.h"
 #include "delta/conflict_checker.h"
 #include "delta/parquet_io.h"
 #include "delta/predicate.h"
 #include "delta/snapshot.h"
-#include "storage/object_store.h"
 
 namespace basin::delta {
 

@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "basin/status.h"
 #include "common/cancellation.h"
-#include "common/status.h"
 #include "common/strings.h"
 
 // DuckDB's own handle types (duckdb.h), declared here to keep its header out of ours.

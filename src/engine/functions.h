@@ -13,7 +13,7 @@
 // connections; RegisterBasinFunctions may be called for every connection, concurrently.
 #pragma once
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "engine/duckdb.h"
 
 // DuckDB's vector handle (duckdb.h).

@@ -21,12 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "catalog/warehouse.h"
-#include "common/status.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
 #include "engine/snapshot_cache.h"
-#include "storage/object_store.h"
 
 namespace basin::engine {
 

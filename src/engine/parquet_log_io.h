@@ -31,10 +31,10 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/parquet_io.h"
 #include "engine/duckdb.h"
-#include "storage/object_store.h"
 
 namespace basin::engine {
 

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/actions.h"
 #include "delta/schema.h"
 #include "engine/duckdb.h"
-#include "storage/object_store.h"
 
 namespace basin::engine {
 

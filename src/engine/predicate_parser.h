@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "delta/predicate.h"
 #include "delta/schema.h"
 

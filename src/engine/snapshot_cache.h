@@ -17,11 +17,11 @@
 #include <mutex>
 #include <string>
 
-#include "common/status.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
 #include "engine/parquet_log_io.h"
-#include "storage/object_store.h"
 
 namespace basin::engine {
 

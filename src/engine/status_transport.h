@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "common/status.h"
+#include "basin/status.h"
 
 namespace basin::engine {
 

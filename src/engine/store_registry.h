@@ -21,8 +21,8 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
-#include "storage/object_store.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
 
 namespace basin::engine {
 

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 
 namespace basin::engine {
 

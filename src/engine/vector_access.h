@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "engine/duckdb.h"
 
 namespace basin::engine {

@@ -371,6 +371,7 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
   impl_->progress = std::move(callback);
 }
 const SessionOptions& Session::options() const { return impl_->options; }
+SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,
                                                   const engine::ScriptStatement& statement, bool stream) {

@@ -17,13 +17,15 @@
 #include <string_view>
 #include <vector>
 
+#include "basin/status.h"
 #include "commands/command_context.h"
-#include "common/status.h"
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
 
 namespace basin::sql {
+
+class SessionContext;
 
 struct SessionOptions {
   // The warehouse of named tables: a folder ("" = the current one) or "memory://<name>";
@@ -69,6 +71,9 @@ class Session {
   // while Execute() runs. Empty to stop.
   void SetProgressCallback(std::function<void(const commands::Progress&)> callback);
   const SessionOptions& options() const;
+  // What statement handlers get (sql/session_context.h): for callers that run commands on
+  // this session's connection and snapshots, as the public API's transactions do.
+  SessionContext& context();
 
   ~Session();
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "basin/status.h"
 #include "catalog/warehouse.h"
 #include "commands/command_context.h"
-#include "common/status.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "sql/grammar/statement.h"
 #include "sql/session.h"
 #include "sql/session_context.h"

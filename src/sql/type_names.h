@@ -7,7 +7,7 @@
 // Thread safety: functions of their arguments.
 #pragma once
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "delta/schema.h"
 #include "sql/grammar/token_stream.h"
 

@@ -11,7 +11,7 @@
 #include <optional>
 #include <random>
 
-#include "storage/object_store.h"
+#include "basin/object_store.h"
 
 namespace basin {
 

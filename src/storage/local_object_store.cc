@@ -24,8 +24,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "basin/object_store.h"
 #include "storage/object_key.h"
-#include "storage/object_store.h"
 
 namespace basin {
 

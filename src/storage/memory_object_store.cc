@@ -5,8 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include "basin/object_store.h"
 #include "storage/object_key.h"
-#include "storage/object_store.h"
 #include "storage/shared_bytes.h"
 
 namespace basin {

@@ -1,4 +1,4 @@
-#include "storage/object_store.h"
+#include "basin/object_store.h"
 
 #include <algorithm>
 

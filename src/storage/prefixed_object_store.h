@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "storage/object_store.h"
+#include "basin/object_store.h"
 
 namespace basin {
 

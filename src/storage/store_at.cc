@@ -1,7 +1,7 @@
 #include <map>
 #include <mutex>
 
-#include "storage/object_store.h"
+#include "basin/object_store.h"
 #include "storage/prefixed_object_store.h"
 
 namespace basin {

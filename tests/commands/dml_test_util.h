@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "basin/object_store.h"
 #include "commands/command_context.h"
 #include "commands/dml.h"
 #include "commands/table_features.h"
@@ -19,7 +20,6 @@
 #include "engine/duckdb.h"
 #include "engine/parquet_writer.h"
 #include "engine/scan.h"
-#include "storage/object_store.h"
 #include "testing/test_util.h"
 
 namespace basin::commands::testing {

@@ -11,8 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "basin/clock.h"
+#include "basin/object_store.h"
 #include "commands/command_context.h"
-#include "common/clock.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
 #include "delta/transaction.h"
@@ -20,7 +21,6 @@
 #include "engine/duckdb.h"
 #include "engine/parquet_writer.h"
 #include "engine/scan.h"
-#include "storage/object_store.h"
 #include "testing/test_util.h"
 
 namespace basin::commands::testing {

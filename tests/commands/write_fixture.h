@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "basin/object_store.h"
 #include "commands/table_ddl.h"
 #include "commands/write.h"
 #include "delta/snapshot.h"
 #include "engine/parquet_log_io.h"
 #include "engine/scan.h"
-#include "storage/object_store.h"
 #include "testing/test_util.h"
 
 namespace basin::commands::testing {

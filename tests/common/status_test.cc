@@ -1,4 +1,4 @@
-#include "common/status.h"
+#include "basin/status.h"
 
 #include "testing/test_util.h"
 

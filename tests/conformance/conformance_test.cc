@@ -29,11 +29,11 @@
 #include <string>
 #include <vector>
 
+#include "basin/object_store.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
 #include "engine/parquet_log_io.h"
 #include "sql/session.h"
-#include "storage/object_store.h"
 #include "testing/test_util.h"
 #include "testing/testdata_catalogue.h"
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <sstream>
 
-#include "storage/object_store.h"
+#include "basin/object_store.h"
 #include "testing/test_util.h"
 
 namespace basin::delta {

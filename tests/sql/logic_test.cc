@@ -6,7 +6,7 @@
 #include <cctype>
 #include <iostream>
 
-#include "storage/object_store.h"
+#include "basin/object_store.h"
 #include "testing/interop.h"
 #include "testing/sqllogictest.h"
 #include "testing/test_util.h"

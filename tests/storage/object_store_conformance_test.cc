@@ -1,4 +1,4 @@
-// The behaviour every ObjectStore backend must have (see storage/object_store.h).
+// The behaviour every ObjectStore backend must have (see include/basin/object_store.h).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "basin/object_store.h"
 #include "storage/faulty_object_store.h"
-#include "storage/object_store.h"
 #include "storage/prefixed_object_store.h"
 #include "testing/test_util.h"
 

@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "testing/test_util.h"
 
 namespace basin::testing {

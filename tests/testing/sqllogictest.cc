@@ -186,7 +186,7 @@ class Parser {
       if (header.size() == 3) {
         record.error_code = ErrorCodeNamed(header[2]);
         if (!record.error_code)
-          return Error(line, "unknown error code '" + header[2] + "' (see src/common/error_codes.h)");
+          return Error(line, "unknown error code '" + header[2] + "' (see include/basin/error_codes.h)");
       }
       ASSIGN_OR_RETURN(record.sql, Sql(line, true));
       if (Dashes()) {

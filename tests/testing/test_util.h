@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "common/status.h"
+#include "basin/status.h"
 
 #define ASSERT_OK(expr)                                              \
   do {                                                               \

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "common/error_codes.h"
+#include "basin/error_codes.h"
 
 namespace basin::testing {
 

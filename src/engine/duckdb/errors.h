@@ -3,7 +3,7 @@
 // Status back.
 #pragma once
 
-#include "common/status.h"
+#include "basin/status.h"
 
 namespace basin::engine::duckdb_ext {
 

@@ -4,7 +4,7 @@
 // Thread safety: call once per database, before it runs queries.
 #pragma once
 
-#include "common/status.h"
+#include "basin/status.h"
 
 struct _duckdb_database;  // NOLINT(bugprone-reserved-identifier): DuckDB's C handle type
 

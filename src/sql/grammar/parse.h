@@ -19,7 +19,7 @@
 
 #include <string_view>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "engine/sql_text.h"
 #include "sql/grammar/statement.h"
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "delta/schema.h"
 #include "sql/grammar/statement.h"
 #include "sql/grammar/token_stream.h"

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "engine/sql_text.h"
 #include "sql/grammar/statement.h"
 #include "sql/grammar/token_stream.h"

@@ -18,9 +18,9 @@
 #include <variant>
 #include <vector>
 
+#include "basin/status.h"
 #include "commands/maintenance.h"
 #include "commands/table_ddl.h"
-#include "common/status.h"
 #include "engine/sql_text.h"
 
 namespace basin::sql::grammar {

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "common/status.h"
+#include "basin/status.h"
 #include "engine/sql_text.h"
 
 namespace basin::sql::grammar {

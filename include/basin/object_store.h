@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "common/clock.h"
-#include "common/status.h"
+#include "basin/clock.h"
+#include "basin/status.h"
 
 namespace basin {
 

@@ -15,7 +15,7 @@
 #include <utility>
 #include <variant>
 
-#include "common/error_codes.h"
+#include "basin/error_codes.h"
 
 namespace basin {
 

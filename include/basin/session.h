@@ -1,0 +1,154 @@
+// Session: runs SQL scripts against a warehouse (warehouse.h): DuckDB's SQL, in which
+// warehouse tables are named like any other table ("SELECT * FROM sales.orders VERSION AS
+// OF 3"), Delta tables elsewhere are read with delta_scan('path'), and Basin's own
+// statements (CREATE/ALTER/DROP TABLE, INSERT, UPDATE, DELETE, MERGE, OPTIMIZE, VACUUM,
+// RESTORE, DESCRIBE HISTORY/DETAIL, SET basin.*) work on Delta tables. docs/sql.md is the
+// reference. Each session has its own embedded DuckDB database: temporary tables, views
+// and settings are the session's.
+//
+// Results come back whole (Execute) or row chunk by row chunk (ExecuteStatement with
+// stream = true, through a RowStream), cells as text: DuckDB's rendering of each value,
+// NULL as nullopt.
+//
+// Thread safety: one thread at a time, except Interrupt() and Progress(), which any thread
+// may call while a statement runs. A RowStream belongs to its session's thread and must be
+// read to its end or destroyed before the session runs another statement.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "basin/status.h"
+
+namespace basin {
+
+struct SessionOptions {
+  // The warehouse's local folder ("" is the working folder) or "memory://<name>";
+  // relative delta_scan paths resolve against it too.
+  std::string warehouse = {};
+  // Off only to prove that skipping never changes a result: every file of each snapshot
+  // is read.
+  bool data_skipping = true;
+  // Track how far a running query is, for Progress().
+  bool track_progress = false;
+};
+
+// One row: a cell per column, NULL as nullopt.
+using Row = std::vector<std::optional<std::string>>;
+
+// A whole result.
+struct QueryResult {
+  std::vector<std::string> column_names;
+  std::vector<std::string> column_types;  // DuckDB's type names: "BIGINT", "DECIMAL(10,2)"
+  std::vector<Row> rows;
+  size_t row_count() const { return rows.size(); }
+  size_t column_count() const { return column_names.size(); }
+};
+
+// A query's rows as DuckDB produces them, so that memory stays bounded however large the
+// result. The query's errors (a failed cast, an interrupt) surface from Next().
+class RowStream {
+ public:
+  virtual ~RowStream() = default;
+  virtual const std::vector<std::string>& column_names() const = 0;
+  virtual const std::vector<std::string>& column_types() const = 0;
+  // Replaces `rows` with the next rows (at most 2048); false when there are no more.
+  virtual Result<bool> Next(std::vector<Row>* rows) = 0;
+};
+
+// Data skipping: of the data files in the snapshots a statement scanned, how many it read.
+struct ScanStats {
+  size_t files_read = 0;
+  size_t files_total = 0;
+};
+
+// What a long command (OPTIMIZE, MERGE, a large INSERT) is doing.
+struct CommandProgress {
+  std::string phase;  // "scanning", "writing", "committing", "deleting files", ...
+  int64_t done = 0;
+  int64_t total = -1;  // -1 when unknown
+};
+
+struct StatementResult {
+  std::string statement;  // the statement's text as given
+  bool returns_rows = false;
+  QueryResult result;  // the rows, unless streamed
+  // With ExecuteStatement(..., stream = true), a query's rows (`result` stays empty). Read
+  // it to the end, then TakeScanStats() tells what its scans read. Null for statements
+  // Basin answers itself, whose rows are in `result`.
+  std::unique_ptr<RowStream> rows;
+  size_t files_read = 0;  // as ScanStats, for results that are not streamed
+  size_t files_total = 0;
+  // Things the user should know that did not fail the statement (a write skipped by its
+  // txn id, a checkpoint that could not be written).
+  std::vector<std::string> notices;
+};
+
+// One statement of a script: `text` is script[offset, offset + text.size()), from its
+// first token to its last, without the ';' that ends it. `line` and `column` (1-based,
+// columns counting characters) are where it starts.
+struct StatementText {
+  std::string text;
+  size_t offset = 0;
+  size_t line = 1;
+  size_t column = 1;
+};
+
+// The statements of `script`, split where DuckDB's parser splits them (';' in strings,
+// comments and dollar quotes does not split). Empty statements are dropped.
+std::vector<StatementText> SplitStatements(std::string_view script);
+
+// Whether `text` holds at least one statement, every string and comment in it is closed,
+// and it ends with ';': what an interactive shell waits for before running input.
+bool IsCompleteInput(std::string_view text);
+
+class Session {
+ public:
+  // InvalidArgument when the warehouse folder is a file; NotImplemented for a URL other
+  // than memory://.
+  static Result<std::unique_ptr<Session>> Open(const SessionOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs every statement of `script` in order; stops at the first failure and returns its
+  // error (prefixed with "statement N (line L)" when the script has several). What the
+  // statements before it did stays done. Syntax errors name the line and column.
+  Result<std::vector<StatementResult>> Execute(const std::string& script);
+
+  // Runs one statement of `script`, as SplitStatements(script) gave it; syntax errors name
+  // the line and column in `script`. With `stream`, a query's rows come as a RowStream.
+  Result<StatementResult> ExecuteStatement(std::string_view script, const StatementText& statement,
+                                           bool stream = false);
+
+  // Files read and files in the snapshots scanned by the statements run since the last
+  // call (for a streamed result: call it after reading the stream to its end).
+  ScanStats TakeScanStats();
+
+  // Asks the running statement to stop: it fails with Cancelled (a commit waiting to
+  // retry included; nothing is committed then). Any thread; no effect when idle, and the
+  // next statement starts afresh.
+  void Interrupt();
+  // Fraction done of the running query in percent, -1 when unknown (or when the session
+  // was opened without track_progress). Any thread.
+  double Progress();
+
+  // Receives the progress of long commands, on the thread running the statement. Empty
+  // to stop.
+  void SetProgressCallback(std::function<void(const CommandProgress&)> callback);
+
+  const SessionOptions& options() const;
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace basin

@@ -1,0 +1,9 @@
+#include "basin/version.h"
+
+#include <duckdb.h>
+
+namespace basin {
+
+std::string DuckDbVersion() { return duckdb_library_version(); }
+
+}  // namespace basin
