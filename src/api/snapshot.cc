@@ -1,39 +1,12 @@
 // basin::Snapshot (include/basin/snapshot.h): a view of a delta::Snapshot.
 #include "basin/snapshot.h"
 
-#include <fmt/format.h>
-
 #include <utility>
 
 #include "api/state.h"
+#include "sql/type_names.h"
 
 namespace basin {
-
-namespace {
-
-// Delta's own spelling, as in the log: struct<a: long, b: array<string>>.
-std::string DeltaTypeName(const delta::DataType& type) {
-  switch (type.kind) {
-    case delta::DataType::Kind::kPrimitive:
-      return type.primitive == "decimal" ? fmt::format("decimal({},{})", type.precision, type.scale)
-                                         : type.primitive;
-    case delta::DataType::Kind::kArray:
-      return "array<" + DeltaTypeName(*type.element_type) + ">";
-    case delta::DataType::Kind::kMap:
-      return "map<" + DeltaTypeName(*type.key_type) + ", " + DeltaTypeName(*type.value_type) + ">";
-    case delta::DataType::Kind::kStruct: {
-      std::string out = "struct<";
-      for (size_t i = 0; i < type.struct_type.fields.size(); i++) {
-        const delta::StructField& field = type.struct_type.fields[i];
-        out += (i > 0 ? ", " : "") + field.name + ": " + DeltaTypeName(*field.type);
-      }
-      return out + ">";
-    }
-  }
-  return type.primitive;
-}
-
-}  // namespace
 
 Snapshot::Snapshot(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
@@ -59,7 +32,8 @@ const std::optional<std::vector<std::string>>& Snapshot::writer_features() const
 std::vector<Column> Snapshot::columns() const {
   std::vector<Column> out;
   for (const delta::StructField& field : impl_->snapshot->schema.fields) {
-    out.push_back({field.name, DeltaTypeName(*field.type), field.nullable, field.PhysicalName()});
+    out.push_back({field.name, sql::DeltaTypeName(*field.type, sql::TypeSpelling::kDelta), field.nullable,
+                   field.PhysicalName()});
   }
   return out;
 }

@@ -229,17 +229,20 @@ Result<delta::DataTypePtr> ParseColumnType(grammar::TokenStream& tokens) {
   return TypeParser(tokens).Parse();
 }
 
-std::string DeltaTypeName(const delta::DataType& type) {
+std::string DeltaTypeName(const delta::DataType& type, TypeSpelling spelling) {
+  const bool sql = spelling == TypeSpelling::kSql;
+  const std::string comma = sql ? "," : ", ";
   switch (type.kind) {
     case delta::DataType::Kind::kArray:
-      return "array<" + DeltaTypeName(*type.element_type) + ">";
+      return "array<" + DeltaTypeName(*type.element_type, spelling) + ">";
     case delta::DataType::Kind::kMap:
-      return "map<" + DeltaTypeName(*type.key_type) + "," + DeltaTypeName(*type.value_type) + ">";
+      return "map<" + DeltaTypeName(*type.key_type, spelling) + comma +
+             DeltaTypeName(*type.value_type, spelling) + ">";
     case delta::DataType::Kind::kStruct: {
       std::string out = "struct<";
       for (size_t i = 0; i < type.struct_type.fields.size(); i++) {
         const auto& field = type.struct_type.fields[i];
-        out += (i ? "," : "") + field.name + ":" + DeltaTypeName(*field.type);
+        out += (i ? comma : "") + field.name + (sql ? ":" : ": ") + DeltaTypeName(*field.type, spelling);
       }
       return out + ">";
     }
@@ -249,6 +252,7 @@ std::string DeltaTypeName(const delta::DataType& type) {
   if (type.primitive == "decimal") {
     return "decimal(" + std::to_string(type.precision) + "," + std::to_string(type.scale) + ")";
   }
+  if (!sql) return type.primitive;
   if (type.primitive == "long") return "bigint";
   if (type.primitive == "integer") return "int";
   if (type.primitive == "short") return "smallint";

@@ -17,8 +17,14 @@ namespace basin::sql {
 // InvalidArgument naming an unknown or malformed type, otherwise.
 Result<delta::DataTypePtr> ParseColumnType(grammar::TokenStream& tokens);
 
-// The type as users write it in Spark SQL: "bigint", "decimal(10,2)", "array<string>",
-// "struct<a:int,b:string>", "map<string,int>", "timestamp_ntz" (DESCRIBE shows this).
-std::string DeltaTypeName(const delta::DataType& type);
+enum class TypeSpelling {
+  // As users write it in Spark SQL: "bigint", "decimal(10,2)", "array<string>",
+  // "struct<a:int,b:string>", "map<string,int>", "timestamp_ntz" (DESCRIBE shows this).
+  kSql,
+  // As the Delta protocol names it: "long", "struct<a: integer, b: string>",
+  // "map<string, integer>" (`basin describe` and the public Snapshot show this).
+  kDelta,
+};
+std::string DeltaTypeName(const delta::DataType& type, TypeSpelling spelling = TypeSpelling::kSql);
 
 }  // namespace basin::sql
