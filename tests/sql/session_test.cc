@@ -257,6 +257,9 @@ TEST_F(SessionTest, SkippingNeverChangesResultsAndReadsFewerFiles) {
       "part = 2",
       "part = 1 AND id < 100",
       "id = 5 OR id = 200",
+      "id = 5 OR name = 'name0200'",
+      "(id < 10 OR day > DATE '2024-08-20') AND score IS NOT NULL",
+      "NOT (id > 20 OR name IS NULL)",
       "id = 5 OR lower(name) = 'name0100'",
       "NOT (id = 5)",
       "id = 12.5",
@@ -307,6 +310,22 @@ TEST_F(SessionTest, SkippingNeverChangesResultsAndReadsFewerFiles) {
     EXPECT_LT((*derived)[0].files_read, 24u) << query;
     EXPECT_EQ((*derived)[0].files_total, 24u) << query;
   }
+
+  // An OR across columns is no table filter: it is skipped on when the plan is made.
+  auto across =
+      session_->Execute("SELECT id FROM delta_scan('many') WHERE id = 5 OR name = 'name0200' ORDER BY id");
+  ASSERT_OK(across.status());
+  ASSERT_EQ((*across)[0].result.row_count(), 2u);
+  EXPECT_EQ((*across)[0].result.at(0, 0), "5");
+  EXPECT_EQ((*across)[0].result.at(1, 0), "200");
+  EXPECT_EQ((*across)[0].files_read, 2u);
+  EXPECT_EQ((*across)[0].files_total, 24u);
+  auto plan =
+      session_->Execute("EXPLAIN SELECT id FROM delta_scan('many') WHERE id = 5 OR name = 'name0200'");
+  ASSERT_OK(plan.status());
+  ASSERT_EQ((*plan)[0].result.row_count(), 1u);
+  EXPECT_NE((*plan)[0].result.at(0, 1)->find("Files: 2 of 24"), std::string::npos)
+      << *(*plan)[0].result.at(0, 1);
 
   // An INSERT reports what its query's scans read, as a SELECT does.
   ASSERT_OK(

@@ -201,6 +201,28 @@ class DeltaFileList : public duckdb::MultiFileList {
     return duckdb::make_uniq<DeltaFileList>(context_, paths[0].path, source_);
   }
 
+  // Data skipping at plan time, on the filters the optimizer could not turn into table
+  // filters (an OR across columns, say): the files that may hold rows passing all of
+  // them. The filters stay in the plan; only files are dropped.
+  duckdb::unique_ptr<duckdb::MultiFileList> ComplexFilterPushdown(
+      duckdb::ClientContext& context, const duckdb::MultiFileOptions&, duckdb::MultiFilePushdownInfo& info,
+      duckdb::vector<duckdb::unique_ptr<duckdb::Expression>>& filters) override {
+    if (filters.empty() || !GetClientState(context).settings.data_skipping) return nullptr;
+    const DeltaScanSource& s = source();
+    const delta::StructType& schema = s.snapshot->schema;
+    auto column_of = [&](const duckdb::BoundColumnRefExpression& ref) -> std::optional<delta::ColumnPath> {
+      if (ref.binding.table_index != info.table_index || ref.binding.column_index >= info.column_ids.size()) {
+        return std::nullopt;
+      }
+      duckdb::column_t id = info.column_ids[ref.binding.column_index];
+      if (duckdb::IsVirtualColumn(id) || id >= schema.fields.size()) return std::nullopt;
+      return delta::ColumnPath{schema.fields[id].name};
+    };
+    std::vector<delta::Predicate> conjuncts;
+    for (const auto& filter : filters) conjuncts.push_back(ToPredicate(*filter, column_of));
+    return Keeping(delta::FilesMatching(*s.snapshot, delta::Predicate::And(std::move(conjuncts))));
+  }
+
   // Data skipping, when the scan starts: the files whose partition values and statistics
   // may hold rows passing `filters`. These are all the filters DuckDB pushed into the
   // scan: the query's own, IN lists, and those a join derives from its build side (its
@@ -219,16 +241,7 @@ class DeltaFileList : public duckdb::MultiFileList {
       if (duckdb::IsVirtualColumn(id) || id >= schema.fields.size()) return std::nullopt;
       return delta::ColumnPath{schema.fields[id].name};
     });
-    std::vector<size_t> matching = delta::FilesMatching(*s.snapshot, predicate);  // increasing
-    std::vector<uint32_t> kept;
-    for (idx_t i = 0; i < Count(); i++) {
-      uint32_t index = SnapshotIndex(i);
-      if (std::binary_search(matching.begin(), matching.end(), size_t{index})) kept.push_back(index);
-    }
-    if (kept.size() == Count()) return nullptr;
-    auto skipped = std::make_shared<DeltaScanSource>(s);
-    skipped->files = std::make_shared<const std::vector<uint32_t>>(std::move(kept));
-    return duckdb::make_uniq<DeltaFileList>(context_, paths[0].path, std::move(skipped));
+    return Keeping(delta::FilesMatching(*s.snapshot, predicate));
   }
 
  protected:
@@ -248,6 +261,21 @@ class DeltaFileList : public duckdb::MultiFileList {
   }
 
  private:
+  // This list without the files not in `matching` (snapshot indexes, increasing); nullptr
+  // when that drops none.
+  duckdb::unique_ptr<duckdb::MultiFileList> Keeping(const std::vector<size_t>& matching) const {
+    const DeltaScanSource& s = source();
+    std::vector<uint32_t> kept;
+    for (idx_t i = 0; i < Count(); i++) {
+      uint32_t index = SnapshotIndex(i);
+      if (std::binary_search(matching.begin(), matching.end(), size_t{index})) kept.push_back(index);
+    }
+    if (kept.size() == Count()) return nullptr;
+    auto skipped = std::make_shared<DeltaScanSource>(s);
+    skipped->files = std::make_shared<const std::vector<uint32_t>>(std::move(kept));
+    return duckdb::make_uniq<DeltaFileList>(context_, paths[0].path, std::move(skipped));
+  }
+
   duckdb::ClientContext& context_;
   std::shared_ptr<const DeltaScanSource> source_;
 };

@@ -1,5 +1,9 @@
 #include "engine/duckdb/table_filters.h"
 
+#include "duckdb/planner/expression/bound_comparison_expression.hpp"
+#include "duckdb/planner/expression/bound_conjunction_expression.hpp"
+#include "duckdb/planner/expression/bound_constant_expression.hpp"
+#include "duckdb/planner/expression/bound_operator_expression.hpp"
 #include "duckdb/planner/filter/conjunction_filter.hpp"
 #include "duckdb/planner/filter/constant_filter.hpp"
 #include "duckdb/planner/filter/dynamic_filter.hpp"
@@ -72,7 +76,88 @@ delta::Predicate Convert(const duckdb::TableFilter& filter, const delta::ColumnP
   }
 }
 
+using ColumnOf = std::function<std::optional<delta::ColumnPath>(const duckdb::BoundColumnRefExpression&)>;
+
+std::optional<delta::ColumnPath> ColumnOfExpression(const duckdb::Expression& expression,
+                                                    const ColumnOf& column_of) {
+  if (expression.GetExpressionClass() != duckdb::ExpressionClass::BOUND_COLUMN_REF) return std::nullopt;
+  return column_of(expression.Cast<duckdb::BoundColumnRefExpression>());
+}
+
+std::optional<delta::Literal> ConstantOf(const duckdb::Expression& expression) {
+  if (expression.GetExpressionClass() != duckdb::ExpressionClass::BOUND_CONSTANT) return std::nullopt;
+  return ToLiteral(expression.Cast<duckdb::BoundConstantExpression>().value);
+}
+
+delta::Predicate ConvertExpression(const duckdb::Expression& expression, const ColumnOf& column_of) {
+  auto unknown = [&] { return delta::Predicate::Unknown(expression.ToString()); };
+  switch (expression.GetExpressionClass()) {
+    case duckdb::ExpressionClass::BOUND_COMPARISON: {
+      auto& comparison = expression.Cast<duckdb::BoundComparisonExpression>();
+      std::optional<delta::CompareOp> op = ToCompareOp(comparison.GetExpressionType());
+      if (!op) return unknown();
+      if (auto column = ColumnOfExpression(*comparison.left, column_of)) {
+        if (auto literal = ConstantOf(*comparison.right))
+          return delta::Predicate::Compare(*op, *column, *literal);
+      }
+      if (auto column = ColumnOfExpression(*comparison.right, column_of)) {
+        if (auto literal = ConstantOf(*comparison.left)) {
+          return delta::Predicate::Compare(delta::FlipCompareOp(*op), *column, *literal);
+        }
+      }
+      return unknown();
+    }
+    case duckdb::ExpressionClass::BOUND_CONJUNCTION: {
+      auto& conjunction = expression.Cast<duckdb::BoundConjunctionExpression>();
+      std::vector<delta::Predicate> children;
+      for (const auto& child : conjunction.children) children.push_back(ConvertExpression(*child, column_of));
+      if (conjunction.GetExpressionType() == duckdb::ExpressionType::CONJUNCTION_AND) {
+        return delta::Predicate::And(std::move(children));
+      }
+      if (conjunction.GetExpressionType() == duckdb::ExpressionType::CONJUNCTION_OR) {
+        return delta::Predicate::Or(std::move(children));
+      }
+      return unknown();
+    }
+    case duckdb::ExpressionClass::BOUND_OPERATOR: {
+      auto& op = expression.Cast<duckdb::BoundOperatorExpression>();
+      if (op.children.empty()) return unknown();
+      switch (op.GetExpressionType()) {
+        case duckdb::ExpressionType::OPERATOR_NOT:
+          return delta::Predicate::Not(ConvertExpression(*op.children[0], column_of));
+        case duckdb::ExpressionType::OPERATOR_IS_NULL:
+        case duckdb::ExpressionType::OPERATOR_IS_NOT_NULL: {
+          auto column = ColumnOfExpression(*op.children[0], column_of);
+          if (!column) return unknown();
+          return op.GetExpressionType() == duckdb::ExpressionType::OPERATOR_IS_NULL
+                     ? delta::Predicate::IsNull(delta::Predicate::Column(*column))
+                     : delta::Predicate::IsNotNull(delta::Predicate::Column(*column));
+        }
+        case duckdb::ExpressionType::COMPARE_IN: {
+          auto column = ColumnOfExpression(*op.children[0], column_of);
+          if (!column) return unknown();
+          std::vector<delta::Literal> values;
+          for (size_t i = 1; i < op.children.size(); i++) {
+            auto literal = ConstantOf(*op.children[i]);
+            if (!literal) return unknown();
+            values.push_back(std::move(*literal));
+          }
+          return delta::Predicate::In(delta::Predicate::Column(*column), std::move(values));
+        }
+        default:
+          return unknown();
+      }
+    }
+    default:
+      return unknown();
+  }
+}
+
 }  // namespace
+
+delta::Predicate ToPredicate(const duckdb::Expression& expression, const ColumnOf& column_of) {
+  return ConvertExpression(expression, column_of);
+}
 
 std::optional<delta::CompareOp> ToCompareOp(duckdb::ExpressionType type) {
   switch (type) {

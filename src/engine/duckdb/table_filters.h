@@ -16,6 +16,7 @@
 
 #include "delta/predicate.h"
 #include "duckdb.hpp"
+#include "duckdb/planner/expression/bound_columnref_expression.hpp"
 #include "duckdb/planner/table_filter.hpp"
 
 namespace basin::engine::duckdb_ext {
@@ -31,5 +32,14 @@ std::optional<delta::Literal> ToLiteral(const duckdb::Value& value);
 // filter's key names, or nullopt when the key is not a table column (a virtual column).
 delta::Predicate ToPredicate(const duckdb::TableFilterSet& filters,
                              const std::function<std::optional<delta::ColumnPath>(duckdb::idx_t)>& column_of);
+
+// A bound filter expression the optimizer could not turn into table filters (an OR across
+// columns, say) as a predicate: comparisons of a column with a constant, IS [NOT] NULL, IN
+// lists, AND, OR and NOT; anything else is unknown. `column_of(ref)` gives the logical
+// path of the table column a column reference names, or nullopt when it names none.
+delta::Predicate ToPredicate(
+    const duckdb::Expression& expression,
+    const std::function<std::optional<delta::ColumnPath>(const duckdb::BoundColumnRefExpression&)>&
+        column_of);
 
 }  // namespace basin::engine::duckdb_ext
