@@ -86,8 +86,11 @@ ObjectInfo InfoOf(const std::string& key, const struct stat& st) {
   return ObjectInfo{key, static_cast<uint64_t>(st.st_size), ModificationTimeMs(st), VersionTag(st)};
 }
 
+// fsyncs the folder `path`. A folder that is gone has nothing left to make durable: a
+// concurrent Delete removed the object just written there, and the folder with it.
 Status FsyncPath(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+  if (fd < 0 && errno == ENOENT) return Status::OK();
   if (fd < 0) return IOErrorAt("cannot open folder for fsync", path, errno);
   FileDescriptor dir(fd);
   if (::fsync(dir.get()) != 0) return IOErrorAt("cannot fsync folder", path, errno);
