@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -493,6 +494,57 @@ std::unique_ptr<FileStatsIndex> FileStatsIndex::Build(std::shared_ptr<const Stat
     parser.ParsePartitionValues(i, files[i].partition_values);
   }
   for (Column& column : index->columns_) column.strings.shrink_to_fit();
+  index->files_in_strings_ = files.size();
+  return index;
+}
+
+namespace {
+
+// `to` holds `from`'s values at `kept` positions, then `fill` for `added` more files;
+// empty when `from` is (no file had a value of this kind).
+template <typename T>
+void Gather(const std::vector<T>& from, std::span<const uint32_t> kept, size_t added, T fill,
+            std::vector<T>& to) {
+  if (from.empty()) return;
+  to.reserve(kept.size() + added);
+  for (uint32_t i : kept) to.push_back(from[i]);
+  to.resize(kept.size() + added, fill);
+}
+
+}  // namespace
+
+std::unique_ptr<FileStatsIndex> FileStatsIndex::Extend(const FileStatsIndex& previous,
+                                                       std::shared_ptr<const StatsLayout> layout,
+                                                       std::span<const uint32_t> kept,
+                                                       std::span<const AddFile> files) {
+  assert(layout->columns.size() == previous.columns_.size() && kept.size() <= files.size());
+  const size_t added = files.size() - kept.size();
+  const size_t files_in_strings = previous.files_in_strings_ + added;
+  if (files_in_strings > 2 * files.size() + 64) return nullptr;  // mostly dead strings: rebuild
+  std::unique_ptr<FileStatsIndex> index(new FileStatsIndex());
+  index->layout_ = std::move(layout);
+  index->num_files_ = files.size();
+  index->files_in_strings_ = files_in_strings;
+  index->num_records_.reserve(files.size());
+  for (uint32_t i : kept) index->num_records_.push_back(previous.num_records_[i]);
+  index->num_records_.resize(files.size(), -1);
+  index->columns_.resize(previous.columns_.size());
+  for (size_t c = 0; c < previous.columns_.size(); c++) {
+    const Column& from = previous.columns_[c];
+    Column& to = index->columns_[c];
+    Gather<int64_t>(from.min, kept, added, 0, to.min);
+    Gather<int64_t>(from.max, kept, added, 0, to.max);
+    Gather<Int128>(from.wide_min, kept, added, 0, to.wide_min);
+    Gather<Int128>(from.wide_max, kept, added, 0, to.wide_max);
+    Gather<int64_t>(from.null_count, kept, added, -1, to.null_count);
+    Gather<uint8_t>(from.flags, kept, added, 0, to.flags);
+    to.strings = from.strings;  // offsets into it stay valid
+  }
+  StatsParser parser(*index->layout_, index->columns_, files.size());
+  for (size_t i = kept.size(); i < files.size(); i++) {
+    if (files[i].stats) index->num_records_[i] = parser.ParseStats(i, *files[i].stats);
+    parser.ParsePartitionValues(i, files[i].partition_values);
+  }
   return index;
 }
 
@@ -568,7 +620,18 @@ const FileStatsIndex& LazyFileStatsIndex::Get(const StructType& schema, const Me
                                               std::span<const AddFile> files) const {
   std::call_once(
       *once_, [&] { index_ = FileStatsIndex::Build(FileStatsIndex::MakeLayout(schema, metadata), files); });
+  built_.store(true, std::memory_order_release);
   return *index_;
+}
+
+const FileStatsIndex* LazyFileStatsIndex::IfBuilt() const {
+  return built_.load(std::memory_order_acquire) ? index_.get() : nullptr;
+}
+
+void LazyFileStatsIndex::Seed(std::unique_ptr<FileStatsIndex> index) {
+  assert(!built_.load());
+  std::call_once(*once_, [&] { index_ = std::move(index); });
+  built_.store(true, std::memory_order_release);
 }
 
 }  // namespace basin::delta

@@ -21,6 +21,7 @@
 // Thread safety: immutable after Build; share freely.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -81,6 +82,15 @@ class FileStatsIndex {
   // Parses the stats and partition values of `files`.
   static std::unique_ptr<FileStatsIndex> Build(std::shared_ptr<const StatsLayout> layout,
                                                std::span<const AddFile> files);
+  // The index of `files` when its first kept.size() files are `previous`'s files kept[i]
+  // (increasing) and the rest are new: the kept files' entries are copied, only the new
+  // files are parsed, so a commit costs what it adds, not what the table holds. `layout`
+  // must have the same columns as `previous`'s (the same schema and metadata). Null when
+  // rebuilding is better: most of `previous`'s string bytes belong to files since removed.
+  static std::unique_ptr<FileStatsIndex> Extend(const FileStatsIndex& previous,
+                                                std::shared_ptr<const StatsLayout> layout,
+                                                std::span<const uint32_t> kept,
+                                                std::span<const AddFile> files);
   ~FileStatsIndex();
 
   const std::shared_ptr<const StatsLayout>& layout() const { return layout_; }
@@ -109,6 +119,9 @@ class FileStatsIndex {
 
   std::shared_ptr<const StatsLayout> layout_;
   size_t num_files_ = 0;
+  // Files whose strings are in the columns' string buffers, removed ones included: Extend
+  // copies the buffers whole and rebuilds once they hold more dead files than live ones.
+  size_t files_in_strings_ = 0;
   std::vector<int64_t> num_records_;  // -1: unknown
   std::vector<Column> columns_;       // as the layout's columns
 };
@@ -122,16 +135,23 @@ class LazyFileStatsIndex {
   LazyFileStatsIndex& operator=(const LazyFileStatsIndex&) {
     once_ = std::make_unique<std::once_flag>();
     index_.reset();
+    built_.store(false);
     return *this;
   }
 
   // The index of `files` under `schema`; REQUIRES: the same arguments on every call.
   const FileStatsIndex& Get(const StructType& schema, const Metadata& metadata,
                             std::span<const AddFile> files) const;
+  // The index if Get or Seed made it, else null; never builds it.
+  const FileStatsIndex* IfBuilt() const;
+  // Makes `index` what Get returns. REQUIRES: no Get yet, and `index` is the index Get
+  // would build.
+  void Seed(std::unique_ptr<FileStatsIndex> index);
 
  private:
   std::unique_ptr<std::once_flag> once_ = std::make_unique<std::once_flag>();
   mutable std::unique_ptr<FileStatsIndex> index_;
+  mutable std::atomic<bool> built_{false};
 };
 
 }  // namespace basin::delta

@@ -41,7 +41,8 @@ constexpr uint64_t kReadPieceBytes = uint64_t{8} << 20;
 
 // A log file that vanished between listing and reading is a broken log, not a missing table.
 Status VanishedAsCorruption(const Status& status, const std::string& key, const std::string& where) {
-  if (status.IsNotFound()) return Status::Corruption(where + ": " + key + " vanished while the log was being read");
+  if (status.IsNotFound())
+    return Status::Corruption(where + ": " + key + " vanished while the log was being read");
   return status.WithContext(where);
 }
 
@@ -209,8 +210,8 @@ class Replay {
 
   void Apply(Action& a) {
     if (auto* add = std::get_if<AddFile>(&a)) {
-      events_.push_back(Event{ReplayKeyHash(add->path, add->deletion_vector), events_.size(), Event::kAdd,
-                              adds_.size()});
+      events_.push_back(
+          Event{ReplayKeyHash(add->path, add->deletion_vector), events_.size(), Event::kAdd, adds_.size()});
       adds_.push_back(std::move(*add));
     } else if (auto* remove = std::get_if<RemoveFile>(&a)) {
       Record(std::move(*remove), /*tombstone_only=*/false);
@@ -268,7 +269,8 @@ class Replay {
 
   // `events`, in log order, all concern one key: the last add or remove decides whether the
   // file is live; the last action of any kind whether a tombstone is kept.
-  void Decide(std::span<const Event> events, std::vector<char>& live, std::vector<size_t>& kept_removes) const {
+  void Decide(std::span<const Event> events, std::vector<char>& live,
+              std::vector<size_t>& kept_removes) const {
     for (auto it = events.rbegin(); it != events.rend(); ++it) {
       if (it->kind == Event::kTombstone) continue;
       if (it->kind == Event::kAdd) live[it->index] = 1;
@@ -278,11 +280,13 @@ class Replay {
   }
 
   // Events whose keys share a hash, split by key.
-  void DecideByKey(std::span<const Event> events, std::vector<char>& live, std::vector<size_t>& kept_removes) const {
+  void DecideByKey(std::span<const Event> events, std::vector<char>& live,
+                   std::vector<size_t>& kept_removes) const {
     std::vector<std::pair<std::string, const Event*>> keyed;
     keyed.reserve(events.size());
     for (const Event& e : events) {
-      keyed.emplace_back(e.kind == Event::kAdd ? adds_[e.index].ReplayKey() : removes_[e.index].ReplayKey(), &e);
+      keyed.emplace_back(e.kind == Event::kAdd ? adds_[e.index].ReplayKey() : removes_[e.index].ReplayKey(),
+                         &e);
     }
     std::vector<bool> done(keyed.size(), false);
     std::vector<Event> same_key;
@@ -373,8 +377,8 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
     }
     if (!sidecars.empty()) {
       if (Status read = ReadSidecars(*store, io, sidecars, &checkpoint_actions); !read.ok()) {
-        return ProtocolErrorFirst(read.WithContext(where), *store, segment.deltas, checkpoint_protocol, table_root,
-                                  where);
+        return ProtocolErrorFirst(read.WithContext(where), *store, segment.deltas, checkpoint_protocol,
+                                  table_root, where);
       }
     }
     replay.ApplyCheckpoint(checkpoint_actions);
@@ -527,7 +531,8 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
       }
       return Status::OK();
     });
-    if (!applied.ok()) return ProtocolErrorFirst(applied, *old.store, commits, std::nullopt, old.table_root, where);
+    if (!applied.ok())
+      return ProtocolErrorFirst(applied, *old.store, commits, std::nullopt, old.table_root, where);
   }
   if (protocol) RETURN_IF_ERROR(ValidateReadProtocol(*protocol, where));
 
@@ -544,10 +549,21 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
     next->schema = old.schema;
   }
   next->files.reserve(old.files.size() + added.size());
-  for (const AddFile& file : old.files) {
-    if (touched.empty() || !KeyIn(touched, file)) next->files.push_back(file);
+  std::vector<uint32_t> kept;  // old indexes of the files next->files starts with
+  kept.reserve(old.files.size());
+  for (size_t i = 0; i < old.files.size(); i++) {
+    if (touched.empty() || !KeyIn(touched, old.files[i])) {
+      next->files.push_back(old.files[i]);
+      kept.push_back(static_cast<uint32_t>(i));
+    }
   }
   for (auto& [key, add] : added) next->files.push_back(std::move(add));
+  // Statistics parsed for the old files carry over (same schema): only new files are parsed.
+  if (const FileStatsIndex* parsed = old.stats_cache.IfBuilt(); parsed != nullptr && !state.metadata) {
+    auto extended = FileStatsIndex::Extend(*parsed, FileStatsIndex::MakeLayout(next->schema, next->metadata),
+                                           kept, next->files);
+    if (extended) next->stats_cache.Seed(std::move(extended));
+  }
   next->tombstones_kept = old.tombstones_kept;
   if (old.tombstones_kept) {
     next->tombstones.reserve(old.tombstones.size() + removed.size());

@@ -53,7 +53,8 @@ struct Snapshot {
   int64_t size_bytes() const;
 
   // The files' statistics and partition values, typed, for data skipping
-  // (delta/skipping.h): parsed from `files` on the first call, then shared.
+  // (delta/skipping.h): parsed from `files` on the first call, then shared. UpdateSnapshot
+  // carries a parsed index over to the new snapshot, parsing only the new files.
   // REQUIRES: files, schema and metadata no longer change once it has been called.
   const FileStatsIndex& stats_index() const { return stats_cache.Get(schema, metadata, files); }
   LazyFileStatsIndex stats_cache;

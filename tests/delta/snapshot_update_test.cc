@@ -5,6 +5,7 @@
 
 #include "checkpoint_test_util.h"
 #include "delta/commit_writer.h"
+#include "delta/file_stats.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
 
@@ -219,4 +220,77 @@ TEST_F(SnapshotUpdateTest, RefusesAProtocolItCannotRead) {
 }
 
 }  // namespace
+
+// Parsed statistics carry over: the updated snapshot's index is built from the old one
+// plus the new files, and says what a fresh parse of its files says.
+TEST_F(SnapshotUpdateTest, ParsedStatisticsCarryOverToTheUpdatedSnapshot) {
+  auto add = [](int i) {
+    AddFile a = TestAdd("f" + std::to_string(i) + ".parquet");
+    a.partition_values = {{"day", "2024-01-" + std::to_string(10 + i % 20)}};
+    a.stats = "{\"numRecords\":" + std::to_string(i + 1) +
+              ",\"minValues\":{\"id\":" + std::to_string(i * 10) +
+              "},\"maxValues\":{\"id\":" + std::to_string(i * 10 + 9) + "},\"nullCount\":{\"id\":0}}";
+    return a;
+  };
+  // From a table without files.
+  std::shared_ptr<const Snapshot> empty = Load();
+  EXPECT_EQ(empty->stats_index().num_files(), 0u);
+  Commit([&](Transaction& txn) {
+    for (int i = 0; i < 6; i++) txn.Add(add(i));
+  });
+  std::shared_ptr<const Snapshot> first = Update(empty);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(first->stats_cache.IfBuilt(), nullptr);
+  int64_t records = 0;
+  for (size_t f = 0; f < first->files.size(); f++) records += first->stats_index().NumRecords(f).value_or(0);
+  EXPECT_EQ(records, 1 + 2 + 3 + 4 + 5 + 6);
+  std::shared_ptr<const Snapshot> old = Load();
+  EXPECT_EQ(old->stats_cache.IfBuilt(), nullptr);
+  const FileStatsIndex& old_index = old->stats_index();
+  EXPECT_EQ(old->stats_cache.IfBuilt(), &old_index);
+
+  Commit([&](Transaction& txn) {
+    txn.Remove(TestRemove("f1.parquet"));
+    txn.Remove(TestRemove("f4.parquet"));
+    txn.Add(add(7));
+    txn.Add(add(8));
+  });
+  std::shared_ptr<const Snapshot> updated = Update(old);
+  ASSERT_NE(updated, nullptr);
+  ASSERT_EQ(updated->files.size(), 6u);
+  const FileStatsIndex* carried = updated->stats_cache.IfBuilt();
+  ASSERT_NE(carried, nullptr);
+  auto fresh =
+      FileStatsIndex::Build(FileStatsIndex::MakeLayout(updated->schema, updated->metadata), updated->files);
+  for (const ColumnPath& path : {ColumnPath{"id"}, ColumnPath{"day"}}) {
+    std::optional<size_t> column = carried->FindColumn(path);
+    ASSERT_TRUE(column.has_value());
+    for (size_t f = 0; f < updated->files.size(); f++) {
+      SCOPED_TRACE(updated->files[f].path + " " + path[0]);
+      EXPECT_EQ(carried->NumRecords(f), fresh->NumRecords(f));
+      std::optional<ColumnSummary> a = carried->Summary(f, *column), b = fresh->Summary(f, *column);
+      ASSERT_EQ(a.has_value(), b.has_value());
+      if (!a) continue;
+      EXPECT_EQ(a->family, b->family);
+      EXPECT_EQ(a->null_count, b->null_count);
+      EXPECT_EQ(a->num_records, b->num_records);
+      for (auto [x, y] : {std::pair{a->min, b->min}, std::pair{a->max, b->max}}) {
+        ASSERT_EQ(x.has_value(), y.has_value());
+        if (!x) continue;
+        EXPECT_TRUE(x->integer == y->integer);
+        EXPECT_EQ(x->real, y->real);
+        EXPECT_EQ(x->bytes, y->bytes);
+      }
+    }
+  }
+  // A metadata change parses again, lazily.
+  Commit([&](Transaction& txn) {
+    txn.UpdateMetadata(testing::TestMetadata({{"delta.appendOnly", "false"}}));
+  });
+  std::shared_ptr<const Snapshot> altered = Update(updated);
+  ASSERT_NE(altered, nullptr);
+  EXPECT_EQ(altered->stats_cache.IfBuilt(), nullptr);
+  EXPECT_EQ(altered->stats_index().NumRecords(0), carried->NumRecords(0));
+}
+
 }  // namespace basin::delta
