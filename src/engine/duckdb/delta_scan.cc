@@ -208,19 +208,15 @@ class DeltaFileList : public duckdb::MultiFileList {
       duckdb::ClientContext& context, const duckdb::MultiFileOptions&, duckdb::MultiFilePushdownInfo& info,
       duckdb::vector<duckdb::unique_ptr<duckdb::Expression>>& filters) override {
     if (filters.empty() || !GetClientState(context).settings.data_skipping) return nullptr;
-    const DeltaScanSource& s = source();
-    const delta::StructType& schema = s.snapshot->schema;
     auto column_of = [&](const duckdb::BoundColumnRefExpression& ref) -> std::optional<delta::ColumnPath> {
       if (ref.binding.table_index != info.table_index || ref.binding.column_index >= info.column_ids.size()) {
         return std::nullopt;
       }
-      duckdb::column_t id = info.column_ids[ref.binding.column_index];
-      if (duckdb::IsVirtualColumn(id) || id >= schema.fields.size()) return std::nullopt;
-      return delta::ColumnPath{schema.fields[id].name};
+      return ColumnAt(info.column_ids[ref.binding.column_index]);
     };
     std::vector<delta::Predicate> conjuncts;
     for (const auto& filter : filters) conjuncts.push_back(ToPredicate(*filter, column_of));
-    return Keeping(delta::FilesMatching(*s.snapshot, delta::Predicate::And(std::move(conjuncts))));
+    return Keeping(delta::FilesMatching(*source().snapshot, delta::Predicate::And(std::move(conjuncts))));
   }
 
   // Data skipping, when the scan starts: the files whose partition values and statistics
@@ -233,15 +229,11 @@ class DeltaFileList : public duckdb::MultiFileList {
       const duckdb::vector<duckdb::LogicalType>&, const duckdb::vector<duckdb::column_t>& column_ids,
       duckdb::TableFilterSet& filters) const override {
     if (filters.filters.empty() || !GetClientState(context).settings.data_skipping) return nullptr;
-    const DeltaScanSource& s = source();
-    const delta::StructType& schema = s.snapshot->schema;
     delta::Predicate predicate = ToPredicate(filters, [&](idx_t key) -> std::optional<delta::ColumnPath> {
       if (key >= column_ids.size()) return std::nullopt;
-      duckdb::column_t id = column_ids[key];
-      if (duckdb::IsVirtualColumn(id) || id >= schema.fields.size()) return std::nullopt;
-      return delta::ColumnPath{schema.fields[id].name};
+      return ColumnAt(column_ids[key]);
     });
-    return Keeping(delta::FilesMatching(*s.snapshot, predicate));
+    return Keeping(delta::FilesMatching(*source().snapshot, predicate));
   }
 
  protected:
@@ -261,6 +253,13 @@ class DeltaFileList : public duckdb::MultiFileList {
   }
 
  private:
+  // The table column DuckDB's column id `id` names; nullopt for a virtual column.
+  std::optional<delta::ColumnPath> ColumnAt(duckdb::column_t id) const {
+    const delta::StructType& schema = source().snapshot->schema;
+    if (duckdb::IsVirtualColumn(id) || id >= schema.fields.size()) return std::nullopt;
+    return delta::ColumnPath{schema.fields[id].name};
+  }
+
   // This list without the files not in `matching` (snapshot indexes, increasing); nullptr
   // when that drops none.
   duckdb::unique_ptr<duckdb::MultiFileList> Keeping(const std::vector<size_t>& matching) const {

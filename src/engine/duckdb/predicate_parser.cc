@@ -85,24 +85,7 @@ std::optional<Literal> LiteralOf(const duckdb::Value& value, const delta::DataTy
     return p == "timestamp" ? Literal::Timestamp(ts.value) : Literal::TimestampNtz(ts.value);
   }
   if (p == "decimal") {
-    delta::Int128 unscaled = 0;
-    switch (value.type().InternalType()) {
-      case duckdb::PhysicalType::INT16:
-        unscaled = value.GetValueUnsafe<int16_t>();
-        break;
-      case duckdb::PhysicalType::INT32:
-        unscaled = value.GetValueUnsafe<int32_t>();
-        break;
-      case duckdb::PhysicalType::INT64:
-        unscaled = value.GetValueUnsafe<int64_t>();
-        break;
-      default: {
-        const duckdb::hugeint_t h = value.GetValueUnsafe<duckdb::hugeint_t>();
-        unscaled = static_cast<delta::Int128>(
-            static_cast<unsigned __int128>(static_cast<uint64_t>(h.upper)) << 64 | h.lower);
-      }
-    }
-    return Literal::Decimal(unscaled, type.precision, type.scale);
+    return Literal::Decimal(duckdb_ext::UnscaledDecimal(value), type.precision, type.scale);
   }
   return std::nullopt;
 }

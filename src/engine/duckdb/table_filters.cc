@@ -178,6 +178,22 @@ std::optional<delta::CompareOp> ToCompareOp(duckdb::ExpressionType type) {
   }
 }
 
+delta::Int128 UnscaledDecimal(const duckdb::Value& value) {
+  switch (value.type().InternalType()) {
+    case duckdb::PhysicalType::INT16:
+      return value.GetValueUnsafe<int16_t>();
+    case duckdb::PhysicalType::INT32:
+      return value.GetValueUnsafe<int32_t>();
+    case duckdb::PhysicalType::INT64:
+      return value.GetValueUnsafe<int64_t>();
+    default: {
+      const duckdb::hugeint_t wide = value.GetValueUnsafe<duckdb::hugeint_t>();
+      return static_cast<delta::Int128>(
+          static_cast<unsigned __int128>(static_cast<uint64_t>(wide.upper)) << 64 | wide.lower);
+    }
+  }
+}
+
 std::optional<delta::Literal> ToLiteral(const duckdb::Value& value) {
   if (value.IsNull()) return std::nullopt;
   const duckdb::LogicalType& type = value.type();
@@ -199,25 +215,7 @@ std::optional<delta::Literal> ToLiteral(const duckdb::Value& value) {
     case duckdb::LogicalTypeId::DECIMAL: {
       int width = duckdb::DecimalType::GetWidth(type);
       int scale = duckdb::DecimalType::GetScale(type);
-      delta::Int128 result = 0;
-      switch (type.InternalType()) {
-        case duckdb::PhysicalType::INT16:
-          result = value.GetValueUnsafe<int16_t>();
-          break;
-        case duckdb::PhysicalType::INT32:
-          result = value.GetValueUnsafe<int32_t>();
-          break;
-        case duckdb::PhysicalType::INT64:
-          result = value.GetValueUnsafe<int64_t>();
-          break;
-        default: {
-          duckdb::hugeint_t wide = value.GetValueUnsafe<duckdb::hugeint_t>();
-          result = static_cast<delta::Int128>(
-              static_cast<unsigned __int128>(static_cast<uint64_t>(wide.upper)) << 64 | wide.lower);
-          break;
-        }
-      }
-      return delta::Literal::Decimal(result, width, scale);
+      return delta::Literal::Decimal(UnscaledDecimal(value), width, scale);
     }
     case duckdb::LogicalTypeId::VARCHAR:
       return delta::Literal::String(duckdb::StringValue::Get(value));

@@ -24,6 +24,10 @@ namespace basin::engine::duckdb_ext {
 // The comparison an expression type stands for; nullopt for other types.
 std::optional<delta::CompareOp> ToCompareOp(duckdb::ExpressionType type);
 
+// The unscaled integer of the DECIMAL `value`, whatever width DuckDB stores it in.
+// REQUIRES: value.type() is a DECIMAL and the value is not NULL.
+delta::Int128 UnscaledDecimal(const duckdb::Value& value);
+
 // `value` as a literal of the Delta type DuckDB's `value.type()` reads as; nullopt for
 // NULL and for types Delta has no literal for.
 std::optional<delta::Literal> ToLiteral(const duckdb::Value& value);
