@@ -6,33 +6,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "common/text_scan.h"
+
 namespace basin::delta {
-
-namespace {
-
-// Parses exactly `width` decimal digits at the front of `text` and removes them.
-bool TakeDigits(std::string_view& text, size_t width, int64_t* out) {
-  if (text.size() < width) return false;
-  int64_t v = 0;
-  for (size_t i = 0; i < width; i++) {
-    char c = text[i];
-    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    // 20 digits can exceed int64; such a version is not a valid Delta version.
-    if (v > (INT64_MAX - (c - '0')) / 10) return false;
-    v = v * 10 + (c - '0');
-  }
-  *out = v;
-  text.remove_prefix(width);
-  return true;
-}
-
-bool TakeLiteral(std::string_view& text, std::string_view literal) {
-  if (text.substr(0, literal.size()) != literal) return false;
-  text.remove_prefix(literal.size());
-  return true;
-}
-
-}  // namespace
 
 std::string CommitKey(int64_t version) {
   char name[64];

@@ -3,33 +3,16 @@
 #include <cctype>
 #include <cstdio>
 
+#include "common/text_scan.h"
+
 namespace basin::delta {
 
 namespace {
 
-// Reads exactly `width` digits.
-bool Digits(std::string_view& s, size_t width, int64_t* out) {
-  if (s.size() < width) return false;
-  int64_t v = 0;
-  for (size_t i = 0; i < width; i++) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  s.remove_prefix(width);
-  *out = v;
-  return true;
-}
-
-bool Char(std::string_view& s, char c) {
-  if (s.empty() || s[0] != c) return false;
-  s.remove_prefix(1);
-  return true;
-}
-
 std::optional<int64_t> DatePart(std::string_view& s) {
   int64_t year, month, day;
-  if (!Digits(s, 4, &year) || !Char(s, '-') || !Digits(s, 2, &month) || !Char(s, '-') ||
-      !Digits(s, 2, &day) || month < 1 || month > 12 || day < 1 || day > 31) {
+  if (!TakeDigits(s, 4, &year) || !TakeLiteral(s, "-") || !TakeDigits(s, 2, &month) || !TakeLiteral(s, "-") ||
+      !TakeDigits(s, 2, &day) || month < 1 || month > 12 || day < 1 || day > 31) {
     return std::nullopt;
   }
   return DaysFromCivil(year, month, day);
@@ -73,13 +56,13 @@ std::optional<int64_t> ParseTimestampMicros(std::string_view s) {
   if (!days) return std::nullopt;
   int64_t micros = *days * kMicrosPerDay;
   if (s.empty()) return micros;
-  if (!Char(s, ' ') && !Char(s, 'T')) return std::nullopt;
+  if (!TakeLiteral(s, " ") && !TakeLiteral(s, "T")) return std::nullopt;
   int64_t hour, minute, second = 0;
-  if (!Digits(s, 2, &hour) || !Char(s, ':') || !Digits(s, 2, &minute)) return std::nullopt;
-  if (Char(s, ':') && !Digits(s, 2, &second)) return std::nullopt;
+  if (!TakeDigits(s, 2, &hour) || !TakeLiteral(s, ":") || !TakeDigits(s, 2, &minute)) return std::nullopt;
+  if (TakeLiteral(s, ":") && !TakeDigits(s, 2, &second)) return std::nullopt;
   if (hour > 23 || minute > 59 || second > 60) return std::nullopt;
   micros += ((hour * 60 + minute) * 60 + second) * 1'000'000;
-  if (Char(s, '.')) {
+  if (TakeLiteral(s, ".")) {
     size_t digits = 0;
     int64_t scale = 100'000;
     while (!s.empty() && std::isdigit(static_cast<unsigned char>(s[0]))) {
@@ -95,9 +78,9 @@ std::optional<int64_t> ParseTimestampMicros(std::string_view s) {
   const int64_t sign = s[0] == '+' ? 1 : -1;
   s.remove_prefix(1);
   int64_t offset_hours, offset_minutes = 0;
-  if (!Digits(s, 2, &offset_hours)) return std::nullopt;
-  Char(s, ':');
-  if (!s.empty() && !Digits(s, 2, &offset_minutes)) return std::nullopt;
+  if (!TakeDigits(s, 2, &offset_hours)) return std::nullopt;
+  TakeLiteral(s, ":");
+  if (!s.empty() && !TakeDigits(s, 2, &offset_minutes)) return std::nullopt;
   if (!s.empty()) return std::nullopt;
   return micros - sign * (offset_hours * 60 + offset_minutes) * 60 * 1'000'000;
 }
