@@ -464,13 +464,9 @@ Result<std::optional<delta::DeletionVectorDescriptor>> ReadDeletionVector(const 
 // partitionValues, or partitionValues_parsed in files that have only that. REQUIRED: the
 // value must be present for an add.
 Result<std::optional<delta::PartitionValues>> ReadPartitionValues(const StructCell& cell) {
-  if (cell.Has("partitionValues")) {
-    if (cell.Get("partitionValues") == nullptr) return std::optional<delta::PartitionValues>();
-    ASSIGN_OR_RETURN(auto values, cell.OptionalNullableStringMap("partitionValues"));
-    return std::optional<delta::PartitionValues>(std::move(values));
-  }
-  if (cell.Get("partitionValues_parsed") == nullptr) return std::optional<delta::PartitionValues>();
-  ASSIGN_OR_RETURN(auto values, cell.OptionalNullableStringMap("partitionValues_parsed"));
+  const std::string_view name = cell.Has("partitionValues") ? "partitionValues" : "partitionValues_parsed";
+  if (cell.Get(name) == nullptr) return std::optional<delta::PartitionValues>();
+  ASSIGN_OR_RETURN(auto values, cell.OptionalNullableStringMap(name));
   return std::optional<delta::PartitionValues>(std::move(values));
 }
 
