@@ -69,6 +69,23 @@ bool IsIntegerPrimitive(const std::string& p) {
   return p == "byte" || p == "short" || p == "integer" || p == "long";
 }
 
+// Whether every value of the DuckDB integer type `source` fits the Delta integer type
+// `target` (an integer primitive).
+bool IntegerWidens(const std::string& source, const std::string& target) {
+  static const std::pair<const char*, int> kSigned[] = {
+      {"TINYINT", 8}, {"SMALLINT", 16}, {"INTEGER", 32}, {"BIGINT", 64}};
+  static const std::pair<const char*, int> kUnsigned[] = {
+      {"UTINYINT", 8}, {"USMALLINT", 16}, {"UINTEGER", 32}};
+  const int bits = target == "byte" ? 8 : target == "short" ? 16 : target == "integer" ? 32 : 64;
+  for (const auto& [name, width] : kSigned) {
+    if (source == name) return width <= bits;
+  }
+  for (const auto& [name, width] : kUnsigned) {
+    if (source == name) return width < bits;
+  }
+  return false;
+}
+
 // Builds the expression that turns a source value into a table column's type: safe
 // widenings as casts, narrowings that can lose nothing but range as casts checked per
 // value, everything else refused before any row is read.
@@ -113,6 +130,9 @@ class Converter {
              RaiseSql(QuoteLiteral("column " + where + " has type void and can hold only NULL")) + " END";
     }
     if (IsIntegerPrimitive(p)) {
+      if (from == Family::kInteger && IntegerWidens(source.type_name, p)) {
+        return "CAST(" + expr + " AS " + target_sql + ")";
+      }
       if (from == Family::kInteger) return CheckedCast(expr, target_sql, where);
     } else if (p == "decimal" || p == "float" || p == "double") {
       if (from == Family::kInteger || from == Family::kFractional)

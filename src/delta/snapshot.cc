@@ -468,6 +468,65 @@ bool KeyIn(const KeySet& keys, const AddFile& file) {
 
 bool KeyIn(const KeySet& keys, const RemoveFile& file) { return keys.count(file.ReplayKey()) > 0; }
 
+// Whether a commit file is the one a snapshot read (a table written again has others).
+bool SameObject(const ObjectInfo& a, const ObjectInfo& b) {
+  return a.size_bytes == b.size_bytes && a.modification_time_ms == b.modification_time_ms;
+}
+
+// The commits after `old`'s version, found by listing the log; nullopt when `old` cannot
+// be brought forward (its commit is gone or changed, or newer commits were cleaned up).
+Result<std::optional<std::vector<LogFile>>> ListCommitsAfter(const Snapshot& old) {
+  using Found = std::optional<std::vector<LogFile>>;
+  auto listed = ListLog(*old.store, old.version);
+  if (!listed.ok()) return listed.status().WithContext("listing the Delta log of " + old.table_root);
+  const LogListing& listing = *listed;
+  // The log must still hold the commit this snapshot ends with, unchanged: otherwise it
+  // was cleaned up, or the table was deleted and written again.
+  auto same = listing.commits.find(old.version);
+  if (old.commit_file && (same == listing.commits.end() || !SameObject(same->second, *old.commit_file))) {
+    return Found();
+  }
+  std::vector<LogFile> commits;
+  if (listing.empty() || listing.latest_version() <= old.version) return Found(std::move(commits));
+  if (!old.commit_file) return Found();  // nothing to check the log against
+  for (int64_t v = old.version + 1; v <= listing.latest_version(); v++) {
+    auto it = listing.commits.find(v);
+    if (it == listing.commits.end()) return Found();  // cleaned up: a checkpoint covers it
+    commits.push_back(LogFile{LogFileType::kCommit, v, v, 0, 0, it->second});
+  }
+  return Found(std::move(commits));
+}
+
+// As ListCommitsAfter, asking for each next commit rather than listing the log (a listing
+// costs in proportion to the log's files: thousands, for a table committed to often).
+// Versions are contiguous and log cleanup deletes the oldest first, so while `old`'s own
+// commit is there unchanged, a missing next commit means there is none, unless
+// _last_checkpoint names a newer version (a cleanup that deleted out of order): then the
+// log is listed.
+Result<std::optional<std::vector<LogFile>>> CommitsAfter(const Snapshot& old) {
+  using Found = std::optional<std::vector<LogFile>>;
+  if (!old.commit_file) return ListCommitsAfter(old);
+  auto head = [&](int64_t version) -> Result<std::optional<ObjectInfo>> {
+    auto info = old.store->Head(CommitKey(version));
+    if (info.ok()) return std::optional<ObjectInfo>(std::move(*info));
+    if (info.status().IsNotFound()) return std::optional<ObjectInfo>();
+    return info.status().WithContext("reading the Delta log of " + old.table_root);
+  };
+  ASSIGN_OR_RETURN(std::optional<ObjectInfo> own, head(old.version));
+  if (!own || !SameObject(*own, *old.commit_file)) return Found();
+  std::vector<LogFile> commits;
+  for (int64_t v = old.version + 1;; v++) {
+    ASSIGN_OR_RETURN(std::optional<ObjectInfo> next, head(v));
+    if (!next) break;
+    commits.push_back(LogFile{LogFileType::kCommit, v, v, 0, 0, std::move(*next)});
+  }
+  if (commits.empty()) {
+    std::optional<int64_t> checkpointed = ReadLastCheckpointHint(*old.store);
+    if (checkpointed && *checkpointed > old.version) return ListCommitsAfter(old);
+  }
+  return Found(std::move(commits));
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Snapshot> snapshot,
@@ -479,28 +538,11 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
     ASSIGN_OR_RETURN(std::shared_ptr<Snapshot> fresh, LoadSnapshot(old.store, old.table_root, io, options));
     return std::shared_ptr<const Snapshot>(std::move(fresh));
   };
-  auto listed = ListLog(*old.store, old.version);
-  if (!listed.ok()) return listed.status().WithContext("listing the Delta log of " + old.table_root);
-  const LogListing& listing = *listed;
-
-  // The log must still hold the commit this snapshot ends with, unchanged: otherwise it
-  // was cleaned up, or the table was deleted and written again.
-  auto same = listing.commits.find(old.version);
-  if (old.commit_file) {
-    if (same == listing.commits.end() || same->second.size_bytes != old.commit_file->size_bytes ||
-        same->second.modification_time_ms != old.commit_file->modification_time_ms) {
-      return reload();
-    }
-  }
-  if (listing.empty() || listing.latest_version() <= old.version) return snapshot;
-  if (!old.commit_file) return reload();  // nothing to check the log against
-  const int64_t latest = listing.latest_version();
-  std::vector<LogFile> commits;
-  for (int64_t v = old.version + 1; v <= latest; v++) {
-    auto it = listing.commits.find(v);
-    if (it == listing.commits.end()) return reload();  // cleaned up: a checkpoint covers it
-    commits.push_back(LogFile{LogFileType::kCommit, v, v, 0, 0, it->second});
-  }
+  ASSIGN_OR_RETURN(std::optional<std::vector<LogFile>> found, CommitsAfter(old));
+  if (!found) return reload();
+  const std::vector<LogFile>& commits = *found;
+  if (commits.empty()) return snapshot;
+  const int64_t latest = commits.back().version;
   const std::string where = old.table_root + " version " + std::to_string(latest);
   std::optional<Protocol> protocol;  // the newest of the new commits, checked once they are read
 

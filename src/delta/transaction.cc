@@ -17,6 +17,21 @@ namespace basin::delta {
 
 namespace {
 
+// Writes the checkpoint of `version`, committed by a transaction that read `read` (null
+// for a table it created). `read`, brought forward by the commits since, is the
+// checkpoint's state without replaying the log from the last checkpoint on; that needs
+// its tombstones.
+Result<CheckpointInfo> CheckpointCommitted(const std::shared_ptr<const Snapshot>& read,
+                                           const std::shared_ptr<ObjectStore>& store,
+                                           const std::string& table_root, ParquetLogIO& io, int64_t version,
+                                           int64_t now_ms) {
+  if (read && read->tombstones_kept) {
+    auto updated = UpdateSnapshot(read, io);
+    if (updated.ok() && (*updated)->version == version) return WriteCheckpoint(*store, io, **updated, now_ms);
+  }
+  return CheckpointVersion(store, table_root, io, version, now_ms);
+}
+
 uint64_t SeedFrom(uint64_t seed) {
   if (seed != 0) return seed;
   std::random_device rd;
@@ -242,7 +257,8 @@ void Transaction::WriteCheckpointIfDue(int64_t version, CommitResult& result) co
   }
   if (version % *interval != 0) return;
   const int64_t now_ms = Now();
-  auto written = CheckpointVersion(store_, table_root_, *options_.checkpoint_io, version, now_ms);
+  auto written =
+      CheckpointCommitted(read_snapshot_, store_, table_root_, *options_.checkpoint_io, version, now_ms);
   if (!written.ok()) {
     result.checkpoint_status = written.status();
     return;

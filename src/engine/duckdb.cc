@@ -435,6 +435,9 @@ Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options)
   Status st = state == DuckDBSuccess ? Status::OK()
                                      : StatusFromDuckDB(duckdb_result_error(&guard.result),
                                                         duckdb_result_error_type(&guard.result));
+  // Functions live in the database's catalog: registered once here, every connection of
+  // the database can call them.
+  if (st.ok()) st = RegisterBasinFunctions(setup);
   duckdb_disconnect(&setup);
   RETURN_IF_ERROR(st);
   return db;
@@ -452,8 +455,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(std::shared_ptr<Database> d
   // DuckDB's Parquet footer cache stays off (its default): it holds every footer read,
   // about 15 KB a file, without bound (1.5 GB for a table of 100,000 small files), and
   // re-reading a footer from a local file costs less than keeping it (small_files_bench).
-  RETURN_IF_ERROR(conn->Execute("SET TimeZone='UTC'"));
-  RETURN_IF_ERROR(RegisterBasinFunctions(*conn));
+  // The time zone is the database's (SET GLOBAL in Database::Open).
   return conn;
 }
 

@@ -291,7 +291,8 @@ Result<bool> AppendShredded(const ShreddedGroup& node, idx_t row, const VariantM
 }
 
 Status VariantChunkToJson(duckdb_data_chunk input, duckdb_vector output) {
-  return VariantVectorToJson(duckdb_data_chunk_get_vector(input, 0), duckdb_data_chunk_get_size(input), output);
+  return VariantVectorToJson(duckdb_data_chunk_get_vector(input, 0), duckdb_data_chunk_get_size(input),
+                             output);
 }
 
 void VariantToJsonFunction(duckdb_function_info info, duckdb_data_chunk input, duckdb_vector output) {
@@ -329,7 +330,7 @@ Status VariantVectorToJson(duckdb_vector group, idx_t rows, duckdb_vector output
   return Status::OK();
 }
 
-Status RegisterBasinFunctions(Connection& conn) {
+Status RegisterBasinFunctions(duckdb_connection conn) {
   duckdb_scalar_function function = duckdb_create_scalar_function();
   duckdb_scalar_function_set_name(function, kVariantToJsonFunction);
   LogicalTypeGuard any{duckdb_create_logical_type(DUCKDB_TYPE_ANY)};
@@ -338,15 +339,9 @@ Status RegisterBasinFunctions(Connection& conn) {
   duckdb_scalar_function_add_parameter(function, any.type);
   duckdb_scalar_function_set_return_type(function, varchar.type);
   duckdb_scalar_function_set_function(function, VariantToJsonFunction);
-  duckdb_state state = duckdb_register_scalar_function(conn.raw(), function);
+  duckdb_state state = duckdb_register_scalar_function(conn, function);
   duckdb_destroy_scalar_function(&function);
   if (state == DuckDBSuccess) return Status::OK();
-  // Registration fails when the function exists already: another connection to the same
-  // database registered it.
-  ASSIGN_OR_RETURN(QueryResult existing,
-                   conn.Query("SELECT count(*) FROM duckdb_functions() WHERE function_name = " +
-                              QuoteLiteral(kVariantToJsonFunction)));
-  if (existing.row_count() == 1 && existing.at(0, 0) != "0") return Status::OK();
   return Status::Internal(std::string("DuckDB refused to register function ") + kVariantToJsonFunction);
 }
 

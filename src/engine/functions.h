@@ -9,24 +9,25 @@
 // null. Malformed data, or value and typed_value that conflict, fails the query with a
 // message naming the defect.
 //
-// Thread safety: DuckDB keeps functions in the database's catalog, shared by all its
-// connections; RegisterBasinFunctions may be called for every connection, concurrently.
+// DuckDB keeps functions in the database's catalog, shared by all its connections:
+// Database::Open registers them once, and every connection of that database can call them.
 #pragma once
 
 #include "basin/status.h"
-#include "engine/duckdb.h"
 
 // DuckDB's vector handle (duckdb.h).
-struct _duckdb_vector;  // NOLINT(bugprone-reserved-identifier)
-typedef struct _duckdb_vector* duckdb_vector;  // NOLINT
+struct _duckdb_vector;                                 // NOLINT(bugprone-reserved-identifier)
+typedef struct _duckdb_vector* duckdb_vector;          // NOLINT
+struct _duckdb_connection;                             // NOLINT(bugprone-reserved-identifier)
+typedef struct _duckdb_connection* duckdb_connection;  // NOLINT
 
 namespace basin::engine {
 
 inline constexpr char kVariantToJsonFunction[] = "basin_variant_to_json";
 
-// Makes Basin's functions callable on `conn` (and every connection of its database).
-// Internal when DuckDB refuses the registration.
-Status RegisterBasinFunctions(Connection& conn);
+// Makes Basin's functions callable on every connection of `conn`'s database. Internal when
+// DuckDB refuses the registration (as it does when they are registered already).
+Status RegisterBasinFunctions(duckdb_connection conn);
 
 // basin_variant_to_json over the first `rows` rows of `group` (a flat STRUCT vector of
 // Variant groups), into `output` (VARCHAR). Corruption or InvalidArgument naming the defect.

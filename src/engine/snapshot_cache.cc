@@ -70,12 +70,14 @@ Result<std::shared_ptr<const delta::Snapshot>> SnapshotCache::Get(const std::sha
   // The latest version: bring the newest cached snapshot of this table up to date, which
   // lists the log once from its version on and reads only newer commits.
   std::shared_ptr<const delta::Snapshot> snapshot = Find(location, std::nullopt);
-  if (snapshot && (!options.keep_tombstones || snapshot->tombstones_kept)) {
+  if (snapshot && snapshot->tombstones_kept) {
     ASSIGN_OR_RETURN(auto updated, delta::UpdateSnapshot(snapshot, log_io_));
     if (updated != snapshot) Insert(location, updated);
     return updated;
   }
-  ASSIGN_OR_RETURN(snapshot, delta::LoadSnapshot(store, location, log_io_, options));
+  delta::SnapshotOptions latest = options;
+  latest.keep_tombstones = true;
+  ASSIGN_OR_RETURN(snapshot, delta::LoadSnapshot(store, location, log_io_, latest));
   Insert(location, snapshot);
   return snapshot;
 }

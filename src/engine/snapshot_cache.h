@@ -8,6 +8,10 @@
 // statement keeps the one it was given however many commits land meanwhile. New commits
 // are applied to the cached snapshot (delta::UpdateSnapshot): only they are read.
 //
+// Latest snapshots keep their tombstones (the removes a checkpoint must still carry, at
+// most the retention's worth): a commit on one writes its checkpoint from it, brought
+// forward by its own commit, without replaying the log from the last checkpoint.
+//
 // Thread safety: all methods may be called from any thread.
 #pragma once
 

@@ -38,8 +38,11 @@ void Build25Commits(TableFixture& table, int64_t now_ms, std::vector<CommitResul
       results);
 }
 
-void CompareWithAndWithoutCheckpoints(std::shared_ptr<ObjectStore> store) {
+// `read_tombstones`: each commit's transaction read its snapshot with tombstones, so the
+// checkpoints are written from that snapshot brought forward rather than from a replay.
+void CompareWithAndWithoutCheckpoints(std::shared_ptr<ObjectStore> store, bool read_tombstones = false) {
   TableFixture table(store);
+  table.set_read_tombstones(read_tombstones);
   const int64_t now_ms = 1'750'000'000'000;
   std::vector<CommitResult> results;
   Build25Commits(table, now_ms, &results);
@@ -105,6 +108,10 @@ TEST(CheckpointWriterTest, LocalTableReadsBackIdenticallyFromCheckpoints) {
 
 TEST(CheckpointWriterTest, MemoryTableReadsBackIdenticallyFromCheckpoints) {
   CompareWithAndWithoutCheckpoints(NewMemoryObjectStore());
+}
+
+TEST(CheckpointWriterTest, CheckpointsWrittenFromTheReadSnapshotReadBackIdentically) {
+  CompareWithAndWithoutCheckpoints(NewMemoryObjectStore(), /*read_tombstones=*/true);
 }
 
 TEST(CheckpointWriterTest, RewritingACheckpointGivesTheSameTable) {

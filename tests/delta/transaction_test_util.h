@@ -96,17 +96,22 @@ class TableFixture : public ConnectionFixture {
     return LoadSnapshot(store_, "table", log_io(), options);
   }
 
-  // A transaction on the latest version.
+  // A transaction on the latest version (read with its tombstones after
+  // set_read_tombstones(true), as sessions read it).
   Result<std::unique_ptr<Transaction>> Begin(TransactionOptions options) {
-    ASSIGN_OR_RETURN(auto snapshot, Load());
+    SnapshotOptions read;
+    read.keep_tombstones = read_tombstones_;
+    ASSIGN_OR_RETURN(auto snapshot, Load(read));
     return std::make_unique<Transaction>(snapshot, std::move(options));
   }
   Result<std::unique_ptr<Transaction>> Begin() { return Begin(Options()); }
 
   const std::shared_ptr<ObjectStore>& store() const { return store_; }
+  void set_read_tombstones(bool read) { read_tombstones_ = read; }
 
  private:
   std::shared_ptr<ObjectStore> store_;
+  bool read_tombstones_ = false;
 };
 
 // Child processes: see testing/child_process.h.

@@ -266,7 +266,6 @@ std::string Blob(const std::string& bytes) {
 
 TEST_F(VariantFunctionTest, EveryConnectionOfADatabaseCanCallIt) {
   ASSERT_OK_AND_ASSIGN(auto second, Connection::Open(db_));
-  ASSERT_OK(RegisterBasinFunctions(*second));
   ASSERT_OK_AND_ASSIGN(auto r, second->Query("SELECT basin_variant_to_json({'value': " + Blob(Primitive(1)) +
                                              ", 'metadata': " + Blob(kEmptyMetadata) + "})"));
   EXPECT_EQ(r.at(0, 0), "true");

@@ -11,7 +11,6 @@
 #include "engine/duckdb/client_state.h"
 #include "engine/duckdb/delta_scan.h"
 #include "engine/duckdb/table_changes_function.h"
-#include "engine/functions.h"
 #include "engine/status_transport.h"
 
 namespace basin::engine {
@@ -162,7 +161,6 @@ Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<s
 }
 
 Status AttachLakehouse(Connection& conn, std::shared_ptr<const Lakehouse> lakehouse) {
-  RETURN_IF_ERROR(RegisterBasinFunctions(conn));
   try {
     duckdb_ext::EnsureClientState(conn)->lakehouse = std::move(lakehouse);
   } catch (std::exception& e) {
