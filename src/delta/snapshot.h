@@ -74,9 +74,12 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
 
 // The latest snapshot of `snapshot`'s table: `snapshot` itself (the same pointer) when no
 // commit was written after its version, else a new snapshot made by applying only the new
-// commits to it. The log is listed once, from `snapshot`'s version on (ListAfter); neither
-// checkpoints nor older commits are read again, so an update costs O(new actions) plus
-// one copy of the file list (none when nothing changed). Tombstones are carried along when
+// commits to it. The log is not listed: commit `snapshot->version` and each next one are
+// looked up by key (Head) until one is missing, and _last_checkpoint is read when none is
+// new (the log is listed, from `snapshot`'s version on, only when that names a newer
+// checkpoint: a cleanup deleted commits out of order). Neither checkpoints nor older
+// commits are read again, so an update costs O(new actions) plus one copy of the file
+// list (none when nothing changed), whatever the length of the log. Tombstones are carried along when
 // `snapshot` kept them. The new snapshot parses its stats afresh on first use.
 //
 // Falls back to LoadSnapshot of the latest version (reading its checkpoint) when the new

@@ -1,6 +1,6 @@
 // SnapshotCache: the snapshots of recently read tables, shared by every connection and
-// statement of one database, so that a query on an unchanged table costs one listing of
-// its log and no replay.
+// statement of one database, so that a query on an unchanged table costs a look-up of its
+// next commit and no replay.
 //
 // Commits are never rewritten, so a table folder and a version identify a snapshot; the
 // size and modification time of that version's commit file also guard against a table
@@ -36,9 +36,9 @@ class SnapshotCache {
 
   // The snapshot of the table in `store` that `options` selects (the latest when empty).
   // `location` identifies the table (its folder or URL) and names it in errors. The latest
-  // version costs one listing of the log when it is cached (and reads the new commits when
-  // there are any); time travel to a version is served from the cache when that version
-  // is; time travel by timestamp replays the log.
+  // version costs a look-up of the next commit when it is cached (and reads the new
+  // commits when there are any); time travel to a version is served from the cache when
+  // that version is; time travel by timestamp replays the log.
   Result<std::shared_ptr<const delta::Snapshot>> Get(const std::shared_ptr<ObjectStore>& store,
                                                      const std::string& location,
                                                      const delta::SnapshotOptions& options = {});
