@@ -3,6 +3,7 @@
 #include <duckdb.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -32,10 +33,30 @@ constexpr const char* kActionColumns[] = {"add", "remove",         "metaData",  
 // list element. Rebuilt for every chunk (DuckDB hands out new vectors), which costs a few
 // calls per field and chunk.
 
+// Appends `s` as a JSON string.
+void AppendJsonString(std::string_view s, std::string& out) {
+  out += '"';
+  for (char ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", u);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  out += '"';
+}
+
 struct Column {
   duckdb_vector vector = nullptr;
   duckdb_type id = DUCKDB_TYPE_INVALID;
   std::vector<std::string> names;  // STRUCT: field names
+  std::vector<std::string> keys;   // STRUCT: field names as JSON object keys, `"name":`
   std::vector<Column> children;    // STRUCT: fields; LIST/MAP: the element (MAP: STRUCT(key, value))
   uint8_t decimal_scale = 0;
   duckdb_type decimal_storage = DUCKDB_TYPE_INVALID;
@@ -54,6 +75,9 @@ struct Column {
       const idx_t n = duckdb_struct_type_child_count(type.type);
       for (idx_t i = 0; i < n; i++) {
         c.names.push_back(StructChildName(type.type, i));
+        std::string key;
+        AppendJsonString(c.names.back(), key);
+        c.keys.push_back(key + ':');
         c.children.push_back(Of(duckdb_struct_vector_get_child(vector, i)));
       }
     } else if (c.id == DUCKDB_TYPE_LIST || c.id == DUCKDB_TYPE_MAP) {
@@ -202,39 +226,23 @@ std::optional<std::string> ScalarText(const Column& c, idx_t row) {
 // ---------------------------------------------------------------------------------------
 // stats_parsed as the stats JSON the log's `stats` string holds.
 
-void AppendJsonString(std::string_view s, std::string& out) {
-  out += '"';
-  for (char ch : s) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", u);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  out += '"';
-}
-
 // Appends the cell as a JSON value; false (appending nothing) for NULL and for values the
 // stats format has no form for (NaN, binary, lists).
 bool AppendJsonValue(const Column& c, idx_t row, std::string& out) {
   if (!c.Valid(row)) return false;
+  char buf[64];
   if (auto n = IntegerAt(c, row)) {
-    out += std::to_string(*n);
+    out.append(buf, std::to_chars(buf, buf + sizeof(buf), *n).ptr);
     return true;
   }
   if (auto micros = MicrosAt(c, row)) {
-    std::string text = delta::FormatTimestampMicros(*micros, 'T');
-    if (c.id != DUCKDB_TYPE_TIMESTAMP) text += 'Z';
-    AppendJsonString(text, out);
+    // Digits, dashes and colons: nothing to escape.
+    out += '"';
+    out += delta::FormatTimestampMicros(*micros, 'T');
+    if (c.id != DUCKDB_TYPE_TIMESTAMP) out += 'Z';
+    out += '"';
     return true;
   }
-  char buf[64];
   switch (c.id) {
     case DUCKDB_TYPE_STRUCT: {
       out += '{';
@@ -242,8 +250,7 @@ bool AppendJsonValue(const Column& c, idx_t row, std::string& out) {
       for (size_t i = 0; i < c.children.size(); i++) {
         const size_t mark = out.size();
         if (!first) out += ',';
-        AppendJsonString(c.names[i], out);
-        out += ':';
+        out += c.keys[i];
         if (AppendJsonValue(c.children[i], row, out)) {
           first = false;
         } else {
@@ -260,7 +267,9 @@ bool AppendJsonValue(const Column& c, idx_t row, std::string& out) {
       out += At<bool>(c.vector, row) ? "true" : "false";
       return true;
     case DUCKDB_TYPE_DATE:
-      AppendJsonString(delta::FormatDate(At<int32_t>(c.vector, row)), out);
+      out += '"';
+      out += delta::FormatDate(At<int32_t>(c.vector, row));
+      out += '"';
       return true;
     case DUCKDB_TYPE_DECIMAL:
       out += DecimalText(UnscaledAt(c, row), c.decimal_scale);
@@ -269,8 +278,10 @@ bool AppendJsonValue(const Column& c, idx_t row, std::string& out) {
     case DUCKDB_TYPE_DOUBLE: {
       const double d = c.id == DUCKDB_TYPE_FLOAT ? At<float>(c.vector, row) : At<double>(c.vector, row);
       if (!std::isfinite(d)) return false;
-      std::snprintf(buf, sizeof(buf), c.id == DUCKDB_TYPE_FLOAT ? "%.9g" : "%.17g", d);
-      out += buf;
+      // As printf's %.9g / %.17g: every digit that tells the value apart, at its type's precision.
+      out.append(buf, std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::general,
+                                    c.id == DUCKDB_TYPE_FLOAT ? 9 : 17)
+                          .ptr);
       return true;
     }
     default:
@@ -426,9 +437,11 @@ class StructCell {
   std::optional<std::string> StructAsJson(std::string_view name) const {
     const Column* c = Get(name);
     if (c == nullptr || c->id != DUCKDB_TYPE_STRUCT) return std::nullopt;
-    std::string json;
-    AppendJsonValue(*c, row_, json);
-    return json;
+    // Built in a buffer reused row after row, then copied once at its exact size.
+    thread_local std::string buffer;
+    buffer.clear();
+    AppendJsonValue(*c, row_, buffer);
+    return buffer;
   }
 
  private:
