@@ -1,6 +1,9 @@
 #include "bench_util.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -273,6 +276,38 @@ void Progress(const std::string& name, const std::string& text) {
 void PrintSummary(const std::string& name, const std::string& text) {
   std::printf("summary %s: %s\n", name.c_str(), text.c_str());
   std::fflush(stdout);
+}
+
+Result<int64_t> RunProgram(const std::vector<std::string>& argv,
+                           const std::function<void(std::string_view)>& on_output, const std::string& what) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) return Status::IOError("pipe failed");
+  pid_t pid = ::fork();
+  if (pid < 0) return Status::IOError("fork failed");
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    ::execv(args[0], args.data());
+    std::_Exit(127);
+  }
+  ::close(pipe_fds[1]);
+  std::vector<char> buffer(1 << 16);
+  ssize_t n;
+  while ((n = ::read(pipe_fds[0], buffer.data(), buffer.size())) > 0) {
+    on_output(std::string_view(buffer.data(), static_cast<size_t>(n)));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    return Status::Internal(what + " failed (see its error above)");
+  }
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;
 }
 
 int RunBenchmark(const std::string& name, const std::function<Status()>& body) {

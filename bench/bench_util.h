@@ -115,6 +115,12 @@ void Progress(const std::string& name, const std::string& text);
 // Prints "summary <name>: <text>" and flushes.
 void PrintSummary(const std::string& name, const std::string& text);
 
+// Runs the program `argv[0]` with arguments `argv` in a child process, passing each piece of
+// its standard output to `on_output`; returns the child's peak resident memory in bytes
+// (ru_maxrss). Internal, naming `what`, when it does not exit 0.
+Result<int64_t> RunProgram(const std::vector<std::string>& argv,
+                           const std::function<void(std::string_view)>& on_output, const std::string& what);
+
 // Runs `body`; on error prints it (naming the benchmark) and returns exit code 1.
 int RunBenchmark(const std::string& name, const std::function<Status()>& body);
 

@@ -5,10 +5,8 @@
 // Target: Basin's peak RSS under 500 MB (rows are printed as they come, not materialized).
 
 #include <fmt/format.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -34,37 +32,15 @@ struct ChildRun {
 
 // Runs `argv` with its standard output read here (lines counted, bytes dropped).
 Result<ChildRun> RunCounting(const std::vector<std::string>& argv) {
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return Status::IOError("pipe failed");
   const auto start = std::chrono::steady_clock::now();
-  pid_t pid = ::fork();
-  if (pid < 0) return Status::IOError("fork failed");
-  if (pid == 0) {
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    std::_Exit(127);
-  }
-  ::close(pipe_fds[1]);
   ChildRun run;
-  std::vector<char> buffer(1 << 16);
-  ssize_t n;
-  while ((n = ::read(pipe_fds[0], buffer.data(), buffer.size())) > 0) {
-    for (ssize_t i = 0; i < n; i++) run.lines += buffer[i] == '\n';
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  ::wait4(pid, &status, 0, &usage);
+  ASSIGN_OR_RETURN(
+      int64_t max_rss,
+      RunProgram(
+          argv, [&](std::string_view piece) { run.lines += std::count(piece.begin(), piece.end(), '\n'); },
+          argv[0]));
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Status::Internal(argv[0] + " failed (see its error above)");
-  }
-  run.max_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  run.max_rss_mib = static_cast<double>(max_rss) / (1024.0 * 1024.0);
   return run;
 }
 

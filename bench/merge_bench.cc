@@ -105,36 +105,16 @@ struct ChildRun {
 
 // Runs this program as a child for one MERGE and collects its time and peak memory.
 Result<ChildRun> SpawnChild(const std::string& table, const std::string& warehouse) {
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return Status::IOError("pipe failed");
-  pid_t pid = ::fork();
-  if (pid < 0) return Status::IOError("fork failed");
-  if (pid == 0) {
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    std::string self = fs::read_symlink("/proc/self/exe").string();
-    ::execl(self.c_str(), self.c_str(), "--child", table.c_str(), warehouse.c_str(),
-            static_cast<char*>(nullptr));
-    std::_Exit(127);
-  }
-  ::close(pipe_fds[1]);
   std::string output;
-  char buffer[256];
-  ssize_t n;
-  while ((n = ::read(pipe_fds[0], buffer, sizeof(buffer))) > 0) output.append(buffer, static_cast<size_t>(n));
-  ::close(pipe_fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  ::wait4(pid, &status, 0, &usage);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    return Status::Internal("the " + table + " MERGE child failed (see its error above)");
-  }
+  ASSIGN_OR_RETURN(int64_t max_rss,
+                   RunProgram(
+                       {fs::read_symlink("/proc/self/exe").string(), "--child", table, warehouse},
+                       [&](std::string_view piece) { output += piece; }, "the " + table + " MERGE child"));
   ChildRun run;
   if (std::sscanf(output.c_str(), "seconds %lf", &run.seconds) != 1) {
     return Status::Internal("the " + table + " MERGE child printed no time: " + output);
   }
-  run.max_rss_bytes = static_cast<int64_t>(usage.ru_maxrss) * 1024;
+  run.max_rss_bytes = max_rss;
   return run;
 }
 

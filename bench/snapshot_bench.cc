@@ -297,13 +297,14 @@ Status RunWide(engine::Connection& conn, engine::DuckDBParquetLogIO& log_io, con
   const double mib = 1024.0 * 1024.0;
   const double file_mib = static_cast<double>(FileBytes(*kept)) / mib;
   const double index_mib = static_cast<double>(kept->stats_index().MemoryBytes()) / mib;
-  PrintSummary("snapshot_bench",
-               fmt::format("snapshot of {} files with stats on {} columns: {:.0f} MiB of files (paths, stats "
-                           "JSON, maps) + {:.0f} MiB typed stats index = {:.0f} MiB; first FilesMatching "
-                           "(parses the stats) {:.3f} s, later ones {:.4f} s; one more commit: UpdateSnapshot "
-                           "{:.3f} s, LoadSnapshot {:.3f} s",
-                           files, kStatsColumns, file_mib, index_mib, file_mib + index_mib, first_skip, next_skip,
-                           update_seconds, reload_seconds));
+  PrintSummary(
+      "snapshot_bench",
+      fmt::format("snapshot of {} files with stats on {} columns: {:.0f} MiB of files (paths, stats "
+                  "JSON, maps) + {:.0f} MiB typed stats index = {:.0f} MiB; first FilesMatching "
+                  "(parses the stats) {:.3f} s, later ones {:.4f} s; one more commit: UpdateSnapshot "
+                  "{:.3f} s, LoadSnapshot {:.3f} s",
+                  files, kStatsColumns, file_mib, index_mib, file_mib + index_mib, first_skip, next_skip,
+                  update_seconds, reload_seconds));
   kept.reset();
 
   const int runs = TimedRuns();
@@ -317,8 +318,10 @@ Status RunWide(engine::Connection& conn, engine::DuckDBParquetLogIO& log_io, con
       {fmt::format("one JSON commit of {} adds ({:.1f} MB)", files, commit_mb), json_root,
        "DuckDB read_json hashing add.path, add.stats",
        "SELECT count(*) + 0 * sum(hash(\"add\".path, \"add\".stats)) FROM read_json(" +
-           engine::QuoteLiteral(commit_file.string()) + ", format = 'newline_delimited') WHERE \"add\" IS NOT NULL"},
-      {"classic checkpoint, stats as JSON", checkpoint_root, "DuckDB read_parquet hashing add.path, add.stats",
+           engine::QuoteLiteral(commit_file.string()) +
+           ", format = 'newline_delimited') WHERE \"add\" IS NOT NULL"},
+      {"classic checkpoint, stats as JSON", checkpoint_root,
+       "DuckDB read_parquet hashing add.path, add.stats",
        "SELECT count(\"add\".path) + 0 * sum(hash(\"add\".path, \"add\".stats)) FROM read_parquet(" +
            engine::QuoteLiteral(checkpoint_file.string()) + ")"},
       {"classic checkpoint, stats_parsed only", struct_root,

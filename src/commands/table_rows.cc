@@ -724,6 +724,7 @@ Result<std::vector<delta::AddFile>> WriteRows(engine::Connection& conn, const Wr
   options.num_indexed_cols =
       indexed < 0 ? std::numeric_limits<int>::max() : static_cast<int>(std::min<int64_t>(indexed, 1 << 20));
   options.stats_columns = StatsColumnPaths(target.schema, target.metadata);
+  options.columns = engine::StoredColumnTypes(target.schema, mapped);
   auto written = engine::WriteDataFiles(conn, stored_rows_sql, *target.store, options);
   if (written.ok()) return written;
   std::string message = written.status().message();

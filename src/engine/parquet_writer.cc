@@ -348,10 +348,57 @@ Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& 
   return schema;
 }
 
+namespace {
+
+ColumnType StoredColumnType(std::string name, const delta::DataType& type, bool physical) {
+  ColumnType out;
+  out.name = std::move(name);
+  out.type_name = type.ToDuckDBType();
+  switch (type.kind) {
+    case delta::DataType::Kind::kStruct:
+      out.kind = ColumnType::Kind::kStruct;
+      for (const delta::StructField& f : type.struct_type.fields) {
+        out.children.push_back(StoredColumnType(physical ? f.PhysicalName() : f.name, *f.type, physical));
+      }
+      break;
+    case delta::DataType::Kind::kArray:
+      out.kind = ColumnType::Kind::kList;
+      out.children.push_back(StoredColumnType("", *type.element_type, physical));
+      break;
+    case delta::DataType::Kind::kMap:
+      out.kind = ColumnType::Kind::kMap;
+      out.children.push_back(StoredColumnType("", *type.key_type, physical));
+      out.children.push_back(StoredColumnType("", *type.value_type, physical));
+      break;
+    case delta::DataType::Kind::kPrimitive:
+      if (type.primitive == "decimal") {
+        out.width = type.precision;
+        out.scale = type.scale;
+      }
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ColumnType> StoredColumnTypes(const delta::StructType& schema, bool physical) {
+  std::vector<ColumnType> out;
+  for (const delta::StructField& f : schema.fields) {
+    out.push_back(StoredColumnType(physical ? f.PhysicalName() : f.name, *f.type, physical));
+  }
+  return out;
+}
+
 Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::string& select_sql,
                                                    ObjectStore& table_store, const WriteOptions& options) {
   const std::string where = "writing data files to " + table_store.Describe();
-  ASSIGN_OR_RETURN(std::vector<ColumnType> columns, conn.DescribeQuery(select_sql));
+  std::vector<ColumnType> columns;
+  if (options.columns) {
+    columns = *options.columns;
+  } else {
+    ASSIGN_OR_RETURN(columns, conn.DescribeQuery(select_sql));
+  }
   std::vector<const ColumnType*> partition_types;
   for (const std::string& name : options.partition_columns) {
     const ColumnType* column = FindColumn(columns, name);

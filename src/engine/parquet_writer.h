@@ -35,7 +35,16 @@ struct WriteOptions {
   // When set, statistics for exactly these columns instead (delta.dataSkippingStatsColumns):
   // paths of file column names; a struct's path stands for all its leaves.
   std::optional<std::vector<std::vector<std::string>>> stats_columns;
+  // The column types of the rows written, when the caller knows them (StoredColumnTypes);
+  // else WriteDataFiles asks DuckDB (a query's binding and planning, per write).
+  std::optional<std::vector<ColumnType>> columns;
 };
+
+// The column types of rows stored as `schema` says (each column cast to
+// DataType::ToDuckDBType(), named by its physical name, nested fields too, when `physical`),
+// as Connection::DescribeQuery gives them. A nested column's type_name is Delta's spelling
+// of it, which only messages use.
+std::vector<ColumnType> StoredColumnTypes(const delta::StructType& schema, bool physical);
 
 // Writes the rows of `select_sql` as new uniquely named Parquet files under the root of
 // `table_store` and returns one AddFile (data_change = true) per file, with its relative

@@ -7,6 +7,7 @@
 
 #include "commands/table_features.h"
 #include "commands/write_fixture.h"
+#include "engine/parquet_writer.h"
 #include "testing/interop.h"
 
 namespace basin::commands {
@@ -198,6 +199,65 @@ TEST_F(TableRowsTest, ColumnMappingWritesPhysicalNames) {
   EXPECT_NE(snapshot->schema.fields[3].PhysicalName(), "added");
   EXPECT_EQ(Lines("SELECT id, added FROM t ORDER BY id"), (std::vector<std::string>{"1|NULL", "2|10"}));
   ASSERT_INTEROP(Root(), 2);
+}
+
+// Leaf names, kinds, DECIMAL widths and scalar type names as DuckDB describes them.
+void ExpectSameColumnType(const engine::ColumnType& given, const engine::ColumnType& described,
+                          const std::string& where) {
+  SCOPED_TRACE(where);
+  EXPECT_EQ(given.name, described.name);
+  ASSERT_EQ(given.kind, described.kind);
+  if (given.kind == engine::ColumnType::Kind::kScalar) EXPECT_EQ(given.type_name, described.type_name);
+  EXPECT_EQ(given.width, described.width);
+  EXPECT_EQ(given.scale, described.scale);
+  ASSERT_EQ(given.children.size(), described.children.size());
+  for (size_t i = 0; i < given.children.size(); i++) {
+    ExpectSameColumnType(given.children[i], described.children[i], where + "." + given.children[i].name);
+  }
+}
+
+TEST_F(TableRowsTest, StoredColumnTypesAreWhatDuckDBDescribesOfStoredRows) {
+  auto list = std::make_shared<delta::DataType>();
+  list->kind = delta::DataType::Kind::kArray;
+  list->element_type = Struct({Field("e", "integer")});
+  auto map = std::make_shared<delta::DataType>();
+  map->kind = delta::DataType::Kind::kMap;
+  map->key_type = Primitive("string");
+  map->value_type = Primitive("decimal", 20, 4);
+  std::vector<delta::StructField> fields = {
+      Field("l", "long"),
+      Field("i", "integer"),
+      Field("sh", "short"),
+      Field("b", "byte"),
+      Field("f", "float"),
+      Field("d", "double"),
+      Field("dec", Primitive("decimal", 12, 3)),
+      Field("s", "string"),
+      Field("bin", "binary"),
+      Field("ok", "boolean"),
+      Field("day", "date"),
+      Field("ts", "timestamp"),
+      Field("ntz", "timestamp_ntz"),
+      Field("nested", Struct({Field("x", "long"), Field("deeper", Struct({Field("y", "date")}))})),
+      Field("list", list),
+      Field("map", map)};
+  for (const char* mode : {"none", "name"}) {
+    SCOPED_TRACE(std::string("column mapping ") + mode);
+    Create(fields, {}, {{"delta.columnMapping.mode", mode}});
+    WriteTarget target = Target();
+    std::string logical;
+    for (const delta::StructField& f : target.schema.fields) {
+      logical += (logical.empty() ? "SELECT " : ", ") + std::string("CAST(NULL AS ") +
+                 f.type->ToDuckDBType() + ") AS " + engine::QuoteIdentifier(f.name);
+    }
+    ASSERT_OK_AND_ASSIGN(std::string stored, StoredRowsSql(target, logical));
+    ASSERT_OK_AND_ASSIGN(std::vector<engine::ColumnType> described, conn_->DescribeQuery(stored));
+    const std::vector<engine::ColumnType> given =
+        engine::StoredColumnTypes(target.schema, delta::ColumnMappingEnabled(target.metadata));
+    ASSERT_EQ(given.size(), described.size());
+    for (size_t i = 0; i < given.size(); i++) ExpectSameColumnType(given[i], described[i], given[i].name);
+    std::filesystem::remove_all(Root());
+  }
 }
 
 TEST_F(TableRowsTest, PartitionValuesAreSerializedAsTheProtocolSays) {
