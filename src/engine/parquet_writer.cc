@@ -393,12 +393,11 @@ std::vector<ColumnType> StoredColumnTypes(const delta::StructType& schema, bool 
 Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::string& select_sql,
                                                    ObjectStore& table_store, const WriteOptions& options) {
   const std::string where = "writing data files to " + table_store.Describe();
-  std::vector<ColumnType> columns;
-  if (options.columns) {
-    columns = *options.columns;
-  } else {
-    ASSIGN_OR_RETURN(columns, conn.DescribeQuery(select_sql));
+  std::vector<ColumnType> described;
+  if (!options.columns) {
+    ASSIGN_OR_RETURN(described, conn.DescribeQuery(select_sql));
   }
+  const std::vector<ColumnType>& columns = options.columns ? *options.columns : described;
   std::vector<const ColumnType*> partition_types;
   for (const std::string& name : options.partition_columns) {
     const ColumnType* column = FindColumn(columns, name);

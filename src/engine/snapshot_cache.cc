@@ -68,7 +68,7 @@ Result<std::shared_ptr<const delta::Snapshot>> SnapshotCache::Get(const std::sha
   }
 
   // The latest version: bring the newest cached snapshot of this table up to date, which
-  // lists the log once from its version on and reads only newer commits.
+  // looks up the commits after its version and reads only those.
   std::shared_ptr<const delta::Snapshot> snapshot = Find(location, std::nullopt);
   if (snapshot && snapshot->tombstones_kept) {
     ASSIGN_OR_RETURN(auto updated, delta::UpdateSnapshot(snapshot, log_io_));
