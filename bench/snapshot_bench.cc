@@ -21,12 +21,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <type_traits>
 
 #include "bench_util.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/commit_writer.h"
+#include "delta/parsed_stats.h"
 #include "delta/predicate.h"
 #include "delta/skipping.h"
 #include "delta/snapshot.h"
@@ -48,10 +50,11 @@ constexpr int64_t kNowMs = 1'800'000'000'000;
 // Heap bytes a string owns beyond its own object.
 size_t HeapBytes(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
 
-// The memory a snapshot's files hold: the vector, their strings and maps (a map node is
-// counted as its two strings plus 48 bytes of links).
+// The memory a snapshot's files hold: the vector, their strings, maps and typed stats (a
+// map node is counted as its two strings plus 48 bytes of links).
 size_t FileBytes(const delta::Snapshot& snapshot) {
   size_t bytes = snapshot.files.capacity() * sizeof(delta::AddFile);
+  std::set<const delta::ParsedStats*> parsed_stats;
   auto map_bytes = [](const auto& map) {
     size_t total = 0;
     for (const auto& [key, value] : map) {
@@ -68,6 +71,9 @@ size_t FileBytes(const delta::Snapshot& snapshot) {
     bytes += HeapBytes(file.path) + (file.stats ? HeapBytes(*file.stats) : 0);
     bytes += map_bytes(file.partition_values) + map_bytes(file.tags);
     if (file.deletion_vector) bytes += HeapBytes(file.deletion_vector->path_or_inline_dv);
+    if (file.parsed_stats && parsed_stats.insert(file.parsed_stats.get()).second) {
+      bytes += file.parsed_stats->MemoryBytes();
+    }
   }
   return bytes;
 }

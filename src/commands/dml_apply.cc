@@ -154,7 +154,8 @@ Status WriteDeletionVectors(const DmlTable& table, const std::vector<TouchedFile
     delta::AddFile marked = add;
     marked.deletion_vector = dv;
     marked.data_change = true;
-    marked.stats = LooseStats(add.stats);
+    marked.stats = LooseStats(delta::StatsJson(add));
+    marked.parsed_stats.reset();
     txn.Add(std::move(marked));
     if (had_dv) {
       applied.deletion_vectors_updated++;

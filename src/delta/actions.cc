@@ -8,6 +8,7 @@
 
 #include "common/strings.h"
 #include "delta/json_fields.h"
+#include "delta/parsed_stats.h"
 #include "delta/paths.h"
 
 namespace basin::delta {
@@ -380,7 +381,7 @@ struct BodyWriter {
                 {"size", a.size},
                 {"modificationTime", a.modification_time},
                 {"dataChange", a.data_change}};
-    SetIf(out, "stats", a.stats);
+    SetIf(out, "stats", StatsJson(a));
     if (!a.tags.empty()) out["tags"] = StringMapJson(a.tags);
     if (a.deletion_vector) out["deletionVector"] = DeletionVectorJson(*a.deletion_vector);
     SetIf(out, "baseRowId", a.base_row_id);
@@ -484,6 +485,7 @@ RemoveFile RemoveOf(const AddFile& add, bool data_change) {
 }
 
 std::optional<int64_t> StatsNumRecords(const AddFile& add) {
+  if (!add.stats && add.parsed_stats) return add.parsed_stats->NumRecords(add.parsed_stats_row);
   if (!add.stats) return std::nullopt;
   Element stats;
   int64_t n = 0;
@@ -492,6 +494,11 @@ std::optional<int64_t> StatsNumRecords(const AddFile& add) {
     return std::nullopt;
   }
   return n;
+}
+
+std::optional<std::string> StatsJson(const AddFile& add) {
+  if (add.stats || !add.parsed_stats) return add.stats;
+  return add.parsed_stats->Json(add.parsed_stats_row);
 }
 
 std::string ColumnMappingMode(const std::map<std::string, std::string>& configuration) {

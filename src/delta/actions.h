@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@
 namespace basin::delta {
 
 using PartitionValues = std::map<std::string, std::optional<std::string>>;
+
+class ParsedStats;  // delta/parsed_stats.h
 
 struct DeletionVectorDescriptor {
   char storage_type = 'u';  // 'u' relative path (with random prefix), 'i' inline, 'p' absolute path
@@ -39,7 +42,13 @@ struct AddFile {
   int64_t size = 0;
   int64_t modification_time = 0;
   bool data_change = true;
-  std::optional<std::string> stats;  // JSON text; from `stats`, or a checkpoint's `stats_parsed` as JSON
+  // Statistics as JSON text, as commits and most checkpoints hold them. A checkpoint with
+  // only `stats_parsed` leaves `stats` unset and its typed values in row `parsed_stats_row`
+  // of `parsed_stats`, which the stats index reads without a text round trip; StatsJson()
+  // gives either form as text.
+  std::optional<std::string> stats;
+  std::shared_ptr<const ParsedStats> parsed_stats;
+  uint32_t parsed_stats_row = 0;
   std::map<std::string, std::string> tags;
   std::optional<DeletionVectorDescriptor> deletion_vector;
   std::optional<int64_t> base_row_id;
@@ -174,5 +183,8 @@ RemoveFile RemoveOf(const AddFile& add, bool data_change = true);
 // `add`'s stats numRecords (physical rows, before its deletion vector); nullopt when the
 // stats are absent or unreadable.
 std::optional<int64_t> StatsNumRecords(const AddFile& add);
+
+// `add`'s statistics as JSON text, whichever form it holds them in; nullopt when it has none.
+std::optional<std::string> StatsJson(const AddFile& add);
 
 }  // namespace basin::delta

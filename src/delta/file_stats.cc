@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "common/strings.h"
+#include "delta/parsed_stats.h"
 #include "delta/temporal.h"
 
 namespace basin::delta {
@@ -44,6 +45,23 @@ Int128 PowerOfTen(int n) {
   Int128 out = 1;
   for (int i = 0; i < n; i++) out *= 10;
   return out;
+}
+
+// unscaled * 10^(to - from): `unscaled` at scale `from` brought to scale `to`, when that is
+// exact and below 10^38 in magnitude; nullopt otherwise.
+std::optional<Int128> Rescale(Int128 unscaled, int from, int to) {
+  if (unscaled == 0) return Int128{0};
+  int shift = to - from;
+  for (; shift < 0; shift++) {
+    if (unscaled % 10 != 0) return std::nullopt;
+    unscaled /= 10;
+  }
+  const Int128 limit = PowerOfTen(38) / 10;
+  for (; shift > 0; shift--) {
+    if (unscaled >= limit || unscaled <= -limit) return std::nullopt;
+    unscaled *= 10;
+  }
+  return unscaled;
 }
 
 // The exact value of a decimal number text ("-12.5", "1.25E+2") times 10^scale, when that
@@ -83,20 +101,9 @@ std::optional<Int128> ParseDecimalText(std::string_view text, int scale) {
   } else if (i != text.size()) {
     return std::nullopt;
   }
-  // digits * 10^(exponent + scale) must be an integer below 10^38.
-  int shift = exponent + scale;
-  if (digits == 0) return Int128{0};
-  while (shift < 0) {
-    if (digits % 10 != 0) return std::nullopt;
-    digits /= 10;
-    shift++;
-  }
-  const Int128 limit = PowerOfTen(38);
-  for (; shift > 0; shift--) {
-    if (digits >= limit / 10) return std::nullopt;
-    digits *= 10;
-  }
-  return negative ? -digits : digits;
+  auto rescaled = Rescale(digits, -exponent, scale);
+  if (!rescaled) return std::nullopt;
+  return negative ? -*rescaled : *rescaled;
 }
 
 }  // namespace
@@ -219,13 +226,87 @@ class StatsParser {
   StatsParser(const StatsLayout& layout, std::vector<FileStatsIndex::Column>& columns, size_t num_files)
       : layout_(layout), columns_(columns), num_files_(num_files) {}
 
-  // The file's numRecords (-1 when unknown); its bounds go into the columns.
+  // Reads what `add` says into the columns at `file`: its stats, in whichever form it has
+  // them, and its partition values. Returns its numRecords, -1 when unknown.
+  int64_t ParseFile(size_t file, const AddFile& add) {
+    int64_t num_records = -1;
+    if (add.stats) {
+      num_records = ParseStats(file, *add.stats);
+    } else if (add.parsed_stats) {
+      num_records = ParseTyped(file, *add.parsed_stats, add.parsed_stats_row);
+    }
+    ParsePartitionValues(file, add.partition_values);
+    return num_records;
+  }
+
+ private:
+  struct Pending {
+    size_t column;
+    Bound bound;
+    ParsedValue value;
+  };
+  // A leaf of a ParsedStats that holds a bound of a layout column.
+  struct MappedLeaf {
+    size_t leaf;
+    size_t column;
+    Bound bound;
+  };
+
   int64_t ParseStats(size_t file, const std::string& stats) {
     pending_.clear();
     int64_t num_records = -1;
     if (!Parse(stats, num_records)) return -1;  // unreadable: nothing is known
     for (const Pending& p : pending_) Store(file, p.column, p.bound, p.value);
     return num_records;
+  }
+
+  int64_t ParseTyped(size_t file, const ParsedStats& stats, uint32_t row) {
+    for (const MappedLeaf& m : MappingOf(stats)) {
+      if (!stats.Valid(m.leaf, row)) continue;
+      std::optional<ParsedValue> value;
+      if (m.bound == Bound::kNullCount) {
+        const int64_t n = stats.Integer(m.leaf, row);
+        if (stats.leaves()[m.leaf].kind == ParsedStats::Kind::kInteger && n >= 0) value = ParsedValue{n, 0, {}};
+      } else {
+        value = FromTyped(layout_.columns[m.column], stats, m.leaf, row, m.bound);
+      }
+      if (value) Store(file, m.column, m.bound, *value);
+    }
+    const std::optional<int64_t> num_records = stats.NumRecords(row);
+    return num_records && *num_records >= 0 ? *num_records : -1;
+  }
+
+  // Which leaves of `stats` bound which layout columns; worked out once per ParsedStats
+  // (the files of one checkpoint share one, so this runs once or a few times per index).
+  const std::vector<MappedLeaf>& MappingOf(const ParsedStats& stats) {
+    if (mapped_for_ == &stats) return mapped_;
+    mapped_for_ = &stats;
+    mapped_.clear();
+    const std::vector<ParsedStats::Leaf>& leaves = stats.leaves();
+    for (size_t i = 0; i < leaves.size(); i++) {
+      const std::vector<std::string>& path = leaves[i].path;
+      Bound bound;
+      if (path[0] == "minValues") {
+        bound = Bound::kMin;
+      } else if (path[0] == "maxValues") {
+        bound = Bound::kMax;
+      } else if (path[0] == "nullCount") {
+        bound = Bound::kNullCount;
+      } else {
+        continue;
+      }
+      const StatsNode* node = &layout_.root;
+      for (size_t depth = 1; depth < path.size() && node != nullptr; depth++) {
+        auto it = node->children.find(path[depth]);
+        if (it == node->children.end()) break;
+        if (depth + 1 == path.size()) {
+          if (it->second.column >= 0) mapped_.push_back({i, static_cast<size_t>(it->second.column), bound});
+        } else {
+          node = it->second.nested.get();
+        }
+      }
+    }
+    return mapped_;
   }
 
   void ParsePartitionValues(size_t file, const PartitionValues& values) {
@@ -250,13 +331,6 @@ class StatsParser {
       }
     }
   }
-
- private:
-  struct Pending {
-    size_t column;
-    Bound bound;
-    ParsedValue value;
-  };
 
   bool Parse(const std::string& stats, int64_t& num_records) {
     buffer_.resize(stats.size() + simdjson::SIMDJSON_PADDING);
@@ -358,18 +432,74 @@ class StatsParser {
       case StatsFamily::kTimestamp: {
         std::string_view text;
         if (value.get_string().get(text) != simdjson::SUCCESS) return std::nullopt;
-        if (column.family == StatsFamily::kString && bound == Bound::kMax &&
-            Utf8Length(text) >= kTruncatedStringLength) {
-          return std::nullopt;
-        }
-        auto parsed = FromText(column, text);
-        if (parsed && column.family == StatsFamily::kTimestamp && bound == Bound::kMax) {
-          parsed->integer += kTimestampStatSlackMicros;
-        }
-        return parsed;
+        return Widened(column, bound, FromText(column, text));
       }
     }
     return std::nullopt;
+  }
+
+  // A min or max value from a checkpoint's typed stats; nullopt when it does not fit the
+  // column. The stats keep the type the column had when the checkpoint was written, so a
+  // column widened since (integer to double or decimal, date to timestamp_ntz, a decimal's
+  // scale) reads its older statistics too.
+  std::optional<ParsedValue> FromTyped(const LayoutColumn& column, const ParsedStats& stats, size_t leaf,
+                                       uint32_t row, Bound bound) {
+    using Kind = ParsedStats::Kind;
+    const Kind kind = stats.leaves()[leaf].kind;
+    std::optional<ParsedValue> out;
+    auto integer_of = [&](Kind expected) {
+      if (kind == expected) out = ParsedValue{stats.Integer(leaf, row), 0, {}};
+    };
+    switch (column.family) {
+      case StatsFamily::kNone:
+        break;
+      case StatsFamily::kBoolean:
+        integer_of(Kind::kBoolean);
+        break;
+      case StatsFamily::kInteger:
+        integer_of(Kind::kInteger);
+        break;
+      case StatsFamily::kDate:
+        integer_of(Kind::kDate);
+        break;
+      case StatsFamily::kFloat:
+        if (kind == Kind::kFloat || kind == Kind::kDouble) return FromReal(column, stats.Real(leaf, row));
+        if (kind == Kind::kInteger) return FromReal(column, static_cast<double>(stats.Integer(leaf, row)));
+        break;
+      case StatsFamily::kDecimal: {
+        std::optional<Int128> unscaled;
+        if (kind == Kind::kDecimal) {
+          unscaled = Rescale(stats.Decimal(leaf, row), stats.leaves()[leaf].scale, column.scale);
+        } else if (kind == Kind::kInteger) {
+          unscaled = Rescale(stats.Integer(leaf, row), 0, column.scale);
+        }
+        if (unscaled) out = ParsedValue{*unscaled, 0, {}};
+        break;
+      }
+      case StatsFamily::kString:
+        if (kind == Kind::kString) out = ParsedValue{0, 0, stats.String(leaf, row)};
+        break;
+      case StatsFamily::kTimestamp:
+        if (kind == Kind::kTimestamp || kind == Kind::kTimestampNtz) {
+          out = ParsedValue{stats.Integer(leaf, row), 0, {}};
+        } else if (kind == Kind::kDate) {
+          out = ParsedValue{Int128{stats.Integer(leaf, row)} * kMicrosPerDay, 0, {}};
+        }
+        break;
+    }
+    return Widened(column, bound, out);
+  }
+
+  // `value` as a bound that holds whatever the writer cut: a string max that may be a
+  // truncated prefix is dropped, a timestamp max gains the milliseconds Spark truncates.
+  static std::optional<ParsedValue> Widened(const LayoutColumn& column, Bound bound,
+                                            std::optional<ParsedValue> value) {
+    if (!value || bound != Bound::kMax) return value;
+    if (column.family == StatsFamily::kString && Utf8Length(value->bytes) >= kTruncatedStringLength) {
+      return std::nullopt;
+    }
+    if (column.family == StatsFamily::kTimestamp) value->integer += kTimestampStatSlackMicros;
+    return value;
   }
 
   static std::optional<ParsedValue> FromReal(const LayoutColumn& column, double d) {
@@ -469,6 +599,8 @@ class StatsParser {
   ondemand::parser parser_;
   std::vector<char> buffer_;
   std::vector<Pending> pending_;
+  const ParsedStats* mapped_for_ = nullptr;  // the stats mapped_ belongs to
+  std::vector<MappedLeaf> mapped_;
 };
 
 // --- FileStatsIndex ---
@@ -489,10 +621,7 @@ std::unique_ptr<FileStatsIndex> FileStatsIndex::Build(std::shared_ptr<const Stat
   index->columns_.resize(index->layout_->columns.size());
   index->num_records_.assign(files.size(), -1);
   StatsParser parser(*index->layout_, index->columns_, files.size());
-  for (size_t i = 0; i < files.size(); i++) {
-    if (files[i].stats) index->num_records_[i] = parser.ParseStats(i, *files[i].stats);
-    parser.ParsePartitionValues(i, files[i].partition_values);
-  }
+  for (size_t i = 0; i < files.size(); i++) index->num_records_[i] = parser.ParseFile(i, files[i]);
   for (Column& column : index->columns_) column.strings.shrink_to_fit();
   index->files_in_strings_ = files.size();
   return index;
@@ -541,10 +670,7 @@ std::unique_ptr<FileStatsIndex> FileStatsIndex::Extend(const FileStatsIndex& pre
     to.strings = from.strings;  // offsets into it stay valid
   }
   StatsParser parser(*index->layout_, index->columns_, files.size());
-  for (size_t i = kept.size(); i < files.size(); i++) {
-    if (files[i].stats) index->num_records_[i] = parser.ParseStats(i, *files[i].stats);
-    parser.ParsePartitionValues(i, files[i].partition_values);
-  }
+  for (size_t i = kept.size(); i < files.size(); i++) index->num_records_[i] = parser.ParseFile(i, files[i]);
   return index;
 }
 

@@ -38,7 +38,8 @@ class ParquetLogIO {
   // Appends to `out` the actions of the Parquet log file at `key` in `store`, in row order,
   // one per row that holds one of add, remove, metaData, protocol, txn, domainMetadata,
   // checkpointMetadata and sidecar (other columns are ignored). An add's stats are its
-  // `stats` string or, when that is absent, its `stats_parsed` struct as stats JSON; an
+  // `stats` string or, when that is absent, its `stats_parsed` struct kept typed
+  // (AddFile::parsed_stats, one ParsedStats for the file's adds); an
   // add's or remove's partition values are its `partitionValues` map or, when that column
   // is absent, its `partitionValues_parsed` struct in the protocol's text form.
   // Errors: Corruption naming `key` when the file is missing, is not Parquet, or holds no

@@ -3,14 +3,13 @@
 #include <duckdb.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/uuid.h"
+#include "delta/parsed_stats.h"
 #include "delta/predicate.h"
 #include "delta/temporal.h"
 #include "engine/store_registry.h"
@@ -33,30 +32,10 @@ constexpr const char* kActionColumns[] = {"add", "remove",         "metaData",  
 // list element. Rebuilt for every chunk (DuckDB hands out new vectors), which costs a few
 // calls per field and chunk.
 
-// Appends `s` as a JSON string.
-void AppendJsonString(std::string_view s, std::string& out) {
-  out += '"';
-  for (char ch : s) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", u);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  out += '"';
-}
-
 struct Column {
   duckdb_vector vector = nullptr;
   duckdb_type id = DUCKDB_TYPE_INVALID;
   std::vector<std::string> names;  // STRUCT: field names
-  std::vector<std::string> keys;   // STRUCT: field names as JSON object keys, `"name":`
   std::vector<Column> children;    // STRUCT: fields; LIST/MAP: the element (MAP: STRUCT(key, value))
   uint8_t decimal_scale = 0;
   duckdb_type decimal_storage = DUCKDB_TYPE_INVALID;
@@ -75,9 +54,6 @@ struct Column {
       const idx_t n = duckdb_struct_type_child_count(type.type);
       for (idx_t i = 0; i < n; i++) {
         c.names.push_back(StructChildName(type.type, i));
-        std::string key;
-        AppendJsonString(c.names.back(), key);
-        c.keys.push_back(key + ':');
         c.children.push_back(Of(duckdb_struct_vector_get_child(vector, i)));
       }
     } else if (c.id == DUCKDB_TYPE_LIST || c.id == DUCKDB_TYPE_MAP) {
@@ -224,70 +200,135 @@ std::optional<std::string> ScalarText(const Column& c, idx_t row) {
 }
 
 // ---------------------------------------------------------------------------------------
-// stats_parsed as the stats JSON the log's `stats` string holds.
+// stats_parsed, typed as the checkpoint has it, into delta::ParsedStats.
 
-// Appends the cell as a JSON value; false (appending nothing) for NULL and for values the
-// stats format has no form for (NaN, binary, lists).
-bool AppendJsonValue(const Column& c, idx_t row, std::string& out) {
-  if (!c.Valid(row)) return false;
-  char buf[64];
-  if (auto n = IntegerAt(c, row)) {
-    out.append(buf, std::to_chars(buf, buf + sizeof(buf), *n).ptr);
-    return true;
-  }
-  if (auto micros = MicrosAt(c, row)) {
-    // Digits, dashes and colons: nothing to escape.
-    out += '"';
-    out += delta::FormatTimestampMicros(*micros, 'T');
-    if (c.id != DUCKDB_TYPE_TIMESTAMP) out += 'Z';
-    out += '"';
-    return true;
-  }
+// How a stats_parsed leaf of this type is kept; nullopt for types statistics have no use
+// for (binary, UUIDs, lists), which are left out.
+std::optional<delta::ParsedStats::Kind> StatsKindOf(const Column& c) {
+  using Kind = delta::ParsedStats::Kind;
   switch (c.id) {
-    case DUCKDB_TYPE_STRUCT: {
-      out += '{';
-      bool first = true;
-      for (size_t i = 0; i < c.children.size(); i++) {
-        const size_t mark = out.size();
-        if (!first) out += ',';
-        out += c.keys[i];
-        if (AppendJsonValue(c.children[i], row, out)) {
-          first = false;
-        } else {
-          out.resize(mark);
-        }
-      }
-      out += '}';
-      return true;
-    }
-    case DUCKDB_TYPE_VARCHAR:
-      AppendJsonString(BytesAt(c.vector, row), out);
-      return true;
     case DUCKDB_TYPE_BOOLEAN:
-      out += At<bool>(c.vector, row) ? "true" : "false";
-      return true;
-    case DUCKDB_TYPE_DATE:
-      out += '"';
-      out += delta::FormatDate(At<int32_t>(c.vector, row));
-      out += '"';
-      return true;
-    case DUCKDB_TYPE_DECIMAL:
-      out += DecimalText(UnscaledAt(c, row), c.decimal_scale);
-      return true;
+      return Kind::kBoolean;
+    case DUCKDB_TYPE_TINYINT:
+    case DUCKDB_TYPE_SMALLINT:
+    case DUCKDB_TYPE_INTEGER:
+    case DUCKDB_TYPE_BIGINT:
+    case DUCKDB_TYPE_UTINYINT:
+    case DUCKDB_TYPE_USMALLINT:
+    case DUCKDB_TYPE_UINTEGER:
+    case DUCKDB_TYPE_UBIGINT:
+      return Kind::kInteger;
     case DUCKDB_TYPE_FLOAT:
-    case DUCKDB_TYPE_DOUBLE: {
-      const double d = c.id == DUCKDB_TYPE_FLOAT ? At<float>(c.vector, row) : At<double>(c.vector, row);
-      if (!std::isfinite(d)) return false;
-      // As printf's %.9g / %.17g: every digit that tells the value apart, at its type's precision.
-      out.append(buf, std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::general,
-                                    c.id == DUCKDB_TYPE_FLOAT ? 9 : 17)
-                          .ptr);
-      return true;
-    }
+      return Kind::kFloat;
+    case DUCKDB_TYPE_DOUBLE:
+      return Kind::kDouble;
+    case DUCKDB_TYPE_DECIMAL:
+      return Kind::kDecimal;
+    case DUCKDB_TYPE_VARCHAR:
+      return Kind::kString;
+    case DUCKDB_TYPE_DATE:
+      return Kind::kDate;
+    case DUCKDB_TYPE_TIMESTAMP:
+      return Kind::kTimestampNtz;
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+    case DUCKDB_TYPE_TIMESTAMP_S:
+    case DUCKDB_TYPE_TIMESTAMP_MS:
+    case DUCKDB_TYPE_TIMESTAMP_NS:
+      return Kind::kTimestamp;
     default:
-      return false;
+      return std::nullopt;
   }
 }
+
+// Reads the stats_parsed cells of one checkpoint file into one ParsedStats, a row per
+// cell. Its leaves are the struct's scalar fields, found in the first cell; every chunk's
+// vectors have the same shape, so they are matched to the leaves in field order.
+class ParsedStatsReader {
+ public:
+  // Appends the stats in `column` (a STRUCT) at `row`, and points `out` at them.
+  void Read(const Column& column, idx_t row, delta::AddFile& out) {
+    if (!stats_) {
+      stats_ = std::make_shared<delta::ParsedStats>();
+      std::vector<std::string> path;
+      AddLeaves(column, path);
+    }
+    const uint32_t stats_row = stats_->AddRow();
+    size_t next_leaf = 0;
+    Fill(column, row, stats_row, next_leaf);
+    out.parsed_stats = stats_;
+    out.parsed_stats_row = stats_row;
+  }
+
+  void Finish() {
+    if (stats_) stats_->ShrinkToFit();
+  }
+
+ private:
+  static constexpr size_t kNoLeaf = static_cast<size_t>(-1);
+
+  void AddLeaves(const Column& column, std::vector<std::string>& path) {
+    for (size_t i = 0; i < column.children.size(); i++) {
+      const Column& child = column.children[i];
+      path.push_back(column.names[i]);
+      if (child.id == DUCKDB_TYPE_STRUCT) {
+        AddLeaves(child, path);
+      } else if (auto kind = StatsKindOf(child)) {
+        leaves_.push_back(stats_->AddLeaf({path, *kind, child.decimal_scale}));
+      } else {
+        leaves_.push_back(kNoLeaf);
+      }
+      path.pop_back();
+    }
+  }
+
+  // Sets the leaves under `column` in `stats_row`, leaf by leaf from `next_leaf` on (NULL
+  // structs are walked too, setting nothing, so that the count stays in step).
+  void Fill(const Column& column, idx_t row, uint32_t stats_row, size_t& next_leaf) {
+    const bool valid = column.Valid(row);
+    for (const Column& child : column.children) {
+      if (child.id == DUCKDB_TYPE_STRUCT) {
+        if (valid) {
+          Fill(child, row, stats_row, next_leaf);
+        } else {
+          next_leaf += CountLeaves(child);
+        }
+        continue;
+      }
+      const size_t leaf = leaves_[next_leaf++];
+      if (leaf != kNoLeaf && valid && child.Valid(row)) Set(child, row, leaf, stats_row);
+    }
+  }
+
+  static size_t CountLeaves(const Column& column) {
+    size_t n = 0;
+    for (const Column& child : column.children) n += child.id == DUCKDB_TYPE_STRUCT ? CountLeaves(child) : 1;
+    return n;
+  }
+
+  void Set(const Column& c, idx_t row, size_t leaf, uint32_t stats_row) {
+    if (auto n = IntegerAt(c, row)) return stats_->SetInteger(leaf, stats_row, *n);
+    if (auto micros = MicrosAt(c, row)) return stats_->SetInteger(leaf, stats_row, *micros);
+    switch (c.id) {
+      case DUCKDB_TYPE_BOOLEAN:
+        return stats_->SetInteger(leaf, stats_row, At<bool>(c.vector, row) ? 1 : 0);
+      case DUCKDB_TYPE_DATE:
+        return stats_->SetInteger(leaf, stats_row, At<int32_t>(c.vector, row));
+      case DUCKDB_TYPE_FLOAT:
+        return stats_->SetReal(leaf, stats_row, At<float>(c.vector, row));
+      case DUCKDB_TYPE_DOUBLE:
+        return stats_->SetReal(leaf, stats_row, At<double>(c.vector, row));
+      case DUCKDB_TYPE_DECIMAL:
+        return stats_->SetDecimal(leaf, stats_row, UnscaledAt(c, row));
+      case DUCKDB_TYPE_VARCHAR:
+        return stats_->SetString(leaf, stats_row, BytesAt(c.vector, row));
+      default:
+        return;  // an unsigned value beyond int64: left NULL
+    }
+  }
+
+  std::shared_ptr<delta::ParsedStats> stats_;
+  std::vector<size_t> leaves_;  // per scalar field in field order: its leaf, or kNoLeaf
+};
 
 // ---------------------------------------------------------------------------------------
 // One non-null struct cell of an action column, read field by field. Errors are
@@ -433,16 +474,13 @@ class StructCell {
     return std::optional<StructCell>(StructCell(*c, row_, Name(name), key_, row_number_));
   }
 
-  // The struct `name` as JSON text; nullopt when absent or NULL.
-  std::optional<std::string> StructAsJson(std::string_view name) const {
+  // The struct `name`, nullptr when absent or NULL; and the row, for readers that walk
+  // the struct themselves.
+  const Column* Struct(std::string_view name) const {
     const Column* c = Get(name);
-    if (c == nullptr || c->id != DUCKDB_TYPE_STRUCT) return std::nullopt;
-    // Built in a buffer reused row after row, then copied once at its exact size.
-    thread_local std::string buffer;
-    buffer.clear();
-    AppendJsonValue(*c, row_, buffer);
-    return buffer;
+    return c != nullptr && c->id == DUCKDB_TYPE_STRUCT ? c : nullptr;
   }
+  idx_t row() const { return row_; }
 
  private:
   std::string Name(std::string_view name) const { return prefix_ + "." + std::string(name); }
@@ -484,7 +522,7 @@ Result<std::optional<delta::PartitionValues>> ReadPartitionValues(const StructCe
 }
 
 // Fills `out` in place: a checkpoint's adds are many, and large.
-Status ReadAdd(const StructCell& cell, delta::AddFile& out) {
+Status ReadAdd(const StructCell& cell, ParsedStatsReader& parsed_stats, delta::AddFile& out) {
   ASSIGN_OR_RETURN(out.path, cell.RequiredString("path"));
   ASSIGN_OR_RETURN(auto partition_values, ReadPartitionValues(cell));
   if (!partition_values) return cell.Missing("partitionValues");
@@ -493,7 +531,9 @@ Status ReadAdd(const StructCell& cell, delta::AddFile& out) {
   ASSIGN_OR_RETURN(out.modification_time, cell.RequiredInt64("modificationTime"));
   ASSIGN_OR_RETURN(out.data_change, cell.RequiredBool("dataChange"));
   ASSIGN_OR_RETURN(out.stats, cell.OptionalString("stats"));
-  if (!out.stats) out.stats = cell.StructAsJson("stats_parsed");
+  if (const Column* parsed = cell.Struct("stats_parsed"); !out.stats && parsed != nullptr) {
+    parsed_stats.Read(*parsed, cell.row(), out);
+  }
   ASSIGN_OR_RETURN(out.tags, cell.OptionalStringMap("tags"));
   ASSIGN_OR_RETURN(out.deletion_vector, ReadDeletionVector(cell));
   ASSIGN_OR_RETURN(out.base_row_id, cell.OptionalInt64("baseRowId"));
@@ -582,8 +622,8 @@ Status Store(Result<T> read, Action& out) {
 }
 
 // Reads the action in `cell` (of action column `name`) into `out`.
-Status ReadAction(std::string_view name, const StructCell& cell, Action& out) {
-  if (name == "add") return ReadAdd(cell, out.emplace<delta::AddFile>());
+Status ReadAction(std::string_view name, const StructCell& cell, ParsedStatsReader& parsed_stats, Action& out) {
+  if (name == "add") return ReadAdd(cell, parsed_stats, out.emplace<delta::AddFile>());
   if (name == "remove") return Store(ReadRemove(cell), out);
   if (name == "metaData") return Store(ReadMetadata(cell), out);
   if (name == "protocol") return Store(ReadProtocol(cell), out);
@@ -705,6 +745,7 @@ Status ReadParquetActions(Connection& conn, const std::string& path, const std::
   if (auto error = query.Run(conn.raw(), sql)) return fail(*error);
   size_t row_number = 0;
   std::vector<Column> columns;
+  ParsedStatsReader parsed_stats;
   for (;;) {
     ChunkGuard chunk{query.Next()};
     if (chunk.chunk == nullptr) break;
@@ -731,7 +772,7 @@ Status ReadParquetActions(Connection& conn, const std::string& path, const std::
       }
       // Read in place at the end of `out`.
       Status read = ReadAction(names[found], StructCell(columns[found], row, names[found], key, row_number),
-                               out->emplace_back());
+                               parsed_stats, out->emplace_back());
       if (!read.ok()) {
         out->pop_back();
         return read;
@@ -739,6 +780,7 @@ Status ReadParquetActions(Connection& conn, const std::string& path, const std::
     }
   }
   if (auto error = query.error()) return fail(*error);
+  parsed_stats.Finish();
   return Status::OK();
 }
 

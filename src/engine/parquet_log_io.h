@@ -4,8 +4,9 @@
 // Reading runs read_parquet over the file and converts DuckDB's result vectors straight
 // into actions: structs, maps and lists are walked through the C API, nothing is rendered
 // as text and parsed again. `stats_parsed` (checkpoints written with writeStatsAsStruct)
-// becomes the stats JSON string the Delta layer keeps; `partitionValues_parsed` becomes
-// partition value text when the partitionValues map is absent. Whichever of the two forms
+// is kept typed, in one delta::ParsedStats per file that its adds point into, when the
+// file has no `stats` text; `partitionValues_parsed` becomes partition value text when the
+// partitionValues map is absent. Whichever of the two forms
 // the file does not need is left out of the query.
 //
 // Writing serializes the actions and has DuckDB type them with from_json() against the

@@ -142,10 +142,15 @@ TEST_F(ParquetLogIOTest, StructStatsAndPartitionValuesBecomeText) {
   EXPECT_EQ(add.partition_values,
             (delta::PartitionValues{
                 {"day", "2024-02-01"}, {"n", "1"}, {"ts", "2024-01-01 10:00:00.5"}, {"s", std::nullopt}}));
-  ASSERT_TRUE(add.stats);
-  const json stats = json::parse(*add.stats);
+  // Kept typed, one ParsedStats for the file, with JSON text only on request.
+  EXPECT_FALSE(add.stats);
+  ASSERT_TRUE(add.parsed_stats);
+  EXPECT_EQ(add.parsed_stats, std::get<delta::AddFile>(read[0]).parsed_stats);
+  EXPECT_EQ(add.parsed_stats_row, 1u);
+  const std::string text = delta::StatsJson(add).value_or("");
+  const json stats = json::parse(text);
   EXPECT_EQ(stats["numRecords"], 3);
-  EXPECT_NE(add.stats->find(R"("d":1.25000)"), std::string::npos) << *add.stats;
+  EXPECT_NE(text.find(R"("d":1.25000)"), std::string::npos) << text;
   EXPECT_EQ(stats["minValues"]["f"], 0.5);
   EXPECT_EQ(stats["minValues"]["t"], "2024-01-01T00:00:00Z");
   EXPECT_EQ(stats["minValues"]["day"], "2024-02-01");
@@ -167,11 +172,12 @@ TEST_F(ParquetLogIOTest, ReadsTheStructOnlyCheckpointOfAnotherWriter) {
     const auto* add = std::get_if<delta::AddFile>(&a);
     if (add == nullptr) continue;
     adds++;
-    ASSERT_TRUE(add->stats) << add->path;
-    const json stats = json::parse(*add->stats);
-    EXPECT_TRUE(stats["numRecords"].is_number_integer()) << *add->stats;
-    EXPECT_TRUE(stats["minValues"]["integer"].is_number_integer()) << *add->stats;
-    EXPECT_TRUE(stats["minValues"]["date"].is_string()) << *add->stats;
+    const std::optional<std::string> text = delta::StatsJson(*add);
+    ASSERT_TRUE(text) << add->path;
+    const json stats = json::parse(*text);
+    EXPECT_TRUE(stats["numRecords"].is_number_integer()) << *text;
+    EXPECT_TRUE(stats["minValues"]["integer"].is_number_integer()) << *text;
+    EXPECT_TRUE(stats["minValues"]["date"].is_string()) << *text;
   }
   EXPECT_GT(adds, 0);
 }
