@@ -50,10 +50,10 @@ constexpr int64_t kNowMs = 1'800'000'000'000;
 // Heap bytes a string owns beyond its own object.
 size_t HeapBytes(const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; }
 
-// The memory a snapshot's files hold: the vector, their strings, maps and typed stats (a
+// The memory a snapshot's files hold: the AddFiles, their strings, maps and typed stats (a
 // map node is counted as its two strings plus 48 bytes of links).
 size_t FileBytes(const delta::Snapshot& snapshot) {
-  size_t bytes = snapshot.files.capacity() * sizeof(delta::AddFile);
+  size_t bytes = snapshot.files.size() * sizeof(delta::AddFile);
   std::set<const delta::ParsedStats*> parsed_stats;
   auto map_bytes = [](const auto& map) {
     size_t total = 0;

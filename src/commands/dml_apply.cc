@@ -99,8 +99,9 @@ Result<int64_t> PhysicalRows(engine::Connection& conn, const delta::Snapshot& sn
   file->schema = snapshot.schema;
   file->store = snapshot.store;
   file->table_root = snapshot.table_root;
-  file->files = {add};
-  file->files[0].deletion_vector.reset();
+  delta::AddFile whole = add;
+  whole.deletion_vector.reset();
+  file->files = delta::FileList(std::vector<delta::AddFile>{std::move(whole)});
   ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(file, conn));
   ASSIGN_OR_RETURN(engine::QueryResult count, conn.Query("SELECT count(*) FROM (" + plan.sql + ")"));
   return ToInt(count.at(0, 0));

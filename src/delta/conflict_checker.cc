@@ -149,11 +149,11 @@ Status CheckConflict(const TransactionFootprint& txn, const WinningCommit& winne
   // A removed file that was live at the read version and matches a read predicate held
   // rows the transaction read, whether or not it listed the file.
   if (!judge_by_predicate.empty() && txn.read_snapshot) {
-    const std::vector<AddFile>& files = txn.read_snapshot->files;
-    for (size_t i = 0; i < files.size(); i++) {
-      const AddFile& file = files[i];
+    size_t i = 0;
+    for (const AddFile& file : txn.read_snapshot->files) {
+      const size_t index = i++;
       auto it = judge_by_predicate.find(file.ReplayKey());
-      if (it != judge_by_predicate.end() && SnapshotFileMatchesReadPredicates(txn, i)) {
+      if (it != judge_by_predicate.end() && SnapshotFileMatchesReadPredicates(txn, index)) {
         return conflict("removed " + DescribeFile(file.path, file.partition_values) +
                             " that may hold rows matching what this transaction read",
                         "ConcurrentDeleteReadException");

@@ -614,14 +614,18 @@ std::shared_ptr<const StatsLayout> FileStatsIndex::MakeLayout(const StructType& 
 }
 
 std::unique_ptr<FileStatsIndex> FileStatsIndex::Build(std::shared_ptr<const StatsLayout> layout,
-                                                      std::span<const AddFile> files) {
+                                                      const FileList& files) {
   std::unique_ptr<FileStatsIndex> index(new FileStatsIndex());
   index->layout_ = std::move(layout);
   index->num_files_ = files.size();
   index->columns_.resize(index->layout_->columns.size());
   index->num_records_.assign(files.size(), -1);
   StatsParser parser(*index->layout_, index->columns_, files.size());
-  for (size_t i = 0; i < files.size(); i++) index->num_records_[i] = parser.ParseFile(i, files[i]);
+  size_t i = 0;
+  for (const AddFile& file : files) {
+    index->num_records_[i] = parser.ParseFile(i, file);
+    i++;
+  }
   for (Column& column : index->columns_) column.strings.shrink_to_fit();
   index->files_in_strings_ = files.size();
   return index;
@@ -645,7 +649,7 @@ void Gather(const std::vector<T>& from, std::span<const uint32_t> kept, size_t a
 std::unique_ptr<FileStatsIndex> FileStatsIndex::Extend(const FileStatsIndex& previous,
                                                        std::shared_ptr<const StatsLayout> layout,
                                                        std::span<const uint32_t> kept,
-                                                       std::span<const AddFile> files) {
+                                                       const FileList& files) {
   assert(layout->columns.size() == previous.columns_.size() && kept.size() <= files.size());
   const size_t added = files.size() - kept.size();
   const size_t files_in_strings = previous.files_in_strings_ + added;
@@ -743,7 +747,7 @@ size_t FileStatsIndex::MemoryBytes() const {
 }
 
 const FileStatsIndex& LazyFileStatsIndex::Get(const StructType& schema, const Metadata& metadata,
-                                              std::span<const AddFile> files) const {
+                                              const FileList& files) const {
   std::call_once(
       *once_, [&] { index_ = FileStatsIndex::Build(FileStatsIndex::MakeLayout(schema, metadata), files); });
   built_.store(true, std::memory_order_release);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "delta/actions.h"
+#include "delta/file_list.h"
 #include "delta/predicate.h"
 #include "delta/schema.h"
 
@@ -81,7 +82,7 @@ class FileStatsIndex {
 
   // Parses the stats and partition values of `files`.
   static std::unique_ptr<FileStatsIndex> Build(std::shared_ptr<const StatsLayout> layout,
-                                               std::span<const AddFile> files);
+                                               const FileList& files);
   // The index of `files` when its first kept.size() files are `previous`'s files kept[i]
   // (increasing) and the rest are new: the kept files' entries are copied, only the new
   // files are parsed, so a commit costs what it adds, not what the table holds. `layout`
@@ -90,7 +91,7 @@ class FileStatsIndex {
   static std::unique_ptr<FileStatsIndex> Extend(const FileStatsIndex& previous,
                                                 std::shared_ptr<const StatsLayout> layout,
                                                 std::span<const uint32_t> kept,
-                                                std::span<const AddFile> files);
+                                                const FileList& files);
   ~FileStatsIndex();
 
   const std::shared_ptr<const StatsLayout>& layout() const { return layout_; }
@@ -141,7 +142,7 @@ class LazyFileStatsIndex {
 
   // The index of `files` under `schema`; REQUIRES: the same arguments on every call.
   const FileStatsIndex& Get(const StructType& schema, const Metadata& metadata,
-                            std::span<const AddFile> files) const;
+                            const FileList& files) const;
   // The index if Get or Seed made it, else null; never builds it.
   const FileStatsIndex* IfBuilt() const;
   // Makes `index` what Get returns. REQUIRES: no Get yet, and `index` is the index Get

@@ -313,7 +313,7 @@ bool FileMayMatch(const Snapshot& snapshot, size_t file_index, const Predicate& 
 bool FileMayMatch(const Snapshot& snapshot, const AddFile& file, const Predicate& predicate) {
   if (predicate.is_unknown()) return true;
   auto index = FileStatsIndex::Build(FileStatsIndex::MakeLayout(snapshot.schema, snapshot.metadata),
-                                     std::span<const AddFile>(&file, 1));
+                                     FileList(std::vector<AddFile>{file}));
   return MayMatch(*index, 0, Binder(*index).Bind(predicate, false));
 }
 

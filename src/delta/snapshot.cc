@@ -4,7 +4,6 @@
 #include <cctype>
 #include <span>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "delta/checkpoint.h"
 #include "delta/history.h"
@@ -170,15 +169,6 @@ struct TableState {
   std::optional<CommitInfo> last_commit_info;  // of the last commit file applied
 };
 
-// The hash of a file's replay key (ReplayKey()), without building the key when the path is
-// its own decoded form.
-size_t ReplayKeyHash(const std::string& path, const std::optional<DeletionVectorDescriptor>& dv) {
-  size_t h = path.find_first_of("%:") == std::string::npos ? std::hash<std::string_view>()(path)
-                                                           : std::hash<std::string>()(DecodeDataPath(path));
-  if (dv) h ^= std::hash<std::string>()(dv->UniqueId()) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h;
-}
-
 // The table state as actions are applied in log order (PROTOCOL.md "Action
 // Reconciliation").
 //
@@ -221,7 +211,7 @@ class Replay {
   }
 
   // The live files and (when kept) the tombstones, in no particular order.
-  void Finish(std::vector<AddFile>* files, std::vector<RemoveFile>* tombstones) {
+  void Finish(FileList* files, TombstoneList* tombstones) {
     std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) {
       return a.hash != b.hash ? a.hash < b.hash : a.sequence < b.sequence;
     });
@@ -245,9 +235,11 @@ class Replay {
       kept++;
     }
     adds_.resize(kept);
-    *files = std::move(adds_);
-    tombstones->reserve(kept_removes.size());
-    for (size_t i : kept_removes) tombstones->push_back(std::move(removes_[i]));
+    *files = FileList(std::move(adds_));
+    std::vector<RemoveFile> kept_tombstones;
+    kept_tombstones.reserve(kept_removes.size());
+    for (size_t i : kept_removes) kept_tombstones.push_back(std::move(removes_[i]));
+    *tombstones = TombstoneList(std::move(kept_tombstones));
   }
 
   TableState state;
@@ -450,24 +442,6 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
 
 namespace {
 
-// Keys hashed as strings and looked up by string_view, without a copy.
-struct KeyHash {
-  using is_transparent = void;
-  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
-};
-using KeySet = std::unordered_set<std::string, KeyHash, std::equal_to<>>;
-
-// Whether `file` is among `keys`, computing its replay key only when its path is not its
-// own key already (escapes, a file: URI or a deletion vector).
-bool KeyIn(const KeySet& keys, const AddFile& file) {
-  if (!file.deletion_vector && file.path.find('%') == std::string::npos && !file.path.starts_with("file:")) {
-    return keys.find(std::string_view(file.path)) != keys.end();
-  }
-  return keys.count(file.ReplayKey()) > 0;
-}
-
-bool KeyIn(const KeySet& keys, const RemoveFile& file) { return keys.count(file.ReplayKey()) > 0; }
-
 // Whether a commit file is the one a snapshot read (a table written again has others).
 bool SameObject(const ObjectInfo& a, const ObjectInfo& b) {
   return a.size_bytes == b.size_bytes && a.modification_time_ms == b.modification_time_ms;
@@ -550,7 +524,7 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
   TableState state;
   state.txns = old.set_transactions;
   state.domains = old.domain_metadata;
-  KeySet touched;  // keys the new commits add or remove: their old entries go
+  std::unordered_map<std::string, size_t> touched;  // keys the new commits add or remove, with their hashes
   std::unordered_map<std::string, AddFile> added;
   std::unordered_map<std::string, RemoveFile> removed;
   for (const LogFile& file : commits) {
@@ -558,12 +532,12 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
     Status applied = ForEachDeltaAction(*old.store, file, old.table_root, where, "", [&](Action& a) {
       if (auto* add = std::get_if<AddFile>(&a)) {
         std::string key = add->ReplayKey();
-        touched.insert(key);
+        touched.emplace(key, ReplayKeyHash(add->path, add->deletion_vector));
         removed.erase(key);
         added.insert_or_assign(std::move(key), std::move(*add));
       } else if (auto* remove = std::get_if<RemoveFile>(&a)) {
         std::string key = remove->ReplayKey();
-        touched.insert(key);
+        touched.emplace(key, ReplayKeyHash(remove->path, remove->deletion_vector));
         added.erase(key);
         if (old.tombstones_kept) removed.insert_or_assign(std::move(key), std::move(*remove));
       } else if (auto* p = std::get_if<Protocol>(&a)) {
@@ -590,16 +564,15 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
     next->metadata = old.metadata;
     next->schema = old.schema;
   }
-  next->files.reserve(old.files.size() + added.size());
+  // Their old entries go; chunks of files the commits did not touch are shared, not copied.
+  std::vector<KeyToRemove> replaced;
+  replaced.reserve(touched.size());
+  for (auto& [key, hash] : touched) replaced.push_back(KeyToRemove{hash, key});
+  std::vector<AddFile> new_files;
+  new_files.reserve(added.size());
+  for (auto& [key, add] : added) new_files.push_back(std::move(add));
   std::vector<uint32_t> kept;  // old indexes of the files next->files starts with
-  kept.reserve(old.files.size());
-  for (size_t i = 0; i < old.files.size(); i++) {
-    if (touched.empty() || !KeyIn(touched, old.files[i])) {
-      next->files.push_back(old.files[i]);
-      kept.push_back(static_cast<uint32_t>(i));
-    }
-  }
-  for (auto& [key, add] : added) next->files.push_back(std::move(add));
+  next->files = old.files.Updated(replaced, std::move(new_files), &kept);
   // Statistics parsed for the old files carry over (same schema): only new files are parsed.
   if (const FileStatsIndex* parsed = old.stats_cache.IfBuilt(); parsed != nullptr && !state.metadata) {
     auto extended = FileStatsIndex::Extend(*parsed, FileStatsIndex::MakeLayout(next->schema, next->metadata),
@@ -608,11 +581,10 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
   }
   next->tombstones_kept = old.tombstones_kept;
   if (old.tombstones_kept) {
-    next->tombstones.reserve(old.tombstones.size() + removed.size());
-    for (const RemoveFile& tombstone : old.tombstones) {
-      if (touched.empty() || !KeyIn(touched, tombstone)) next->tombstones.push_back(tombstone);
-    }
-    for (auto& [key, remove] : removed) next->tombstones.push_back(std::move(remove));
+    std::vector<RemoveFile> new_tombstones;
+    new_tombstones.reserve(removed.size());
+    for (auto& [key, remove] : removed) new_tombstones.push_back(std::move(remove));
+    next->tombstones = old.tombstones.Updated(replaced, std::move(new_tombstones));
   }
   next->set_transactions = std::move(state.txns);
   next->domain_metadata = std::move(state.domains);

@@ -22,6 +22,7 @@
 
 #include "basin/object_store.h"
 #include "delta/actions.h"
+#include "delta/file_list.h"
 #include "delta/file_stats.h"
 #include "delta/parquet_io.h"
 #include "delta/schema.h"
@@ -33,12 +34,14 @@ struct Snapshot {
   Protocol protocol;
   Metadata metadata;
   StructType schema;                                       // parsed metadata.schema_string
-  std::vector<AddFile> files;                              // active files, in no particular order
+  // Active files, in no particular order, in chunks shared with the snapshots this one
+  // was brought forward from or to (delta/file_list.h).
+  FileList files;
   std::map<std::string, SetTransaction> set_transactions;  // by appId
   std::map<std::string, DomainMetadata> domain_metadata;   // by domain, live ones only
   // Removed files not re-added since, for checkpoints and VACUUM; filled only when
   // SnapshotOptions::keep_tombstones (tombstones can outnumber live files).
-  std::vector<RemoveFile> tombstones;
+  TombstoneList tombstones;
   bool tombstones_kept = false;  // whether `tombstones` was filled
   int64_t timestamp_ms = 0;      // in-commit timestamp when enabled, else commit file mtime
   // Commit file `version` as listed, when it is still in the log: UpdateSnapshot checks
@@ -78,9 +81,11 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
 // looked up by key (Head) until one is missing, and _last_checkpoint is read when none is
 // new (the log is listed, from `snapshot`'s version on, only when that names a newer
 // checkpoint: a cleanup deleted commits out of order). Neither checkpoints nor older
-// commits are read again, so an update costs O(new actions) plus one copy of the file
-// list (none when nothing changed), whatever the length of the log. Tombstones are carried along when
-// `snapshot` kept them. The new snapshot parses its stats afresh on first use.
+// commits are read again, and the new snapshot shares the chunks of files and tombstones
+// the new commits did not touch (delta/file_list.h), so an update costs O(new actions)
+// plus a look-up of their keys per chunk, whatever the length of the log or the number of
+// files. Tombstones are carried along when `snapshot` kept them. Parsed statistics carry
+// over too; only the new files' are parsed.
 //
 // Falls back to LoadSnapshot of the latest version (reading its checkpoint) when the new
 // commits cannot simply be applied: commit `snapshot->version` is gone or differs from the

@@ -82,9 +82,7 @@ Transaction Transaction::CreateTable(std::shared_ptr<ObjectStore> store, std::st
 
 void Transaction::ReadWholeTable() { read_whole_table_ = true; }
 
-void Transaction::ReadFiles(const std::vector<AddFile>& files) {
-  for (const auto& f : files) read_files_.emplace(f.ReplayKey(), f.path);
-}
+void Transaction::ReadFile(const AddFile& file) { read_files_.emplace(file.ReplayKey(), file.path); }
 
 void Transaction::ReadPredicate(Predicate predicate) {
   if (predicate.is_unknown()) {

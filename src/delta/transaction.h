@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -94,7 +95,15 @@ class Transaction {
   // could have changed what it saw, so such an add is a conflict (unless blind append).
   void ReadWholeTable();
   // Files whose contents the transaction depends on (it may also remove them).
-  void ReadFiles(const std::vector<AddFile>& files);
+  // (A vector of AddFile, a FileList or a braced list.)
+  template <typename Files>
+  void ReadFiles(const Files& files) {
+    for (const AddFile& file : files) ReadFile(file);
+  }
+  void ReadFiles(std::initializer_list<AddFile> files) {
+    for (const AddFile& file : files) ReadFile(file);
+  }
+  void ReadFile(const AddFile& file);
   // The transaction read the rows for which `predicate` (over the read snapshot's columns)
   // is true. A concurrently added file then conflicts only when its partition values and
   // stats say it may hold such rows (delta/skipping.h); a concurrently removed file that

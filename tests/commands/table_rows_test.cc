@@ -27,7 +27,7 @@ class TableRowsTest : public testing::WriteFixture {
   }
 
   // The AddFiles of the latest snapshot.
-  std::vector<delta::AddFile> Files() { return Load()->files; }
+  std::vector<delta::AddFile> Files() { return Load()->files.ToVector(); }
 };
 
 TEST_F(TableRowsTest, ValuesLiteralsWidenIntoTableTypes) {

@@ -15,16 +15,11 @@
 
 namespace basin::delta::testing {
 
-inline std::vector<std::string> Serialized(const std::vector<AddFile>& files) {
+// The actions of `files` (a vector or a list of adds or removes) as sorted JSON lines.
+template <typename Files>
+std::vector<std::string> Serialized(const Files& files) {
   std::vector<std::string> out;
   for (const auto& f : files) out.push_back(SerializeAction(f));
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-inline std::vector<std::string> Serialized(const std::vector<RemoveFile>& removes) {
-  std::vector<std::string> out;
-  for (const auto& r : removes) out.push_back(SerializeAction(r));
   std::sort(out.begin(), out.end());
   return out;
 }

@@ -249,7 +249,7 @@ TEST(ParsedStatsIndexTest, WidenedBoundsAndExactDecimals) {
   stats->SetDecimal(dec_max, row, 1234);  // 1.234: not
   AddFile add;
   add.parsed_stats = stats;
-  auto index = FileStatsIndex::Build(FileStatsIndex::MakeLayout(schema, Metadata()), std::span(&add, 1));
+  auto index = FileStatsIndex::Build(FileStatsIndex::MakeLayout(schema, Metadata()), FileList{add});
   auto s = index->Summary(0, *index->FindColumn(ColumnPath{"s"}));
   ASSERT_TRUE(s);
   EXPECT_FALSE(s->max);  // may be a truncated prefix

@@ -106,7 +106,9 @@ TEST_F(ScanTest, IsoPartitionTimestampsAndEmptyStringsForNonStrings) {
   SetSchema(Struct({Field("v", "\"integer\""), Field("ts", "\"timestamp\""), Field("n", "\"long\"")}),
             {"ts", "n"});
   AddFiles("SELECT 1::INT AS v");
-  snapshot_.files[0].partition_values = {{"ts", "2024-01-01T10:00:00.000000Z"}, {"n", ""}};
+  std::vector<delta::AddFile> files = snapshot_.files.ToVector();
+  files[0].partition_values = {{"ts", "2024-01-01T10:00:00.000000Z"}, {"n", ""}};
+  snapshot_.files = std::move(files);
   QueryResult r = Scan();
   EXPECT_EQ(r.at(0, 1), "2024-01-01 10:00:00+00");
   EXPECT_EQ(r.at(0, 2), std::nullopt);

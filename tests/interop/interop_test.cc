@@ -80,7 +80,7 @@ class TestTable {
 
   Result<std::vector<delta::AddFile>> ActiveFiles() {
     ASSIGN_OR_RETURN(auto snapshot, delta::LoadSnapshot(store_, dir_.string(), log_io_));
-    return snapshot->files;
+    return snapshot->files.ToVector();
   }
 
   ObjectStore& store() { return *store_; }
