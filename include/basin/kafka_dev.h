@@ -73,9 +73,13 @@ struct PaymentFeedReport {
   int64_t late = 0;
 };
 
+// InvalidArgument naming the value: a count that is not positive, a negative or infinite rate,
+// a fraction outside [0, 1], fractions adding up to more than 1.
+Status CheckPaymentFeedOptions(const PaymentFeedOptions& options);
+
 class PaymentFeed {
  public:
-  // A feed to the cluster at `bootstrap_servers`. InvalidArgument for bad fractions.
+  // A feed to the cluster at `bootstrap_servers`. CheckPaymentFeedOptions' errors.
   static Result<std::unique_ptr<PaymentFeed>> Open(const std::string& bootstrap_servers,
                                                    const PaymentFeedOptions& options);
 

@@ -43,23 +43,39 @@ struct PaymentFeed::Impl {
 PaymentFeed::PaymentFeed(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 PaymentFeed::~PaymentFeed() = default;
 
+namespace {
+
+// The public options in the stream layer's terms: one mapping for checking and for running.
+std::pair<kafka::PaymentEventOptions, kafka::FeedOptions> InternalOptions(const PaymentFeedOptions& options) {
+  kafka::PaymentEventOptions events;
+  events.malformed_fraction = options.malformed_fraction;
+  events.duplicate_fraction = options.duplicate_fraction;
+  events.late_fraction = options.late_fraction;
+  events.seed = options.seed;
+  kafka::FeedOptions feed;
+  feed.topic = options.topic;
+  feed.count = options.count;
+  feed.events_per_second = options.events_per_second;
+  return {events, feed};
+}
+
+}  // namespace
+
+Status CheckPaymentFeedOptions(const PaymentFeedOptions& options) {
+  const auto [events, feed] = InternalOptions(options);
+  RETURN_IF_ERROR(kafka::CheckFeedOptions(feed));
+  return kafka::CheckPaymentEventOptions(events);
+}
+
 Result<std::unique_ptr<PaymentFeed>> PaymentFeed::Open(const std::string& bootstrap_servers,
                                                        const PaymentFeedOptions& options) {
-  kafka::PaymentEventOptions event_options;
-  event_options.malformed_fraction = options.malformed_fraction;
-  event_options.duplicate_fraction = options.duplicate_fraction;
-  event_options.late_fraction = options.late_fraction;
-  event_options.seed = options.seed;
-  kafka::FeedOptions feed_options;
-  feed_options.topic = options.topic;
-  feed_options.count = options.count;
-  feed_options.events_per_second = options.events_per_second;
-  RETURN_IF_ERROR(kafka::CheckFeedOptions(feed_options));
+  RETURN_IF_ERROR(CheckPaymentFeedOptions(options));
+  auto [events, feed] = InternalOptions(options);
   ASSIGN_OR_RETURN(kafka::PaymentEventGenerator generator,
-                   kafka::PaymentEventGenerator::Make(event_options, SystemClock()));
+                   kafka::PaymentEventGenerator::Make(events, SystemClock()));
   ASSIGN_OR_RETURN(auto producer, kafka::KafkaProducer::Open(bootstrap_servers));
-  return std::unique_ptr<PaymentFeed>(new PaymentFeed(std::unique_ptr<Impl>(
-      new Impl{std::move(producer), std::move(generator), std::move(feed_options), {}})));
+  return std::unique_ptr<PaymentFeed>(new PaymentFeed(
+      std::unique_ptr<Impl>(new Impl{std::move(producer), std::move(generator), std::move(feed), {}})));
 }
 
 Result<PaymentFeedReport> PaymentFeed::Run() {

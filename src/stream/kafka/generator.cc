@@ -48,8 +48,7 @@ Status CheckFraction(std::string_view name, double value) {
 
 }  // namespace
 
-Result<PaymentEventGenerator> PaymentEventGenerator::Make(const PaymentEventOptions& options,
-                                                          std::shared_ptr<const Clock> clock) {
+Status CheckPaymentEventOptions(const PaymentEventOptions& options) {
   RETURN_IF_ERROR(CheckFraction("malformed", options.malformed_fraction));
   RETURN_IF_ERROR(CheckFraction("duplicate", options.duplicate_fraction));
   RETURN_IF_ERROR(CheckFraction("late", options.late_fraction));
@@ -61,6 +60,12 @@ Result<PaymentEventGenerator> PaymentEventGenerator::Make(const PaymentEventOpti
   if (options.late_by_ms < 0) {
     return Status::InvalidArgument(fmt::format("late_by_ms {} is negative", options.late_by_ms));
   }
+  return Status::OK();
+}
+
+Result<PaymentEventGenerator> PaymentEventGenerator::Make(const PaymentEventOptions& options,
+                                                          std::shared_ptr<const Clock> clock) {
+  RETURN_IF_ERROR(CheckPaymentEventOptions(options));
   return PaymentEventGenerator(options, std::move(clock));
 }
 

@@ -47,10 +47,13 @@ struct PaymentEvent {
   std::string value;  // the JSON text (or what a malformed record has instead)
 };
 
+// InvalidArgument naming the option when a fraction is outside [0, 1], the fractions add up to
+// more than 1, or late_by_ms is negative.
+Status CheckPaymentEventOptions(const PaymentEventOptions& options);
+
 class PaymentEventGenerator {
  public:
-  // InvalidArgument naming the option when a fraction is outside [0, 1], the fractions add up
-  // to more than 1, or late_by_ms is negative.
+  // CheckPaymentEventOptions' errors.
   static Result<PaymentEventGenerator> Make(const PaymentEventOptions& options,
                                             std::shared_ptr<const Clock> clock);
 
