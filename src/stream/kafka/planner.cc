@@ -1,6 +1,7 @@
 #include "stream/kafka/planner.h"
 
 #include <algorithm>
+#include <cassert>
 #include <numeric>
 
 namespace basin::stream::kafka {
@@ -62,6 +63,7 @@ Result<int64_t> NextStart(const KafkaOptions& options, const std::optional<Parti
 std::vector<int64_t> ProportionalShares(const std::vector<int64_t>& backlogs, int64_t limit) {
   using Wide = __int128;  // limit * backlog may exceed int64
   const Wide total = std::accumulate(backlogs.begin(), backlogs.end(), Wide{0});
+  assert(total > limit);
   std::vector<int64_t> shares(backlogs.size());
   std::vector<Wide> remainders(backlogs.size());
   int64_t assigned = 0;

@@ -243,12 +243,12 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
       if (err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         if (state == progress.end() || state->second.done) continue;
         state->second.end_of_log = message->offset;
-        if (message->offset >= state->second.range.end_offset)
-          finish(state);  // the rest of the range is gone
+        // At or past the range's end: the offsets left in the range hold no records.
+        if (message->offset >= state->second.range.end_offset) finish(state);
         continue;
       }
       if (err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
-        if (state == progress.end()) return KafkaStatus(err, "reading Kafka");
+        if (state == progress.end()) continue;  // about a partition this Read does not read
         const PartitionRange& range = state->second.range;
         ASSIGN_OR_RETURN(const Watermarks marks, QueryWatermarks(range.tp));
         const std::string text = "range " + RangeText(range) + " lies outside the partition's offsets " +
