@@ -108,8 +108,8 @@ endfunction()
 # Fails the configure step when a public header (the .h files in PUBLIC_DIR) or a program
 # that uses only the public API (the files in each further folder given) includes anything but
 # the standard library (<string>, <cstdint>: no '.' or '/' in the name) and basin/
-# headers, or names DuckDB, nlohmann::json or simdjson outside comments: the public API
-# hands out plain C++ types only (docs/api.md).
+# headers, or names DuckDB, nlohmann::json, simdjson or librdkafka outside comments: the
+# public API hands out plain C++ types only (docs/api.md).
 function(basin_check_public_headers public_dir)
   set(files "")
   file(GLOB_RECURSE public_files ${PROJECT_SOURCE_DIR}/${public_dir}/*.h)
@@ -133,8 +133,8 @@ function(basin_check_public_headers public_dir)
         if(NOT line MATCHES "^#include (<[a-z_0-9]+>|\"basin/[a-z_0-9]+\\.h\")")
           list(APPEND violations "${rel}: ${line} (only the standard library and basin/ headers)")
         endif()
-      elseif(line MATCHES "duckdb|nlohmann|simdjson")
-        list(APPEND violations "${rel}: ${line} (no DuckDB or JSON library types in the public API)")
+      elseif(line MATCHES "duckdb|nlohmann|simdjson|rd_kafka|rdkafka")
+        list(APPEND violations "${rel}: ${line} (no DuckDB, JSON library or librdkafka types in the public API)")
       endif()
     endforeach()
   endforeach()

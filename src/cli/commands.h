@@ -35,4 +35,21 @@ struct DescribeCommandOptions {
 // properties.
 int RunDescribeCommand(const DescribeCommandOptions& options);
 
+struct KafkaDevCommandOptions {
+  std::string topics = "payments:4";  // "name[:partitions],..."
+  int brokers = 1;
+  std::string produce_topic;  // "": produce nothing
+  int64_t count = 1000;
+  double events_per_second = 0;  // 0: as fast as the cluster takes them
+  double malformed_fraction = 0;
+  double duplicate_fraction = 0;
+  double late_fraction = 0;
+  uint64_t seed = 1;
+};
+
+// Runs a Kafka dev cluster on 127.0.0.1 (basin/kafka_dev.h), prints its bootstrap address as
+// the first line of stdout, optionally produces payment events into it, and runs until
+// SIGINT or SIGTERM, then stops cleanly (status 0).
+int RunKafkaDevCommand(const KafkaDevCommandOptions& options);
+
 }  // namespace basin::cli

@@ -11,6 +11,7 @@
 namespace {
 
 using basin::cli::DescribeCommandOptions;
+using basin::cli::KafkaDevCommandOptions;
 using basin::cli::SqlCommandOptions;
 
 constexpr const char* kDescription =
@@ -49,6 +50,30 @@ CLI::App* AddDescribeCommand(CLI::App& app, DescribeCommandOptions& options) {
   return describe;
 }
 
+CLI::App* AddKafkaDevCommand(CLI::App& app, KafkaDevCommandOptions& options) {
+  CLI::App* dev = app.add_subcommand(
+      "kafka-dev",
+      "Run a Kafka cluster on 127.0.0.1 for development (prints its bootstrap address; Ctrl-C stops it)");
+  dev->add_option("--topics", options.topics, "Topics to create, as name[:partitions],...")
+      ->capture_default_str();
+  dev->add_option("--brokers", options.brokers, "Number of brokers")->capture_default_str();
+  CLI::Option* produce = dev->add_option("--produce", options.produce_topic,
+                                         "Produce seed-story payment events into this topic");
+  dev->add_option("--count", options.count, "Events to produce")->capture_default_str()->needs(produce);
+  dev->add_option("--rate", options.events_per_second, "Events per second (0: as fast as possible)")
+      ->capture_default_str()
+      ->needs(produce);
+  dev->add_option("--malformed", options.malformed_fraction, "Fraction of malformed records")->needs(produce);
+  dev->add_option("--duplicates", options.duplicate_fraction, "Fraction of records sent twice")
+      ->needs(produce);
+  dev->add_option("--late", options.late_fraction, "Fraction of records with a late event time")
+      ->needs(produce);
+  dev->add_option("--seed", options.seed, "Seed of the generated events")
+      ->capture_default_str()
+      ->needs(produce);
+  return dev;
+}
+
 // CLI11's App::help() describes the parsed subcommand; help needs the one asked for.
 std::string HelpText(const CLI::App& command, const std::string& usage_name) {
   return command.get_formatter()->make_help(&command, usage_name, CLI::AppFormatMode::Normal);
@@ -85,10 +110,12 @@ int Run(int argc, char** argv) {
 
   SqlCommandOptions sql_options;
   DescribeCommandOptions describe_options;
+  KafkaDevCommandOptions kafka_dev_options;
   std::string help_topic;
   std::map<std::string, CLI::App*> commands = {
       {"sql", AddSqlCommand(app, sql_options)},
       {"describe", AddDescribeCommand(app, describe_options)},
+      {"kafka-dev", AddKafkaDevCommand(app, kafka_dev_options)},
   };
   CLI::App* help = app.add_subcommand("help", "Show this help, or a command's help");
   help->add_option("command", help_topic, "The command to explain");
@@ -101,6 +128,7 @@ int Run(int argc, char** argv) {
 
   if (commands["sql"]->parsed()) return basin::cli::RunSqlCommand(sql_options);
   if (commands["describe"]->parsed()) return basin::cli::RunDescribeCommand(describe_options);
+  if (commands["kafka-dev"]->parsed()) return basin::cli::RunKafkaDevCommand(kafka_dev_options);
   if (help->parsed()) return PrintHelp(commands, app, help_topic);
   std::cerr << HelpText(app, "basin");
   return 1;

@@ -1,0 +1,43 @@
+// Sending generated payment events (generator.h) to a Kafka topic at a steady rate: the
+// producing half of `basin kafka-dev --produce`, and of tests and benchmarks that need a feed.
+//
+// Thread safety: RunPaymentFeed runs on the caller's thread; `stop` may be cancelled from any
+// thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "basin/status.h"
+#include "common/cancellation.h"
+#include "stream/kafka/generator.h"
+#include "stream/kafka/producer.h"
+
+namespace basin::stream::kafka {
+
+struct FeedOptions {
+  std::string topic;
+  int64_t count = 0;             // events to send; > 0
+  double events_per_second = 0;  // 0: as fast as the client takes them
+  int64_t flush_timeout_ms = 30'000;
+};
+
+struct FeedReport {
+  int64_t produced = 0;  // delivered (every one when the feed ends OK)
+  int64_t malformed = 0;
+  int64_t duplicates = 0;
+  int64_t late = 0;
+};
+
+// InvalidArgument naming the value when the count is not positive or the rate is negative or
+// not finite.
+Status CheckFeedOptions(const FeedOptions& options);
+
+// Sends options.count events from `generator` and waits until the cluster has them.
+// Cancelled when `stop` is cancelled first (the events queued by then are flushed, for at
+// most a second); CheckFeedOptions' errors; the producer's errors otherwise.
+// Pacing waits on `stop`, so a stop is seen within 100 ms.
+Result<FeedReport> RunPaymentFeed(KafkaProducer& producer, PaymentEventGenerator& generator,
+                                  const FeedOptions& options, const CancellationToken& stop);
+
+}  // namespace basin::stream::kafka

@@ -1,0 +1,290 @@
+#include "stream/kafka/reader.h"
+
+#include <chrono>
+#include <map>
+#include <set>
+
+namespace basin::stream::kafka {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// librdkafka requires a group for assign(); the reader never joins or commits it.
+constexpr const char* kReaderGroupId = "basin-reader";
+
+std::string At(const TopicPartition& tp, int64_t offset) {
+  return ToString(tp) + " at offset " + std::to_string(offset);
+}
+
+std::string RangeText(const PartitionRange& range) {
+  return "[" + std::to_string(range.start_offset) + ", " + std::to_string(range.end_offset) + ") of " +
+         ToString(range.tp);
+}
+
+struct PartitionProgress {
+  PartitionRange range;
+  int64_t next_offset = 0;            // the next offset the callback may see
+  std::optional<int64_t> end_of_log;  // the partition's end, when the client reported reaching it
+  bool done = false;
+};
+
+Status CheckRanges(const std::vector<PartitionRange>& ranges) {
+  std::set<TopicPartition> seen;
+  for (const PartitionRange& range : ranges) {
+    if (range.start_offset < 0 || range.end_offset < range.start_offset) {
+      return Status::InvalidArgument("bad offset range " + RangeText(range));
+    }
+    if (!seen.insert(range.tp).second) {
+      return Status::InvalidArgument("partition " + ToString(range.tp) + " is given two ranges");
+    }
+  }
+  return Status::OK();
+}
+
+// The client's copy of `message`'s fields, as views into it.
+void FillRecord(const rd_kafka_message_t& message, KafkaRecord& record) {
+  auto bytes = [](const void* data, size_t size) -> std::optional<std::string_view> {
+    if (data == nullptr) return std::nullopt;
+    return std::string_view(static_cast<const char*>(data), size);
+  };
+  record.key = bytes(message.key, message.key_len);
+  record.value = bytes(message.payload, message.len);
+  record.topic = rd_kafka_topic_name(message.rkt);
+  record.partition = message.partition;
+  record.offset = message.offset;
+  rd_kafka_timestamp_type_t type = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE;
+  record.timestamp_ms = rd_kafka_message_timestamp(&message, &type);
+  record.timestamp_type = type == RD_KAFKA_TIMESTAMP_CREATE_TIME       ? TimestampType::kCreateTime
+                          : type == RD_KAFKA_TIMESTAMP_LOG_APPEND_TIME ? TimestampType::kLogAppendTime
+                                                                       : TimestampType::kNone;
+  if (record.timestamp_type == TimestampType::kNone) record.timestamp_ms = -1;
+  record.headers.clear();
+  rd_kafka_headers_t* headers = nullptr;
+  if (rd_kafka_message_headers(&message, &headers) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
+  const size_t count = rd_kafka_header_cnt(headers);
+  for (size_t i = 0; i < count; i++) {
+    const char* name = nullptr;
+    const void* value = nullptr;
+    size_t size = 0;
+    if (rd_kafka_header_get_all(headers, i, &name, &value, &size) != RD_KAFKA_RESP_ERR_NO_ERROR) break;
+    record.headers.push_back(KafkaHeader{name, bytes(value, size)});
+  }
+}
+
+}  // namespace
+
+KafkaReader::KafkaReader(HandlePtr consumer, KafkaReaderOptions options)
+    : consumer_(std::move(consumer)), options_(options) {}
+
+KafkaReader::~KafkaReader() {
+  // A consumer that was assigned partitions leaves cleanly before it is destroyed.
+  rd_kafka_consumer_close(consumer_.get());
+}
+
+Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaOptions& options,
+                                                       KafkaReaderOptions reader_options) {
+  ClientProperties properties = {
+      {"group.id", kReaderGroupId},
+      {"enable.auto.commit", "false"},
+      {"enable.auto.offset.store", "false"},
+      {"auto.offset.reset", "error"},
+      {"enable.partition.eof", "true"},
+      {"isolation.level", "read_committed"},
+      {"log.connection.close", "false"},
+      // A fetch waiting at a partition's end holds up the next Read's first fetch for this
+      // long (librdkafka sends one fetch per broker at a time): 500 ms by default, too much
+      // for a micro-batch's fixed cost.
+      {"fetch.wait.max.ms", "100"},
+  };
+  // The user's kafka.* options may override the defaults above (not the ones Basin owns:
+  // ParseKafkaOptions refuses those).
+  properties.insert(properties.end(), options.client_properties.begin(), options.client_properties.end());
+  properties.emplace_back("bootstrap.servers", options.bootstrap_servers);
+  ASSIGN_OR_RETURN(ConfPtr conf, NewConf(properties));
+  ASSIGN_OR_RETURN(HandlePtr consumer, NewClient(RD_KAFKA_CONSUMER, std::move(conf)));
+  // Client-level events (errors, end-of-partition) reach rd_kafka_consumer_poll() with the records.
+  if (rd_kafka_resp_err_t err = rd_kafka_poll_set_consumer(consumer.get());
+      err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return KafkaStatus(err, "setting up a Kafka reader");
+  }
+  return std::unique_ptr<KafkaReader>(new KafkaReader(std::move(consumer), reader_options));
+}
+
+Result<std::vector<TopicPartition>> KafkaReader::ListPartitions(const TopicSubscription& subscription) {
+  const rd_kafka_metadata_t* raw = nullptr;
+  rd_kafka_resp_err_t err = rd_kafka_metadata(consumer_.get(), /*all_topics=*/1, /*only_rkt=*/nullptr, &raw,
+                                              static_cast<int>(options_.request_timeout_ms));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR) return KafkaStatus(err, "listing the topics of the Kafka cluster");
+  MetadataPtr metadata(raw);
+  std::vector<TopicPartition> partitions;
+  for (int t = 0; t < metadata->topic_cnt; t++) {
+    const rd_kafka_metadata_topic_t& topic = metadata->topics[t];
+    const std::string name = topic.topic;
+    // A topic being created reports an error and no partitions until it has leaders.
+    if (topic.err != RD_KAFKA_RESP_ERR_NO_ERROR && topic.partition_cnt == 0) continue;
+    if (!subscription.pattern().empty() && name.starts_with("__")) continue;
+    ASSIGN_OR_RETURN(const bool subscribed, subscription.Takes(name));
+    if (!subscribed) continue;
+    for (int p = 0; p < topic.partition_cnt; p++)
+      partitions.push_back(TopicPartition{name, topic.partitions[p].id});
+  }
+  std::sort(partitions.begin(), partitions.end());
+  return partitions;
+}
+
+Result<Watermarks> KafkaReader::QueryWatermarks(const TopicPartition& tp) {
+  Watermarks marks;
+  rd_kafka_resp_err_t err =
+      rd_kafka_query_watermark_offsets(consumer_.get(), tp.topic.c_str(), tp.partition, &marks.low,
+                                       &marks.high, static_cast<int>(options_.request_timeout_ms));
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return KafkaStatus(err, "querying the watermarks of " + ToString(tp));
+  return marks;
+}
+
+Result<PartitionWatermarks> KafkaReader::QueryWatermarks(const std::vector<TopicPartition>& partitions) {
+  PartitionWatermarks result;
+  for (const TopicPartition& tp : partitions) {
+    ASSIGN_OR_RETURN(result[tp], QueryWatermarks(tp));
+  }
+  return result;
+}
+
+Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
+                         const CancellationToken* cancellation) {
+  RETURN_IF_ERROR(CheckRanges(ranges));
+  std::map<TopicPartition, PartitionProgress> progress;
+  PartitionListPtr assignment(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
+  for (const PartitionRange& range : ranges) {
+    if (range.size() == 0) continue;
+    progress.emplace(range.tp, PartitionProgress{range, range.start_offset, std::nullopt, false});
+    rd_kafka_topic_partition_list_add(assignment.get(), range.tp.topic.c_str(), range.tp.partition)->offset =
+        range.start_offset;
+  }
+  if (progress.empty()) return Status::OK();
+
+  rd_kafka_t* rk = consumer_.get();
+  if (rd_kafka_resp_err_t err = rd_kafka_assign(rk, assignment.get()); err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return KafkaStatus(err, "assigning " + std::to_string(progress.size()) + " Kafka partitions");
+  }
+  // Whatever ends the Read, the partitions are released (and their prefetched records dropped).
+  struct Unassign {
+    rd_kafka_t* rk;
+    ~Unassign() { rd_kafka_assign(rk, nullptr); }
+  } unassign{rk};
+
+  size_t unfinished = progress.size();
+  auto last_progress = SteadyClock::now();
+  const auto stall_timeout = std::chrono::milliseconds(options_.stall_timeout_ms);
+  std::optional<Status> last_transient_error;  // a broker error librdkafka is retrying
+  // Records arrive in runs from one partition: the last partition seen is looked up first.
+  auto last = progress.end();
+  KafkaRecord record;
+
+  // Marks a partition's range as read. The partition is not paused: librdkafka keeps a paused
+  // partition paused across assignments and then resumes fetching it only after its broker
+  // thread's next idle wake-up (up to a second). What it prefetches past the range until the
+  // Read ends is skipped, and bounded by queued.max.messages.kbytes.
+  auto finish = [&](std::map<TopicPartition, PartitionProgress>::iterator it) {
+    it->second.done = true;
+    unfinished--;
+    last_progress = SteadyClock::now();
+  };
+  // The first unfinished partition, for messages about a stalled or cancelled Read.
+  auto first_unfinished = [&]() -> const PartitionProgress& {
+    for (const auto& [tp, state] : progress) {
+      if (!state.done) return state;
+    }
+    return progress.begin()->second;  // unreachable while unfinished > 0
+  };
+
+  // Every pass waits at most poll_interval_ms; the Read ends when every range is read, or
+  // after stall_timeout_ms without progress, or on cancellation.
+  while (unfinished > 0) {
+    if (cancellation != nullptr && cancellation->cancelled()) {
+      const PartitionProgress& state = first_unfinished();
+      return Status::Cancelled("reading Kafka was cancelled with " + std::to_string(unfinished) +
+                               " partition(s) unfinished, " + At(state.range.tp, state.next_offset) + " of " +
+                               RangeText(state.range));
+    }
+    if (SteadyClock::now() - last_progress > stall_timeout) {
+      const PartitionProgress& state = first_unfinished();
+      const std::string where =
+          At(state.range.tp, state.next_offset) + " (range " + RangeText(state.range) + ")";
+      if (state.end_of_log && *state.end_of_log < state.range.end_offset) {
+        return Status::InvalidArgument("range " + RangeText(state.range) +
+                                       " ends beyond the partition's end, offset " +
+                                       std::to_string(*state.end_of_log) + " (waited " +
+                                       std::to_string(options_.stall_timeout_ms) + " ms for more records)");
+      }
+      std::string cause =
+          last_transient_error ? ": last broker error: " + last_transient_error->message() : "";
+      return Status::IOError("no Kafka record arrived for " + std::to_string(options_.stall_timeout_ms) +
+                                 " ms reading " + where + cause,
+                             /*retryable=*/true);
+    }
+    MessagePtr message(rd_kafka_consumer_poll(rk, static_cast<int>(options_.poll_interval_ms)));
+    if (!message) continue;
+
+    auto state = progress.end();
+    if (message->rkt != nullptr) {
+      const char* topic = rd_kafka_topic_name(message->rkt);
+      if (last != progress.end() && last->first.partition == message->partition &&
+          last->first.topic == topic) {
+        state = last;
+      } else {
+        state = progress.find(TopicPartition{topic, message->partition});
+      }
+    }
+
+    if (message->err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+      const rd_kafka_resp_err_t err = message->err;
+      if (err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        if (state == progress.end() || state->second.done) continue;
+        state->second.end_of_log = message->offset;
+        // At or past the range's end: the offsets left in the range hold no records.
+        if (message->offset >= state->second.range.end_offset) finish(state);
+        continue;
+      }
+      if (err == RD_KAFKA_RESP_ERR__AUTO_OFFSET_RESET || err == RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE) {
+        if (state == progress.end()) continue;  // about a partition this Read does not read
+        const PartitionRange& range = state->second.range;
+        ASSIGN_OR_RETURN(const Watermarks marks, QueryWatermarks(range.tp));
+        const std::string text = "range " + RangeText(range) + " lies outside the partition's offsets " +
+                                 std::to_string(marks.low) + ".." + std::to_string(marks.high);
+        if (range.start_offset < marks.low) {
+          return Status::NotFound(text +
+                                  ": records were deleted (retention or compaction) before they were read");
+        }
+        return Status::InvalidArgument(text);
+      }
+      const std::string where = state == progress.end()
+                                    ? std::string("reading Kafka")
+                                    : "reading " + At(state->first, state->second.next_offset);
+      Status status = KafkaStatus(err, where);
+      if (!status.retryable()) return status;
+      last_transient_error = std::move(status);
+      continue;
+    }
+
+    if (state == progress.end() || state->second.done)
+      continue;  // a record of a finished or foreign partition
+    last = state;
+    PartitionProgress& partition = state->second;
+    if (message->offset < partition.next_offset) continue;  // already passed on
+    if (message->offset >= partition.range.end_offset) {
+      finish(state);
+      continue;
+    }
+    FillRecord(*message, record);
+    RETURN_IF_ERROR(callback(record));
+    partition.next_offset = message->offset + 1;
+    last_progress = SteadyClock::now();
+    last_transient_error.reset();
+    if (partition.next_offset >= partition.range.end_offset) finish(state);
+  }
+  return Status::OK();
+}
+
+}  // namespace basin::stream::kafka

@@ -1,0 +1,113 @@
+// KafkaReader: reads exactly the offset ranges a micro-batch planned (planner.h) from a Kafka
+// cluster, one record at a time.
+//
+// Positions are Basin's: the reader assigns each partition at an explicit offset
+// (rd_kafka_assign), never subscribes, never commits or stores offsets in a consumer group
+// (enable.auto.commit and enable.auto.offset.store are off), and refuses to reset an offset
+// it cannot fetch (auto.offset.reset=error). The group id librdkafka requires for assign()
+// is set but no group is ever joined.
+//
+// Memory: records reach the callback one at a time and the reader keeps none of them; what
+// librdkafka prefetches is bounded by its queued.max.messages.kbytes and fetch.max.bytes
+// (settable as kafka.* options).
+//
+// Thread safety: a reader is used by one thread at a time. The cancellation token passed to
+// Read may be cancelled from any thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "basin/status.h"
+#include "common/cancellation.h"
+#include "stream/kafka/client.h"
+#include "stream/kafka/options.h"
+#include "stream/kafka/types.h"
+
+namespace basin::stream::kafka {
+
+struct KafkaHeader {
+  std::string_view name;
+  std::optional<std::string_view> value;  // nullopt: a header without a value
+};
+
+enum class TimestampType { kNone, kCreateTime, kLogAppendTime };
+
+// One record as the callback sees it. The views point into the client's message and are
+// valid only during the callback: copy what must outlive it.
+struct KafkaRecord {
+  std::optional<std::string_view> key;
+  std::optional<std::string_view> value;  // nullopt: a tombstone
+  std::string_view topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t timestamp_ms = -1;  // milliseconds since the epoch; -1 when timestamp_type is kNone
+  TimestampType timestamp_type = TimestampType::kNone;
+  std::vector<KafkaHeader> headers;
+};
+
+// Returns OK to go on; any other status ends the Read with it.
+using RecordCallback = std::function<Status(const KafkaRecord&)>;
+
+struct KafkaReaderOptions {
+  // Metadata and watermark requests fail (IOError, retryable) after this long.
+  int64_t request_timeout_ms = 10'000;
+  // Read fails when no partition it reads has made progress (a record, or reaching a range's
+  // end) for this long; each wait is bounded by it, so a Read always ends.
+  int64_t stall_timeout_ms = 30'000;
+  // How often a Read looks at its cancellation token while it waits for records.
+  int64_t poll_interval_ms = 100;
+};
+
+class KafkaReader {
+ public:
+  // A reader on options.bootstrap_servers with options.client_properties. Connecting is
+  // lazy: an unreachable cluster shows as IOError from the first request, not here.
+  // InvalidArgument when librdkafka refuses the configuration.
+  static Result<std::unique_ptr<KafkaReader>> Open(const KafkaOptions& options,
+                                                   KafkaReaderOptions reader_options = {});
+
+  KafkaReader(const KafkaReader&) = delete;
+  KafkaReader& operator=(const KafkaReader&) = delete;
+  ~KafkaReader();
+
+  // The partitions of the subscribed topics that exist now, in TopicPartition order, from the
+  // cluster's metadata, asked afresh on every call (so topics created since, matching a
+  // pattern, show up). A listed topic that does not exist contributes nothing; a pattern
+  // skips internal topics ("__consumer_offsets"), as Kafka's consumers do. IOError
+  // (retryable when the cluster may recover) when the metadata cannot be fetched.
+  Result<std::vector<TopicPartition>> ListPartitions(const TopicSubscription& subscription);
+
+  // The partition's low and high watermarks, asked of its leader. NotFound for an unknown
+  // topic or partition; IOError otherwise.
+  Result<Watermarks> QueryWatermarks(const TopicPartition& tp);
+  // QueryWatermarks for each partition, one request each.
+  Result<PartitionWatermarks> QueryWatermarks(const std::vector<TopicPartition>& partitions);
+
+  // Calls `callback` for every record in [start_offset, end_offset) of each range, in offset
+  // order within a partition (partitions interleave). Empty ranges are skipped. Offsets the
+  // log no longer holds inside a range (compaction, transaction markers) are simply absent.
+  //
+  // Errors: InvalidArgument for a malformed range list (negative or reversed offsets, a
+  // partition twice) and for a range that ends beyond the partition's end (it waits up to
+  // stall_timeout_ms for the records before deciding: a range is not clamped, because the
+  // checkpoint recorded it as planned); NotFound when a range starts below the low watermark;
+  // Cancelled once `cancellation` is cancelled (within poll_interval_ms); IOError naming the
+  // partition and offset for a broker error (retryable ones, which librdkafka retries itself,
+  // only once the stall timeout passes); the callback's status when it fails. Records already
+  // passed to the callback stay passed: a failed Read is retried from the batch's start.
+  Status Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
+              const CancellationToken* cancellation = nullptr);
+
+ private:
+  KafkaReader(HandlePtr consumer, KafkaReaderOptions options);
+
+  HandlePtr consumer_;
+  const KafkaReaderOptions options_;
+};
+
+}  // namespace basin::stream::kafka

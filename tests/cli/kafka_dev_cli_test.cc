@@ -1,0 +1,178 @@
+// `basin kafka-dev` run as a user runs it: the first line of stdout is the bootstrap address,
+// the produced events are in the cluster, and SIGTERM or SIGINT stops it with status 0.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <sstream>
+
+#include "basin/kafka_dev.h"
+#include "stream/kafka/reader.h"
+#include "testing/child_process.h"
+#include "testing/test_util.h"
+
+namespace basin {
+namespace {
+
+using stream::kafka::KafkaReader;
+using stream::kafka::ParseKafkaOptions;
+using stream::kafka::TopicPartition;
+
+std::string BasinBinary() {
+  if (const char* env = std::getenv("BASIN_BINARY"); env != nullptr && *env != '\0') return env;
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path().parent_path() / "basin")
+      .string();
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// `basin kafka-dev ARGS` as a child: stdout on a pipe, stderr in a file.
+class KafkaDevProcess {
+ public:
+  explicit KafkaDevProcess(const std::vector<std::string>& args) {
+    std::vector<std::string> argv_storage = {BasinBinary(), "kafka-dev"};
+    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& arg : argv_storage) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    const std::string err_path = stderr_path();
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (err < 0 || dup2(err, STDERR_FILENO) < 0) _exit(126);
+      close(fds[0]);
+      close(fds[1]);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    stdout_fd_ = fds[0];
+  }
+  ~KafkaDevProcess() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      testing::WaitChild(pid_);
+    }
+    if (stdout_fd_ >= 0) close(stdout_fd_);
+  }
+
+  // The first line of stdout, or "" when none arrives within `timeout_ms`.
+  std::string FirstLine(int timeout_ms) {
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd fd{stdout_fd_, POLLIN, 0};
+      if (poll(&fd, 1, 100) <= 0) continue;
+      char c = 0;
+      if (read(stdout_fd_, &c, 1) != 1) break;  // closed: the process ended
+      if (c == '\n') return line;
+      line.push_back(c);
+    }
+    return "";
+  }
+
+  // Waits (at most 10 s, then kills it) for the exit code.
+  int Wait() {
+    reaped_ = true;
+    return testing::WaitChildFor(pid_, 10'000);
+  }
+  int StopWith(int signal) {
+    kill(pid_, signal);
+    return Wait();
+  }
+
+  std::string stderr_text() const { return ReadFile(stderr_path()); }
+
+ private:
+  std::string stderr_path() const { return dir_.str() + "/stderr"; }
+
+  testing::TempDir dir_;
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  bool reaped_ = false;
+};
+
+class KafkaDevCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(BasinBinary())) GTEST_SKIP() << "no basin binary at " << BasinBinary();
+  }
+};
+
+TEST_F(KafkaDevCliTest, PrintsTheBootstrapAddressProducesAndStopsOnSigterm) {
+  KafkaDevProcess process({"--topics", "payments:2,clicks:1", "--produce", "payments", "--count", "50",
+                           "--malformed", "0.2", "--duplicates", "0.1", "--seed", "9"});
+  const std::string bootstrap = process.FirstLine(10'000);
+  ASSERT_TRUE(bootstrap.starts_with("127.0.0.1:")) << "stdout: '" << bootstrap << "'\n"
+                                                   << process.stderr_text();
+
+  ASSERT_OK_AND_ASSIGN(
+      auto options, ParseKafkaOptions({{"bootstrapServers", bootstrap}, {"subscribe", "payments,clicks"}}));
+  ASSERT_OK_AND_ASSIGN(auto reader, KafkaReader::Open(options));
+  ASSERT_OK_AND_ASSIGN(auto partitions, reader->ListPartitions(options.subscription));
+  EXPECT_EQ(partitions, (std::vector<TopicPartition>{{"clicks", 0}, {"payments", 0}, {"payments", 1}}));
+  // The feed runs beside the cluster: wait (bounded) until all 50 events are there.
+  int64_t total = 0;
+  for (int attempt = 0; attempt < 100 && total < 50; attempt++) {
+    ASSERT_OK_AND_ASSIGN(auto marks, reader->QueryWatermarks(partitions));
+    total = 0;
+    for (const auto& [tp, m] : marks) total += m.high - m.low;
+    if (total < 50) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(total, 50);
+  reader.reset();
+
+  EXPECT_EQ(process.StopWith(SIGTERM), 0) << process.stderr_text();
+  const std::string err = process.stderr_text();
+  EXPECT_NE(err.find("produced 50 events to payments ("), std::string::npos) << err;
+  EXPECT_NE(err.find("terminated, stopping"), std::string::npos) << err;
+}
+
+TEST_F(KafkaDevCliTest, StopsOnSigintWhileProducing) {
+  // 100 events a second for a million events: still producing when interrupted.
+  KafkaDevProcess process({"--produce", "payments", "--count", "1000000", "--rate", "100"});
+  ASSERT_TRUE(process.FirstLine(10'000).starts_with("127.0.0.1:")) << process.stderr_text();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(process.StopWith(SIGINT), 0) << process.stderr_text();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_NE(process.stderr_text().find("interrupted, stopping"), std::string::npos) << process.stderr_text();
+}
+
+TEST_F(KafkaDevCliTest, BadArgumentsAreErrors) {
+  // Refused before the cluster starts: no address is printed.
+  KafkaDevProcess bad_topics({"--topics", "payments:many"});
+  EXPECT_EQ(bad_topics.FirstLine(10'000), "");
+  EXPECT_EQ(bad_topics.Wait(), 1);
+  EXPECT_NE(bad_topics.stderr_text().find("Error: InvalidArgument: --topics: 'payments:many'"),
+            std::string::npos)
+      << bad_topics.stderr_text();
+
+  KafkaDevProcess bad_fraction({"--produce", "payments", "--malformed", "2"});
+  EXPECT_EQ(bad_fraction.FirstLine(10'000), "");
+  EXPECT_EQ(bad_fraction.Wait(), 1);
+  EXPECT_NE(bad_fraction.stderr_text().find("Error: InvalidArgument: malformed fraction 2"),
+            std::string::npos)
+      << bad_fraction.stderr_text();
+
+  KafkaDevProcess bad_partitions({"--topics", "payments:0"});
+  EXPECT_EQ(bad_partitions.FirstLine(10'000), "");
+  EXPECT_EQ(bad_partitions.Wait(), 1);
+  EXPECT_NE(bad_partitions.stderr_text().find("cannot have 0 partitions"), std::string::npos)
+      << bad_partitions.stderr_text();
+}
+
+}  // namespace
+}  // namespace basin

@@ -1,0 +1,104 @@
+// What the Kafka tests share: a dev cluster with a reader and a producer on it, and records
+// copied out of the reader's callback.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stream/kafka/dev_cluster.h"
+#include "stream/kafka/options.h"
+#include "stream/kafka/producer.h"
+#include "stream/kafka/reader.h"
+#include "testing/test_util.h"
+
+namespace basin::stream::kafka::testing {
+
+// A KafkaRecord that owns its bytes.
+struct ReadRecord {
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t timestamp_ms = -1;
+  TimestampType timestamp_type = TimestampType::kNone;
+  std::vector<std::pair<std::string, std::optional<std::string>>> headers;
+};
+
+inline ReadRecord Copy(const KafkaRecord& record) {
+  ReadRecord copy{record.key ? std::optional<std::string>(*record.key) : std::nullopt,
+                  record.value ? std::optional<std::string>(*record.value) : std::nullopt,
+                  std::string(record.topic),
+                  record.partition,
+                  record.offset,
+                  record.timestamp_ms,
+                  record.timestamp_type,
+                  {}};
+  for (const KafkaHeader& header : record.headers) {
+    copy.headers.emplace_back(std::string(header.name),
+                              header.value ? std::optional<std::string>(*header.value) : std::nullopt);
+  }
+  return copy;
+}
+
+// Options for a reader of `bootstrap` subscribed to `subscribe`, through the one parser.
+inline KafkaOptions ReaderOptions(const std::string& bootstrap, const std::string& subscribe = "payments") {
+  Result<KafkaOptions> options =
+      ParseKafkaOptions({{"bootstrapServers", bootstrap}, {"subscribe", subscribe}});
+  EXPECT_TRUE(options.ok()) << options.status().ToString();
+  return options.ok() ? *options : KafkaOptions{};
+}
+
+// Short timeouts: a failing test fails in seconds, not minutes.
+inline KafkaReaderOptions FastReaderOptions() {
+  KafkaReaderOptions options;
+  options.request_timeout_ms = 5'000;
+  options.stall_timeout_ms = 5'000;
+  options.poll_interval_ms = 20;
+  return options;
+}
+
+class KafkaClusterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(cluster_, KafkaDevCluster::Start({{"payments", 3}}));
+    ASSERT_OK_AND_ASSIGN(
+        reader_, KafkaReader::Open(ReaderOptions(cluster_->bootstrap_servers()), FastReaderOptions()));
+    ASSERT_OK_AND_ASSIGN(producer_, KafkaProducer::Open(cluster_->bootstrap_servers()));
+  }
+
+  // Sends records "v<first>".."v<first+count-1>", keyed "k<i>", to one partition, and waits
+  // until the cluster has them.
+  void Produce(const std::string& topic, int32_t partition, int first, int count) {
+    for (int i = first; i < first + count; i++) {
+      const std::string key = "k" + std::to_string(i);
+      const std::string value = "v" + std::to_string(i);
+      ProducerRecord record;
+      record.partition = partition;
+      record.key = key;
+      record.value = value;
+      ASSERT_OK(producer_->Produce(topic, record));
+    }
+    ASSERT_OK(producer_->Flush(10'000));
+  }
+
+  Result<std::vector<ReadRecord>> ReadAll(const std::vector<PartitionRange>& ranges) {
+    std::vector<ReadRecord> records;
+    RETURN_IF_ERROR(reader_->Read(ranges, [&](const KafkaRecord& record) {
+      records.push_back(Copy(record));
+      return Status::OK();
+    }));
+    return records;
+  }
+
+  std::unique_ptr<KafkaDevCluster> cluster_;
+  std::unique_ptr<KafkaReader> reader_;
+  std::unique_ptr<KafkaProducer> producer_;
+};
+
+}  // namespace basin::stream::kafka::testing
