@@ -160,7 +160,8 @@ class ChunkedFiles {
     explicit Chunk(std::vector<File> f) : files(std::move(f)) {
       by_hash.reserve(files.size());
       for (size_t i = 0; i < files.size(); i++) {
-        by_hash.emplace_back(ReplayKeyHash(files[i].path, files[i].deletion_vector), static_cast<uint32_t>(i));
+        by_hash.emplace_back(ReplayKeyHash(files[i].path, files[i].deletion_vector),
+                             static_cast<uint32_t>(i));
       }
       std::sort(by_hash.begin(), by_hash.end());
     }

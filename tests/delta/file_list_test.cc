@@ -22,7 +22,9 @@ AddFile File(const std::string& path, std::optional<std::string> dv = std::nullo
   return add;
 }
 
-KeyToRemove KeyOf(const AddFile& add) { return KeyToRemove{ReplayKeyHash(add.path, add.deletion_vector), add.ReplayKey()}; }
+KeyToRemove KeyOf(const AddFile& add) {
+  return KeyToRemove{ReplayKeyHash(add.path, add.deletion_vector), add.ReplayKey()};
+}
 
 std::multiset<std::string> Keys(const FileList& files) {
   std::multiset<std::string> out;
@@ -114,7 +116,8 @@ TEST(FileListTest, ManySmallCommitsStayInFewChunksAndMatchAReplay) {
 
 TEST(FileListTest, AnAppendSharesEveryOldChunk) {
   std::vector<AddFile> files;
-  for (int i = 0; i < 3 * static_cast<int>(FileList::kMaxChunkFiles); i++) files.push_back(File("f" + std::to_string(i)));
+  for (int i = 0; i < 3 * static_cast<int>(FileList::kMaxChunkFiles); i++)
+    files.push_back(File("f" + std::to_string(i)));
   const FileList list(files);
   const FileList next = list.Updated({}, {File("one more")});
   ASSERT_EQ(next.size(), list.size() + 1);

@@ -1,0 +1,233 @@
+#include "stream/checkpoint.h"
+
+#include <cctype>
+#include <charconv>
+
+namespace basin::stream {
+
+namespace {
+
+constexpr const char* kMetadataKey = "metadata.json";
+constexpr const char* kOffsetsFolder = "offsets/";
+constexpr const char* kCommitsFolder = "commits/";
+
+std::string BatchKey(const char* folder, int64_t batch_id) {
+  std::string digits = std::to_string(batch_id);
+  return std::string(folder) + std::string(20 - std::min<size_t>(20, digits.size()), '0') + digits + ".json";
+}
+
+// The batch id a key of `folder` names; nullopt for keys that are not batch objects (a
+// temporary file a store left, anything a user put there).
+std::optional<int64_t> BatchIdOf(const std::string& key, const std::string& folder) {
+  if (key.size() != folder.size() + 25 || !key.starts_with(folder) || !key.ends_with(".json"))
+    return std::nullopt;
+  int64_t id = 0;
+  const char* begin = key.data() + folder.size();
+  auto [end, error] = std::from_chars(begin, begin + 20, id);
+  if (error != std::errc() || end != begin + 20) return std::nullopt;
+  return id;
+}
+
+// `text` with runs of whitespace made one space, and none at the ends.
+std::string SquashWhitespace(const std::string& text) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+Result<nlohmann::json> ParseObject(const std::string& text, const std::string& key) {
+  nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object())
+    return Status::Corruption("stream checkpoint object " + key + " is not a JSON object");
+  return parsed;
+}
+
+Result<std::string> StringField(const nlohmann::json& object, const char* field, const std::string& key) {
+  auto it = object.find(field);
+  if (it == object.end() || !it->is_string()) {
+    return Status::Corruption("stream checkpoint object " + key + ": field " + field +
+                              " is missing or not a string");
+  }
+  return it->get<std::string>();
+}
+
+Result<int64_t> IntegerField(const nlohmann::json& object, const char* field, const std::string& key) {
+  auto it = object.find(field);
+  if (it == object.end() || !it->is_number_integer()) {
+    return Status::Corruption("stream checkpoint object " + key + ": field " + field +
+                              " is missing or not an integer");
+  }
+  return it->get<int64_t>();
+}
+
+nlohmann::json MetadataJson(const StreamMetadata& m) {
+  return {{"format", kCheckpointFormat},
+          {"streamId", m.stream_id},
+          {"createdTime", m.created_time_ms},
+          {"statement", m.statement},
+          {"sink", {{"table", m.sink_table}, {"location", m.sink_location}}}};
+}
+
+Result<StreamMetadata> ParseMetadata(const std::string& text) {
+  ASSIGN_OR_RETURN(nlohmann::json object, ParseObject(text, kMetadataKey));
+  ASSIGN_OR_RETURN(int64_t format, IntegerField(object, "format", kMetadataKey));
+  if (format > kCheckpointFormat) {
+    return Status::Unsupported("stream checkpoint format " + std::to_string(format) +
+                               " is newer than this Basin reads (" + std::to_string(kCheckpointFormat) + ")");
+  }
+  StreamMetadata m;
+  ASSIGN_OR_RETURN(m.stream_id, StringField(object, "streamId", kMetadataKey));
+  ASSIGN_OR_RETURN(m.created_time_ms, IntegerField(object, "createdTime", kMetadataKey));
+  ASSIGN_OR_RETURN(m.statement, StringField(object, "statement", kMetadataKey));
+  auto sink = object.find("sink");
+  if (sink == object.end() || !sink->is_object()) {
+    return Status::Corruption(std::string("stream checkpoint object ") + kMetadataKey +
+                              ": field sink is missing");
+  }
+  ASSIGN_OR_RETURN(m.sink_table, StringField(*sink, "table", kMetadataKey));
+  ASSIGN_OR_RETURN(m.sink_location, StringField(*sink, "location", kMetadataKey));
+  return m;
+}
+
+}  // namespace
+
+std::string StreamCheckpoint::OffsetsKey(int64_t batch_id) { return BatchKey(kOffsetsFolder, batch_id); }
+std::string StreamCheckpoint::CommitKey(int64_t batch_id) { return BatchKey(kCommitsFolder, batch_id); }
+
+Result<std::unique_ptr<StreamCheckpoint>> StreamCheckpoint::Open(std::shared_ptr<ObjectStore> store,
+                                                                 const StreamMetadata& proposed) {
+  Status created = store->PutIfAbsent(kMetadataKey, MetadataJson(proposed).dump());
+  if (created.ok())
+    return std::unique_ptr<StreamCheckpoint>(new StreamCheckpoint(std::move(store), proposed));
+  if (!created.IsAlreadyExists())
+    return created.WithContext("creating the stream checkpoint in " + store->Describe());
+  ASSIGN_OR_RETURN(std::string text, store->Get(kMetadataKey));
+  ASSIGN_OR_RETURN(StreamMetadata existing, ParseMetadata(text));
+  if (SquashWhitespace(existing.statement) != SquashWhitespace(proposed.statement)) {
+    return Status::InvalidArgument("the checkpoint in " + store->Describe() + " belongs to stream " +
+                                   existing.stream_id + ", which runs a different statement:\n  " +
+                                   existing.statement + "\nnot:\n  " + proposed.statement +
+                                   "\nA changed statement is a new stream: give it a new checkpoint folder");
+  }
+  return std::unique_ptr<StreamCheckpoint>(new StreamCheckpoint(std::move(store), std::move(existing)));
+}
+
+Result<std::optional<int64_t>> StreamCheckpoint::Latest(const std::string& folder) {
+  ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(folder));
+  std::optional<int64_t> latest;
+  for (const ObjectInfo& info : objects) {
+    std::optional<int64_t> id = BatchIdOf(info.key, folder);
+    if (id && (!latest || *id > *latest)) latest = id;
+  }
+  return latest;
+}
+
+Result<std::optional<int64_t>> StreamCheckpoint::LatestPlanned() { return Latest(kOffsetsFolder); }
+Result<std::optional<int64_t>> StreamCheckpoint::LatestCommitted() { return Latest(kCommitsFolder); }
+
+Status StreamCheckpoint::WriteOffsets(int64_t batch_id, const nlohmann::json& offsets) {
+  Status put = store_->PutIfAbsent(OffsetsKey(batch_id), offsets.dump());
+  if (put.IsAlreadyExists()) {
+    return Status::Conflict("another run of stream " + metadata_.stream_id + " planned batch " +
+                            std::to_string(batch_id) + " already (" + OffsetsKey(batch_id) + ")");
+  }
+  return put;
+}
+
+Result<nlohmann::json> StreamCheckpoint::ReadOffsets(int64_t batch_id) {
+  const std::string key = OffsetsKey(batch_id);
+  ASSIGN_OR_RETURN(std::string text, store_->Get(key));
+  return ParseObject(text, key);
+}
+
+Status StreamCheckpoint::WriteCommit(const BatchCommit& c) {
+  nlohmann::json object = {{"batchId", c.batch_id},         {"tableVersion", c.table_version},
+                           {"rowsIn", c.rows_in},           {"rowsOut", c.rows_out},
+                           {"deadLetters", c.dead_letters}, {"lateRows", c.late_rows},
+                           {"durationMs", c.duration_ms},   {"committedTime", c.committed_time_ms}};
+  if (c.dead_letter_version) object["deadLetterVersion"] = *c.dead_letter_version;
+  Status put = store_->PutIfAbsent(CommitKey(c.batch_id), object.dump());
+  return put.IsAlreadyExists() ? Status::OK() : put;
+}
+
+Result<std::optional<BatchCommit>> StreamCheckpoint::ReadCommit(int64_t batch_id) {
+  const std::string key = CommitKey(batch_id);
+  Result<std::string> text = store_->Get(key);
+  if (!text.ok() && text.status().IsNotFound()) return std::optional<BatchCommit>();
+  if (!text.ok()) return text.status();
+  ASSIGN_OR_RETURN(nlohmann::json object, ParseObject(*text, key));
+  BatchCommit c;
+  ASSIGN_OR_RETURN(c.batch_id, IntegerField(object, "batchId", key));
+  ASSIGN_OR_RETURN(c.table_version, IntegerField(object, "tableVersion", key));
+  if (object.contains("deadLetterVersion")) {
+    ASSIGN_OR_RETURN(c.dead_letter_version, IntegerField(object, "deadLetterVersion", key));
+  }
+  // The figures are informational: absent ones read as zero.
+  auto figure = [&](const char* field) { return object.value(field, int64_t{0}); };
+  c.rows_in = figure("rowsIn");
+  c.rows_out = figure("rowsOut");
+  c.dead_letters = figure("deadLetters");
+  c.late_rows = figure("lateRows");
+  c.duration_ms = figure("durationMs");
+  c.committed_time_ms = figure("committedTime");
+  if (c.batch_id != batch_id) {
+    return Status::Corruption("stream checkpoint object " + key + " names batch " +
+                              std::to_string(c.batch_id));
+  }
+  return std::optional<BatchCommit>(c);
+}
+
+Result<Recovery> StreamCheckpoint::Recover(std::optional<int64_t> sink_txn_version) {
+  ASSIGN_OR_RETURN(std::optional<int64_t> planned, LatestPlanned());
+  ASSIGN_OR_RETURN(std::optional<int64_t> committed, LatestCommitted());
+  const std::string stream = "stream " + metadata_.stream_id;
+  auto table_ahead = [&](int64_t limit) -> Status {
+    if (sink_txn_version && *sink_txn_version > limit) {
+      return Status::Corruption("the sink table " + metadata_.sink_table + " holds batch " +
+                                std::to_string(*sink_txn_version) + " of " + stream +
+                                ", which its checkpoint never planned: was the checkpoint folder replaced?");
+    }
+    return Status::OK();
+  };
+  Recovery out;
+  if (!planned) {
+    if (committed)
+      return Status::Corruption(stream + ": " + CommitKey(*committed) + " has no offsets object");
+    RETURN_IF_ERROR(table_ahead(-1));
+    out.action = Recovery::Action::kPlan;
+    out.batch_id = 0;
+    return out;
+  }
+  RETURN_IF_ERROR(table_ahead(*planned));
+  if (committed && *committed > *planned) {
+    return Status::Corruption(stream + ": " + CommitKey(*committed) + " has no offsets object");
+  }
+  if (committed && *committed == *planned) {
+    out.action = Recovery::Action::kPlan;
+    out.batch_id = *planned + 1;
+    ASSIGN_OR_RETURN(out.previous, ReadOffsets(*planned));
+    return out;
+  }
+  // Batch `planned` ran, or began to: a batch is planned only once the one before it is
+  // marked done.
+  if (*planned > 0 && committed != *planned - 1) {
+    return Status::Corruption(stream + ": batch " + std::to_string(*planned) + " is planned but batch " +
+                              std::to_string(*planned - 1) + " has no commit marker");
+  }
+  out.batch_id = *planned;
+  ASSIGN_OR_RETURN(out.planned, ReadOffsets(*planned));
+  out.action = sink_txn_version && *sink_txn_version >= *planned ? Recovery::Action::kRecordCommit
+                                                                 : Recovery::Action::kRerun;
+  return out;
+}
+
+}  // namespace basin::stream
