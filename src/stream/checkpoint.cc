@@ -1,7 +1,9 @@
 #include "stream/checkpoint.h"
 
 #include <cctype>
-#include <charconv>
+#include <string_view>
+
+#include "common/text_scan.h"
 
 namespace basin::stream {
 
@@ -18,13 +20,9 @@ std::string BatchKey(const char* folder, int64_t batch_id) {
 
 // The batch id a key of `folder` names; nullopt for keys that are not batch objects (a
 // temporary file a store left, anything a user put there).
-std::optional<int64_t> BatchIdOf(const std::string& key, const std::string& folder) {
-  if (key.size() != folder.size() + 25 || !key.starts_with(folder) || !key.ends_with(".json"))
-    return std::nullopt;
+std::optional<int64_t> BatchIdOf(std::string_view key, std::string_view folder) {
   int64_t id = 0;
-  const char* begin = key.data() + folder.size();
-  auto [end, error] = std::from_chars(begin, begin + 20, id);
-  if (error != std::errc() || end != begin + 20) return std::nullopt;
+  if (!TakeLiteral(key, folder) || !TakeDigits(key, 20, &id) || key != ".json") return std::nullopt;
   return id;
 }
 
