@@ -57,6 +57,22 @@ class ChunkedFiles {
   }
   ChunkedFiles(std::initializer_list<File> files) : ChunkedFiles(std::vector<File>(files)) {}
 
+  // Files with their ReplayKeyHash, as replay collects them.
+  struct HashedFiles {
+    std::vector<File> files;
+    std::vector<size_t> hashes;  // hashes[i]: of files[i]
+  };
+  // The files of `parts` in order, each part (of at most kMaxChunkFiles) kept as a chunk:
+  // no file is moved and no hash computed again. Empty parts are skipped.
+  static ChunkedFiles FromHashed(std::vector<HashedFiles> parts) {
+    ChunkedFiles out;
+    for (HashedFiles& part : parts) {
+      assert(part.files.size() <= kMaxChunkFiles && part.files.size() == part.hashes.size());
+      if (!part.files.empty()) out.Push(std::make_shared<const Chunk>(std::move(part.files), part.hashes));
+    }
+    return out;
+  }
+
   size_t size() const { return ends_.empty() ? 0 : ends_.back(); }
   bool empty() const { return size() == 0; }
   // REQUIRES: i < size(). O(log chunks).
@@ -163,6 +179,11 @@ class ChunkedFiles {
         by_hash.emplace_back(ReplayKeyHash(files[i].path, files[i].deletion_vector),
                              static_cast<uint32_t>(i));
       }
+      std::sort(by_hash.begin(), by_hash.end());
+    }
+    Chunk(std::vector<File> f, const std::vector<size_t>& hashes) : files(std::move(f)) {
+      by_hash.reserve(files.size());
+      for (size_t i = 0; i < files.size(); i++) by_hash.emplace_back(hashes[i], static_cast<uint32_t>(i));
       std::sort(by_hash.begin(), by_hash.end());
     }
 

@@ -52,17 +52,20 @@ size_t ParsedStats::AddLeaf(Leaf leaf) {
   return leaves_.size() - 1;
 }
 
-uint32_t ParsedStats::AddRow() {
+uint32_t ParsedStats::AddRows(size_t n) {
+  const size_t rows = num_rows_ + n;
   for (size_t i = 0; i < leaves_.size(); i++) {
     Values& values = values_[i];
-    values.valid.push_back(0);
+    values.valid.resize(rows, 0);
     if (leaves_[i].kind == Kind::kDecimal) {
-      values.wide.push_back(0);
+      values.wide.resize(rows, 0);
     } else {
-      values.bits.push_back(0);
+      values.bits.resize(rows, 0);
     }
   }
-  return num_rows_++;
+  const auto first = static_cast<uint32_t>(num_rows_);
+  num_rows_ = static_cast<uint32_t>(rows);
+  return first;
 }
 
 void ParsedStats::SetInteger(size_t leaf, uint32_t row, int64_t value) {

@@ -48,7 +48,9 @@ class ParsedStats {
   // the struct's field order, before the rows that use them.
   size_t AddLeaf(Leaf leaf);
   // A new row, every leaf NULL in it; its index.
-  uint32_t AddRow();
+  uint32_t AddRow() { return AddRows(1); }
+  // `n` new rows, every leaf NULL in them; the first one's index.
+  uint32_t AddRows(size_t n);
   // Sets a leaf's value in `row` (the setter must match the leaf's kind: SetInteger for
   // kBoolean, kInteger, kDate and timestamps, SetReal for floats, SetDecimal, SetString).
   void SetInteger(size_t leaf, uint32_t row, int64_t value);

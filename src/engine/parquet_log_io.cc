@@ -3,10 +3,14 @@
 #include <duckdb.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <limits>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "common/uuid.h"
 #include "delta/parsed_stats.h"
@@ -33,17 +37,21 @@ constexpr const char* kActionColumns[] = {"add", "remove",         "metaData",  
 // calls per field and chunk.
 
 struct Column {
-  duckdb_vector vector = nullptr;
   duckdb_type id = DUCKDB_TYPE_INVALID;
   std::vector<std::string> names;  // STRUCT: field names
   std::vector<Column> children;    // STRUCT: fields; LIST/MAP: the element (MAP: STRUCT(key, value))
   uint8_t decimal_scale = 0;
   duckdb_type decimal_storage = DUCKDB_TYPE_INVALID;
   bool json = false;  // VARCHAR holding JSON text (DuckDB's JSON type)
+  // The vector's data and validity mask, looked up once per chunk: a checkpoint has
+  // millions of cells, and each C API call costs more than reading the cell.
+  const void* data = nullptr;
+  const uint64_t* validity = nullptr;  // nullptr: every row is valid
 
   static Column Of(duckdb_vector vector) {
     Column c;
-    c.vector = vector;
+    c.data = duckdb_vector_get_data(vector);
+    c.validity = duckdb_vector_get_validity(vector);
     LogicalTypeGuard type{duckdb_vector_get_column_type(vector)};
     c.id = duckdb_get_type_id(type.type);
     if (char* alias = duckdb_logical_type_get_alias(type.type); alias != nullptr) {
@@ -65,7 +73,12 @@ struct Column {
     return c;
   }
 
-  bool Valid(idx_t row) const { return RowIsValid(vector, row); }
+  bool Valid(idx_t row) const { return ValidIn(validity, row); }
+  template <typename T>
+  T At(idx_t row) const {
+    return CellIn<T>(data, row);
+  }
+  std::string_view Bytes(idx_t row) const { return BytesIn(data, row); }
 
   // STRUCT: the field named `name`, or nullptr.
   const Column* Field(std::string_view name) const {
@@ -76,27 +89,27 @@ struct Column {
   }
 
   // LIST/MAP: the element rows of `row`.
-  duckdb_list_entry Entry(idx_t row) const { return At<duckdb_list_entry>(vector, row); }
+  duckdb_list_entry Entry(idx_t row) const { return At<duckdb_list_entry>(row); }
 };
 
 std::optional<int64_t> IntegerAt(const Column& c, idx_t row) {
   switch (c.id) {
     case DUCKDB_TYPE_TINYINT:
-      return At<int8_t>(c.vector, row);
+      return c.At<int8_t>(row);
     case DUCKDB_TYPE_SMALLINT:
-      return At<int16_t>(c.vector, row);
+      return c.At<int16_t>(row);
     case DUCKDB_TYPE_INTEGER:
-      return At<int32_t>(c.vector, row);
+      return c.At<int32_t>(row);
     case DUCKDB_TYPE_BIGINT:
-      return At<int64_t>(c.vector, row);
+      return c.At<int64_t>(row);
     case DUCKDB_TYPE_UTINYINT:
-      return At<uint8_t>(c.vector, row);
+      return c.At<uint8_t>(row);
     case DUCKDB_TYPE_USMALLINT:
-      return At<uint16_t>(c.vector, row);
+      return c.At<uint16_t>(row);
     case DUCKDB_TYPE_UINTEGER:
-      return At<uint32_t>(c.vector, row);
+      return c.At<uint32_t>(row);
     case DUCKDB_TYPE_UBIGINT: {
-      const auto v = At<uint64_t>(c.vector, row);
+      const auto v = c.At<uint64_t>(row);
       if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return std::nullopt;
       return static_cast<int64_t>(v);
     }
@@ -109,13 +122,13 @@ std::optional<int64_t> IntegerAt(const Column& c, idx_t row) {
 Int128 UnscaledAt(const Column& c, idx_t row) {
   switch (c.decimal_storage) {
     case DUCKDB_TYPE_SMALLINT:
-      return At<int16_t>(c.vector, row);
+      return c.At<int16_t>(row);
     case DUCKDB_TYPE_INTEGER:
-      return At<int32_t>(c.vector, row);
+      return c.At<int32_t>(row);
     case DUCKDB_TYPE_BIGINT:
-      return At<int64_t>(c.vector, row);
+      return c.At<int64_t>(row);
     default: {
-      const auto h = At<duckdb_hugeint>(c.vector, row);
+      const auto h = c.At<duckdb_hugeint>(row);
       return static_cast<Int128>(static_cast<unsigned __int128>(static_cast<uint64_t>(h.upper)) << 64 |
                                  h.lower);
     }
@@ -131,13 +144,13 @@ std::optional<int64_t> MicrosAt(const Column& c, idx_t row) {
   switch (c.id) {
     case DUCKDB_TYPE_TIMESTAMP:
     case DUCKDB_TYPE_TIMESTAMP_TZ:
-      return At<int64_t>(c.vector, row);
+      return c.At<int64_t>(row);
     case DUCKDB_TYPE_TIMESTAMP_S:
-      return At<int64_t>(c.vector, row) * 1'000'000;
+      return c.At<int64_t>(row) * 1'000'000;
     case DUCKDB_TYPE_TIMESTAMP_MS:
-      return At<int64_t>(c.vector, row) * 1'000;
+      return c.At<int64_t>(row) * 1'000;
     case DUCKDB_TYPE_TIMESTAMP_NS: {
-      const int64_t ns = At<int64_t>(c.vector, row);
+      const int64_t ns = c.At<int64_t>(row);
       return ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000);
     }
     default:
@@ -147,7 +160,7 @@ std::optional<int64_t> MicrosAt(const Column& c, idx_t row) {
 
 // A UUID cell as text (DuckDB keeps it as a hugeint with the top bit flipped).
 std::string UuidText(const Column& c, idx_t row) {
-  const auto h = At<duckdb_hugeint>(c.vector, row);
+  const auto h = c.At<duckdb_hugeint>(row);
   const uint64_t upper = static_cast<uint64_t>(h.upper) ^ (uint64_t{1} << 63);
   char buf[40];
   std::snprintf(
@@ -178,21 +191,21 @@ std::optional<std::string> ScalarText(const Column& c, idx_t row) {
   char buf[64];
   switch (c.id) {
     case DUCKDB_TYPE_VARCHAR:
-      if (c.json) return JsonScalarText(BytesAt(c.vector, row));
-      return std::string(BytesAt(c.vector, row));
+      if (c.json) return JsonScalarText(c.Bytes(row));
+      return std::string(c.Bytes(row));
     case DUCKDB_TYPE_UUID:
       return UuidText(c, row);
     case DUCKDB_TYPE_BOOLEAN:
-      return At<bool>(c.vector, row) ? "true" : "false";
+      return c.At<bool>(row) ? "true" : "false";
     case DUCKDB_TYPE_DATE:
-      return delta::FormatDate(At<int32_t>(c.vector, row));
+      return delta::FormatDate(c.At<int32_t>(row));
     case DUCKDB_TYPE_DECIMAL:
       return DecimalText(UnscaledAt(c, row), c.decimal_scale);
     case DUCKDB_TYPE_FLOAT:
-      std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(At<float>(c.vector, row)));
+      std::snprintf(buf, sizeof(buf), "%.9g", static_cast<double>(c.At<float>(row)));
       return std::string(buf);
     case DUCKDB_TYPE_DOUBLE:
-      std::snprintf(buf, sizeof(buf), "%.17g", At<double>(c.vector, row));
+      std::snprintf(buf, sizeof(buf), "%.17g", c.At<double>(row));
       return std::string(buf);
     default:
       return std::nullopt;
@@ -242,21 +255,33 @@ std::optional<delta::ParsedStats::Kind> StatsKindOf(const Column& c) {
 
 // Reads the stats_parsed cells of one checkpoint file into one ParsedStats, a row per
 // cell. Its leaves are the struct's scalar fields, found in the first cell; every chunk's
-// vectors have the same shape, so they are matched to the leaves in field order.
+// vectors have the same shape, so they are matched to the leaves in field order. Values
+// are copied a leaf at a time when the chunk ends (EndChunk): a switch per leaf and chunk,
+// not per value.
 class ParsedStatsReader {
  public:
-  // Appends the stats in `column` (a STRUCT) at `row`, and points `out` at them.
+  // Gives `out` a stats row for the cell of `column` (a STRUCT) at `row`, added and filled
+  // by the next EndChunk(). `column` stays the same within a chunk.
   void Read(const Column& column, idx_t row, delta::AddFile& out) {
     if (!stats_) {
       stats_ = std::make_shared<delta::ParsedStats>();
       std::vector<std::string> path;
       AddLeaves(column, path);
     }
-    const uint32_t stats_row = stats_->AddRow();
-    size_t next_leaf = 0;
-    Fill(column, row, stats_row, next_leaf);
+    column_ = &column;
+    const auto stats_row = static_cast<uint32_t>(stats_->num_rows() + pending_.size());
+    pending_.push_back(Cell{row, stats_row});
     out.parsed_stats = stats_;
     out.parsed_stats_row = stats_row;
+  }
+
+  // Copies the values of the cells read since the last call, before their chunk goes.
+  void EndChunk() {
+    if (pending_.empty()) return;
+    stats_->AddRows(pending_.size());
+    size_t next_leaf = 0;
+    Fill(*column_, pending_, next_leaf);
+    pending_.clear();
   }
 
   void Finish() {
@@ -265,6 +290,11 @@ class ParsedStatsReader {
 
  private:
   static constexpr size_t kNoLeaf = static_cast<size_t>(-1);
+
+  struct Cell {
+    idx_t row;           // in the chunk
+    uint32_t stats_row;  // in stats_
+  };
 
   void AddLeaves(const Column& column, std::vector<std::string>& path) {
     for (size_t i = 0; i < column.children.size(); i++) {
@@ -281,53 +311,73 @@ class ParsedStatsReader {
     }
   }
 
-  // Sets the leaves under `column` in `stats_row`, leaf by leaf from `next_leaf` on (NULL
-  // structs are walked too, setting nothing, so that the count stays in step).
-  void Fill(const Column& column, idx_t row, uint32_t stats_row, size_t& next_leaf) {
-    const bool valid = column.Valid(row);
+  // Sets the leaves under `column` for `cells`, leaf by leaf from `next_leaf` on; a NULL
+  // struct sets nothing under it.
+  void Fill(const Column& column, const std::vector<Cell>& cells, size_t& next_leaf) {
+    std::vector<Cell> valid;
+    valid.reserve(cells.size());
+    for (const Cell& cell : cells) {
+      if (column.Valid(cell.row)) valid.push_back(cell);
+    }
     for (const Column& child : column.children) {
       if (child.id == DUCKDB_TYPE_STRUCT) {
-        if (valid) {
-          Fill(child, row, stats_row, next_leaf);
-        } else {
-          next_leaf += CountLeaves(child);
-        }
+        Fill(child, valid, next_leaf);
         continue;
       }
       const size_t leaf = leaves_[next_leaf++];
-      if (leaf != kNoLeaf && valid && child.Valid(row)) Set(child, row, leaf, stats_row);
+      if (leaf != kNoLeaf) SetLeaf(child, valid, leaf);
     }
   }
 
-  static size_t CountLeaves(const Column& column) {
-    size_t n = 0;
-    for (const Column& child : column.children) n += child.id == DUCKDB_TYPE_STRUCT ? CountLeaves(child) : 1;
-    return n;
+  // Calls set(stats row, value(row)) for each of `cells` valid in `c`.
+  template <typename Value, typename Set>
+  static void Each(const Column& c, const std::vector<Cell>& cells, Value value, Set set) {
+    for (const Cell& cell : cells) {
+      if (c.Valid(cell.row)) set(cell.stats_row, value(cell.row));
+    }
   }
 
-  void Set(const Column& c, idx_t row, size_t leaf, uint32_t stats_row) {
-    if (auto n = IntegerAt(c, row)) return stats_->SetInteger(leaf, stats_row, *n);
-    if (auto micros = MicrosAt(c, row)) return stats_->SetInteger(leaf, stats_row, *micros);
+  void SetLeaf(const Column& c, const std::vector<Cell>& cells, size_t leaf) {
+    delta::ParsedStats& stats = *stats_;
+    auto integer = [&](uint32_t row, int64_t v) { stats.SetInteger(leaf, row, v); };
+    auto real = [&](uint32_t row, double v) { stats.SetReal(leaf, row, v); };
     switch (c.id) {
       case DUCKDB_TYPE_BOOLEAN:
-        return stats_->SetInteger(leaf, stats_row, At<bool>(c.vector, row) ? 1 : 0);
+        return Each(c, cells, [&](idx_t r) { return int64_t{c.At<bool>(r) ? 1 : 0}; }, integer);
       case DUCKDB_TYPE_DATE:
-        return stats_->SetInteger(leaf, stats_row, At<int32_t>(c.vector, row));
+        return Each(c, cells, [&](idx_t r) { return int64_t{c.At<int32_t>(r)}; }, integer);
       case DUCKDB_TYPE_FLOAT:
-        return stats_->SetReal(leaf, stats_row, At<float>(c.vector, row));
+        return Each(c, cells, [&](idx_t r) { return double{c.At<float>(r)}; }, real);
       case DUCKDB_TYPE_DOUBLE:
-        return stats_->SetReal(leaf, stats_row, At<double>(c.vector, row));
+        return Each(c, cells, [&](idx_t r) { return c.At<double>(r); }, real);
       case DUCKDB_TYPE_DECIMAL:
-        return stats_->SetDecimal(leaf, stats_row, UnscaledAt(c, row));
+        return Each(c, cells, [&](idx_t r) { return UnscaledAt(c, r); },
+                    [&](uint32_t row, Int128 v) { stats.SetDecimal(leaf, row, v); });
       case DUCKDB_TYPE_VARCHAR:
-        return stats_->SetString(leaf, stats_row, BytesAt(c.vector, row));
+        return Each(c, cells, [&](idx_t r) { return c.Bytes(r); },
+                    [&](uint32_t row, std::string_view v) { stats.SetString(leaf, row, v); });
+      case DUCKDB_TYPE_TIMESTAMP:
+      case DUCKDB_TYPE_TIMESTAMP_TZ:
+      case DUCKDB_TYPE_TIMESTAMP_S:
+      case DUCKDB_TYPE_TIMESTAMP_MS:
+      case DUCKDB_TYPE_TIMESTAMP_NS:
+        return Each(c, cells, [&](idx_t r) { return *MicrosAt(c, r); }, integer);
+      case DUCKDB_TYPE_BIGINT:
+        return Each(c, cells, [&](idx_t r) { return c.At<int64_t>(r); }, integer);
       default:
-        return;  // an unsigned value beyond int64: left NULL
+        // Other integer widths; an unsigned value beyond int64 is left NULL.
+        for (const Cell& cell : cells) {
+          if (!c.Valid(cell.row)) continue;
+          if (auto n = IntegerAt(c, cell.row)) stats.SetInteger(leaf, cell.stats_row, *n);
+        }
+        return;
     }
   }
 
   std::shared_ptr<delta::ParsedStats> stats_;
-  std::vector<size_t> leaves_;  // per scalar field in field order: its leaf, or kNoLeaf
+  std::vector<size_t> leaves_;  // per scalar field in struct order: the leaf, or kNoLeaf
+  const Column* column_ = nullptr;  // the stats_parsed column of the current chunk
+  std::vector<Cell> pending_;       // cells read since the last EndChunk
 };
 
 // ---------------------------------------------------------------------------------------
@@ -358,7 +408,7 @@ class StructCell {
   Result<std::optional<std::string>> OptionalString(std::string_view name) const {
     const Column* c = Get(name);
     if (c == nullptr) return std::optional<std::string>();
-    if (c->id == DUCKDB_TYPE_VARCHAR && !c->json) return std::optional<std::string>(BytesAt(c->vector, row_));
+    if (c->id == DUCKDB_TYPE_VARCHAR && !c->json) return std::optional<std::string>(c->Bytes(row_));
     auto text = ScalarText(*c, row_);
     if (!text) return WrongType(name, "a string");
     return text;
@@ -399,7 +449,7 @@ class StructCell {
     const Column* c = Get(name);
     if (c == nullptr) return std::optional<bool>();
     if (c->id != DUCKDB_TYPE_BOOLEAN) return WrongType(name, "a boolean");
-    return std::optional<bool>(At<bool>(c->vector, row_));
+    return std::optional<bool>(c->At<bool>(row_));
   }
   Result<bool> RequiredBool(std::string_view name) const {
     ASSIGN_OR_RETURN(auto v, OptionalBool(name));
@@ -436,7 +486,7 @@ class StructCell {
       return out;
     }
     if (c->id == DUCKDB_TYPE_VARCHAR && c->json) {
-      nlohmann::json object = nlohmann::json::parse(BytesAt(c->vector, row_), nullptr, false);
+      nlohmann::json object = nlohmann::json::parse(c->Bytes(row_), nullptr, false);
       if (!object.is_object()) return WrongType(name, "a map");
       for (const auto& [key, value] : object.items()) {
         out.emplace(key, value.is_null() ? std::nullopt
@@ -453,7 +503,7 @@ class StructCell {
     const Column& values = c->children[0].children[1];
     const duckdb_list_entry entry = c->Entry(row_);
     for (idx_t i = entry.offset; i < entry.offset + entry.length; i++) {
-      out.insert_or_assign(std::string(BytesAt(keys.vector, i)), ScalarText(values, i));
+      out.insert_or_assign(std::string(keys.Bytes(i)), ScalarText(values, i));
     }
     return out;
   }
@@ -681,6 +731,80 @@ class StreamingQuery {
   bool has_result_ = false;
 };
 
+// The chunks of a streaming query, run and fetched on a thread of its own: DuckDB decodes
+// the next chunks while the caller converts the current one (a checkpoint is read on two
+// cores in about the time the slower of the two takes). At most kAhead chunks wait.
+class ChunkPipeline {
+ public:
+  // Runs `sql` on `conn`, which no one else uses until this is destroyed.
+  ChunkPipeline(duckdb_connection conn, std::string sql)
+      : fetcher_([this, conn, sql = std::move(sql)] { Fetch(conn, sql); }) {}
+  ChunkPipeline(const ChunkPipeline&) = delete;
+  ChunkPipeline& operator=(const ChunkPipeline&) = delete;
+  ~ChunkPipeline() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopped_ = true;
+    }
+    changed_.notify_all();
+    fetcher_.join();
+    for (duckdb_data_chunk chunk : ready_) duckdb_destroy_data_chunk(&chunk);
+  }
+
+  // The next chunk, owned by the caller; nullptr at the end or on an error.
+  duckdb_data_chunk Next() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return !ready_.empty() || done_; });
+    if (ready_.empty()) return nullptr;
+    duckdb_data_chunk chunk = ready_.front();
+    ready_.pop_front();
+    changed_.notify_all();
+    return chunk;
+  }
+
+  // DuckDB's error once Next() returned nullptr; nullopt when the query ran to its end.
+  std::optional<std::string> error() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return error_;
+  }
+
+ private:
+  static constexpr size_t kAhead = 8;
+
+  void Fetch(duckdb_connection conn, const std::string& sql) {
+    std::optional<std::string> error = query_.Run(conn, sql);
+    while (!error) {
+      duckdb_data_chunk chunk = query_.Next();
+      if (chunk == nullptr || duckdb_data_chunk_get_size(chunk) == 0) {
+        if (chunk != nullptr) duckdb_destroy_data_chunk(&chunk);
+        error = query_.error();
+        break;
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [&] { return ready_.size() < kAhead || stopped_; });
+      if (stopped_) {
+        duckdb_destroy_data_chunk(&chunk);
+        break;
+      }
+      ready_.push_back(chunk);
+      changed_.notify_all();
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    error_ = std::move(error);
+    done_ = true;
+    changed_.notify_all();
+  }
+
+  StreamingQuery query_;  // used by the fetcher only
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<duckdb_data_chunk> ready_;  // GUARDED_BY(mutex_)
+  std::optional<std::string> error_;     // GUARDED_BY(mutex_)
+  bool done_ = false;                    // GUARDED_BY(mutex_): the fetcher is finished
+  bool stopped_ = false;                 // GUARDED_BY(mutex_): the caller is gone
+  std::thread fetcher_;                  // last: starts once the members above exist
+};
+
 struct ChunkGuard {
   duckdb_data_chunk chunk;
   ~ChunkGuard() { duckdb_destroy_data_chunk(&chunk); }
@@ -740,14 +864,12 @@ Status ReadParquetActions(Connection& conn, const std::string& path, const std::
   if (auto rows = conn.Query("SELECT count(*) FROM " + source); rows.ok() && rows->row_count() == 1) {
     out->reserve(out->size() + std::stoull(rows->at(0, 0).value_or("0")));
   }
-  StreamingQuery query;
-  const std::string sql = "SELECT " + select + " FROM " + source + " WHERE " + any_action;
-  if (auto error = query.Run(conn.raw(), sql)) return fail(*error);
+  ChunkPipeline chunks(conn.raw(), "SELECT " + select + " FROM " + source + " WHERE " + any_action);
   size_t row_number = 0;
   std::vector<Column> columns;
   ParsedStatsReader parsed_stats;
   for (;;) {
-    ChunkGuard chunk{query.Next()};
+    ChunkGuard chunk{chunks.Next()};
     if (chunk.chunk == nullptr) break;
     const idx_t rows = duckdb_data_chunk_get_size(chunk.chunk);
     if (rows == 0) break;
@@ -778,8 +900,9 @@ Status ReadParquetActions(Connection& conn, const std::string& path, const std::
         return read;
       }
     }
+    parsed_stats.EndChunk();
   }
-  if (auto error = query.error()) return fail(*error);
+  if (auto error = chunks.error()) return fail(*error);
   parsed_stats.Finish();
   return Status::OK();
 }
@@ -874,7 +997,7 @@ Result<std::shared_ptr<Database>> DuckDBParquetLogIO::ReadingDatabase() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!reading_db_) {
     DatabaseOptions options;
-    options.threads = 1;
+    options.threads = 2;
     ASSIGN_OR_RETURN(reading_db_, Database::Open(options));
   }
   return reading_db_;

@@ -28,24 +28,37 @@ struct LogicalTypeGuard {
   ~LogicalTypeGuard() { duckdb_destroy_logical_type(&type); }
 };
 
-inline bool RowIsValid(duckdb_vector vector, idx_t row) {
-  uint64_t* validity = duckdb_vector_get_validity(vector);
-  return validity == nullptr || duckdb_validity_row_is_valid(validity, row);
+// Cells from a vector's data and validity pointers (duckdb_vector_get_data, _validity),
+// for readers that look those up once per chunk rather than once per cell.
+inline bool ValidIn(const uint64_t* validity, idx_t row) {
+  return validity == nullptr || ((validity[row / 64] >> (row % 64)) & 1) != 0;
 }
 
 // The fixed-width cell at `row`, copied out (vector data need not be aligned for T).
 template <typename T>
-T At(duckdb_vector vector, idx_t row) {
+T CellIn(const void* data, idx_t row) {
   T out;
-  std::memcpy(&out, static_cast<const char*>(duckdb_vector_get_data(vector)) + row * sizeof(T), sizeof(T));
+  std::memcpy(&out, static_cast<const char*>(data) + row * sizeof(T), sizeof(T));
   return out;
 }
 
-// A VARCHAR or BLOB cell. Views the vector's own memory: short strings are stored inline in
-// the duckdb_string_t, so the element is not copied.
+// A VARCHAR or BLOB cell. Views the vector's own memory: a string of up to 12 bytes is
+// stored inside its duckdb_string_t, a longer one behind its pointer.
+inline std::string_view BytesIn(const void* data, idx_t row) {
+  const auto* s = static_cast<const duckdb_string_t*>(data) + row;
+  const uint32_t length = s->value.inlined.length;
+  return {length <= sizeof(s->value.inlined.inlined) ? s->value.inlined.inlined : s->value.pointer.ptr, length};
+}
+
+inline bool RowIsValid(duckdb_vector vector, idx_t row) { return ValidIn(duckdb_vector_get_validity(vector), row); }
+
+template <typename T>
+T At(duckdb_vector vector, idx_t row) {
+  return CellIn<T>(duckdb_vector_get_data(vector), row);
+}
+
 inline std::string_view BytesAt(duckdb_vector vector, idx_t row) {
-  auto* strings = static_cast<duckdb_string_t*>(duckdb_vector_get_data(vector));
-  return {duckdb_string_t_data(&strings[row]), duckdb_string_t_length(strings[row])};
+  return BytesIn(duckdb_vector_get_data(vector), row);
 }
 
 inline std::string StructChildName(duckdb_logical_type struct_type, idx_t index) {

@@ -199,6 +199,48 @@ TEST_F(SnapshotTest, LargeCommitsAreReadInPieces) {
   EXPECT_EQ(Load().status().code(), ErrorCode::kUnsupported);
 }
 
+// A commit above 1 MiB is parsed in parts on several threads (one per core): actions still
+// apply in log order across the parts, and the first malformed line is the one reported.
+TEST_F(SnapshotTest, LargeCommitsParsedInPartsKeepLogOrderAndLineNumbers) {
+  ASSERT_OK(WriteCommit(*store_, 0, {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata()}));
+  constexpr int kFiles = 6'000;  // about 3.5 MB
+  std::vector<std::string> lines;
+  for (int i = 0; i < kFiles; i++) {
+    AddFile add = Add("part-" + std::to_string(i) + ".parquet", 1);
+    add.stats = R"({"numRecords":1,"minValues":{"id":")" + std::string(520, 'x') + R"("}})";
+    lines.push_back(SerializeAction(add));
+  }
+  // The last lines remove a file added on the first line and add it back with other stats:
+  // only log order across the parts decides which add holds.
+  lines.push_back(SerializeAction(Remove("part-0.parquet")));
+  lines.push_back(SerializeAction(Add("part-0.parquet", 7)));
+  lines.push_back(SerializeAction(Remove("part-1.parquet")));
+  auto joined = [](const std::vector<std::string>& all) {
+    std::string out;
+    for (const std::string& line : all) out += line + "\n";
+    return out;
+  };
+  ASSERT_GT(joined(lines).size(), size_t{3} << 20);
+  ASSERT_OK(store_->Put(CommitKey(1), joined(lines)));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, Load());
+  ASSERT_EQ(snapshot->files.size(), static_cast<size_t>(kFiles - 1));
+  EXPECT_EQ(snapshot->num_records(), int64_t{kFiles} - 2 + 7);
+
+  // Malformed lines near the end and near the start: the earlier one is reported, by the
+  // number it has in the file.
+  std::vector<std::string> broken = lines;
+  broken[kFiles - 10] = "{not json";
+  ASSERT_OK(store_->Put(CommitKey(1), joined(broken)));
+  Status late = Load().status();
+  ASSERT_EQ(late.code(), ErrorCode::kCorruption) << late.ToString();
+  EXPECT_NE(late.message().find("line " + std::to_string(kFiles - 9)), std::string::npos) << late.message();
+  broken[3] = "[1, 2]";
+  ASSERT_OK(store_->Put(CommitKey(1), joined(broken)));
+  Status early = Load().status();
+  ASSERT_EQ(early.code(), ErrorCode::kCorruption) << early.ToString();
+  EXPECT_NE(early.message().find("line 4:"), std::string::npos) << early.message();
+}
+
 TEST_F(SnapshotTest, NewestProtocolDecidesAndIsCheckedFirst) {
   ASSERT_OK(WriteCommit(*store_, 0,
                         {Protocol{1, 2, std::nullopt, std::nullopt}, TableMetadata(), Add("a.parquet", 1)}));

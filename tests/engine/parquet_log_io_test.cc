@@ -182,6 +182,64 @@ TEST_F(ParquetLogIOTest, ReadsTheStructOnlyCheckpointOfAnotherWriter) {
   EXPECT_GT(adds, 0);
 }
 
+// A checkpoint of many chunks (DuckDB hands out 2,048 rows at a time, fetched on a thread
+// of their own while they are converted): every add keeps its own typed stats, with rows
+// of other actions, NULL structs and NULL values in between; an error in a late row names
+// it and stops the reading.
+TEST_F(ParquetLogIOTest, ManyChunksKeepEachRowsStatsAndStopAtALateError) {
+  constexpr int kRows = 20'000;
+  auto store = NewMemoryObjectStore();
+  const std::string rows = R"(
+      SELECT CASE WHEN i % 10 = 3 THEN NULL ELSE struct_pack(
+          path := CASE WHEN i = {bad} THEN NULL ELSE 'p' || i || '.parquet' END,
+          partitionValues := MAP {}::MAP(VARCHAR, VARCHAR),
+          size := i::BIGINT, modificationTime := 20::BIGINT, dataChange := true,
+          stats_parsed := struct_pack(
+              numRecords := i::BIGINT,
+              minValues := CASE WHEN i % 7 = 0 THEN NULL
+                           ELSE struct_pack(a := i::INTEGER, s := 'v' || i, f := CASE WHEN i % 5 = 0 THEN NULL ELSE i / 4 END) END,
+              maxValues := struct_pack(ts := TIMESTAMP '2024-01-01' + to_seconds(i)))) END AS "add",
+        CASE WHEN i % 10 = 3 THEN struct_pack(appId := 'app' || i, version := i::BIGINT) END AS txn
+      FROM range({rows}) t(i))";
+  auto with = [&](int bad) {
+    std::string sql = rows;
+    sql.replace(sql.find("{bad}"), 5, std::to_string(bad));
+    sql.replace(sql.find("{rows}"), 6, std::to_string(kRows));
+    return sql;
+  };
+  WriteWithDuckDB(*store, "many.parquet", with(-1));
+  std::vector<Action> read;
+  ASSERT_OK(io_->ReadActions(*store, "many.parquet", &read));
+  ASSERT_EQ(read.size(), static_cast<size_t>(kRows));
+  for (int i = 0; i < kRows; i++) {
+    if (i % 10 == 3) {
+      ASSERT_EQ(std::get<delta::SetTransaction>(read[i]).version, i);
+      continue;
+    }
+    const auto& add = std::get<delta::AddFile>(read[i]);
+    ASSERT_EQ(add.path, "p" + std::to_string(i) + ".parquet");
+    const json stats = json::parse(delta::StatsJson(add).value_or("null"));
+    ASSERT_EQ(stats["numRecords"], i) << i;
+    ASSERT_EQ(stats.contains("minValues"), i % 7 != 0) << stats.dump();
+    if (i % 7 != 0) {
+      ASSERT_EQ(stats["minValues"]["a"], i);
+      ASSERT_EQ(stats["minValues"]["s"], "v" + std::to_string(i));
+      ASSERT_EQ(stats["minValues"].contains("f"), i % 5 != 0) << stats.dump();
+      if (i % 5 != 0) {
+        ASSERT_EQ(stats["minValues"]["f"], i / 4.0);
+      }
+    }
+    ASSERT_EQ(stats["maxValues"]["ts"].get<std::string>().substr(0, 10), "2024-01-01") << stats.dump();
+  }
+
+  WriteWithDuckDB(*store, "late.parquet", with(17'001));
+  read.clear();
+  Status late = io_->ReadActions(*store, "late.parquet", &read);
+  ASSERT_ERROR_CODE(late, kCorruption);
+  EXPECT_NE(late.message().find("late.parquet row 17002"), std::string::npos) << late.ToString();
+  EXPECT_NE(late.message().find("'add.path'"), std::string::npos) << late.ToString();
+}
+
 TEST_F(ParquetLogIOTest, Errors) {
   auto store = NewMemoryObjectStore();
   std::vector<Action> read;
