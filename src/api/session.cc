@@ -7,6 +7,7 @@
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
 #include "sql/session.h"
+#include "stream/kafka/read_kafka.h"
 
 namespace basin {
 
@@ -72,6 +73,7 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   impl->options = options;
   ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse,
                                                       .data_skipping = options.data_skipping}));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   if (options.track_progress) {
     // DuckDB tracks progress without drawing its own bar.
     RETURN_IF_ERROR(impl->session->connection().Execute(

@@ -18,33 +18,7 @@
 
 namespace basin::stream::kafka::testing {
 
-// A KafkaRecord that owns its bytes.
-struct ReadRecord {
-  std::optional<std::string> key;
-  std::optional<std::string> value;
-  std::string topic;
-  int32_t partition = 0;
-  int64_t offset = 0;
-  int64_t timestamp_ms = -1;
-  TimestampType timestamp_type = TimestampType::kNone;
-  std::vector<std::pair<std::string, std::optional<std::string>>> headers;
-};
-
-inline ReadRecord Copy(const KafkaRecord& record) {
-  ReadRecord copy{record.key ? std::optional<std::string>(*record.key) : std::nullopt,
-                  record.value ? std::optional<std::string>(*record.value) : std::nullopt,
-                  std::string(record.topic),
-                  record.partition,
-                  record.offset,
-                  record.timestamp_ms,
-                  record.timestamp_type,
-                  {}};
-  for (const KafkaHeader& header : record.headers) {
-    copy.headers.emplace_back(std::string(header.name),
-                              header.value ? std::optional<std::string>(*header.value) : std::nullopt);
-  }
-  return copy;
-}
+using ReadRecord = OwnedKafkaRecord;
 
 // Options for a reader of `bootstrap` subscribed to `subscribe`, through the one parser.
 inline KafkaOptions ReaderOptions(const std::string& bootstrap, const std::string& subscribe = "payments") {
@@ -90,7 +64,7 @@ class KafkaClusterTest : public ::testing::Test {
   Result<std::vector<ReadRecord>> ReadAll(const std::vector<PartitionRange>& ranges) {
     std::vector<ReadRecord> records;
     RETURN_IF_ERROR(reader_->Read(ranges, [&](const KafkaRecord& record) {
-      records.push_back(Copy(record));
+      records.push_back(Own(record));
       return Status::OK();
     }));
     return records;

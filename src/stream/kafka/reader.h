@@ -19,7 +19,9 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "basin/status.h"
@@ -49,6 +51,19 @@ struct KafkaRecord {
   TimestampType timestamp_type = TimestampType::kNone;
   std::vector<KafkaHeader> headers;
 };
+
+// A KafkaRecord that owns its bytes, for what must outlive the callback.
+struct OwnedKafkaRecord {
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t timestamp_ms = -1;
+  TimestampType timestamp_type = TimestampType::kNone;
+  std::vector<std::pair<std::string, std::optional<std::string>>> headers;
+};
+OwnedKafkaRecord Own(const KafkaRecord& record);
 
 // Returns OK to go on; any other status ends the Read with it.
 using RecordCallback = std::function<Status(const KafkaRecord&)>;

@@ -1,0 +1,254 @@
+#include "stream/kafka/read_kafka.h"
+
+#include <duckdb.h>
+
+#include <algorithm>
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/status_transport.h"
+#include "stream/kafka/options.h"
+#include "stream/kafka/planner.h"
+#include "stream/kafka/reader.h"
+
+namespace basin::stream::kafka {
+namespace {
+
+// The named arguments taken as text, and the one taken as a number.
+constexpr std::array<const char*, 4> kTextOptions = {"bootstrapServers", "subscribe", "subscribePattern",
+                                                     "startingOffsets"};
+constexpr char kMaxOffsetsOption[] = "maxOffsetsPerTrigger";
+
+enum Column : idx_t { kKey, kValue, kTopic, kPartition, kOffset, kTimestamp, kTimestampType, kHeaders };
+
+// What binding decided: the options and the ranges the query reads.
+struct BindData {
+  KafkaOptions options;
+  std::vector<PartitionRange> ranges;
+};
+
+// One query's reading: the ranges still to read (each start moves on as slices are read),
+// and the slice read last, handed out chunk by chunk.
+struct ScanState {
+  std::unique_ptr<KafkaReader> reader;
+  std::vector<PartitionRange> ranges;
+  size_t next_range = 0;
+  std::vector<OwnedKafkaRecord> slice;
+  size_t handed_out = 0;  // records of `slice` already in an output chunk
+};
+
+template <typename T>
+void Delete(void* p) {
+  delete static_cast<T*>(p);
+}
+
+struct TypeGuard {
+  duckdb_logical_type type;
+  ~TypeGuard() { duckdb_destroy_logical_type(&type); }
+};
+
+struct ValueGuard {
+  duckdb_value value;
+  ~ValueGuard() {
+    if (value != nullptr) duckdb_destroy_value(&value);
+  }
+};
+
+// The options given as named arguments, as ParseKafkaOptions takes them.
+OptionList GivenOptions(duckdb_bind_info info) {
+  OptionList options;
+  auto take = [&](const char* name, bool number) {
+    ValueGuard given{duckdb_bind_get_named_parameter(info, name)};
+    if (given.value == nullptr || duckdb_is_null_value(given.value)) return;
+    if (number) {
+      options.emplace_back(name, std::to_string(duckdb_get_int64(given.value)));
+      return;
+    }
+    char* text = duckdb_get_varchar(given.value);
+    options.emplace_back(name, text);
+    duckdb_free(text);
+  };
+  for (const char* name : kTextOptions) take(name, false);
+  take(kMaxOffsetsOption, true);
+  return options;
+}
+
+void AddColumns(duckdb_bind_info info) {
+  auto add = [&](const char* name, duckdb_logical_type type) {
+    duckdb_bind_add_result_column(info, name, type);
+    duckdb_destroy_logical_type(&type);
+  };
+  add("key", duckdb_create_logical_type(DUCKDB_TYPE_BLOB));
+  add("value", duckdb_create_logical_type(DUCKDB_TYPE_BLOB));
+  add("topic", duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR));
+  add("partition", duckdb_create_logical_type(DUCKDB_TYPE_INTEGER));
+  add("offset", duckdb_create_logical_type(DUCKDB_TYPE_BIGINT));
+  add("timestamp", duckdb_create_logical_type(DUCKDB_TYPE_TIMESTAMP));
+  add("timestampType", duckdb_create_logical_type(DUCKDB_TYPE_INTEGER));
+  TypeGuard key{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
+  TypeGuard value{duckdb_create_logical_type(DUCKDB_TYPE_BLOB)};
+  duckdb_logical_type members[] = {key.type, value.type};
+  const char* names[] = {"key", "value"};
+  TypeGuard header{duckdb_create_struct_type(members, names, 2)};
+  add("headers", duckdb_create_list_type(header.type));
+}
+
+Status BindStatus(duckdb_bind_info info) {
+  auto data = std::make_unique<BindData>();
+  ASSIGN_OR_RETURN(data->options, ParseKafkaOptions(GivenOptions(info)));
+  ASSIGN_OR_RETURN(std::unique_ptr<KafkaReader> reader, KafkaReader::Open(data->options));
+  ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions,
+                   reader->ListPartitions(data->options.subscription));
+  ASSIGN_OR_RETURN(PartitionWatermarks watermarks, reader->QueryWatermarks(partitions));
+  ASSIGN_OR_RETURN(data->ranges, PlanRanges(data->options, std::nullopt, watermarks));
+  uint64_t offsets = 0;
+  for (const PartitionRange& range : data->ranges) offsets += static_cast<uint64_t>(range.size());
+  AddColumns(info);
+  duckdb_bind_set_cardinality(info, offsets, /*is_exact=*/false);
+  duckdb_bind_set_bind_data(info, data.release(), Delete<BindData>);
+  return Status::OK();
+}
+
+void Bind(duckdb_bind_info info) {
+  if (Status st = BindStatus(info); !st.ok()) {
+    duckdb_bind_set_error(info, engine::EncodeStatus(st.WithContext(kReadKafkaFunction)).c_str());
+  }
+}
+
+void Init(duckdb_init_info info) {
+  const auto* bind = static_cast<const BindData*>(duckdb_init_get_bind_data(info));
+  auto reader = KafkaReader::Open(bind->options);
+  if (!reader.ok()) {
+    duckdb_init_set_error(info,
+                          engine::EncodeStatus(reader.status().WithContext(kReadKafkaFunction)).c_str());
+    return;
+  }
+  auto state = std::make_unique<ScanState>();
+  state->reader = std::move(reader).value();
+  state->ranges = bind->ranges;
+  duckdb_init_set_max_threads(info, 1);
+  duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
+}
+
+// Reads the next slice: at most one chunk's worth of offsets of the next range not read yet.
+// False when every range is read.
+Result<bool> ReadSlice(ScanState& state) {
+  while (state.next_range < state.ranges.size() && state.ranges[state.next_range].size() == 0)
+    state.next_range++;
+  if (state.next_range == state.ranges.size()) return false;
+  PartitionRange& range = state.ranges[state.next_range];
+  const auto chunk = static_cast<int64_t>(duckdb_vector_size());
+  const PartitionRange slice{range.tp, range.start_offset,
+                             std::min(range.end_offset, range.start_offset + chunk)};
+  state.slice.clear();
+  state.handed_out = 0;
+  RETURN_IF_ERROR(state.reader->Read({slice}, [&](const KafkaRecord& record) {
+    state.slice.push_back(Own(record));
+    return Status::OK();
+  }));
+  range.start_offset = slice.end_offset;
+  return true;
+}
+
+void SetBytes(duckdb_vector vector, idx_t row, const std::optional<std::string>& bytes) {
+  if (bytes) {
+    duckdb_vector_assign_string_element_len(vector, row, bytes->data(), bytes->size());
+    return;
+  }
+  duckdb_vector_ensure_validity_writable(vector);
+  duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vector), row);
+}
+
+void SetNull(duckdb_vector vector, idx_t row) {
+  duckdb_vector_ensure_validity_writable(vector);
+  duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vector), row);
+}
+
+// Writes records[begin, begin + count) into the first rows of `output`.
+void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t count,
+          duckdb_data_chunk output) {
+  auto vector = [&](Column c) { return duckdb_data_chunk_get_vector(output, c); };
+  auto* partitions = static_cast<int32_t*>(duckdb_vector_get_data(vector(kPartition)));
+  auto* offsets = static_cast<int64_t*>(duckdb_vector_get_data(vector(kOffset)));
+  auto* timestamps = static_cast<duckdb_timestamp*>(duckdb_vector_get_data(vector(kTimestamp)));
+  auto* types = static_cast<int32_t*>(duckdb_vector_get_data(vector(kTimestampType)));
+  duckdb_vector headers = vector(kHeaders);
+  auto* entries = static_cast<duckdb_list_entry*>(duckdb_vector_get_data(headers));
+  duckdb_vector header_struct = duckdb_list_vector_get_child(headers);
+  idx_t header_count = 0;
+  for (size_t i = 0; i < count; i++) header_count += records[begin + i].headers.size();
+  duckdb_list_vector_reserve(headers, header_count);
+  duckdb_vector header_keys = duckdb_struct_vector_get_child(header_struct, 0);
+  duckdb_vector header_values = duckdb_struct_vector_get_child(header_struct, 1);
+  idx_t next_header = 0;
+  for (size_t i = 0; i < count; i++) {
+    const OwnedKafkaRecord& r = records[begin + i];
+    const auto row = static_cast<idx_t>(i);
+    SetBytes(vector(kKey), row, r.key);
+    SetBytes(vector(kValue), row, r.value);
+    duckdb_vector_assign_string_element_len(vector(kTopic), row, r.topic.data(), r.topic.size());
+    partitions[row] = r.partition;
+    offsets[row] = r.offset;
+    if (r.timestamp_type == TimestampType::kNone) {
+      SetNull(vector(kTimestamp), row);
+      SetNull(vector(kTimestampType), row);
+    } else {
+      timestamps[row] = duckdb_timestamp{r.timestamp_ms * 1000};
+      types[row] = r.timestamp_type == TimestampType::kCreateTime ? 0 : 1;
+    }
+    entries[row] = duckdb_list_entry{next_header, r.headers.size()};
+    for (const auto& [name, value] : r.headers) {
+      duckdb_vector_assign_string_element_len(header_keys, next_header, name.data(), name.size());
+      SetBytes(header_values, next_header, value);
+      next_header++;
+    }
+  }
+  duckdb_list_vector_set_size(headers, header_count);
+  duckdb_data_chunk_set_size(output, count);
+}
+
+void Scan(duckdb_function_info info, duckdb_data_chunk output) {
+  auto& state = *static_cast<ScanState*>(duckdb_function_get_init_data(info));
+  while (state.handed_out == state.slice.size()) {
+    Result<bool> read = ReadSlice(state);
+    if (!read.ok()) {
+      duckdb_function_set_error(info,
+                                engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
+      return;
+    }
+    if (!*read) {
+      duckdb_data_chunk_set_size(output, 0);
+      return;
+    }
+  }
+  const size_t count = std::min<size_t>(duckdb_vector_size(), state.slice.size() - state.handed_out);
+  Emit(state.slice, state.handed_out, count, output);
+  state.handed_out += count;
+}
+
+}  // namespace
+
+Status RegisterReadKafka(duckdb_connection conn) {
+  duckdb_table_function function = duckdb_create_table_function();
+  duckdb_table_function_set_name(function, kReadKafkaFunction);
+  {
+    TypeGuard text{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
+    for (const char* name : kTextOptions)
+      duckdb_table_function_add_named_parameter(function, name, text.type);
+    TypeGuard number{duckdb_create_logical_type(DUCKDB_TYPE_BIGINT)};
+    duckdb_table_function_add_named_parameter(function, kMaxOffsetsOption, number.type);
+  }
+  duckdb_table_function_set_bind(function, Bind);
+  duckdb_table_function_set_init(function, Init);
+  duckdb_table_function_set_function(function, Scan);
+  const duckdb_state registered = duckdb_register_table_function(conn, function);
+  duckdb_destroy_table_function(&function);
+  if (registered != DuckDBSuccess) return Status::Internal("DuckDB refused to register read_kafka");
+  return Status::OK();
+}
+
+}  // namespace basin::stream::kafka

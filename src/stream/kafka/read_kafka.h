@@ -1,0 +1,46 @@
+// read_kafka(...): a Kafka source as a DuckDB table function, in Databricks' spelling
+// (docs/kafka.md):
+//
+//   SELECT key, value::VARCHAR, topic, partition, offset, timestamp
+//   FROM read_kafka(bootstrapServers => '127.0.0.1:9092', subscribe => 'payments',
+//                   startingOffsets => 'earliest');
+//
+// Named arguments are the source options of stream/kafka/options.h (bootstrapServers,
+// subscribe, subscribePattern, startingOffsets, maxOffsetsPerTrigger), checked by the same
+// parser. A query reads a bounded range: from startingOffsets to the high watermarks the
+// partitions have when the query is bound (at most maxOffsetsPerTrigger offsets, when
+// given, shared between partitions as a micro-batch would be), so it ends, and two runs
+// against a topic that does not change return the same rows. Positions are never stored in
+// a consumer group.
+//
+// Columns, as Databricks names and types them: key BLOB, value BLOB, topic VARCHAR,
+// partition INTEGER, offset BIGINT, timestamp TIMESTAMP (NULL when the record has none),
+// timestampType INTEGER (0 create time, 1 log append time, NULL when none), headers
+// STRUCT(key VARCHAR, value BLOB)[]. A tombstone has a NULL value.
+//
+// Memory: records are read a slice of at most one output chunk per partition at a time,
+// whatever the range's size.
+//
+// Errors are raised in the query with the Status code carried through DuckDB
+// (engine/status_transport.h): InvalidArgument for a bad option (naming it), NotFound when
+// startingOffsets lie below what the topic still holds, IOError when the cluster cannot be
+// reached.
+//
+// Thread safety: registration is per database, from any thread; each query has its own
+// reader.
+#pragma once
+
+#include "basin/status.h"
+
+struct _duckdb_connection;                             // NOLINT(bugprone-reserved-identifier)
+typedef struct _duckdb_connection* duckdb_connection;  // NOLINT
+
+namespace basin::stream::kafka {
+
+inline constexpr char kReadKafkaFunction[] = "read_kafka";
+
+// Makes read_kafka callable on every connection of `conn`'s database. Internal when DuckDB
+// refuses the registration (as it does when it is registered already).
+Status RegisterReadKafka(duckdb_connection conn);
+
+}  // namespace basin::stream::kafka

@@ -1,0 +1,116 @@
+// read_kafka as a DuckDB table function: the records of the bounded range a query reads,
+// every column as Databricks types it, slices larger than one chunk, the options' parser
+// and its errors with their codes.
+#include "stream/kafka/read_kafka.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/duckdb.h"
+#include "kafka_test_util.h"
+
+namespace basin::stream::kafka {
+namespace {
+
+class ReadKafkaTest : public testing::KafkaClusterTest {
+ protected:
+  void SetUp() override {
+    KafkaClusterTest::SetUp();
+    ASSERT_OK_AND_ASSIGN(db_, engine::Database::Open());
+    ASSERT_OK_AND_ASSIGN(conn_, engine::Connection::Open(db_));
+    ASSERT_OK(RegisterReadKafka(conn_->raw()));
+  }
+
+  // `select` over read_kafka of the payments topic with `options` added.
+  Result<engine::QueryResult> Select(const std::string& select, const std::string& options) {
+    return conn_->Query(select + " FROM read_kafka(bootstrapServers => '" + cluster_->bootstrap_servers() +
+                        "', subscribe => 'payments'" + options + ")");
+  }
+
+  std::shared_ptr<engine::Database> db_;
+  std::unique_ptr<engine::Connection> conn_;
+};
+
+TEST_F(ReadKafkaTest, ReadsEveryColumnOfTheRecords) {
+  ProducerRecord with_headers;
+  with_headers.partition = 1;
+  with_headers.key = "k-1";
+  with_headers.value = R"({"id": 1})";
+  with_headers.headers = {{"trace", "abc"}, {"empty", std::nullopt}};
+  with_headers.timestamp_ms = 1'700'000'000'123;
+  ASSERT_OK(producer_->Produce("payments", with_headers));
+  ProducerRecord tombstone;
+  tombstone.partition = 2;
+  tombstone.key = "k-2";
+  ASSERT_OK(producer_->Produce("payments", tombstone));
+  ASSERT_OK(producer_->Flush(10'000));
+  Produce("payments", 0, 0, 3);
+
+  ASSERT_OK_AND_ASSIGN(
+      auto rows,
+      Select("SELECT topic, partition, \"offset\", decode(key), decode(value), timestamp::VARCHAR, "
+             "timestampType, len(headers), headers[1].key, headers[1].value::VARCHAR, "
+             "headers[2].value IS NULL",
+             ", startingOffsets => 'earliest' ORDER BY partition, \"offset\""));
+  ASSERT_EQ(rows.row_count(), 5u);
+  EXPECT_EQ(rows.at(0, 0), "payments");
+  for (size_t i = 0; i < 3; i++) {
+    EXPECT_EQ(rows.at(i, 1), "0");
+    EXPECT_EQ(rows.at(i, 2), std::to_string(i));
+    EXPECT_EQ(rows.at(i, 3), "k" + std::to_string(i));
+    EXPECT_EQ(rows.at(i, 4), "v" + std::to_string(i));
+    EXPECT_EQ(rows.at(i, 6), "0");  // create time, set by the producer
+    EXPECT_EQ(rows.at(i, 7), "0");
+  }
+  EXPECT_EQ(rows.at(3, 1), "1");
+  EXPECT_EQ(rows.at(3, 4), R"({"id": 1})");
+  EXPECT_EQ(rows.at(3, 5), "2023-11-14 22:13:20.123");
+  EXPECT_EQ(rows.at(3, 7), "2");
+  EXPECT_EQ(rows.at(3, 8), "trace");
+  EXPECT_EQ(rows.at(3, 9), "abc");
+  EXPECT_EQ(rows.at(3, 10), "true");
+  EXPECT_EQ(rows.at(4, 3), "k-2");
+  EXPECT_EQ(rows.at(4, 4), std::nullopt);  // a tombstone
+}
+
+TEST_F(ReadKafkaTest, ReadsTheBoundedRangeInSlices) {
+  constexpr int kRecords = 5'000;  // more than two chunks of one partition
+  Produce("payments", 2, 0, kRecords);
+  Produce("payments", 0, kRecords, 10);
+  ASSERT_OK_AND_ASSIGN(auto all, Select("SELECT count(*), count(DISTINCT value), sum(\"offset\")",
+                                        ", startingOffsets => 'earliest'"));
+  EXPECT_EQ(all.at(0, 0), std::to_string(kRecords + 10));
+  EXPECT_EQ(all.at(0, 1), std::to_string(kRecords + 10));
+  EXPECT_EQ(all.at(0, 2), std::to_string(int64_t{kRecords} * (kRecords - 1) / 2 + 45));
+  // maxOffsetsPerTrigger bounds what one query reads, shared as a micro-batch would share it.
+  ASSERT_OK_AND_ASSIGN(auto bounded, Select("SELECT count(*), count(*) FILTER (WHERE partition = 0) > 0",
+                                            ", startingOffsets => 'earliest', maxOffsetsPerTrigger => 1000"));
+  EXPECT_EQ(bounded.at(0, 0), "1000");
+  EXPECT_EQ(bounded.at(0, 1), "true");  // the small backlog still advances
+  // Specific offsets, and the default (latest), which reads nothing that is already there.
+  ASSERT_OK_AND_ASSIGN(auto from, Select("SELECT min(\"offset\"), count(*)",
+                                         R"(, startingOffsets => '{"payments":{"0":-2,"1":-2,"2":4990}}')"));
+  EXPECT_EQ(from.at(0, 0), "0");
+  EXPECT_EQ(from.at(0, 1), "20");
+  ASSERT_OK_AND_ASSIGN(auto latest, Select("SELECT count(*)", ""));
+  EXPECT_EQ(latest.at(0, 0), "0");
+}
+
+TEST_F(ReadKafkaTest, BadOptionsNameTheOptionWithTheirCode) {
+  auto bad_start = Select("SELECT *", ", startingOffsets => 'sometime'");
+  ASSERT_ERROR_CODE(bad_start, kInvalidArgument);
+  EXPECT_NE(bad_start.status().message().find("startingOffsets"), std::string::npos)
+      << bad_start.status().ToString();
+  EXPECT_NE(bad_start.status().message().find("read_kafka"), std::string::npos)
+      << bad_start.status().ToString();
+  auto no_servers = conn_->Query("SELECT * FROM read_kafka(subscribe => 'payments')");
+  ASSERT_ERROR_CODE(no_servers, kInvalidArgument);
+  EXPECT_NE(no_servers.status().message().find("bootstrapServers"), std::string::npos)
+      << no_servers.status().ToString();
+  auto bad_bound = Select("SELECT *", ", maxOffsetsPerTrigger => 0");
+  ASSERT_ERROR_CODE(bad_bound, kInvalidArgument);
+  EXPECT_NE(bad_bound.status().message().find("maxOffsetsPerTrigger"), std::string::npos)
+      << bad_bound.status().ToString();
+}
+
+}  // namespace
+}  // namespace basin::stream::kafka
