@@ -180,15 +180,19 @@ class LocalTree {
  private:
   // Creates the folders above `key` (and the root, when it is missing), fsyncing each
   // parent that gains a new folder so the object's path survives a crash with the object.
+  // A parent that vanishes on the way (a concurrent delete removed it as empty: a DROP
+  // racing a CREATE of the same name) sends it back to the top, a bounded number of times.
   Status EnsureFolder(const std::string& key) const {
+    int restarts = 0;
     size_t slash = key.find('/');
     while (slash != std::string::npos) {
       std::string folder = PathOf(key.substr(0, slash));
       if (::mkdir(folder.c_str(), 0755) == 0) {
         RETURN_IF_ERROR(FsyncPath(ParentOf(folder)));
-      } else if (errno == ENOENT && key.find('/') == slash) {
-        RETURN_IF_ERROR(CreateRoot());
-        continue;  // this folder again, now that its parent exists
+      } else if (errno == ENOENT && restarts++ < kFolderRaceAttempts) {
+        if (key.find('/') == slash) RETURN_IF_ERROR(CreateRoot());
+        slash = key.find('/');
+        continue;  // from the top, now that the root exists
       } else if (errno != EEXIST) {
         return IOErrorAt("cannot create folder", folder, errno);
       }
