@@ -52,4 +52,17 @@ struct KafkaDevCommandOptions {
 // SIGINT or SIGTERM, then stops cleanly (status 0).
 int RunKafkaDevCommand(const KafkaDevCommandOptions& options);
 
+struct StreamCommandOptions {
+  std::string warehouse_dir;
+  std::string checkpoint;
+  std::string trigger = "continuous";
+  std::string interval;  // "500ms", "2s", "1m"; empty: the default (1 s)
+  std::string command;   // -c: the stream's INSERT
+  std::string file;      // -f: a file holding it
+};
+
+// Runs a stream (basin/stream.h) until its trigger says it is done, or SIGINT/SIGTERM stops
+// it after the batch in flight; prints a line per batch on stderr.
+int RunStreamCommand(const StreamCommandOptions& options);
+
 }  // namespace basin::cli

@@ -13,6 +13,7 @@ namespace {
 using basin::cli::DescribeCommandOptions;
 using basin::cli::KafkaDevCommandOptions;
 using basin::cli::SqlCommandOptions;
+using basin::cli::StreamCommandOptions;
 
 constexpr const char* kDescription =
     "Basin: SQL over Delta Lake tables, executed by embedded DuckDB.\n"
@@ -74,6 +75,21 @@ CLI::App* AddKafkaDevCommand(CLI::App& app, KafkaDevCommandOptions& options) {
   return dev;
 }
 
+CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options) {
+  CLI::App* stream = app.add_subcommand("stream", "Run streams: INSERT ... FROM STREAM read_kafka(...), exactly once");
+  stream->require_subcommand(1);
+  CLI::App* run = stream->add_subcommand("run", "Run a stream's micro-batches (Ctrl-C stops after the batch in flight)");
+  run->add_option("-w,--warehouse", options.warehouse_dir, "The warehouse folder")->envname("BASIN_WAREHOUSE");
+  run->add_option("--checkpoint", options.checkpoint, "The stream's checkpoint folder")->required();
+  run->add_option("--trigger", options.trigger, "available-now, once or continuous")
+      ->check(CLI::IsMember({"available-now", "once", "continuous"}))
+      ->capture_default_str();
+  run->add_option("--interval", options.interval, "Continuous: the least time between batches (500ms, 2s, 1m)");
+  CLI::Option* command = run->add_option("-c,--command", options.command, "The stream's INSERT statement");
+  run->add_option("-f,--file", options.file, "A file holding the stream's INSERT statement")->excludes(command);
+  return stream;
+}
+
 // CLI11's App::help() describes the parsed subcommand; help needs the one asked for.
 std::string HelpText(const CLI::App& command, const std::string& usage_name) {
   return command.get_formatter()->make_help(&command, usage_name, CLI::AppFormatMode::Normal);
@@ -111,11 +127,13 @@ int Run(int argc, char** argv) {
   SqlCommandOptions sql_options;
   DescribeCommandOptions describe_options;
   KafkaDevCommandOptions kafka_dev_options;
+  StreamCommandOptions stream_options;
   std::string help_topic;
   std::map<std::string, CLI::App*> commands = {
       {"sql", AddSqlCommand(app, sql_options)},
       {"describe", AddDescribeCommand(app, describe_options)},
       {"kafka-dev", AddKafkaDevCommand(app, kafka_dev_options)},
+      {"stream", AddStreamCommand(app, stream_options)},
   };
   CLI::App* help = app.add_subcommand("help", "Show this help, or a command's help");
   help->add_option("command", help_topic, "The command to explain");
@@ -129,6 +147,7 @@ int Run(int argc, char** argv) {
   if (commands["sql"]->parsed()) return basin::cli::RunSqlCommand(sql_options);
   if (commands["describe"]->parsed()) return basin::cli::RunDescribeCommand(describe_options);
   if (commands["kafka-dev"]->parsed()) return basin::cli::RunKafkaDevCommand(kafka_dev_options);
+  if (commands["stream"]->parsed()) return basin::cli::RunStreamCommand(stream_options);
   if (help->parsed()) return PrintHelp(commands, app, help_topic);
   std::cerr << HelpText(app, "basin");
   return 1;

@@ -70,8 +70,11 @@ struct Session::Impl : public SessionContext {
   std::shared_ptr<engine::SnapshotCache> snapshots;  // shared with the lakehouse catalog
   std::map<std::string, std::string> settings;       // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
+  bool streams_allowed_ = false;
 
   // --- SessionContext ---
+
+  bool streams_allowed() const override { return streams_allowed_; }
 
   engine::Connection& conn() override { return *conn_; }
   const catalog::Warehouse& warehouse() const override { return *warehouse_; }
@@ -317,7 +320,9 @@ struct Session::Impl : public SessionContext {
   }
 
   Result<StatementResult> Run(const grammar::ParsedStatement& parsed, bool stream) {
-    RETURN_IF_ERROR(RefuseStreams(parsed.streams, "a statement"));
+    if (!streams_allowed_ || !std::holds_alternative<grammar::Insert>(parsed.body)) {
+      RETURN_IF_ERROR(RefuseStreams(parsed.streams, "a statement"));
+    }
     ASSIGN_OR_RETURN(std::optional<StatementResult> handled, Dispatch(parsed));
     if (handled) return std::move(*handled);
     const std::string& statement = parsed.text;
@@ -371,6 +376,7 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
   impl_->progress = std::move(callback);
 }
 const SessionOptions& Session::options() const { return impl_->options; }
+void Session::AllowStreams(bool allowed) { impl_->streams_allowed_ = allowed; }
 SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,

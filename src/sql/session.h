@@ -71,6 +71,10 @@ class Session {
   // while Execute() runs. Empty to stop.
   void SetProgressCallback(std::function<void(const commands::Progress&)> callback);
   const SessionOptions& options() const;
+  // Whether an INSERT may read STREAM sources (refused as not yet run otherwise): a stream
+  // runner (stream/runner.h) turns it on while it runs a micro-batch's statement, whose
+  // sources then read the batch it installed.
+  void AllowStreams(bool allowed);
   // What statement handlers get (sql/session_context.h): for callers that run commands on
   // this session's connection and snapshots, as the public API's transactions do.
   SessionContext& context();

@@ -48,6 +48,9 @@ class SessionContext {
   // consumes (the next write needs a new version).
   virtual commands::CommandContext MakeCommandContext() = 0;
 
+  // Whether a write may read STREAM sources (Session::AllowStreams).
+  virtual bool streams_allowed() const = 0;
+
   // A setting from SET basin.<name> = value (name without the prefix), nullopt when unset.
   virtual std::optional<std::string> Setting(const std::string& name) const = 0;
 };

@@ -116,7 +116,7 @@ StatementOutcome RunInsert(SessionContext& session, const std::string& statement
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, LookupTarget(session, insert.insert.target));
   if (!entry) return Outcome();
   RETURN_IF_ERROR(RefuseUnsupported(insert.insert, entry->name.ToString()));
-  RETURN_IF_ERROR(RefuseStreams(insert.query_streams, "INSERT"));
+  if (!session.streams_allowed()) RETURN_IF_ERROR(RefuseStreams(insert.query_streams, "INSERT"));
   // The statement's CTEs belong to its query.
   std::string query = insert.insert.query;
   if (!insert.insert.ctes.empty()) query = insert.insert.ctes + " SELECT * FROM (" + query + "\n)";

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/basin_process.h"
 #include "testing/test_util.h"
 
 namespace basin {
@@ -21,59 +22,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-std::string BasinBinary() {
-  if (const char* env = std::getenv("BASIN_BINARY"); env != nullptr && *env != '\0') return env;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path().parent_path() / "basin")
-      .string();
-}
-
-std::string ReadWholeFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void WriteWholeFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-struct RunOutput {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs basin with `args`, feeding `input` on stdin (a file, so stdin is not a terminal).
-RunOutput RunBasin(const std::vector<std::string>& args, const std::string& input = "") {
-  testing::TempDir io;
-  WriteWholeFile(io.path() / "stdin", input);
-  std::vector<std::string> argv_storage = {BasinBinary()};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    auto redirect = [](const std::filesystem::path& path, int flags, int target) {
-      int fd = open(path.c_str(), flags, 0644);
-      if (fd < 0 || dup2(fd, target) < 0) _exit(126);
-      close(fd);
-    };
-    redirect(io.path() / "stdin", O_RDONLY, STDIN_FILENO);
-    redirect(io.path() / "stdout", O_WRONLY | O_CREAT | O_TRUNC, STDOUT_FILENO);
-    redirect(io.path() / "stderr", O_WRONLY | O_CREAT | O_TRUNC, STDERR_FILENO);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  RunOutput result;
-  int status = 0;
-  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  result.out = ReadWholeFile(io.path() / "stdout");
-  result.err = ReadWholeFile(io.path() / "stderr");
-  return result;
-}
 
 RunOutput RunSql(const std::string& sql, const std::string& format = "csv") {
   return RunBasin({"sql", "--format", format, "-c", sql});

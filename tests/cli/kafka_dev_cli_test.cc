@@ -12,6 +12,7 @@
 
 #include "basin/kafka_dev.h"
 #include "stream/kafka/reader.h"
+#include "cli/basin_process.h"
 #include "testing/child_process.h"
 #include "testing/test_util.h"
 
@@ -21,19 +22,6 @@ namespace {
 using stream::kafka::KafkaReader;
 using stream::kafka::ParseKafkaOptions;
 using stream::kafka::TopicPartition;
-
-std::string BasinBinary() {
-  if (const char* env = std::getenv("BASIN_BINARY"); env != nullptr && *env != '\0') return env;
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path().parent_path() / "basin")
-      .string();
-}
-
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // `basin kafka-dev ARGS` as a child: stdout on a pipe, stderr in a file.
 class KafkaDevProcess {
@@ -93,7 +81,7 @@ class KafkaDevProcess {
     return Wait();
   }
 
-  std::string stderr_text() const { return ReadFile(stderr_path()); }
+  std::string stderr_text() const { return ReadWholeFile(stderr_path()); }
 
  private:
   std::string stderr_path() const { return dir_.str() + "/stderr"; }

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -97,14 +99,41 @@ void AddColumns(duckdb_bind_info info) {
   add("headers", duckdb_create_list_type(header.type));
 }
 
+// The batches installed, by DuckDB connection id.
+std::mutex batches_mutex;
+std::map<uint64_t, KafkaBatch*> batches;  // GUARDED_BY(batches_mutex)
+
+uint64_t ConnectionId(duckdb_client_context context) {
+  const uint64_t id = duckdb_client_context_get_connection_id(context);
+  duckdb_destroy_client_context(&context);
+  return id;
+}
+
+KafkaBatch* BatchOf(duckdb_bind_info info) {
+  duckdb_client_context context = nullptr;
+  duckdb_table_function_get_client_context(info, &context);
+  const uint64_t id = ConnectionId(context);
+  std::lock_guard<std::mutex> lock(batches_mutex);
+  auto it = batches.find(id);
+  return it == batches.end() ? nullptr : it->second;
+}
+
+// From startingOffsets to the watermarks now.
+Result<std::vector<PartitionRange>> BoundedRanges(const KafkaOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<KafkaReader> reader, KafkaReader::Open(options));
+  ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions, reader->ListPartitions(options.subscription));
+  ASSIGN_OR_RETURN(PartitionWatermarks watermarks, reader->QueryWatermarks(partitions));
+  return PlanRanges(options, std::nullopt, watermarks);
+}
+
 Status BindStatus(duckdb_bind_info info) {
   auto data = std::make_unique<BindData>();
   ASSIGN_OR_RETURN(data->options, ParseKafkaOptions(GivenOptions(info)));
-  ASSIGN_OR_RETURN(std::unique_ptr<KafkaReader> reader, KafkaReader::Open(data->options));
-  ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions,
-                   reader->ListPartitions(data->options.subscription));
-  ASSIGN_OR_RETURN(PartitionWatermarks watermarks, reader->QueryWatermarks(partitions));
-  ASSIGN_OR_RETURN(data->ranges, PlanRanges(data->options, std::nullopt, watermarks));
+  if (KafkaBatch* batch = BatchOf(info)) {
+    ASSIGN_OR_RETURN(data->ranges, batch->Ranges(data->options));
+  } else {
+    ASSIGN_OR_RETURN(data->ranges, BoundedRanges(data->options));
+  }
   uint64_t offsets = 0;
   for (const PartitionRange& range : data->ranges) offsets += static_cast<uint64_t>(range.size());
   AddColumns(info);
@@ -231,6 +260,19 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
 }
 
 }  // namespace
+
+ScopedKafkaBatch::ScopedKafkaBatch(duckdb_connection conn, KafkaBatch* batch) {
+  duckdb_client_context context = nullptr;
+  duckdb_connection_get_client_context(conn, &context);
+  connection_id_ = ConnectionId(context);
+  std::lock_guard<std::mutex> lock(batches_mutex);
+  batches[connection_id_] = batch;
+}
+
+ScopedKafkaBatch::~ScopedKafkaBatch() {
+  std::lock_guard<std::mutex> lock(batches_mutex);
+  batches.erase(connection_id_);
+}
 
 Status RegisterReadKafka(duckdb_connection conn) {
   duckdb_table_function function = duckdb_create_table_function();

@@ -26,11 +26,19 @@
 // startingOffsets lie below what the topic still holds, IOError when the cluster cannot be
 // reached.
 //
+// Inside a stream (`STREAM read_kafka(...)`), a batch installed on the connection
+// (KafkaBatch) decides the ranges instead.
+//
 // Thread safety: registration is per database, from any thread; each query has its own
 // reader.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "basin/status.h"
+#include "stream/kafka/options.h"
+#include "stream/kafka/types.h"
 
 struct _duckdb_connection;                             // NOLINT(bugprone-reserved-identifier)
 typedef struct _duckdb_connection* duckdb_connection;  // NOLINT
@@ -38,6 +46,29 @@ typedef struct _duckdb_connection* duckdb_connection;  // NOLINT
 namespace basin::stream::kafka {
 
 inline constexpr char kReadKafkaFunction[] = "read_kafka";
+
+// A stream's micro-batch, as read_kafka sees it on the connection that runs the batch's
+// statement (stream/runner.h installs one): instead of reading from startingOffsets to the
+// watermarks, read_kafka reads the ranges the batch gives it for the options it was bound
+// with. Called while the statement is bound, on the connection's thread.
+class KafkaBatch {
+ public:
+  virtual ~KafkaBatch() = default;
+  virtual Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) = 0;
+};
+
+// Makes read_kafka on DuckDB connection `conn` read `batch` while the guard lives.
+// REQUIRES: one guard per connection at a time; `batch` outlives the guard.
+class ScopedKafkaBatch {
+ public:
+  ScopedKafkaBatch(duckdb_connection conn, KafkaBatch* batch);
+  ScopedKafkaBatch(const ScopedKafkaBatch&) = delete;
+  ScopedKafkaBatch& operator=(const ScopedKafkaBatch&) = delete;
+  ~ScopedKafkaBatch();
+
+ private:
+  uint64_t connection_id_;
+};
 
 // Makes read_kafka callable on every connection of `conn`'s database. Internal when DuckDB
 // refuses the registration (as it does when it is registered already).

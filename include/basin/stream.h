@@ -1,0 +1,72 @@
+// Stream: an INSERT whose source is `STREAM read_kafka(...)`, run as micro-batches into a
+// warehouse table, exactly once (docs/streams.md, docs/stream-checkpoints.md):
+//
+//   INSERT INTO bronze BY NAME
+//   SELECT decode(value) AS payment, "offset", timestamp
+//   FROM STREAM read_kafka(bootstrapServers => '127.0.0.1:9092', subscribe => 'payments',
+//                          startingOffsets => 'earliest', maxOffsetsPerTrigger => 10000);
+//
+// The checkpoint folder records each batch's Kafka ranges before the batch runs, and each
+// batch's commit carries txn(appId = the stream's id, version = the batch id), so a stream
+// stopped or killed at any point resumes where it left off, with no row twice and none
+// missing. Positions are never stored in a Kafka consumer group.
+//
+// Thread safety: Run() on one thread; Stop() from any thread (a signal handler's thread
+// included) while it runs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "basin/status.h"
+
+namespace basin {
+
+struct StreamOptions {
+  std::string warehouse;   // as SessionOptions::warehouse
+  std::string checkpoint;  // the checkpoint folder; created on first run
+  std::string statement;   // the stream's INSERT
+  // "available-now" (everything the source holds at start, in bounded batches, then
+  // return), "once" (one batch) or "continuous" (until Stop()).
+  std::string trigger = "continuous";
+  int64_t interval_ms = 1'000;  // continuous: the least time between two batch starts
+};
+
+// A batch that committed, as Run() reports it.
+struct StreamBatch {
+  int64_t batch_id = 0;
+  int64_t rows_in = 0;   // Kafka offsets the batch covered
+  int64_t rows_out = 0;  // rows the sink got
+  int64_t duration_ms = 0;
+};
+
+class Stream {
+ public:
+  // InvalidArgument for a statement that is not an INSERT into a warehouse table reading
+  // one STREAM read_kafka source, a bad trigger, or a checkpoint folder that holds another
+  // statement's stream; NotFound for a missing sink table.
+  static Result<std::unique_ptr<Stream>> Open(const StreamOptions& options);
+  ~Stream();
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  // The stream's id (the txn appId of its commits), kept in the checkpoint folder.
+  const std::string& id() const;
+
+  // Runs batches as the trigger says. `on_batch` hears of every batch (nullopt: the poll
+  // found nothing to read). A failed batch returns its error; running again resumes it.
+  Status Run(const std::function<void(const std::optional<StreamBatch>&)>& on_batch = {});
+
+  // Makes Run() return after the batch in flight. Idempotent; any thread.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit Stream(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace basin

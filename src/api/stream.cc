@@ -1,0 +1,56 @@
+// basin::Stream (include/basin/stream.h) over stream::StreamRunner.
+#include "basin/stream.h"
+
+#include "basin/clock.h"
+#include "basin/object_store.h"
+#include "common/cancellation.h"
+#include "sql/session.h"
+#include "stream/kafka/read_kafka.h"
+#include "stream/runner.h"
+
+namespace basin {
+
+struct Stream::Impl {
+  StreamOptions options;
+  stream::Trigger trigger = stream::Trigger::kContinuous;
+  std::unique_ptr<sql::Session> session;
+  std::unique_ptr<stream::StreamRunner> runner;
+  CancellationToken stop;
+};
+
+Stream::Stream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Stream::~Stream() = default;
+
+Result<std::unique_ptr<Stream>> Stream::Open(const StreamOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  ASSIGN_OR_RETURN(impl->trigger, stream::ParseTrigger(options.trigger));
+  if (options.interval_ms < 0) return Status::InvalidArgument("the stream's interval must not be negative");
+  if (options.checkpoint.empty()) return Status::InvalidArgument("a stream needs a checkpoint folder");
+  ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse}));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
+  ASSIGN_OR_RETURN(auto checkpoint, OpenLocalObjectStore(options.checkpoint));
+  ASSIGN_OR_RETURN(impl->runner, stream::StreamRunner::Open(*impl->session, std::move(checkpoint),
+                                                            options.statement, SystemClock()));
+  return std::unique_ptr<Stream>(new Stream(std::move(impl)));
+}
+
+const std::string& Stream::id() const { return impl_->runner->metadata().stream_id; }
+
+Status Stream::Run(const std::function<void(const std::optional<StreamBatch>&)>& on_batch) {
+  stream::RunOptions run;
+  run.trigger = impl_->trigger;
+  run.interval_ms = impl_->options.interval_ms;
+  run.cancellation = &impl_->stop;
+  if (on_batch) {
+    run.on_batch = [&](const std::optional<stream::BatchCommit>& commit) {
+      if (!commit) return on_batch(std::nullopt);
+      on_batch(StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms});
+    };
+  }
+  return impl_->runner->Run(run);
+}
+
+void Stream::Stop() { impl_->stop.Cancel(); }
+
+}  // namespace basin

@@ -1,0 +1,82 @@
+// StreamRunner: runs a stream (an INSERT whose source is `STREAM read_kafka(...)`) as a
+// sequence of micro-batches, exactly once, with the checkpoint folder of
+// docs/stream-checkpoints.md.
+//
+// A batch: Recover() says where to resume from the folder and the sink table's `txn` for
+// the stream. A new batch binds the statement's query once to learn the Kafka source's
+// options (nothing is read), plans the ranges from the previous batch's ends and the
+// partitions' watermarks, records them in offsets/<N>.json (put-if-absent: a second run of
+// the stream loses with Conflict), then runs the INSERT with `txn(appId = stream id,
+// version = N)` while read_kafka reads exactly those ranges (stream/kafka/read_kafka.h), and
+// writes commits/<N>.json. A batch planned before a crash is run again over its recorded
+// ranges; its commit is skipped by the txn when it had committed. A batch with nothing to
+// read is not run (no offsets, no commit).
+//
+// What is not here yet (issue 8): MERGE and complete sinks, read_files and table sources,
+// several sources in one statement, dead letters, watermarks and state, retention of old
+// checkpoint objects.
+//
+// Thread safety: one thread; Run() may be stopped from any thread through its token.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "basin/clock.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
+#include "common/cancellation.h"
+#include "sql/session.h"
+#include "stream/checkpoint.h"
+
+namespace basin::stream {
+
+enum class Trigger {
+  kAvailableNow,  // every batch up to the sources' ends at start, then stop
+  kOnce,          // one batch (or none when there is nothing to read), then stop
+  kContinuous,    // until cancelled, a batch every interval (or as soon as data is there)
+};
+
+// Trigger names as `basin stream run --trigger` takes them: available-now, once, continuous.
+Result<Trigger> ParseTrigger(const std::string& name);
+
+struct RunOptions {
+  Trigger trigger = Trigger::kContinuous;
+  int64_t interval_ms = 1'000;  // continuous: the least time between two batch starts
+  const CancellationToken* cancellation = nullptr;
+  // Called after every committed batch (and after each idle poll, with nullopt).
+  std::function<void(const std::optional<BatchCommit>&)> on_batch;
+};
+
+class StreamRunner {
+ public:
+  // The stream `statement` over `session`'s warehouse, with its checkpoint in `checkpoint`
+  // (a store rooted at the folder; created on first use). InvalidArgument when the
+  // statement is not an INSERT into a warehouse table reading one STREAM source, or when
+  // the folder holds another statement's stream.
+  static Result<std::unique_ptr<StreamRunner>> Open(sql::Session& session,
+                                                    std::shared_ptr<ObjectStore> checkpoint,
+                                                    const std::string& statement,
+                                                    std::shared_ptr<const Clock> clock);
+  ~StreamRunner();
+
+  const StreamMetadata& metadata() const;
+
+  // Runs one batch: the one a crash left, or the next. nullopt when there was nothing to
+  // read.
+  Result<std::optional<BatchCommit>> RunBatch();
+
+  // Batches as `options.trigger` says. Cancelled stops between batches (a batch in flight
+  // finishes or fails; a re-run resumes it).
+  Status Run(const RunOptions& options);
+
+ private:
+  struct Impl;
+  explicit StreamRunner(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace basin::stream

@@ -1,0 +1,127 @@
+// `basin stream run` as a user runs it: available-now reads what the topic holds in bounded
+// batches and exits 0, a second run finds nothing new, a continuous run picks up new
+// records and stops on SIGTERM with status 0, and nothing is ever written twice.
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+#include "basin/kafka_dev.h"
+#include "cli/basin_process.h"
+#include "stream/kafka/producer.h"
+#include "testing/child_process.h"
+
+namespace basin {
+namespace {
+
+class StreamCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(BasinBinary())) GTEST_SKIP() << "no basin binary at " << BasinBinary();
+    ASSERT_OK_AND_ASSIGN(cluster_, KafkaDevCluster::Start({{"payments", 2}}));
+    ASSERT_OK_AND_ASSIGN(producer_, stream::kafka::KafkaProducer::Open(cluster_->bootstrap_servers()));
+    RunOutput created = Sql("CREATE TABLE bronze (payment VARCHAR, p INTEGER, o BIGINT)");
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+  }
+
+  RunOutput Sql(const std::string& sql) {
+    return RunBasin({"sql", "-w", warehouse_.str(), "--format", "csv", "-c", sql});
+  }
+
+  void Produce(int first, int count) {
+    for (int i = first; i < first + count; i++) {
+      const std::string value = R"({"id": )" + std::to_string(i) + "}";
+      stream::kafka::ProducerRecord record;
+      record.partition = i % 2;
+      record.value = value;
+      ASSERT_OK(producer_->Produce("payments", record));
+    }
+    ASSERT_OK(producer_->Flush(10'000));
+  }
+
+  std::vector<std::string> StreamArgs(const std::string& trigger) const {
+    return {"stream",
+            "run",
+            "-w",
+            warehouse_.str(),
+            "--checkpoint",
+            (checkpoint_.path() / "c").string(),
+            "--trigger",
+            trigger,
+            "--interval",
+            "100ms",
+            "-c",
+            "INSERT INTO bronze SELECT decode(value), partition, \"offset\" FROM STREAM read_kafka("
+            "bootstrapServers => '" +
+                cluster_->bootstrap_servers() +
+                "', subscribe => 'payments', startingOffsets => 'earliest', maxOffsetsPerTrigger => 100)"};
+  }
+
+  // "rows,distinct payments" in bronze.
+  std::string Counts() { return Sql("SELECT count(*) || ',' || count(DISTINCT payment) FROM bronze").out; }
+
+  testing::TempDir warehouse_;
+  testing::TempDir checkpoint_;
+  std::unique_ptr<KafkaDevCluster> cluster_;
+  std::unique_ptr<stream::kafka::KafkaProducer> producer_;
+};
+
+TEST_F(StreamCliTest, AvailableNowThenContinuousUntilSigterm) {
+  Produce(0, 250);
+  RunOutput first = RunBasin(StreamArgs("available-now"));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_NE(first.err.find("batch 0: 100 offsets in, 100 rows out"), std::string::npos) << first.err;
+  EXPECT_NE(first.err.find("batch 2: 50 offsets in, 50 rows out"), std::string::npos) << first.err;
+  EXPECT_EQ(first.err.find("batch 3"), std::string::npos) << first.err;
+  EXPECT_NE(Counts().find("250,250"), std::string::npos);
+
+  RunOutput again = RunBasin(StreamArgs("once"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.err.find("batch "), std::string::npos) << again.err;  // nothing new
+
+  // Continuous: new records land within a few intervals; SIGTERM stops it cleanly.
+  std::vector<std::string> args = StreamArgs("continuous");
+  args.insert(args.begin(), BasinBinary());
+  testing::TempDir io;
+  const std::string err_path = (io.path() / "stderr").string();
+  const pid_t pid = testing::ForkChild([&] {
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err < 0 || dup2(err, STDERR_FILENO) < 0) return 126;
+    execv(argv[0], argv.data());
+    return 127;
+  });
+  ASSERT_GT(pid, 0);
+  Produce(250, 60);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (Counts().find("310,310") == std::string::npos && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(Counts().find("310,310"), std::string::npos) << ReadWholeFile(err_path);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  EXPECT_EQ(testing::WaitChildFor(pid, 20'000), 0) << ReadWholeFile(err_path);
+  EXPECT_NE(ReadWholeFile(err_path).find("terminated, stopping after the batch in flight"),
+            std::string::npos);
+  EXPECT_NE(Counts().find("310,310"), std::string::npos);
+}
+
+TEST_F(StreamCliTest, BadStreamsAreErrors) {
+  RunOutput no_statement = RunBasin(
+      {"stream", "run", "-w", warehouse_.str(), "--checkpoint", (checkpoint_.path() / "c").string()});
+  EXPECT_EQ(no_statement.exit_code, 1);
+  EXPECT_NE(no_statement.err.find("InvalidArgument"), std::string::npos) << no_statement.err;
+  RunOutput bad_interval =
+      RunBasin({"stream", "run", "-w", warehouse_.str(), "--checkpoint", (checkpoint_.path() / "c").string(),
+                "--interval", "soon", "-c", "SELECT 1"});
+  EXPECT_EQ(bad_interval.exit_code, 1);
+  EXPECT_NE(bad_interval.err.find("--interval"), std::string::npos) << bad_interval.err;
+  RunOutput not_a_stream = RunBasin({"stream", "run", "-w", warehouse_.str(), "--checkpoint",
+                                     (checkpoint_.path() / "c").string(), "-c", "SELECT 1"});
+  EXPECT_EQ(not_a_stream.exit_code, 1);
+  EXPECT_NE(not_a_stream.err.find("a stream is an INSERT"), std::string::npos) << not_a_stream.err;
+}
+
+}  // namespace
+}  // namespace basin

@@ -1,0 +1,165 @@
+// StreamRunner: micro-batches from read_kafka into a warehouse table, exactly once across
+// batches, restarts and the crashes the checkpoint format names (planned but not committed,
+// committed but not marked), and the statements it refuses.
+#include "stream/runner.h"
+
+#include <gtest/gtest.h>
+
+#include "kafka_test_util.h"
+#include "sql/session_context.h"
+#include "stream/kafka/read_kafka.h"
+
+namespace basin::stream {
+namespace {
+
+class StreamRunnerTest : public kafka::testing::KafkaClusterTest {
+ protected:
+  void SetUp() override {
+    KafkaClusterTest::SetUp();
+    ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
+    ASSERT_OK(kafka::RegisterReadKafka(session_->connection().raw()));
+    ASSERT_OK(session_->Execute("CREATE TABLE bronze (v VARCHAR, p INTEGER, o BIGINT)").status());
+    checkpoint_ = NewMemoryObjectStore();
+  }
+
+  std::string Statement(int64_t max_offsets = 100) const {
+    return "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
+           "FROM STREAM read_kafka(bootstrapServers => '" +
+           cluster_->bootstrap_servers() +
+           "', subscribe => 'payments',\n"
+           "  startingOffsets => 'earliest', maxOffsetsPerTrigger => " +
+           std::to_string(max_offsets) + ")";
+  }
+
+  Result<std::unique_ptr<StreamRunner>> OpenRunner(const std::string& statement) {
+    return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
+  }
+
+  // Rows in bronze, and distinct (partition, offset) pairs among them.
+  std::pair<int64_t, int64_t> Counts() {
+    auto result = session_->Execute("SELECT count(*), count(DISTINCT (p, o)) FROM bronze");
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (!result.ok()) return {-1, -1};
+    const auto& row = result->back().result;
+    return {std::stoll(*row.at(0, 0)), std::stoll(*row.at(0, 1))};
+  }
+
+  testing::TempDir warehouse_;
+  std::unique_ptr<sql::Session> session_;
+  std::shared_ptr<ObjectStore> checkpoint_;
+};
+
+TEST_F(StreamRunnerTest, BatchesAreBoundedAndRestartsResumeExactly) {
+  Produce("payments", 0, 0, 120);
+  Produce("payments", 1, 120, 80);
+  Produce("payments", 2, 200, 50);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  for (int64_t batch = 0; batch < 3; batch++) {
+    ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+    ASSERT_TRUE(commit);
+    EXPECT_EQ(commit->batch_id, batch);
+    EXPECT_EQ(commit->rows_in, batch < 2 ? 100 : 50);
+    EXPECT_EQ(commit->rows_out, commit->rows_in);
+  }
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
+  EXPECT_FALSE(idle);  // nothing to read: no batch, no empty commit
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{250}, int64_t{250}));
+
+  // A new run of the same stream (another process, after a stop) resumes at batch 3.
+  runner.reset();
+  Produce("payments", 2, 250, 30);
+  ASSERT_OK_AND_ASSIGN(auto again, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> next, again->RunBatch());
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->batch_id, 3);
+  EXPECT_EQ(next->rows_out, 30);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{280}, int64_t{280}));
+  // The table's last commit carries the stream's txn at the last batch's id.
+  ASSERT_OK_AND_ASSIGN(catalog::TableEntry bronze, session_->context().GetTable({"bronze"}));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, session_->context().LoadTable(bronze.location));
+  ASSERT_EQ(snapshot->set_transactions.count(again->metadata().stream_id), 1u);
+  EXPECT_EQ(snapshot->set_transactions.at(again->metadata().stream_id).version, 3);
+}
+
+TEST_F(StreamRunnerTest, APlannedBatchIsRunAgainOverExactlyItsRecordedRanges) {
+  Produce("payments", 0, 0, 40);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  ASSERT_OK(runner->RunBatch().status());  // batch 0: offsets 0..40 of partition 0
+  // A crash after batch 1 was planned (its offsets recorded: 10 more records of partition
+  // 0) and before it committed. More records arrive before the restart.
+  Produce("payments", 0, 40, 10);
+  ASSERT_OK_AND_ASSIGN(auto folder, StreamCheckpoint::Open(checkpoint_, runner->metadata()));
+  ASSERT_OK(folder->WriteOffsets(
+      1,
+      {{"batchId", 1},
+       {"plannedTime", 0},
+       {"sources", nlohmann::json::array(
+                       {{{"index", 0},
+                         {"kind", "kafka"},
+                         {"ranges", {{"payments", {{"0", {40, 50}}, {"1", {0, 0}}, {"2", {0, 0}}}}}}}})}}));
+  Produce("payments", 0, 50, 25);
+  runner.reset();
+  ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> rerun, restarted->RunBatch());
+  ASSERT_TRUE(rerun);
+  EXPECT_EQ(rerun->batch_id, 1);
+  EXPECT_EQ(rerun->rows_out, 10);  // the recorded range, not what the topic holds now
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> next, restarted->RunBatch());
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->batch_id, 2);
+  EXPECT_EQ(next->rows_out, 25);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{75}, int64_t{75}));
+}
+
+TEST_F(StreamRunnerTest, ABatchCommittedButNotMarkedIsNotRunAgain) {
+  Produce("payments", 1, 0, 30);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  ASSERT_OK(runner->RunBatch().status());
+  // A crash between the Delta commit and the commit marker.
+  ASSERT_OK(checkpoint_->Delete(StreamCheckpoint::CommitKey(0)));
+  Produce("payments", 1, 30, 5);
+  runner.reset();
+  ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> next, restarted->RunBatch());
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->batch_id, 1);
+  EXPECT_EQ(next->rows_out, 5);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{35}, int64_t{35}));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> marker,
+                       StreamCheckpoint::Open(checkpoint_, restarted->metadata()).value()->ReadCommit(0));
+  EXPECT_TRUE(marker);
+}
+
+TEST_F(StreamRunnerTest, AvailableNowStopsAtTheEndItFoundAtStart) {
+  Produce("payments", 0, 0, 250);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  std::vector<int64_t> batches;
+  RunOptions options;
+  options.trigger = Trigger::kAvailableNow;
+  options.on_batch = [&](const std::optional<BatchCommit>& commit) {
+    if (!commit) return;
+    batches.push_back(commit->rows_out);
+    // Records that arrive while the run goes on are left for the next run.
+    if (batches.size() == 1) Produce("payments", 0, 250, 100);
+  };
+  ASSERT_OK(runner->Run(options));
+  EXPECT_EQ(batches, (std::vector<int64_t>{100, 100, 50}));
+  EXPECT_EQ(Counts().first, 250);
+}
+
+TEST_F(StreamRunnerTest, RefusesWhatItCannotRunExactlyOnce) {
+  EXPECT_EQ(OpenRunner("SELECT 1").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(OpenRunner("INSERT INTO bronze VALUES ('a', 1, 2)").status().code(), ErrorCode::kInvalidArgument);
+  auto table_source = OpenRunner("INSERT INTO bronze SELECT 'x', 1, range FROM STREAM range(10)");
+  ASSERT_OK(table_source.status());
+  Status not_kafka = (*table_source)->RunBatch().status();
+  EXPECT_EQ(not_kafka.code(), ErrorCode::kNotImplemented) << not_kafka.ToString();
+  // The checkpoint now belongs to that statement: another one is a new stream.
+  auto changed = OpenRunner(Statement());
+  ASSERT_EQ(changed.status().code(), ErrorCode::kInvalidArgument) << changed.status().ToString();
+  // Outside a stream, a STREAM source is still refused.
+  EXPECT_EQ(session_->Execute(Statement()).status().code(), ErrorCode::kNotImplemented);
+}
+
+}  // namespace
+}  // namespace basin::stream
