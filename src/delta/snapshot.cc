@@ -250,8 +250,11 @@ class Replay {
  public:
   explicit Replay(bool keep_tombstones) : keep_tombstones_(keep_tombstones) {}
 
-  // Room for `n` more file actions.
-  void Reserve(size_t n) { events_.reserve(events_.size() + n); }
+  // Room for `n` more file actions (an estimate: parts of adds are sized by it).
+  void Reserve(size_t n) {
+    events_.reserve(events_.size() + n);
+    expected_ += n;
+  }
 
   // Checkpoint removes are tombstones for VACUUM; they never hide a file of the checkpoint.
   void ApplyCheckpoint(std::vector<Action>& actions) {
@@ -270,9 +273,11 @@ class Replay {
       const size_t hash = ReplayKeyHash(add->path, add->deletion_vector);
       events_.push_back(Event{hash, events_.size(), Event::kAdd, num_adds_++});
       if (adds_.empty() || adds_.back().files.size() == FileList::kMaxChunkFiles) {
+        const size_t room = std::clamp<size_t>(expected_ > num_adds_ ? expected_ - num_adds_ : 1, 1,
+                                               FileList::kMaxChunkFiles);
         adds_.emplace_back();
-        adds_.back().files.reserve(FileList::kMaxChunkFiles);
-        adds_.back().hashes.reserve(FileList::kMaxChunkFiles);
+        adds_.back().files.reserve(room);
+        adds_.back().hashes.reserve(room);
       }
       adds_.back().files.push_back(std::move(*add));
       adds_.back().hashes.push_back(hash);
@@ -314,8 +319,15 @@ class Replay {
     }
     adds_.resize((kept + kPart - 1) / kPart);
     if (!adds_.empty()) {
-      adds_.back().files.resize(kept - (adds_.size() - 1) * kPart);
-      adds_.back().hashes.resize(adds_.back().files.size());
+      FileList::HashedFiles& last = adds_.back();
+      last.files.resize(kept - (adds_.size() - 1) * kPart);
+      last.hashes.resize(last.files.size());
+      // A snapshot keeps its chunks: room reserved from an estimate that went unused is
+      // given back (a small table would otherwise hold room for thousands of files).
+      if (last.files.capacity() > 2 * last.files.size() + 16) {
+        last.files.shrink_to_fit();
+        last.hashes.shrink_to_fit();
+      }
     }
     *files = FileList::FromHashed(std::move(adds_));
     std::vector<RemoveFile> kept_tombstones;
@@ -384,6 +396,7 @@ class Replay {
   // that become the snapshot's chunks.
   std::vector<FileList::HashedFiles> adds_;
   size_t num_adds_ = 0;
+  size_t expected_ = 0;  // file actions Reserve() was told of
   std::vector<RemoveFile> removes_;
   std::vector<Event> events_;
 };
