@@ -43,6 +43,22 @@ struct StreamBatch {
   int64_t duration_ms = 0;
 };
 
+// What a stream's checkpoint folder says of it (basin stream status).
+struct StreamStatus {
+  std::string id;
+  std::string statement;
+  std::string sink_table;
+  std::optional<int64_t> last_planned;    // the newest batch whose ranges are recorded
+  std::optional<int64_t> last_committed;  // the newest batch marked done
+  // The newest committed batch's figures, and when it committed (ms since the epoch).
+  std::optional<StreamBatch> last_batch;
+  int64_t last_committed_time_ms = 0;
+};
+
+// NotFound when `checkpoint` holds no stream; Corruption naming the object for a damaged
+// folder.
+Result<StreamStatus> ReadStreamStatus(const std::string& checkpoint);
+
 class Stream {
  public:
   // InvalidArgument for a statement that is not an INSERT into a warehouse table reading

@@ -53,4 +53,24 @@ Status Stream::Run(const std::function<void(const std::optional<StreamBatch>&)>&
 
 void Stream::Stop() { impl_->stop.Cancel(); }
 
+Result<StreamStatus> ReadStreamStatus(const std::string& checkpoint) {
+  ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(checkpoint, {.create_root = false}));
+  ASSIGN_OR_RETURN(auto folder, stream::StreamCheckpoint::OpenExisting(std::move(store)));
+  StreamStatus status;
+  status.id = folder->metadata().stream_id;
+  status.statement = folder->metadata().statement;
+  status.sink_table = folder->metadata().sink_table;
+  ASSIGN_OR_RETURN(status.last_planned, folder->LatestPlanned());
+  ASSIGN_OR_RETURN(status.last_committed, folder->LatestCommitted());
+  if (status.last_committed) {
+    ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, folder->ReadCommit(*status.last_committed));
+    if (commit) {
+      status.last_batch =
+          StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms};
+      status.last_committed_time_ms = commit->committed_time_ms;
+    }
+  }
+  return status;
+}
+
 }  // namespace basin

@@ -61,6 +61,15 @@ struct StreamCommandOptions {
   std::string file;      // -f: a file holding it
 };
 
+struct StreamStatusCommandOptions {
+  std::string checkpoint;
+  bool json = false;
+};
+
+// Prints what a stream's checkpoint folder says: its id, statement, sink, the newest
+// planned and committed batches and the last batch's figures (one JSON object with --json).
+int RunStreamStatusCommand(const StreamStatusCommandOptions& options);
+
 // Runs a stream (basin/stream.h) until its trigger says it is done, or SIGINT/SIGTERM stops
 // it after the batch in flight; prints a line per batch on stderr.
 int RunStreamCommand(const StreamCommandOptions& options);

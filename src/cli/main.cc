@@ -14,6 +14,7 @@ using basin::cli::DescribeCommandOptions;
 using basin::cli::KafkaDevCommandOptions;
 using basin::cli::SqlCommandOptions;
 using basin::cli::StreamCommandOptions;
+using basin::cli::StreamStatusCommandOptions;
 
 constexpr const char* kDescription =
     "Basin: SQL over Delta Lake tables, executed by embedded DuckDB.\n"
@@ -75,7 +76,7 @@ CLI::App* AddKafkaDevCommand(CLI::App& app, KafkaDevCommandOptions& options) {
   return dev;
 }
 
-CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options) {
+CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options, StreamStatusCommandOptions& status_options) {
   CLI::App* stream = app.add_subcommand("stream", "Run streams: INSERT ... FROM STREAM read_kafka(...), exactly once");
   stream->require_subcommand(1);
   CLI::App* run = stream->add_subcommand("run", "Run a stream's micro-batches (Ctrl-C stops after the batch in flight)");
@@ -87,6 +88,9 @@ CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options) {
   run->add_option("--interval", options.interval, "Continuous: the least time between batches (500ms, 2s, 1m)");
   CLI::Option* command = run->add_option("-c,--command", options.command, "The stream's INSERT statement");
   run->add_option("-f,--file", options.file, "A file holding the stream's INSERT statement")->excludes(command);
+  CLI::App* status = stream->add_subcommand("status", "Show what a stream's checkpoint folder says of it");
+  status->add_option("--checkpoint", status_options.checkpoint, "The stream's checkpoint folder")->required();
+  status->add_flag("--json", status_options.json, "One JSON object instead of lines of text");
   return stream;
 }
 
@@ -128,12 +132,13 @@ int Run(int argc, char** argv) {
   DescribeCommandOptions describe_options;
   KafkaDevCommandOptions kafka_dev_options;
   StreamCommandOptions stream_options;
+  StreamStatusCommandOptions stream_status_options;
   std::string help_topic;
   std::map<std::string, CLI::App*> commands = {
       {"sql", AddSqlCommand(app, sql_options)},
       {"describe", AddDescribeCommand(app, describe_options)},
       {"kafka-dev", AddKafkaDevCommand(app, kafka_dev_options)},
-      {"stream", AddStreamCommand(app, stream_options)},
+      {"stream", AddStreamCommand(app, stream_options, stream_status_options)},
   };
   CLI::App* help = app.add_subcommand("help", "Show this help, or a command's help");
   help->add_option("command", help_topic, "The command to explain");
@@ -147,7 +152,12 @@ int Run(int argc, char** argv) {
   if (commands["sql"]->parsed()) return basin::cli::RunSqlCommand(sql_options);
   if (commands["describe"]->parsed()) return basin::cli::RunDescribeCommand(describe_options);
   if (commands["kafka-dev"]->parsed()) return basin::cli::RunKafkaDevCommand(kafka_dev_options);
-  if (commands["stream"]->parsed()) return basin::cli::RunStreamCommand(stream_options);
+  if (commands["stream"]->parsed()) {
+    if (commands["stream"]->get_subcommand("status")->parsed()) {
+      return basin::cli::RunStreamStatusCommand(stream_status_options);
+    }
+    return basin::cli::RunStreamCommand(stream_options);
+  }
   if (help->parsed()) return PrintHelp(commands, app, help_topic);
   std::cerr << HelpText(app, "basin");
   return 1;

@@ -6,6 +6,11 @@
 
 namespace basin::cli {
 
+std::string JsonString(const std::string& text) {
+  // Replace rather than throw on invalid UTF-8 (binary data rendered as text).
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 namespace {
 
 // RFC 4180: quote when the field holds a separator, a quote or a line break; an empty
@@ -20,11 +25,6 @@ std::string CsvField(const std::optional<std::string>& cell) {
     out += ch;
   }
   return out + "\"";
-}
-
-std::string JsonString(const std::string& text) {
-  // Replace rather than throw on invalid UTF-8 (binary data rendered as text).
-  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string JsonValue(const std::optional<std::string>& cell, std::string_view type) {

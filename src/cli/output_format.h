@@ -54,6 +54,9 @@ void WriteError(const Status& status, std::ostream& err);
 // A command's exit status: 0 for OK; otherwise 1, after writing the error to stderr.
 int ExitStatus(const Status& status);
 
+// `text` as a JSON string literal, quotes included (invalid UTF-8 replaced).
+std::string JsonString(const std::string& text);
+
 // True for DuckDB numeric type names (integers, floating point, DECIMAL(p,s)).
 bool IsNumericType(std::string_view duckdb_type);
 

@@ -56,6 +56,46 @@ Result<std::string> StatementOf(const StreamCommandOptions& options) {
 
 }  // namespace
 
+int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
+  Result<StreamStatus> status = ReadStreamStatus(options.checkpoint);
+  if (!status.ok()) return Fail(status.status());
+  auto batch_or_none = [](const std::optional<int64_t>& id) {
+    return id ? std::to_string(*id) : std::string("none");
+  };
+  if (options.json) {
+    std::string last = "null";
+    if (status->last_batch) {
+      last =
+          fmt::format(R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"durationMs":{},"committedTime":{}}})",
+                      status->last_batch->batch_id, status->last_batch->rows_in, status->last_batch->rows_out,
+                      status->last_batch->duration_ms, status->last_committed_time_ms);
+    }
+    auto number_or_null = [](const std::optional<int64_t>& id) {
+      return id ? std::to_string(*id) : std::string("null");
+    };
+    std::cout
+        << fmt::format(
+               R"({{"streamId":{},"sink":{},"statement":{},"lastPlanned":{},"lastCommitted":{},"lastBatch":{}}})",
+               JsonString(status->id), JsonString(status->sink_table), JsonString(status->statement),
+               number_or_null(status->last_planned), number_or_null(status->last_committed), last)
+        << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("stream {}\nsink {}\nlast planned batch {}\nlast committed batch {}\n", status->id,
+                           status->sink_table, batch_or_none(status->last_planned),
+                           batch_or_none(status->last_committed));
+  if (status->last_planned && (!status->last_committed || *status->last_planned > *status->last_committed)) {
+    std::cout << fmt::format("batch {} is planned but not committed: the next run runs it again\n",
+                             *status->last_planned);
+  }
+  if (status->last_batch) {
+    std::cout << fmt::format("last batch: {} offsets in, {} rows out, {} ms\n", status->last_batch->rows_in,
+                             status->last_batch->rows_out, status->last_batch->duration_ms);
+  }
+  std::cout << "statement:\n" << status->statement << "\n";
+  return 0;
+}
+
 int RunStreamCommand(const StreamCommandOptions& options) {
   StreamOptions stream_options;
   stream_options.warehouse = options.warehouse_dir;

@@ -119,6 +119,14 @@ Result<std::unique_ptr<StreamCheckpoint>> StreamCheckpoint::Open(std::shared_ptr
   return std::unique_ptr<StreamCheckpoint>(new StreamCheckpoint(std::move(store), std::move(existing)));
 }
 
+Result<std::unique_ptr<StreamCheckpoint>> StreamCheckpoint::OpenExisting(std::shared_ptr<ObjectStore> store) {
+  auto text = store->Get(kMetadataKey);
+  if (text.status().IsNotFound()) return Status::NotFound("no stream checkpoint in " + store->Describe());
+  RETURN_IF_ERROR(text.status());
+  ASSIGN_OR_RETURN(StreamMetadata existing, ParseMetadata(*text));
+  return std::unique_ptr<StreamCheckpoint>(new StreamCheckpoint(std::move(store), std::move(existing)));
+}
+
 Result<std::optional<int64_t>> StreamCheckpoint::Latest(const std::string& folder) {
   ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(folder));
   std::optional<int64_t> latest;

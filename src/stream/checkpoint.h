@@ -70,6 +70,10 @@ class StreamCheckpoint {
   static Result<std::unique_ptr<StreamCheckpoint>> Open(std::shared_ptr<ObjectStore> store,
                                                         const StreamMetadata& proposed);
 
+  // The stream already in `store`, to read it (basin stream status). NotFound when the
+  // folder holds no stream; Corruption and Unsupported as for Open.
+  static Result<std::unique_ptr<StreamCheckpoint>> OpenExisting(std::shared_ptr<ObjectStore> store);
+
   const StreamMetadata& metadata() const { return metadata_; }
 
   // Where to resume, given the sink table's txn version for this stream (nullopt when the

@@ -75,6 +75,21 @@ TEST_F(StreamCliTest, AvailableNowThenContinuousUntilSigterm) {
   EXPECT_EQ(first.err.find("batch 3"), std::string::npos) << first.err;
   EXPECT_NE(Counts().find("250,250"), std::string::npos);
 
+  RunOutput status =
+      RunBasin({"stream", "status", "--checkpoint", (checkpoint_.path() / "c").string(), "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find(R"("sink":"default.bronze")"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find(
+                R"("lastPlanned":2,"lastCommitted":2,"lastBatch":{"batchId":2,"rowsIn":50,"rowsOut":50)"),
+            std::string::npos)
+      << status.out;
+  RunOutput text = RunBasin({"stream", "status", "--checkpoint", (checkpoint_.path() / "c").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("last committed batch 2\n"), std::string::npos) << text.out;
+  RunOutput none = RunBasin({"stream", "status", "--checkpoint", (checkpoint_.path() / "nothing").string()});
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("NotFound"), std::string::npos) << none.err;
+
   RunOutput again = RunBasin(StreamArgs("once"));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(again.err.find("batch "), std::string::npos) << again.err;  // nothing new
