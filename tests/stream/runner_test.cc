@@ -147,6 +147,32 @@ TEST_F(StreamRunnerTest, AvailableNowStopsAtTheEndItFoundAtStart) {
   EXPECT_EQ(Counts().first, 250);
 }
 
+// Partitions that appear while a stream runs (here a new topic matching the pattern, as the
+// dev cluster cannot add partitions to a topic) are read from their start by the next batch.
+TEST_F(StreamRunnerTest, PartitionsAppearingWhileRunningAreReadFromTheirStart) {
+  Produce("payments", 0, 0, 20);
+  const std::string statement =
+      "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
+      "FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() + "', subscribePattern => 'pay.*', startingOffsets => 'earliest')";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->rows_out, 20);
+  ASSERT_OK(cluster_->CreateTopic({"payouts", 2}));
+  Produce("payouts", 1, 100, 7);
+  Produce("payments", 0, 20, 3);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> second, runner->RunBatch());
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->rows_out, 10);
+  // payouts/1 is the only partition 1 with records.
+  auto from_new = session_->Execute("SELECT count(*), min(o) FROM bronze WHERE p = 1");
+  ASSERT_OK(from_new.status());
+  EXPECT_EQ(from_new->back().result.at(0, 0), "7");
+  EXPECT_EQ(from_new->back().result.at(0, 1), "0");  // from the new partition's start
+  EXPECT_EQ(Counts().first, 30);
+}
+
 TEST_F(StreamRunnerTest, RefusesWhatItCannotRunExactlyOnce) {
   EXPECT_EQ(OpenRunner("SELECT 1").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(OpenRunner("INSERT INTO bronze VALUES ('a', 1, 2)").status().code(), ErrorCode::kInvalidArgument);
