@@ -129,12 +129,6 @@ std::string TypeName(duckdb_logical_type type) {
   }
 }
 
-// Owns a duckdb_value or duckdb_logical_type for one scope.
-struct ValueGuard {
-  duckdb_value value;
-  ~ValueGuard() { duckdb_destroy_value(&value); }
-};
-
 // A scalar cell as a duckdb_value, so DuckDB renders it exactly as it renders columns.
 Result<duckdb_value> ScalarValue(duckdb_vector vector, duckdb_logical_type type, idx_t row) {
   switch (duckdb_get_type_id(type)) {

@@ -315,8 +315,7 @@ Status VariantVectorToJson(duckdb_vector group, idx_t rows, duckdb_vector output
   std::string json;
   for (idx_t row = 0; row < rows; row++) {
     if (!RowIsValid(group, row)) {
-      duckdb_vector_ensure_validity_writable(output);
-      duckdb_validity_set_row_invalid(duckdb_vector_get_validity(output), row);
+      SetRowNull(output, row);
       continue;
     }
     if (!RowIsValid(metadata_vector, row)) return Status::Corruption("malformed variant: metadata is NULL");

@@ -1,5 +1,6 @@
 // Reading DuckDB result and argument vectors through the C API: RAII for logical types and
-// typed access to a row's cell. Internal to src/engine.
+// typed access to a row's cell. For src/engine and the layers above it that read or write
+// DuckDB vectors (table functions).
 //
 // Thread safety: functions of their arguments; a vector is read by one thread at a time.
 #pragma once
@@ -26,6 +27,14 @@ Status StatusFromDuckDbError(const char* error, duckdb_error_type type);
 struct LogicalTypeGuard {
   duckdb_logical_type type;
   ~LogicalTypeGuard() { duckdb_destroy_logical_type(&type); }
+};
+
+// Owns a duckdb_value (nullptr: none) for one scope.
+struct ValueGuard {
+  duckdb_value value;
+  ~ValueGuard() {
+    if (value != nullptr) duckdb_destroy_value(&value);
+  }
 };
 
 // Cells from a vector's data and validity pointers (duckdb_vector_get_data, _validity),
@@ -59,6 +68,12 @@ T At(duckdb_vector vector, idx_t row) {
 
 inline std::string_view BytesAt(duckdb_vector vector, idx_t row) {
   return BytesIn(duckdb_vector_get_data(vector), row);
+}
+
+// Makes the cell at `row` of an output vector NULL.
+inline void SetRowNull(duckdb_vector vector, idx_t row) {
+  duckdb_vector_ensure_validity_writable(vector);
+  duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vector), row);
 }
 
 inline std::string StructChildName(duckdb_logical_type struct_type, idx_t index) {

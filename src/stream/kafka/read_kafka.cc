@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/status_transport.h"
+#include "engine/vector_access.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/planner.h"
 #include "stream/kafka/reader.h"
@@ -48,23 +49,11 @@ void Delete(void* p) {
   delete static_cast<T*>(p);
 }
 
-struct TypeGuard {
-  duckdb_logical_type type;
-  ~TypeGuard() { duckdb_destroy_logical_type(&type); }
-};
-
-struct ValueGuard {
-  duckdb_value value;
-  ~ValueGuard() {
-    if (value != nullptr) duckdb_destroy_value(&value);
-  }
-};
-
 // The options given as named arguments, as ParseKafkaOptions takes them.
 OptionList GivenOptions(duckdb_bind_info info) {
   OptionList options;
   auto take = [&](const char* name, bool number) {
-    ValueGuard given{duckdb_bind_get_named_parameter(info, name)};
+    engine::ValueGuard given{duckdb_bind_get_named_parameter(info, name)};
     if (given.value == nullptr || duckdb_is_null_value(given.value)) return;
     if (number) {
       options.emplace_back(name, std::to_string(duckdb_get_int64(given.value)));
@@ -91,11 +80,11 @@ void AddColumns(duckdb_bind_info info) {
   add("offset", duckdb_create_logical_type(DUCKDB_TYPE_BIGINT));
   add("timestamp", duckdb_create_logical_type(DUCKDB_TYPE_TIMESTAMP));
   add("timestampType", duckdb_create_logical_type(DUCKDB_TYPE_INTEGER));
-  TypeGuard key{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
-  TypeGuard value{duckdb_create_logical_type(DUCKDB_TYPE_BLOB)};
+  engine::LogicalTypeGuard key{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
+  engine::LogicalTypeGuard value{duckdb_create_logical_type(DUCKDB_TYPE_BLOB)};
   duckdb_logical_type members[] = {key.type, value.type};
   const char* names[] = {"key", "value"};
-  TypeGuard header{duckdb_create_struct_type(members, names, 2)};
+  engine::LogicalTypeGuard header{duckdb_create_struct_type(members, names, 2)};
   add("headers", duckdb_create_list_type(header.type));
 }
 
@@ -184,17 +173,8 @@ Result<bool> ReadSlice(ScanState& state) {
 }
 
 void SetBytes(duckdb_vector vector, idx_t row, const std::optional<std::string>& bytes) {
-  if (bytes) {
-    duckdb_vector_assign_string_element_len(vector, row, bytes->data(), bytes->size());
-    return;
-  }
-  duckdb_vector_ensure_validity_writable(vector);
-  duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vector), row);
-}
-
-void SetNull(duckdb_vector vector, idx_t row) {
-  duckdb_vector_ensure_validity_writable(vector);
-  duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vector), row);
+  if (!bytes) return engine::SetRowNull(vector, row);
+  duckdb_vector_assign_string_element_len(vector, row, bytes->data(), bytes->size());
 }
 
 // Writes records[begin, begin + count) into the first rows of `output`.
@@ -223,8 +203,8 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
     partitions[row] = r.partition;
     offsets[row] = r.offset;
     if (r.timestamp_type == TimestampType::kNone) {
-      SetNull(vector(kTimestamp), row);
-      SetNull(vector(kTimestampType), row);
+      engine::SetRowNull(vector(kTimestamp), row);
+      engine::SetRowNull(vector(kTimestampType), row);
     } else {
       timestamps[row] = duckdb_timestamp{r.timestamp_ms * 1000};
       types[row] = r.timestamp_type == TimestampType::kCreateTime ? 0 : 1;
@@ -278,10 +258,10 @@ Status RegisterReadKafka(duckdb_connection conn) {
   duckdb_table_function function = duckdb_create_table_function();
   duckdb_table_function_set_name(function, kReadKafkaFunction);
   {
-    TypeGuard text{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
+    engine::LogicalTypeGuard text{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
     for (const char* name : kTextOptions)
       duckdb_table_function_add_named_parameter(function, name, text.type);
-    TypeGuard number{duckdb_create_logical_type(DUCKDB_TYPE_BIGINT)};
+    engine::LogicalTypeGuard number{duckdb_create_logical_type(DUCKDB_TYPE_BIGINT)};
     duckdb_table_function_add_named_parameter(function, kMaxOffsetsOption, number.type);
   }
   duckdb_table_function_set_bind(function, Bind);
