@@ -162,16 +162,21 @@ struct StreamRunner::Impl {
     return std::optional<int64_t>(it->second.version);
   }
 
+  // `run()`'s result, run with `batch` installed for read_kafka and STREAM sources allowed.
+  template <typename Run>
+  auto InBatch(Batch& batch, const Run& run) {
+    kafka::ScopedKafkaBatch installed(session->connection().raw(), &batch);
+    session->AllowStreams(true);
+    auto out = run();
+    session->AllowStreams(false);
+    return out;
+  }
+
   // The Kafka source's options, from binding the statement's query with nothing to read.
   Result<KafkaOptions> SourceOptions() {
     Batch probe = Batch::Probe();
-    {
-      kafka::ScopedKafkaBatch installed(session->connection().raw(), &probe);
-      session->AllowStreams(true);
-      auto described = session->connection().DescribeQuery(statement.query);
-      session->AllowStreams(false);
-      RETURN_IF_ERROR(described.status().WithContext(Where()));
-    }
+    auto described = InBatch(probe, [&] { return session->connection().DescribeQuery(statement.query); });
+    RETURN_IF_ERROR(described.status().WithContext(Where()));
     if (!probe.options()) {
       return Status::NotImplemented(Where() +
                                     ": its STREAM source is not read_kafka(...) (other sources come later)");
@@ -210,17 +215,11 @@ struct StreamRunner::Impl {
                                   "; SET basin.txn_version = " + std::to_string(batch_id))
                         .status());
     Batch batch = Batch::Over(ranges);
-    Result<std::vector<sql::StatementResult>> results = [&] {
-      kafka::ScopedKafkaBatch installed(session->connection().raw(), &batch);
-      session->AllowStreams(true);
-      auto out = session->Execute(statement.text);
-      session->AllowStreams(false);
-      return out;
-    }();
+    auto results = InBatch(batch, [&] { return session->Execute(statement.text); });
     if (!results.ok()) return results.status().WithContext(Where() + " batch " + std::to_string(batch_id));
     BatchCommit commit;
     commit.batch_id = batch_id;
-    for (const PartitionRange& r : ranges) commit.rows_in += r.size();
+    commit.rows_in = kafka::TotalOffsets(ranges);
     const engine::QueryResult& row = results->back().result;
     for (size_t c = 0; c < row.column_count() && row.row_count() == 1; c++) {
       if (row.column_names[c] == "num_inserted_rows" && row.at(0, c))
@@ -278,9 +277,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
       }
       case Recovery::Action::kPlan: {
         ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, s.Plan(recovery.previous));
-        int64_t offsets = 0;
-        for (const PartitionRange& r : ranges) offsets += r.size();
-        if (offsets == 0) return std::optional<BatchCommit>();
+        if (kafka::TotalOffsets(ranges) == 0) return std::optional<BatchCommit>();
         json planned = {
             {"batchId", recovery.batch_id},
             {"plannedTime", s.clock->NowMs()},

@@ -122,4 +122,10 @@ Result<std::vector<PartitionRange>> PlanRanges(const KafkaOptions& options,
   return ranges;
 }
 
+int64_t TotalOffsets(const std::vector<PartitionRange>& ranges) {
+  int64_t total = 0;
+  for (const PartitionRange& range : ranges) total += range.size();
+  return total;
+}
+
 }  // namespace basin::stream::kafka

@@ -36,4 +36,7 @@ Result<std::vector<PartitionRange>> PlanRanges(const KafkaOptions& options,
                                                const std::optional<PartitionOffsets>& committed,
                                                const PartitionWatermarks& watermarks);
 
+// The offsets `ranges` cover, all partitions together.
+int64_t TotalOffsets(const std::vector<PartitionRange>& ranges);
+
 }  // namespace basin::stream::kafka

@@ -123,10 +123,8 @@ Status BindStatus(duckdb_bind_info info) {
   } else {
     ASSIGN_OR_RETURN(data->ranges, BoundedRanges(data->options));
   }
-  uint64_t offsets = 0;
-  for (const PartitionRange& range : data->ranges) offsets += static_cast<uint64_t>(range.size());
   AddColumns(info);
-  duckdb_bind_set_cardinality(info, offsets, /*is_exact=*/false);
+  duckdb_bind_set_cardinality(info, static_cast<idx_t>(TotalOffsets(data->ranges)), /*is_exact=*/false);
   duckdb_bind_set_bind_data(info, data.release(), Delete<BindData>);
   return Status::OK();
 }
