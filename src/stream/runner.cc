@@ -151,6 +151,10 @@ struct StreamRunner::Impl {
   std::unique_ptr<StreamCheckpoint> checkpoint;
   // available-now: the partitions' high watermarks when the run started; batches end there.
   std::optional<PartitionWatermarks> cap;
+  // The source's options (the statement is fixed, so one probe serves every batch) and the
+  // client that lists partitions and watermarks for planning; made by the first plan.
+  std::optional<KafkaOptions> source;
+  std::unique_ptr<kafka::KafkaReader> planner;
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
 
@@ -186,16 +190,20 @@ struct StreamRunner::Impl {
 
   // The ranges of the batch after `previous` (nullopt: the first batch).
   Result<std::vector<PartitionRange>> Plan(const std::optional<json>& previous) {
-    ASSIGN_OR_RETURN(KafkaOptions options, SourceOptions());
+    if (!source) {
+      ASSIGN_OR_RETURN(KafkaOptions options, SourceOptions());
+      ASSIGN_OR_RETURN(planner, kafka::KafkaReader::Open(options));
+      source = std::move(options);
+    }
+    const KafkaOptions& options = *source;
     std::optional<PartitionOffsets> committed;
     if (previous) {
       ASSIGN_OR_RETURN(std::vector<PartitionRange> before,
                        RangesFrom(*previous, Where() + " previous offsets"));
       committed = Ends(before);
     }
-    ASSIGN_OR_RETURN(auto reader, kafka::KafkaReader::Open(options));
-    ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions, reader->ListPartitions(options.subscription));
-    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, reader->QueryWatermarks(partitions));
+    ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions, planner->ListPartitions(options.subscription));
+    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner->QueryWatermarks(partitions));
     if (cap) {
       if (cap->empty()) cap = watermarks;
       for (auto& [tp, marks] : watermarks) {

@@ -3,10 +3,11 @@
 // docs/stream-checkpoints.md.
 //
 // A batch: Recover() says where to resume from the folder and the sink table's `txn` for
-// the stream. A new batch binds the statement's query once to learn the Kafka source's
-// options (nothing is read), plans the ranges from the previous batch's ends and the
-// partitions' watermarks, records them in offsets/<N>.json (put-if-absent: a second run of
-// the stream loses with Conflict), then runs the INSERT with `txn(appId = stream id,
+// the stream. The first batch a runner plans binds the statement's query once to learn the
+// Kafka source's options (nothing is read; they serve every later batch). A new batch plans
+// the ranges from the previous batch's ends and the partitions' watermarks, records them in
+// offsets/<N>.json (put-if-absent: a second run of the stream loses with Conflict), then
+// runs the INSERT with `txn(appId = stream id,
 // version = N)` while read_kafka reads exactly those ranges (stream/kafka/read_kafka.h), and
 // writes commits/<N>.json. A batch planned before a crash is run again over its recorded
 // ranges; its commit is skipped by the txn when it had committed. A batch with nothing to
