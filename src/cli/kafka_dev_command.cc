@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "basin/kafka_dev.h"
+#include "cli/command_support.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 
@@ -55,11 +56,6 @@ std::string Describe(const std::vector<KafkaDevTopic>& topics) {
   return parts.empty() ? "no topics" : fmt::format("topics {}", fmt::join(parts, ", "));
 }
 
-int Fail(const Status& status) {
-  WriteError(status, std::cerr);
-  return 1;
-}
-
 // The feed running beside the main thread, and what it ended with.
 class FeedThread {
  public:
@@ -95,7 +91,7 @@ class FeedThread {
 
 int RunKafkaDevCommand(const KafkaDevCommandOptions& options) {
   Result<std::vector<KafkaDevTopic>> topics = ParseTopics(options.topics);
-  if (!topics.ok()) return Fail(topics.status());
+  if (!topics.ok()) return ExitStatus(topics.status());
   const bool produce = !options.produce_topic.empty();
   if (produce && std::none_of(topics->begin(), topics->end(),
                               [&](const KafkaDevTopic& t) { return t.name == options.produce_topic; })) {
@@ -112,17 +108,13 @@ int RunKafkaDevCommand(const KafkaDevCommandOptions& options) {
     feed_options.late_fraction = options.late_fraction;
     feed_options.seed = options.seed;
     // Checked before the cluster starts, so that a typo prints no address.
-    if (Status status = CheckPaymentFeedOptions(feed_options); !status.ok()) return Fail(status);
+    if (Status status = CheckPaymentFeedOptions(feed_options); !status.ok()) return ExitStatus(status);
   }
 
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const StopSignals stop_signals;
 
   Result<std::unique_ptr<KafkaDevCluster>> cluster = KafkaDevCluster::Start(*topics, options.brokers);
-  if (!cluster.ok()) return Fail(cluster.status());
+  if (!cluster.ok()) return ExitStatus(cluster.status());
   std::cout << (*cluster)->bootstrap_servers() << std::endl;  // the first line, flushed: scripts wait for it
   std::cerr << fmt::format("kafka-dev: {} broker(s) on {}, {}; Ctrl-C stops it\n", options.brokers,
                            (*cluster)->bootstrap_servers(), Describe(*topics));
@@ -131,18 +123,17 @@ int RunKafkaDevCommand(const KafkaDevCommandOptions& options) {
   if (produce) {
     Result<std::unique_ptr<PaymentFeed>> opened =
         PaymentFeed::Open((*cluster)->bootstrap_servers(), feed_options);
-    if (!opened.ok()) return Fail(opened.status());
+    if (!opened.ok()) return ExitStatus(opened.status());
     feed = std::make_unique<FeedThread>(std::move(opened).value());
   }
 
   // Each wait lasts at most 100 ms; the loop ends at a stop signal or a failed feed.
-  const timespec wait{0, 100'000'000};
-  int signal = -1;
-  while (signal < 0) {
-    signal = sigtimedwait(&stop_signals, nullptr, &wait);
+  std::optional<int> signal;
+  while (!signal) {
+    signal = stop_signals.Wait(std::chrono::milliseconds(100));
     if (!feed) continue;
     if (std::optional<Result<PaymentFeedReport>> result = feed->TakeResult()) {
-      if (!result->ok()) return Fail(result->status());
+      if (!result->ok()) return ExitStatus(result->status());
       const PaymentFeedReport& report = result->value();
       std::cerr << fmt::format("kafka-dev: produced {} events to {} ({} malformed, {} duplicates, {} late)\n",
                                report.produced, options.produce_topic, report.malformed, report.duplicates,
@@ -150,7 +141,7 @@ int RunKafkaDevCommand(const KafkaDevCommandOptions& options) {
       feed.reset();
     }
   }
-  std::cerr << fmt::format("kafka-dev: {}, stopping\n", signal == SIGINT ? "interrupted" : "terminated");
+  std::cerr << fmt::format("kafka-dev: {}, stopping\n", *signal == SIGINT ? "interrupted" : "terminated");
   feed.reset();  // stops a feed still running
   (*cluster)->Stop();
   return 0;

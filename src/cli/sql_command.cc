@@ -1,11 +1,10 @@
 // `basin sql`: where the statements come from, and running them.
 #include <unistd.h>
 
-#include <fstream>
 #include <iostream>
 #include <iterator>
-#include <sstream>
 
+#include "cli/command_support.h"
 #include "cli/commands.h"
 #include "cli/query_monitor.h"
 #include "cli/shell.h"
@@ -14,15 +13,6 @@
 namespace basin::cli {
 
 namespace {
-
-Result<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot open SQL file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Status::IOError("cannot read SQL file '" + path + "'");
-  return text.str();
-}
 
 std::string ReadStdin() {
   return {std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
@@ -46,7 +36,7 @@ Status RunSql(const SqlCommandOptions& options) {
   StatementRunner runner(*session, settings, std::cout, std::cerr);
   if (!options.command.empty()) return runner.Run(options.command);
   if (!options.file.empty()) {
-    ASSIGN_OR_RETURN(std::string text, ReadFile(options.file));
+    ASSIGN_OR_RETURN(std::string text, ReadSqlFile(options.file));
     return runner.Run(text);
   }
   if (isatty(STDIN_FILENO) != 0) {

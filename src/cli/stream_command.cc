@@ -8,25 +8,19 @@
 #include <signal.h>
 
 #include <charconv>
-#include <fstream>
 #include <iostream>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include "basin/stream.h"
+#include "cli/command_support.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 
 namespace basin::cli {
 
 namespace {
-
-int Fail(const Status& status) {
-  WriteError(status, std::cerr);
-  return 1;
-}
 
 // "500ms", "2s", "1m", or a plain number of seconds.
 Result<int64_t> ParseDurationMs(const std::string& text) {
@@ -47,18 +41,14 @@ Result<std::string> StatementOf(const StreamCommandOptions& options) {
   if (!options.command.empty()) return options.command;
   if (options.file.empty())
     return Status::InvalidArgument("basin stream run needs the stream's statement: -c SQL or -f FILE");
-  std::ifstream in(options.file);
-  if (!in) return Status::NotFound("cannot read " + options.file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return ReadSqlFile(options.file);
 }
 
 }  // namespace
 
 int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
   Result<StreamStatus> status = ReadStreamStatus(options.checkpoint);
-  if (!status.ok()) return Fail(status.status());
+  if (!status.ok()) return ExitStatus(status.status());
   auto batch_or_none = [](const std::optional<int64_t>& id) {
     return id ? std::to_string(*id) : std::string("none");
   };
@@ -102,22 +92,18 @@ int RunStreamCommand(const StreamCommandOptions& options) {
   stream_options.checkpoint = options.checkpoint;
   stream_options.trigger = options.trigger;
   Result<std::string> statement = StatementOf(options);
-  if (!statement.ok()) return Fail(statement.status());
+  if (!statement.ok()) return ExitStatus(statement.status());
   stream_options.statement = *statement;
   if (!options.interval.empty()) {
     Result<int64_t> interval = ParseDurationMs(options.interval);
-    if (!interval.ok()) return Fail(interval.status());
+    if (!interval.ok()) return ExitStatus(interval.status());
     stream_options.interval_ms = *interval;
   }
 
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  const StopSignals stop_signals;
 
   Result<std::unique_ptr<Stream>> opened = Stream::Open(stream_options);
-  if (!opened.ok()) return Fail(opened.status());
+  if (!opened.ok()) return ExitStatus(opened.status());
   Stream& stream = **opened;
   std::cerr << fmt::format("stream {}: {} into the checkpoint {}\n", stream.id(), options.trigger,
                            options.checkpoint);
@@ -133,19 +119,17 @@ int RunStreamCommand(const StreamCommandOptions& options) {
     std::lock_guard<std::mutex> lock(mu);
     ended = std::move(status);
   });
-  const timespec wait{0, 100'000'000};
   for (;;) {
-    const int signal = sigtimedwait(&stop_signals, nullptr, &wait);
-    if (signal >= 0) {
+    if (const std::optional<int> signal = stop_signals.Wait(std::chrono::milliseconds(100))) {
       std::cerr << fmt::format("stream {}: {}, stopping after the batch in flight\n", stream.id(),
-                               signal == SIGINT ? "interrupted" : "terminated");
+                               *signal == SIGINT ? "interrupted" : "terminated");
       stream.Stop();
     }
     std::lock_guard<std::mutex> lock(mu);
     if (ended) break;
   }
   runner.join();
-  if (!ended->ok()) return Fail(*ended);
+  if (!ended->ok()) return ExitStatus(*ended);
   return 0;
 }
 
