@@ -102,16 +102,26 @@ class ChangesBuilder {
         ") AS __basin_changes");
   }
 
-  ChangesScan Finish() {
+  // Adds the rows `rows_sql` gives (logical columns) as they are, with no change columns.
+  void AddRows(const std::string& rows_sql) {
+    pieces_.push_back("SELECT " + ColumnList() + " FROM (" + rows_sql + ") AS __basin_changes");
+  }
+
+  // The pieces' union; with no piece, no rows with the table's columns (and the change
+  // columns when `change_columns`).
+  ChangesScan Finish(bool change_columns = true) {
     ChangesScan scan;
     if (pieces_.empty()) {
-      std::string sql = "SELECT ";
+      std::string sql;
       for (const delta::StructField& f : schema_.fields) {
-        sql += "CAST(NULL AS " + f.type->ToDuckDBType() + ") AS " + QuoteIdentifier(f.name) + ", ";
+        sql += (sql.empty() ? "SELECT " : ", ") + ("CAST(NULL AS " + f.type->ToDuckDBType() + ") AS ") +
+               QuoteIdentifier(f.name);
       }
-      scan.sql = sql +
-                 "CAST(NULL AS VARCHAR) AS _change_type, CAST(NULL AS BIGINT) AS _commit_version, "
-                 "CAST(NULL AS TIMESTAMPTZ) AS _commit_timestamp WHERE false";
+      if (change_columns) {
+        sql += ", CAST(NULL AS VARCHAR) AS _change_type, CAST(NULL AS BIGINT) AS _commit_version, "
+               "CAST(NULL AS TIMESTAMPTZ) AS _commit_timestamp";
+      }
+      scan.sql = sql + " WHERE false";
     } else {
       for (size_t i = 0; i < pieces_.size(); i++) scan.sql += (i > 0 ? "\nUNION ALL " : "") + pieces_[i];
     }
@@ -213,6 +223,20 @@ Status AddCommitChanges(ChangesBuilder& builder, const Commit& commit) {
   return Status::OK();
 }
 
+// Versions `first`..`last` of the log in `listing` must all be there: NotFound naming
+// the first missing one otherwise.
+Status RequireCommits(const delta::LogListing& listing, int64_t first, int64_t last, const std::string& table) {
+  for (int64_t v = first; v <= last; v++) {
+    if (listing.commits.count(v) == 0) {
+      return Status::NotFound(
+          table + ": commit " + std::to_string(v) +
+          " is no longer in the log (removed by log cleanup); the earliest is " +
+          std::to_string(listing.commits.empty() ? listing.latest_version() : listing.commits.begin()->first));
+    }
+  }
+  return Status::OK();
+}
+
 Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& conn,
                                  const std::shared_ptr<ObjectStore>& store, const std::string& table_root,
                                  int64_t start_version, std::optional<int64_t> end_version) {
@@ -233,14 +257,7 @@ Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& co
     return Status::NotFound(table + ": version " + std::to_string(end) + " does not exist; the latest is " +
                             std::to_string(latest));
   }
-  for (int64_t v = start_version; v <= end; v++) {
-    if (listing.commits.count(v) == 0) {
-      return Status::NotFound(
-          table + ": commit " + std::to_string(v) +
-          " is no longer in the log (removed by log cleanup); the earliest is " +
-          std::to_string(listing.commits.empty() ? latest : listing.commits.begin()->first));
-    }
-  }
+  RETURN_IF_ERROR(RequireCommits(listing, start_version, end, table));
 
   delta::SnapshotOptions options;
   options.version = start_version;
@@ -276,6 +293,54 @@ Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& co
 }
 
 }  // namespace
+
+Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<ObjectStore> store,
+                                    const std::string& table_root, int64_t start_version, int64_t end_version,
+                                    bool skip_change_commits) {
+  const std::string table = "STREAM(" + table_root + ")";
+  if (start_version < 0 || start_version > end_version + 1) {
+    return Status::InvalidArgument(table + ": versions " + std::to_string(start_version) + " to " +
+                                   std::to_string(end_version) + " are not a range");
+  }
+  ASSIGN_OR_RETURN(delta::LogListing listing, delta::ListLog(*store));
+  if (listing.empty()) return Status::NotFound(table + ": no Delta table at " + table_root);
+  RETURN_IF_ERROR(RequireCommits(listing, start_version, end_version, table));
+
+  // The end version's columns shape the rows (older files read with the columns they lack
+  // as NULL).
+  delta::SnapshotOptions options;
+  options.version = end_version;
+  engine::DuckDBParquetLogIO log_io(conn.database());
+  ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> last, delta::LoadSnapshot(store, table_root, log_io, options));
+  ChangesBuilder builder(conn, store, table_root);
+  builder.SetShape(last->protocol, last->metadata, last->schema);
+  for (int64_t v = start_version; v <= end_version; v++) {
+    ASSIGN_OR_RETURN(Commit commit, ReadCommit(*store, table_root, v, listing.commits.at(v)));
+    std::vector<delta::AddFile> added;
+    bool changed = false;
+    std::string operation = "a change";
+    for (const delta::Action& action : commit.actions) {
+      if (const auto* add = std::get_if<delta::AddFile>(&action); add && add->data_change) added.push_back(*add);
+      if (const auto* remove = std::get_if<delta::RemoveFile>(&action); remove && remove->data_change) {
+        changed = true;
+      }
+      if (const auto* info = std::get_if<delta::CommitInfo>(&action); info && info->operation) {
+        operation = *info->operation;
+      }
+    }
+    if (changed && skip_change_commits) continue;
+    if (changed) {
+      return Status::InvalidArgument(
+          table + ": version " + std::to_string(v) + " (" + operation +
+          ") removed or rewrote rows, and a stream of a table reads appended rows only; restart the "
+          "stream from a later version, or read STREAM table_changes(...) for every change");
+    }
+    if (added.empty()) continue;
+    ASSIGN_OR_RETURN(std::string rows, builder.Scan(v, std::move(added), false));
+    builder.AddRows(rows);
+  }
+  return builder.Finish(/*change_columns=*/false);
+}
 
 Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<ObjectStore> store,
                                     const std::string& table_root, int64_t start_version,

@@ -50,6 +50,9 @@ struct Lakehouse {
   std::function<Result<ChangeFeed>(const std::vector<std::string>& table, int64_t start_version,
                                    std::optional<int64_t> end_version)>
       table_changes;
+  // basin_stream_table('table'), what STREAM(table) reads: the rows of the running
+  // stream's batch. Unset, or an error, outside a stream.
+  std::function<Result<ChangeFeed>(const std::vector<std::string>& table)> stream_table;
 };
 
 // Per-connection switches and counters of the scans a connection runs.

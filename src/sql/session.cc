@@ -71,6 +71,7 @@ struct Session::Impl : public SessionContext {
   std::map<std::string, std::string> settings;       // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
   bool streams_allowed_ = false;
+  TableStream* table_stream_ = nullptr;
 
   // --- SessionContext ---
 
@@ -158,6 +159,35 @@ struct Session::Impl : public SessionContext {
     ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
                      commands::TableChangesSql(*conn_, store, entry.location, start_version, end_version));
+    auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(
+        std::move(scan.scans));
+    return engine::Lakehouse::ChangeFeed{std::move(scan.sql), std::move(scans)};
+  }
+
+  // What basin_stream_table(...) reads (STREAM(table), engine/duckdb/table_changes_function.h).
+  Result<engine::Lakehouse::ChangeFeed> StreamTable(const std::vector<std::string>& table) {
+    if (!streams_allowed_ || table_stream_ == nullptr) {
+      return Status::InvalidArgument("STREAM(" + (table.empty() ? std::string() : table.back()) +
+                                     ") is read by a running stream: run the statement with basin stream run");
+    }
+    ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
+    ASSIGN_OR_RETURN(TableStreamRead read, table_stream_->Read(entry));
+    if (read.kind == TableStreamRead::Kind::kSnapshot) {
+      delta::SnapshotOptions at;
+      at.version = read.end_version;
+      ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot, LoadTable(entry.location, at));
+      ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(snapshot, *conn_));
+      return engine::Lakehouse::ChangeFeed{std::move(plan.sql), std::move(plan.registration)};
+    }
+    if (read.kind == TableStreamRead::Kind::kNothing) {
+      ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> latest, LoadTable(entry.location, {}));
+      read.start_version = latest->version + 1;
+      read.end_version = latest->version;
+    }
+    ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
+    ASSIGN_OR_RETURN(commands::ChangesScan scan,
+                     commands::AppendedRowsSql(*conn_, store, entry.location, read.start_version,
+                                               read.end_version, read.skip_change_commits));
     auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(
         std::move(scan.scans));
     return engine::Lakehouse::ChangeFeed{std::move(scan.sql), std::move(scans)};
@@ -320,7 +350,9 @@ struct Session::Impl : public SessionContext {
   }
 
   Result<StatementResult> Run(const grammar::ParsedStatement& parsed, bool stream) {
-    if (!streams_allowed_ || !std::holds_alternative<grammar::Insert>(parsed.body)) {
+    const bool sink = std::holds_alternative<grammar::Insert>(parsed.body) ||
+                      std::holds_alternative<grammar::Merge>(parsed.body);
+    if (!streams_allowed_ || !sink) {
       RETURN_IF_ERROR(RefuseStreams(parsed.streams, "a statement"));
     }
     ASSIGN_OR_RETURN(std::optional<StatementResult> handled, Dispatch(parsed));
@@ -361,6 +393,9 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
                                                     std::optional<int64_t> end) {
     return session->ChangeFeed(table, start, end);
   };
+  lakehouse->stream_table = [session = impl.get()](const std::vector<std::string>& table) {
+    return session->StreamTable(table);
+  };
   RETURN_IF_ERROR(engine::AttachLakehouse(*impl->conn_, std::move(lakehouse)));
   engine::ScanSettings settings;
   settings.data_skipping = options.data_skipping;
@@ -377,6 +412,7 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
 }
 const SessionOptions& Session::options() const { return impl_->options; }
 void Session::AllowStreams(bool allowed) { impl_->streams_allowed_ = allowed; }
+void Session::SetTableStream(TableStream* stream) { impl_->table_stream_ = stream; }
 SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,

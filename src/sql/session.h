@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "basin/status.h"
+#include "catalog/warehouse.h"
 #include "commands/command_context.h"
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
@@ -50,6 +51,27 @@ struct StatementResult {
   std::vector<std::string> notices;
 };
 
+// What STREAM(table) reads while a stream's batch runs: which commits of the table.
+struct TableStreamRead {
+  enum class Kind {
+    kNothing,   // no rows, with the table's latest columns (binding the statement only)
+    kSnapshot,  // every row of version `end_version` (a stream's first batch)
+    kAppends,   // the rows commits start_version..end_version appended
+  };
+  Kind kind = Kind::kNothing;
+  int64_t start_version = 0;
+  int64_t end_version = 0;
+  bool skip_change_commits = false;  // kAppends: commits that removed rows are skipped, not refused
+};
+
+// A stream's batch as STREAM(table) sources see it (stream/runner.h installs one). Called
+// while the statement is bound, on the session's thread.
+class TableStream {
+ public:
+  virtual ~TableStream() = default;
+  virtual Result<TableStreamRead> Read(const catalog::TableEntry& table) = 0;
+};
+
 class Session {
  public:
   static Result<std::unique_ptr<Session>> Open(const SessionOptions& options);
@@ -71,10 +93,13 @@ class Session {
   // while Execute() runs. Empty to stop.
   void SetProgressCallback(std::function<void(const commands::Progress&)> callback);
   const SessionOptions& options() const;
-  // Whether an INSERT may read STREAM sources (refused as not yet run otherwise): a stream
+  // Whether an INSERT or a MERGE may read STREAM sources (refused as not yet run otherwise): a stream
   // runner (stream/runner.h) turns it on while it runs a micro-batch's statement, whose
   // sources then read the batch it installed.
   void AllowStreams(bool allowed);
+  // What STREAM(table) sources read while streams are allowed; null for none (they fail).
+  // REQUIRES: `stream` outlives its installation.
+  void SetTableStream(TableStream* stream);
   // What statement handlers get (sql/session_context.h): for callers that run commands on
   // this session's connection and snapshots, as the public API's transactions do.
   SessionContext& context();

@@ -1,7 +1,6 @@
 #include "stream/runner.h"
 
 #include <algorithm>
-#include <charconv>
 #include <chrono>
 #include <map>
 #include <thread>
@@ -13,126 +12,50 @@
 #include "common/uuid.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
-#include "stream/kafka/planner.h"
-#include "stream/kafka/read_kafka.h"
-#include "stream/kafka/reader.h"
+#include "stream/source.h"
 
 namespace basin::stream {
 namespace {
 
 using json = nlohmann::json;
-using kafka::KafkaOptions;
-using kafka::PartitionOffsets;
-using kafka::PartitionRange;
-using kafka::PartitionWatermarks;
-using kafka::TopicPartition;
-
-// The Kafka ranges of a batch in offsets/<N>.json: {"payments": {"0": [start, end], ...}}.
-json RangesJson(const std::vector<PartitionRange>& ranges) {
-  json out = json::object();
-  for (const PartitionRange& r : ranges) {
-    out[r.tp.topic][std::to_string(r.tp.partition)] = json::array({r.start_offset, r.end_offset});
-  }
-  return out;
-}
-
-Result<std::vector<PartitionRange>> RangesFrom(const json& offsets, const std::string& where) {
-  auto bad = [&](const std::string& what) { return Status::Corruption(where + ": " + what); };
-  if (!offsets.is_object() || !offsets.contains("sources") || !offsets["sources"].is_array() ||
-      offsets["sources"].size() != 1) {
-    return bad("expected one source in \"sources\"");
-  }
-  const json& source = offsets["sources"][0];
-  if (source.value("kind", "") != "kafka" || !source.contains("ranges") || !source["ranges"].is_object()) {
-    return bad("the source is not a Kafka source with \"ranges\"");
-  }
-  std::vector<PartitionRange> ranges;
-  for (const auto& [topic, partitions] : source["ranges"].items()) {
-    if (!partitions.is_object()) return bad("ranges of topic '" + topic + "' must be an object");
-    for (const auto& [partition, range] : partitions.items()) {
-      int32_t number = 0;
-      const auto [end, ec] = std::from_chars(partition.data(), partition.data() + partition.size(), number);
-      if (ec != std::errc() || end != partition.data() + partition.size() || !range.is_array() ||
-          range.size() != 2 || !range[0].is_number_integer() || !range[1].is_number_integer()) {
-        return bad("range of " + topic + "/" + partition + " must be [start, end]");
-      }
-      ranges.push_back(PartitionRange{{topic, number}, range[0].get<int64_t>(), range[1].get<int64_t>()});
-    }
-  }
-  return ranges;
-}
-
-// Where each partition's next batch starts: the ends of `ranges`.
-PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
-  PartitionOffsets out;
-  for (const PartitionRange& r : ranges) out[r.tp] = r.end_offset;
-  return out;
-}
-
-// The batch read_kafka sees while the runner binds or runs the statement.
-class Batch final : public kafka::KafkaBatch {
- public:
-  // Binding only, to learn the source's options: nothing is read.
-  static Batch Probe() { return Batch(std::nullopt); }
-  // Running over `ranges`.
-  static Batch Over(std::vector<PartitionRange> ranges) { return Batch(std::move(ranges)); }
-
-  Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
-    if (options_ && !SameSource(*options_, options)) {
-      return Status::NotImplemented(
-          "a stream reads one Kafka source; this statement names another read_kafka");
-    }
-    options_ = options;
-    if (!ranges_) return std::vector<PartitionRange>();
-    return *ranges_;
-  }
-
-  const std::optional<KafkaOptions>& options() const { return options_; }
-
- private:
-  explicit Batch(std::optional<std::vector<PartitionRange>> ranges) : ranges_(std::move(ranges)) {}
-
-  static bool SameSource(const KafkaOptions& a, const KafkaOptions& b) {
-    return a.bootstrap_servers == b.bootstrap_servers && a.subscription.topics() == b.subscription.topics() &&
-           a.subscription.pattern() == b.subscription.pattern();
-  }
-
-  std::optional<std::vector<PartitionRange>> ranges_;
-  std::optional<KafkaOptions> options_;
-};
 
 // The stream's statement, as the runner needs it.
 struct StreamStatement {
   std::string text;
-  std::string query;  // the INSERT's rows, as DuckDB runs them
+  std::string query;  // the rows the sink takes (an INSERT's query, a MERGE's source), as DuckDB runs them
   catalog::TableEntry sink;
+  sql::grammar::StreamSource source;
 };
 
+// The sink and the query that reads the stream (for binding) of an INSERT ... SELECT ...
+// FROM STREAM ... or a MERGE INTO ... USING (... STREAM ...).
 Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& text) {
   ASSIGN_OR_RETURN(sql::grammar::ParsedStatement parsed, sql::grammar::ParseStatement(text));
   const auto* insert = std::get_if<sql::grammar::Insert>(&parsed.body);
-  if (insert == nullptr) {
+  const auto* merge = std::get_if<sql::grammar::Merge>(&parsed.body);
+  if (insert == nullptr && merge == nullptr) {
     return Status::InvalidArgument(
-        "a stream is an INSERT INTO a table ... FROM STREAM read_kafka(...); got: " + text);
+        "a stream is an INSERT INTO or a MERGE INTO a table reading FROM STREAM read_kafka(...) or "
+        "STREAM(table); got: " +
+        text);
   }
-  const auto& streams = parsed.streams.empty() ? insert->query_streams : parsed.streams;
+  const auto& streams = parsed.streams.empty() && insert != nullptr ? insert->query_streams : parsed.streams;
   if (streams.empty()) {
     return Status::InvalidArgument(
-        "the stream's INSERT reads no STREAM source (write FROM STREAM read_kafka(...))");
+        "the stream's statement reads no STREAM source (write FROM STREAM read_kafka(...) or FROM STREAM(table))");
   }
   if (streams.size() > 1) return Status::NotImplemented("a stream reading several STREAM sources");
-  if (insert->overwrite || insert->replace_where || !insert->partitions.empty()) {
+  if (insert != nullptr && (insert->overwrite || insert->replace_where || !insert->partitions.empty())) {
     return Status::NotImplemented(
-        "a stream appends: INSERT OVERWRITE, REPLACE WHERE and PARTITION (...) sinks");
+        "a stream appends or merges: INSERT OVERWRITE, REPLACE WHERE and PARTITION (...) sinks");
   }
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> sink,
-                   sql::LookupTarget(session.context(), insert->insert.target));
-  if (!sink) {
-    return Status::NotFound("the stream's sink " + insert->insert.target.table + " is not a warehouse table");
-  }
-  std::string query = insert->insert.query;
-  if (!insert->insert.ctes.empty()) query = insert->insert.ctes + " SELECT * FROM (" + query + "\n)";
-  return StreamStatement{text, std::move(query), std::move(*sink)};
+  const engine::SqlTableName& target = insert != nullptr ? insert->insert.target : merge->merge.target.name;
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> sink, sql::LookupTarget(session.context(), target));
+  if (!sink) return Status::NotFound("the stream's sink " + target.table + " is not a warehouse table");
+  const std::string& ctes = insert != nullptr ? insert->insert.ctes : merge->merge.ctes;
+  std::string query = insert != nullptr ? insert->insert.query : "SELECT * FROM " + merge->merge.source;
+  if (!ctes.empty()) query = ctes + " SELECT * FROM (" + query + "\n)";
+  return StreamStatement{text, std::move(query), std::move(*sink), streams[0]};
 }
 
 }  // namespace
@@ -149,12 +72,7 @@ struct StreamRunner::Impl {
   std::shared_ptr<const Clock> clock;
   StreamStatement statement;
   std::unique_ptr<StreamCheckpoint> checkpoint;
-  // available-now: the partitions' high watermarks when the run started; batches end there.
-  std::optional<PartitionWatermarks> cap;
-  // The source's options (the statement is fixed, so one probe serves every batch) and the
-  // client that lists partitions and watermarks for planning; made by the first plan.
-  std::optional<KafkaOptions> source;
-  std::unique_ptr<kafka::KafkaReader> planner;
+  std::unique_ptr<BatchSource> source;
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
 
@@ -166,72 +84,37 @@ struct StreamRunner::Impl {
     return std::optional<int64_t>(it->second.version);
   }
 
-  // `run()`'s result, run with `batch` installed for read_kafka and STREAM sources allowed.
-  template <typename Run>
-  auto InBatch(Batch& batch, const Run& run) {
-    kafka::ScopedKafkaBatch installed(session->connection().raw(), &batch);
-    session->AllowStreams(true);
-    auto out = run();
-    session->AllowStreams(false);
-    return out;
+  // The source's entry in offsets/<N>.json, the only source for now.
+  static Result<json> SourceEntry(const json& offsets, const std::string& where) {
+    if (!offsets.is_object() || !offsets.contains("sources") || !offsets["sources"].is_array() ||
+        offsets["sources"].size() != 1) {
+      return Status::Corruption(where + ": expected one source in \"sources\"");
+    }
+    return offsets["sources"][0];
   }
 
-  // The Kafka source's options, from binding the statement's query with nothing to read.
-  Result<KafkaOptions> SourceOptions() {
-    Batch probe = Batch::Probe();
-    auto described = InBatch(probe, [&] { return session->connection().DescribeQuery(statement.query); });
-    RETURN_IF_ERROR(described.status().WithContext(Where()));
-    if (!probe.options()) {
-      return Status::NotImplemented(Where() +
-                                    ": its STREAM source is not read_kafka(...) (other sources come later)");
-    }
-    return *probe.options();
-  }
-
-  // The ranges of the batch after `previous` (nullopt: the first batch).
-  Result<std::vector<PartitionRange>> Plan(const std::optional<json>& previous) {
-    if (!source) {
-      ASSIGN_OR_RETURN(KafkaOptions options, SourceOptions());
-      ASSIGN_OR_RETURN(planner, kafka::KafkaReader::Open(options));
-      source = std::move(options);
-    }
-    const KafkaOptions& options = *source;
-    std::optional<PartitionOffsets> committed;
-    if (previous) {
-      ASSIGN_OR_RETURN(std::vector<PartitionRange> before,
-                       RangesFrom(*previous, Where() + " previous offsets"));
-      committed = Ends(before);
-    }
-    ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions, planner->ListPartitions(options.subscription));
-    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner->QueryWatermarks(partitions));
-    if (cap) {
-      if (cap->empty()) cap = watermarks;
-      for (auto& [tp, marks] : watermarks) {
-        auto it = cap->find(tp);
-        marks.high = it == cap->end() ? marks.low : std::min(marks.high, it->second.high);
-      }
-    }
-    return kafka::PlanRanges(options, committed, watermarks);
-  }
-
-  // Runs batch `batch_id` over `ranges` (recorded already) and records its commit.
-  Result<BatchCommit> Execute(int64_t batch_id, const std::vector<PartitionRange>& ranges) {
+  // Runs batch `batch_id` over the source's `entry` (recorded already) and records its commit.
+  Result<BatchCommit> Execute(int64_t batch_id, const json& entry) {
     const int64_t started = clock->NowMs();
     const std::string& id = checkpoint->metadata().stream_id;
     RETURN_IF_ERROR(session
                         ->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
                                   "; SET basin.txn_version = " + std::to_string(batch_id))
                         .status());
-    Batch batch = Batch::Over(ranges);
-    auto results = InBatch(batch, [&] { return session->Execute(statement.text); });
-    if (!results.ok()) return results.status().WithContext(Where() + " batch " + std::to_string(batch_id));
+    std::optional<engine::QueryResult> row;
+    Status ran = source->Read(entry, [&] {
+      return WithStreamsAllowed(*session, [&]() -> Status {
+        ASSIGN_OR_RETURN(auto results, session->Execute(statement.text));
+        row = std::move(results.back().result);
+        return Status::OK();
+      });
+    });
+    RETURN_IF_ERROR(ran.WithContext(Where() + " batch " + std::to_string(batch_id)));
     BatchCommit commit;
     commit.batch_id = batch_id;
-    commit.rows_in = kafka::TotalOffsets(ranges);
-    const engine::QueryResult& row = results->back().result;
-    for (size_t c = 0; c < row.column_count() && row.row_count() == 1; c++) {
-      if (row.column_names[c] == "num_inserted_rows" && row.at(0, c))
-        commit.rows_out = std::stoll(*row.at(0, c));
+    commit.rows_in = source->RecordsIn(entry);
+    for (size_t c = 0; c < row->column_count() && row->row_count() == 1; c++) {
+      if (row->column_names[c] == "num_affected_rows" && row->at(0, c)) commit.rows_out = std::stoll(*row->at(0, c));
     }
     commit.committed_time_ms = clock->NowMs();
     commit.duration_ms = commit.committed_time_ms - started;
@@ -260,6 +143,8 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   proposed.sink_table = impl->statement.sink.name.ToString();
   proposed.sink_location = impl->statement.sink.location;
   ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
+  ASSIGN_OR_RETURN(impl->source, OpenBatchSource(session, impl->statement.source, impl->statement.query,
+                                                 impl->statement.sink.location, impl->Where()));
   return std::unique_ptr<StreamRunner>(new StreamRunner(std::move(impl)));
 }
 
@@ -279,19 +164,22 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
         continue;
       }
       case Recovery::Action::kRerun: {
-        ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(*recovery.planned, where));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, ranges));
+        ASSIGN_OR_RETURN(json entry, Impl::SourceEntry(*recovery.planned, where));
+        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, entry));
         return std::optional<BatchCommit>(commit);
       }
       case Recovery::Action::kPlan: {
-        ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, s.Plan(recovery.previous));
-        if (kafka::TotalOffsets(ranges) == 0) return std::optional<BatchCommit>();
+        std::optional<json> previous;
+        if (recovery.previous) {
+          ASSIGN_OR_RETURN(previous, Impl::SourceEntry(*recovery.previous, s.Where() + " previous offsets"));
+        }
+        ASSIGN_OR_RETURN(std::optional<json> entry, s.source->Plan(previous));
+        if (!entry) return std::optional<BatchCommit>();
+        (*entry)["index"] = 0;
         json planned = {
-            {"batchId", recovery.batch_id},
-            {"plannedTime", s.clock->NowMs()},
-            {"sources", json::array({{{"index", 0}, {"kind", "kafka"}, {"ranges", RangesJson(ranges)}}})}};
+            {"batchId", recovery.batch_id}, {"plannedTime", s.clock->NowMs()}, {"sources", json::array({*entry})}};
         RETURN_IF_ERROR(s.checkpoint->WriteOffsets(recovery.batch_id, planned));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, ranges));
+        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, *entry));
         return std::optional<BatchCommit>(commit);
       }
     }
@@ -299,8 +187,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
 }
 
 Status StreamRunner::Run(const RunOptions& options) {
-  impl_->cap.reset();
-  if (options.trigger == Trigger::kAvailableNow) impl_->cap.emplace();
+  impl_->source->CapAtCurrentEnd(options.trigger == Trigger::kAvailableNow);
   auto cancelled = [&] { return options.cancellation != nullptr && options.cancellation->cancelled(); };
   while (!cancelled()) {
     const auto started = std::chrono::steady_clock::now();

@@ -1,20 +1,18 @@
-// StreamRunner: runs a stream (an INSERT whose source is `STREAM read_kafka(...)`) as a
-// sequence of micro-batches, exactly once, with the checkpoint folder of
-// docs/stream-checkpoints.md.
+// StreamRunner: runs a stream (an INSERT whose source is `STREAM read_kafka(...)` or
+// `STREAM(table)`) as a sequence of micro-batches, exactly once, with the checkpoint folder
+// of docs/stream-checkpoints.md.
 //
 // A batch: Recover() says where to resume from the folder and the sink table's `txn` for
-// the stream. The first batch a runner plans binds the statement's query once to learn the
-// Kafka source's options (nothing is read; they serve every later batch). A new batch plans
-// the ranges from the previous batch's ends and the partitions' watermarks, records them in
-// offsets/<N>.json (put-if-absent: a second run of the stream loses with Conflict), then
-// runs the INSERT with `txn(appId = stream id,
-// version = N)` while read_kafka reads exactly those ranges (stream/kafka/read_kafka.h), and
-// writes commits/<N>.json. A batch planned before a crash is run again over its recorded
-// ranges; its commit is skipped by the txn when it had committed. A batch with nothing to
-// read is not run (no offsets, no commit).
+// the stream. A new batch is planned by the source (stream/source.h) from the previous
+// batch's entry, recorded in offsets/<N>.json (put-if-absent: a second run of the stream
+// loses with Conflict), then the INSERT runs with `txn(appId = stream id, version = N)`
+// while the source reads exactly that entry, and commits/<N>.json is written. A batch
+// planned before a crash is run again over its recorded entry; its commit is skipped by the
+// txn when it had committed. A batch with nothing to read is not run (no offsets, no
+// commit).
 //
-// What is not here yet (issue 8): MERGE and complete sinks, read_files and table sources,
-// several sources in one statement, dead letters, watermarks and state, retention of old
+// What is not here yet (issue 8): MERGE and complete sinks, read_files sources, several
+// sources in one statement, dead letters, watermarks and state, retention of old
 // checkpoint objects.
 //
 // Thread safety: one thread; Run() may be stopped from any thread through its token.

@@ -311,8 +311,8 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   EXPECT_EQ(kafka.watermark->delay, "INTERVAL 10 SECONDS");
   EXPECT_TRUE(select.streams[1].is_table);
   EXPECT_EQ(select.streams[1].source, "s.events");
-  EXPECT_EQ(select.duckdb_sql.substr(select.streams[1].offset, 8), "s.events");
-  EXPECT_EQ(select.duckdb_sql.size(), select.text.size());
+  // STREAM(table) is read through basin_stream_table, keeping the alias.
+  EXPECT_EQ(select.duckdb_sql.substr(select.streams[1].offset, 32), "basin_stream_table('s.events') e");
   EXPECT_FALSE(engine::CheckSqlSlot(select.duckdb_sql, engine::SqlSlot::kQuery).has_value())
       << select.duckdb_sql;
 
@@ -331,7 +331,46 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   auto ctas =
       As<CreateTable>("CREATE TABLE c AS SELECT * FROM STREAM(src) WATERMARK t DELAY OF INTERVAL 5 SECONDS");
   ASSERT_EQ(ctas.query->streams.size(), 1u);
-  EXPECT_EQ(ctas.query->sql.substr(ctas.query->streams[0].offset, 3), "src");
+  EXPECT_EQ(ctas.query->sql.substr(ctas.query->streams[0].offset, 34), "basin_stream_table('src') AS \"src\"");
+}
+
+// DuckDB's grammar accepts FROM STREAM(t) as a call of a table function `stream`; its tree
+// finds the marker wherever a table reference stands, and only there.
+TEST(GrammarTest, StreamOfTableFoundInDuckDbsTree) {
+  ParsedStatement insert = Parse("INSERT INTO silver BY NAME SELECT *, 1 AS n FROM STREAM(bronze) WHERE bronze.id > 0");
+  ASSERT_TRUE(std::holds_alternative<Insert>(insert.body));
+  ASSERT_EQ(insert.streams.size(), 1u);
+  EXPECT_TRUE(insert.streams[0].is_table);
+  EXPECT_EQ(insert.streams[0].source, "bronze");
+  EXPECT_EQ(std::get<Insert>(insert.body).insert.query,
+            "SELECT *, 1 AS n FROM basin_stream_table('bronze') AS bronze WHERE (bronze.id > 0)");
+
+  ParsedStatement merge = Parse(
+      "MERGE INTO silver t USING (SELECT * FROM STREAM(\"My Schema\".bronze) b WHERE b.ok) s ON t.id = s.id "
+      "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *");
+  ASSERT_TRUE(std::holds_alternative<Merge>(merge.body));
+  ASSERT_EQ(merge.streams.size(), 1u);
+  EXPECT_EQ(merge.streams[0].source, "\"My Schema\".bronze");
+  EXPECT_NE(merge.duckdb_sql.find("basin_stream_table('\"My Schema\".bronze') b WHERE"), std::string::npos)
+      << merge.duckdb_sql;
+
+  // In a CTE, a join and a subquery of WHERE.
+  for (const char* sql : {"WITH x AS (SELECT * FROM STREAM(a)) SELECT * FROM x",
+                          "SELECT * FROM d JOIN STREAM(a) ON d.k = a.k",
+                          "SELECT * FROM d WHERE d.k IN (SELECT k FROM STREAM(a))"}) {
+    ParsedStatement parsed = Parse(sql);
+    ASSERT_EQ(parsed.streams.size(), 1u) << sql;
+    EXPECT_EQ(parsed.streams[0].source, "a") << sql;
+    EXPECT_NE(parsed.duckdb_sql.find("basin_stream_table('a') AS \"a\""), std::string::npos) << parsed.duckdb_sql;
+  }
+
+  // A literal argument is no table name, and `stream` as a column or a scalar call is no
+  // table reference: the text goes to DuckDB as written.
+  for (const char* sql : {"SELECT * FROM stream('x')", "SELECT stream(a) FROM t", "SELECT stream FROM t"}) {
+    ParsedStatement parsed = Parse(sql);
+    EXPECT_TRUE(parsed.streams.empty()) << sql;
+    EXPECT_EQ(parsed.duckdb_sql, sql);
+  }
 }
 
 // --- maintenance and settings ---

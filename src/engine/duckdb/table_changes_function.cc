@@ -14,38 +14,63 @@ namespace {
 
 constexpr char kFunctionName[] = "table_changes";
 
-duckdb::unique_ptr<duckdb::TableRef> BindReplace(duckdb::ClientContext& context,
-                                                 duckdb::TableFunctionBindInput& input) {
+// The warehouse table the function's first argument names, as name parts.
+std::vector<std::string> TableNameParts(const duckdb::Value& argument) {
+  duckdb::QualifiedName name = duckdb::QualifiedName::Parse(duckdb::StringValue::Get(argument));
+  std::vector<std::string> parts;
+  for (const std::string* part : {&name.catalog, &name.schema, &name.name}) {
+    if (!part->empty()) parts.push_back(*part);
+  }
+  return parts;
+}
+
+// The query `feed` holds as the subquery `function` is replaced by; what the query reads
+// lives until the query ends.
+duckdb::unique_ptr<duckdb::TableRef> FeedSubquery(ClientState& state, const Result<Lakehouse::ChangeFeed>& feed,
+                                                  const char* function) {
+  if (!feed.ok()) ThrowStatus(feed.status());
+  state.KeepUntilQueryEnd(feed->keepalive);
+  duckdb::Parser parser;
+  parser.ParseQuery(feed->sql);
+  if (parser.statements.size() != 1 ||
+      parser.statements[0]->type != duckdb::StatementType::SELECT_STATEMENT) {
+    throw duckdb::InternalException(std::string(function) + ": the feed is not one query");
+  }
+  auto select =
+      duckdb::unique_ptr_cast<duckdb::SQLStatement, duckdb::SelectStatement>(std::move(parser.statements[0]));
+  return duckdb::make_uniq<duckdb::SubqueryRef>(std::move(select), function);
+}
+
+void ThrowOnNull(const duckdb::TableFunctionBindInput& input, const char* function) {
+  for (const duckdb::Value& value : input.inputs) {
+    if (value.IsNull()) throw duckdb::BinderException(std::string(function) + ": arguments must not be NULL");
+  }
+}
+
+duckdb::unique_ptr<duckdb::TableRef> BindTableChanges(duckdb::ClientContext& context,
+                                                      duckdb::TableFunctionBindInput& input) {
   auto& state = GetClientState(context);
   if (!state.lakehouse || !state.lakehouse->table_changes) {
     throw duckdb::BinderException(
         "table_changes: this connection has no warehouse to read change feeds from");
   }
-  for (const duckdb::Value& value : input.inputs) {
-    if (value.IsNull()) throw duckdb::BinderException("table_changes: arguments must not be NULL");
-  }
-  duckdb::QualifiedName name = duckdb::QualifiedName::Parse(duckdb::StringValue::Get(input.inputs[0]));
-  std::vector<std::string> parts;
-  for (const std::string* part : {&name.catalog, &name.schema, &name.name}) {
-    if (!part->empty()) parts.push_back(*part);
-  }
+  ThrowOnNull(input, kFunctionName);
   int64_t start = input.inputs[1].GetValue<int64_t>();
   std::optional<int64_t> end;
   if (input.inputs.size() > 2) end = input.inputs[2].GetValue<int64_t>();
+  return FeedSubquery(state, state.lakehouse->table_changes(TableNameParts(input.inputs[0]), start, end),
+                      kFunctionName);
+}
 
-  auto feed = state.lakehouse->table_changes(parts, start, end);
-  if (!feed.ok()) ThrowStatus(feed.status());
-  state.KeepUntilQueryEnd(feed->keepalive);
-
-  duckdb::Parser parser;
-  parser.ParseQuery(feed->sql);
-  if (parser.statements.size() != 1 ||
-      parser.statements[0]->type != duckdb::StatementType::SELECT_STATEMENT) {
-    throw duckdb::InternalException("table_changes: the change feed is not one query");
+duckdb::unique_ptr<duckdb::TableRef> BindStreamTable(duckdb::ClientContext& context,
+                                                     duckdb::TableFunctionBindInput& input) {
+  auto& state = GetClientState(context);
+  if (!state.lakehouse || !state.lakehouse->stream_table) {
+    throw duckdb::BinderException("STREAM(table): this connection has no warehouse to stream tables from");
   }
-  auto select =
-      duckdb::unique_ptr_cast<duckdb::SQLStatement, duckdb::SelectStatement>(std::move(parser.statements[0]));
-  return duckdb::make_uniq<duckdb::SubqueryRef>(std::move(select), kFunctionName);
+  ThrowOnNull(input, kStreamTableFunction);
+  return FeedSubquery(state, state.lakehouse->stream_table(TableNameParts(input.inputs[0])),
+                      kStreamTableFunction);
 }
 
 }  // namespace
@@ -56,11 +81,14 @@ void RegisterTableChanges(duckdb::DatabaseInstance& db) {
     duckdb::vector<duckdb::LogicalType> types = {duckdb::LogicalType::VARCHAR, duckdb::LogicalType::BIGINT};
     if (arguments == 3) types.push_back(duckdb::LogicalType::BIGINT);
     duckdb::TableFunction function(kFunctionName, types, nullptr, nullptr);
-    function.bind_replace = BindReplace;
+    function.bind_replace = BindTableChanges;
     set.AddFunction(function);
   }
+  duckdb::TableFunction stream_table(kStreamTableFunction, {duckdb::LogicalType::VARCHAR}, nullptr, nullptr);
+  stream_table.bind_replace = BindStreamTable;
   duckdb::ExtensionLoader loader(db, "basin");
   loader.RegisterFunction(set);
+  loader.RegisterFunction(stream_table);
 }
 
 }  // namespace basin::engine::duckdb_ext

@@ -5,13 +5,20 @@
 // builds (Lakehouse::table_changes); the scans that query registers live until the query
 // ends. The name is resolved as the warehouse resolves names ('t', 's.t', quoted parts).
 //
+// basin_stream_table('table') is what `STREAM(table)` reads (sql/grammar/desugar.h writes
+// the call): the rows a running stream's batch takes from the table, replaced at bind time
+// by the query the lakehouse builds for the batch (Lakehouse::stream_table). Outside a
+// stream it fails with the lakehouse's error.
+//
 // Thread safety: registered once per database; binding runs on the querying thread.
 #pragma once
 
 #include "duckdb.hpp"
+#include "engine/stream_calls.h"
 
 namespace basin::engine::duckdb_ext {
 
+// Registers table_changes and basin_stream_table.
 void RegisterTableChanges(duckdb::DatabaseInstance& db);
 
 }  // namespace basin::engine::duckdb_ext

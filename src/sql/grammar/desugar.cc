@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "engine/stream_calls.h"
 #include "sql/grammar/token_stream.h"
 
 namespace basin::sql::grammar {
@@ -156,16 +157,18 @@ class Rewriter {
     if (!after_from) return std::nullopt;
     StreamSource source;
     size_t after = 0;
-    if (s.IsSymbolAt(i + 1, "(")) {  // STREAM(name)
+    if (s.IsSymbolAt(i + 1, "(")) {  // STREAM(name): read through basin_stream_table
       const size_t close = s.GroupEnd(i + 1);
       std::optional<size_t> name_end = NameEnd(s, i + 2);
       if (close >= s.size() || name_end != close) return std::nullopt;
       source.is_table = true;
       source.source = s.TextBetween(i + 2, close);
-      source.offset = s.OffsetOf(i + 2);
-      BlankToken(i);
-      BlankToken(i + 1);
-      BlankToken(close);
+      source.offset = s.OffsetOf(i);
+      // Unaliased, the rows keep the table's name as their qualifier (`bronze.id`).
+      std::string call = std::string(engine::kStreamTableFunction) + "(" + QuoteLiteral(source.source) + ")";
+      if (AfterAlias(s, close + 1) == close + 1) call += " AS " + QuoteIdentifier(s.NameAt(close - 1));
+      edits_.push_back({s.OffsetOf(i), s.At(close).end, std::move(call)});
+      for (size_t k = i; k <= close; k++) removed_[k] = true;
       after = close + 1;
     } else {  // STREAM function(...)
       std::optional<size_t> name_end = NameEnd(s, i + 1);

@@ -6,10 +6,13 @@
 //   `AT (TIMESTAMP => expr)` (DuckDB wants the alias before AT). The expression is the
 //   longest run of tokens (at most kMaxValueTokens, not past a ',' or the enclosing
 //   bracket) that DuckDB reads as one expression.
-// - Streaming sources: `STREAM name(...)` and `STREAM(name)` after FROM, JOIN, USING, ','
-//   or LATERAL lose their markers, and a `WATERMARK col DELAY OF interval` after the
-//   source (or its alias) is removed; each is recorded as a StreamSource. Markers are
-//   replaced by spaces, so every other offset stays.
+// - Streaming sources: after FROM, JOIN, USING, ',' or LATERAL, `STREAM name(...)` loses
+//   its marker (replaced by spaces) and `STREAM(name)` becomes the call
+//   `basin_stream_table('name') [AS name]` (engine/stream_calls.h; the alias keeps the
+//   table's name as the rows' qualifier when none is given); a `WATERMARK col DELAY OF
+//   interval` after the source (or its alias) is removed; each is recorded as a
+//   StreamSource. DuckDB accepts `STREAM(name)` as written (a call of a table function
+//   `stream`), so callers also apply this when engine::CallsStreamTable says so.
 // - Spark's qualified SET targets (`UPDATE t SET t.c = 1`): the qualifier is blanked.
 // - Keywords DuckDB reserves, where Basin's spelling uses them as names: a named argument
 //   (`delta_scan('p', timestamp => '...')`) or a qualifier (`default.t`) is quoted.

@@ -1,5 +1,6 @@
 // The statement dispatcher (parse.h): chooses the rule by the first words, reads DuckDB's
 // statements through DuckDB's parser, and turns syntax errors into script positions.
+#include "engine/stream_calls.h"
 #include "sql/grammar/desugar.h"
 #include "sql/grammar/parse.h"
 #include "sql/grammar/rules.h"
@@ -47,7 +48,9 @@ class DuckDbReader {
   // `sql` must be `out_.text` or a same-length copy of it (offsets of errors stay).
   Result<StatementBody> Read(const std::string& sql) {
     engine::SqlParse<std::vector<engine::DuckDbStatement>> parsed = engine::ParseWithDuckDb(sql);
-    if (!parsed.ok()) {
+    // DuckDB accepts STREAM(t) as a call of a table function `stream`; its tree says so.
+    out_.duckdb_sql = sql;
+    if (!parsed.ok() || (HasStreamCallTokens() && engine::CallsStreamTable(sql))) {
       std::vector<engine::SqlToken> tokens = tokens_.tokens();
       if (std::optional<Desugared> desugared = Desugar(sql, tokens)) {
         auto again = engine::ParseWithDuckDb(desugared->sql);
@@ -57,8 +60,6 @@ class DuckDbReader {
           parsed = std::move(again);
         }
       }
-    } else {
-      out_.duckdb_sql = sql;
     }
     if (!parsed.ok()) return tokens_.ErrorAt(parsed.error().offset, parsed.error().message);
     if (parsed.value().size() != 1) return tokens_.ErrorAt(0, "expected one statement");
@@ -75,6 +76,13 @@ class DuckDbReader {
   }
 
  private:
+  bool HasStreamCallTokens() const {
+    for (size_t i = 0; i + 1 < tokens_.size(); i++) {
+      if (tokens_.IsWordAt(i, "STREAM") && tokens_.IsSymbolAt(i + 1, "(")) return true;
+    }
+    return false;
+  }
+
   TokenStream& tokens_;
   ParsedStatement& out_;
 };

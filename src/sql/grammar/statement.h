@@ -47,8 +47,8 @@ struct Watermark {
 // only): FROM STREAM read_kafka(...), FROM STREAM(t), STREAM read_files(...),
 // STREAM table_changes(...), each with an optional watermark.
 struct StreamSource {
-  // Where the table reference starts in the SQL text it belongs to (the function's or
-  // table's name): DuckDB's query_location of that TableRef.
+  // Where the table reference starts in the SQL text it belongs to: the function's name,
+  // or for a table the basin_stream_table call it is read through.
   size_t offset = 0;
   std::string source;     // "read_kafka('topic')" or "t"
   bool is_table = false;  // STREAM(t) names a table; otherwise a table function

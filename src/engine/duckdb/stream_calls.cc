@@ -1,0 +1,119 @@
+#include "engine/stream_calls.h"
+
+#include <exception>
+#include <string>
+
+#include "duckdb.hpp"
+#include "duckdb/common/string_util.hpp"
+#include "duckdb/parser/expression/function_expression.hpp"
+#include "duckdb/parser/expression/subquery_expression.hpp"
+#include "duckdb/parser/parsed_expression_iterator.hpp"
+#include "duckdb/parser/parser.hpp"
+#include "duckdb/parser/query_node.hpp"
+#include "duckdb/parser/statement/delete_statement.hpp"
+#include "duckdb/parser/statement/insert_statement.hpp"
+#include "duckdb/parser/statement/merge_into_statement.hpp"
+#include "duckdb/parser/statement/select_statement.hpp"
+#include "duckdb/parser/statement/update_statement.hpp"
+#include "duckdb/parser/tableref/table_function_ref.hpp"
+
+namespace basin::engine {
+
+namespace {
+
+// Walks a statement's query nodes, table references and expressions (subqueries included).
+class StreamCallFinder {
+ public:
+  bool found() const { return found_; }
+
+  void Statement(duckdb::SQLStatement& statement) {
+    switch (statement.type) {
+      case duckdb::StatementType::SELECT_STATEMENT:
+        Node(*statement.Cast<duckdb::SelectStatement>().node);
+        break;
+      case duckdb::StatementType::INSERT_STATEMENT: {
+        auto& insert = statement.Cast<duckdb::InsertStatement>();
+        Ctes(insert.cte_map);
+        if (insert.select_statement) Node(*insert.select_statement->node);
+        break;
+      }
+      case duckdb::StatementType::MERGE_INTO_STATEMENT: {
+        auto& merge = statement.Cast<duckdb::MergeIntoStatement>();
+        Ctes(merge.cte_map);
+        if (merge.source) Ref(*merge.source);
+        break;
+      }
+      case duckdb::StatementType::UPDATE_STATEMENT: {
+        auto& update = statement.Cast<duckdb::UpdateStatement>();
+        Ctes(update.cte_map);
+        if (update.from_table) Ref(*update.from_table);
+        break;
+      }
+      case duckdb::StatementType::DELETE_STATEMENT: {
+        auto& del = statement.Cast<duckdb::DeleteStatement>();
+        Ctes(del.cte_map);
+        for (auto& ref : del.using_clauses) Ref(*ref);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+ private:
+  void Ctes(duckdb::CommonTableExpressionMap& ctes) {
+    for (auto& entry : ctes.map) Node(*entry.second->query->node);
+  }
+
+  void Node(duckdb::QueryNode& node) {
+    Ctes(node.cte_map);
+    duckdb::ParsedExpressionIterator::EnumerateQueryNodeChildren(
+        node, [&](duckdb::unique_ptr<duckdb::ParsedExpression>& child) { Expression(*child); },
+        [&](duckdb::TableRef& ref) { Check(ref); });
+  }
+
+  // A table reference with its children (EnumerateTableRefChildren reports each).
+  void Ref(duckdb::TableRef& ref) {
+    duckdb::ParsedExpressionIterator::EnumerateTableRefChildren(
+        ref, [&](duckdb::unique_ptr<duckdb::ParsedExpression>& child) { Expression(*child); },
+        [&](duckdb::TableRef& child) { Check(child); });
+  }
+
+  void Expression(duckdb::ParsedExpression& expression) {
+    if (expression.GetExpressionClass() == duckdb::ExpressionClass::SUBQUERY) {
+      Node(*expression.Cast<duckdb::SubqueryExpression>().subquery->node);
+    }
+    duckdb::ParsedExpressionIterator::EnumerateChildren(
+        expression, [&](duckdb::ParsedExpression& child) { Expression(child); });
+  }
+
+  void Check(duckdb::TableRef& ref) {
+    if (ref.type != duckdb::TableReferenceType::TABLE_FUNCTION) return;
+    auto& function = *ref.Cast<duckdb::TableFunctionRef>().function;
+    if (function.GetExpressionClass() != duckdb::ExpressionClass::FUNCTION) return;
+    auto& call = function.Cast<duckdb::FunctionExpression>();
+    if (duckdb::StringUtil::Lower(call.function_name) == "stream" && call.schema.empty() &&
+        call.children.size() == 1 &&
+        call.children[0]->GetExpressionClass() == duckdb::ExpressionClass::COLUMN_REF) {
+      found_ = true;
+    }
+  }
+
+  bool found_ = false;
+};
+
+}  // namespace
+
+bool CallsStreamTable(std::string_view sql) {
+  duckdb::Parser parser;
+  try {
+    parser.ParseQuery(std::string(sql));
+  } catch (const std::exception&) {
+    return false;
+  }
+  StreamCallFinder finder;
+  for (auto& statement : parser.statements) finder.Statement(*statement);
+  return finder.found();
+}
+
+}  // namespace basin::engine

@@ -1,0 +1,160 @@
+#include "stream/kafka/kafka_source.h"
+
+#include <algorithm>
+#include <charconv>
+#include <utility>
+#include <vector>
+
+#include "stream/kafka/planner.h"
+#include "stream/kafka/read_kafka.h"
+#include "stream/kafka/reader.h"
+
+namespace basin::stream::kafka {
+namespace {
+
+using json = nlohmann::json;
+
+json RangesJson(const std::vector<PartitionRange>& ranges) {
+  json out = json::object();
+  for (const PartitionRange& r : ranges) {
+    out[r.tp.topic][std::to_string(r.tp.partition)] = json::array({r.start_offset, r.end_offset});
+  }
+  return out;
+}
+
+Result<std::vector<PartitionRange>> RangesFrom(const json& entry, const std::string& where) {
+  auto bad = [&](const std::string& what) { return Status::Corruption(where + ": " + what); };
+  if (!entry.is_object() || entry.value("kind", "") != "kafka" || !entry.contains("ranges") ||
+      !entry["ranges"].is_object()) {
+    return bad("the source is not a Kafka source with \"ranges\"");
+  }
+  std::vector<PartitionRange> ranges;
+  for (const auto& [topic, partitions] : entry["ranges"].items()) {
+    if (!partitions.is_object()) return bad("ranges of topic '" + topic + "' must be an object");
+    for (const auto& [partition, range] : partitions.items()) {
+      int32_t number = 0;
+      const auto [end, ec] = std::from_chars(partition.data(), partition.data() + partition.size(), number);
+      if (ec != std::errc() || end != partition.data() + partition.size() || !range.is_array() ||
+          range.size() != 2 || !range[0].is_number_integer() || !range[1].is_number_integer()) {
+        return bad("range of " + topic + "/" + partition + " must be [start, end]");
+      }
+      ranges.push_back(PartitionRange{{topic, number}, range[0].get<int64_t>(), range[1].get<int64_t>()});
+    }
+  }
+  return ranges;
+}
+
+// Where each partition's next batch starts: the ends of `ranges`.
+PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
+  PartitionOffsets out;
+  for (const PartitionRange& r : ranges) out[r.tp] = r.end_offset;
+  return out;
+}
+
+// The batch read_kafka sees while the statement is bound or run.
+class Batch final : public KafkaBatch {
+ public:
+  // nullopt: binding only, to learn the source's options; nothing is read.
+  explicit Batch(std::optional<std::vector<PartitionRange>> ranges) : ranges_(std::move(ranges)) {}
+
+  Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
+    if (options_ && !SameSource(*options_, options)) {
+      return Status::NotImplemented("a stream reads one Kafka source; this statement names another read_kafka");
+    }
+    options_ = options;
+    if (!ranges_) return std::vector<PartitionRange>();
+    return *ranges_;
+  }
+
+  const std::optional<KafkaOptions>& options() const { return options_; }
+
+ private:
+  static bool SameSource(const KafkaOptions& a, const KafkaOptions& b) {
+    return a.bootstrap_servers == b.bootstrap_servers && a.subscription.topics() == b.subscription.topics() &&
+           a.subscription.pattern() == b.subscription.pattern();
+  }
+
+  std::optional<std::vector<PartitionRange>> ranges_;
+  std::optional<KafkaOptions> options_;
+};
+
+class KafkaSource final : public BatchSource {
+ public:
+  KafkaSource(sql::Session& session, std::string query, std::string where)
+      : session_(session), query_(std::move(query)), where_(std::move(where)) {}
+
+  Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
+    if (!options_) {
+      ASSIGN_OR_RETURN(KafkaOptions options, ProbeOptions());
+      ASSIGN_OR_RETURN(planner_, KafkaReader::Open(options));
+      options_ = std::move(options);
+    }
+    std::optional<PartitionOffsets> committed;
+    if (previous) {
+      ASSIGN_OR_RETURN(std::vector<PartitionRange> before, RangesFrom(*previous, where_ + " previous offsets"));
+      committed = Ends(before);
+    }
+    ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions, planner_->ListPartitions(options_->subscription));
+    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner_->QueryWatermarks(partitions));
+    if (cap_) {
+      if (cap_->empty()) cap_ = watermarks;
+      for (auto& [tp, marks] : watermarks) {
+        auto it = cap_->find(tp);
+        marks.high = it == cap_->end() ? marks.low : std::min(marks.high, it->second.high);
+      }
+    }
+    ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, PlanRanges(*options_, committed, watermarks));
+    if (TotalOffsets(ranges) == 0) return std::optional<json>();
+    return std::optional<json>(json{{"kind", "kafka"}, {"ranges", RangesJson(ranges)}});
+  }
+
+  Status Read(const std::optional<json>& planned, const std::function<Status()>& run) override {
+    std::optional<std::vector<PartitionRange>> ranges;
+    if (planned) {
+      ASSIGN_OR_RETURN(ranges, RangesFrom(*planned, where_ + " offsets"));
+    }
+    Batch batch(std::move(ranges));
+    ScopedKafkaBatch installed(session_.connection().raw(), &batch);
+    return run();
+  }
+
+  int64_t RecordsIn(const json& planned) const override {
+    auto ranges = RangesFrom(planned, where_);
+    return ranges.ok() ? TotalOffsets(*ranges) : 0;
+  }
+
+  void CapAtCurrentEnd(bool capped) override {
+    cap_.reset();
+    if (capped) cap_.emplace();
+  }
+
+ private:
+  // The source's options, from binding the statement's query with nothing to read.
+  Result<KafkaOptions> ProbeOptions() {
+    Batch probe(std::nullopt);
+    ScopedKafkaBatch installed(session_.connection().raw(), &probe);
+    RETURN_IF_ERROR(WithStreamsAllowed(session_, [&] { return session_.connection().DescribeQuery(query_).status(); })
+                        .WithContext(where_));
+    if (!probe.options()) {
+      return Status::NotImplemented(where_ + ": its STREAM source is not read_kafka(...) or a table "
+                                             "(read_files and table_changes come later)");
+    }
+    return *probe.options();
+  }
+
+  sql::Session& session_;
+  const std::string query_;
+  const std::string where_;
+  std::optional<KafkaOptions> options_;
+  std::unique_ptr<KafkaReader> planner_;
+  // available-now: the partitions' high watermarks at the first plan; batches end there.
+  std::optional<PartitionWatermarks> cap_;
+};
+
+}  // namespace
+
+std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, std::string query, std::string where) {
+  return std::make_unique<KafkaSource>(session, std::move(query), std::move(where));
+}
+
+}  // namespace basin::stream::kafka

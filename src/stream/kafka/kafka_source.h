@@ -1,0 +1,17 @@
+// The Kafka source of a stream (`STREAM read_kafka(...)`) as a BatchSource: a batch's entry
+// holds, per topic and partition, the offsets [start, end) it reads:
+//   {"kind": "kafka", "ranges": {"payments": {"0": [0, 500], "1": [0, 480]}}}
+// The source's options come from binding the statement once with nothing to read; one
+// client lists partitions and watermarks for every later plan.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "stream/source.h"
+
+namespace basin::stream::kafka {
+
+std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, std::string query, std::string where);
+
+}  // namespace basin::stream::kafka

@@ -1,0 +1,23 @@
+#include "stream/source.h"
+
+#include "stream/kafka/kafka_source.h"
+#include "stream/table_source.h"
+
+namespace basin::stream {
+
+Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& run) {
+  session.AllowStreams(true);
+  Status status = run();
+  session.AllowStreams(false);
+  return status;
+}
+
+Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session, const sql::grammar::StreamSource& stream,
+                                                     const std::string& query, const std::string& sink_location,
+                                                     const std::string& where) {
+  if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
+  if (stream.is_table) return NewTableSource(session, query, sink_location, where);
+  return kafka::NewKafkaSource(session, query, where);
+}
+
+}  // namespace basin::stream

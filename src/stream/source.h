@@ -1,0 +1,53 @@
+// BatchSource: one STREAM source of a stream's statement, as the runner (stream/runner.h)
+// plans its micro-batches and has the statement read them. A batch's range is the
+// source's entry in offsets/<N>.json (docs/stream-checkpoints.md): a JSON object with
+// "kind" and what that kind records, written before the batch runs and read back to run it
+// again after a crash, so a source must read exactly the same rows for the same entry.
+//
+// Thread safety: one thread (the runner's).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "basin/status.h"
+#include "sql/grammar/statement.h"
+#include "sql/session.h"
+
+namespace basin::stream {
+
+class BatchSource {
+ public:
+  virtual ~BatchSource() = default;
+
+  // The entry of the batch after the one whose entry is `previous` (nullopt: the stream's
+  // first batch); nullopt when there is nothing new to read.
+  virtual Result<std::optional<nlohmann::json>> Plan(const std::optional<nlohmann::json>& previous) = 0;
+
+  // Runs `run` (which runs the statement on the session) with the source reading `planned`;
+  // with nullopt, the source reads nothing (the statement is only bound).
+  virtual Status Read(const std::optional<nlohmann::json>& planned, const std::function<Status()>& run) = 0;
+
+  // The records the source offers in `planned` (0 when it cannot tell before reading).
+  virtual int64_t RecordsIn(const nlohmann::json& planned) const = 0;
+
+  // Until the next call, plans end where the source ends now (trigger available-now), or,
+  // with false, wherever it ends when planning.
+  virtual void CapAtCurrentEnd(bool capped) = 0;
+};
+
+// `run()` with STREAM sources allowed on `session` (Session::AllowStreams), as a batch's
+// statement and its binding need.
+Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& run);
+
+// The source `stream` names, read by `query` on `session` for the sink table at
+// `sink_location`; `where` names the stream in messages. NotImplemented for a source the
+// runner cannot read yet (found when the first batch is planned, for a function source).
+Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session, const sql::grammar::StreamSource& stream,
+                                                     const std::string& query, const std::string& sink_location,
+                                                     const std::string& where);
+
+}  // namespace basin::stream

@@ -1,0 +1,137 @@
+#include "stream/table_source.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "sql/session_context.h"
+
+namespace basin::stream {
+namespace {
+
+using json = nlohmann::json;
+
+// What STREAM(table) reads while the statement is bound or run: `planned`, or nothing
+// (binding only, which records the table the statement streams).
+class TableBatch final : public sql::TableStream {
+ public:
+  explicit TableBatch(std::optional<json> planned) : planned_(std::move(planned)) {}
+
+  Result<sql::TableStreamRead> Read(const catalog::TableEntry& table) override {
+    if (table_ && table_->location != table.location) {
+      return Status::NotImplemented("a stream reads one table; this statement streams " + table_->name.ToString() +
+                                    " and " + table.name.ToString());
+    }
+    table_ = table;
+    sql::TableStreamRead read;
+    if (!planned_) return read;
+    if (planned_->value("location", "") != table.location) {
+      return Status::InvalidArgument("the stream's offsets are of table " + planned_->value("table", "") +
+                                     ", but STREAM(" + table.name.ToString() + ") reads another table");
+    }
+    if (planned_->contains("snapshotVersion")) {
+      read.kind = sql::TableStreamRead::Kind::kSnapshot;
+      read.end_version = planned_->at("snapshotVersion").get<int64_t>();
+    } else {
+      read.kind = sql::TableStreamRead::Kind::kAppends;
+      read.start_version = planned_->at("startVersion").get<int64_t>();
+      read.end_version = planned_->at("endVersion").get<int64_t>();
+    }
+    return read;
+  }
+
+  const std::optional<catalog::TableEntry>& table() const { return table_; }
+
+ private:
+  const std::optional<json> planned_;
+  std::optional<catalog::TableEntry> table_;
+};
+
+// The last version a batch's entry read; Corruption when the entry is not a table's.
+Result<int64_t> LastVersion(const json& entry, const std::string& where) {
+  for (const char* key : {"snapshotVersion", "endVersion"}) {
+    if (entry.is_object() && entry.contains(key) && entry[key].is_number_integer()) return entry[key].get<int64_t>();
+  }
+  return Status::Corruption(where + ": the source is not a table source with snapshotVersion or endVersion");
+}
+
+class TableSource final : public BatchSource {
+ public:
+  TableSource(sql::Session& session, std::string query, std::string sink_location, std::string where)
+      : session_(session),
+        query_(std::move(query)),
+        sink_location_(std::move(sink_location)),
+        where_(std::move(where)) {}
+
+  Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
+    if (!table_) {
+      ASSIGN_OR_RETURN(catalog::TableEntry table, ProbeTable());
+      if (table.location == sink_location_) {
+        return Status::InvalidArgument(where_ + ": it streams " + table.name.ToString() +
+                                       " into itself, and would read its own rows again and again");
+      }
+      table_ = std::move(table);
+    }
+    ASSIGN_OR_RETURN(auto latest, session_.context().LoadTable(table_->location));
+    int64_t end = latest->version;
+    if (capped_) {
+      if (!cap_) cap_ = end;
+      end = std::min(end, *cap_);
+    }
+    json entry = {{"kind", "table"}, {"table", table_->name.ToString()}, {"location", table_->location}};
+    if (!previous) {
+      entry["snapshotVersion"] = end;
+      return std::optional<json>(std::move(entry));
+    }
+    ASSIGN_OR_RETURN(int64_t last, LastVersion(*previous, where_ + " previous offsets"));
+    if (end <= last) return std::optional<json>();
+    entry["startVersion"] = last + 1;
+    entry["endVersion"] = end;
+    return std::optional<json>(std::move(entry));
+  }
+
+  Status Read(const std::optional<json>& planned, const std::function<Status()>& run) override {
+    if (planned) RETURN_IF_ERROR(LastVersion(*planned, where_ + " offsets").status());
+    TableBatch batch(planned);
+    session_.SetTableStream(&batch);
+    Status status = run();
+    session_.SetTableStream(nullptr);
+    return status;
+  }
+
+  int64_t RecordsIn(const json&) const override { return 0; }
+
+  void CapAtCurrentEnd(bool capped) override {
+    capped_ = capped;
+    cap_.reset();
+  }
+
+ private:
+  // The table the statement streams, from binding its query with nothing to read.
+  Result<catalog::TableEntry> ProbeTable() {
+    TableBatch probe(std::nullopt);
+    session_.SetTableStream(&probe);
+    Status bound =
+        WithStreamsAllowed(session_, [&] { return session_.connection().DescribeQuery(query_).status(); });
+    session_.SetTableStream(nullptr);
+    RETURN_IF_ERROR(bound.WithContext(where_));
+    if (!probe.table()) return Status::Internal(where_ + ": its STREAM(table) source was not bound");
+    return *probe.table();
+  }
+
+  sql::Session& session_;
+  const std::string query_;
+  const std::string sink_location_;
+  const std::string where_;
+  std::optional<catalog::TableEntry> table_;
+  bool capped_ = false;
+  std::optional<int64_t> cap_;  // available-now: the latest version at the first plan
+};
+
+}  // namespace
+
+std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query, std::string sink_location,
+                                            std::string where) {
+  return std::make_unique<TableSource>(session, std::move(query), std::move(sink_location), std::move(where));
+}
+
+}  // namespace basin::stream

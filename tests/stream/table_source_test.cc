@@ -1,0 +1,180 @@
+// STREAM(table): a Delta table as a stream's source. The first batch reads the table's
+// snapshot, later batches the rows later commits appended, exactly once across restarts and
+// a batch planned before a crash; commits that change no data add nothing, and one that
+// removed rows stops the stream, naming it.
+#include <gtest/gtest.h>
+
+#include "sql/session_context.h"
+#include "stream/runner.h"
+#include "testing/test_util.h"
+
+namespace basin::stream {
+namespace {
+
+class TableSourceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
+    ASSERT_OK(session_->Execute("CREATE TABLE bronze (id BIGINT, v VARCHAR); "
+                                "CREATE TABLE silver (id BIGINT, v VARCHAR, n INTEGER)")
+                  .status());
+    checkpoint_ = NewMemoryObjectStore();
+  }
+
+  // Unaliased, the source keeps the table's name as its qualifier.
+  static constexpr char kStatement[] =
+      "INSERT INTO silver SELECT id, upper(v), 1 FROM STREAM(bronze) WHERE bronze.id % 10 <> 0";
+
+  Result<std::unique_ptr<StreamRunner>> OpenRunner(const std::string& statement = kStatement) {
+    return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
+  }
+
+  void Insert(int64_t from, int64_t count) {
+    ASSERT_OK(session_
+                  ->Execute("INSERT INTO bronze SELECT range, 'v' || range FROM range(" + std::to_string(from) + ", " +
+                            std::to_string(from + count) + ")")
+                  .status());
+  }
+
+  // Rows in silver, and distinct ids among them.
+  std::pair<int64_t, int64_t> Counts() {
+    auto result = session_->Execute("SELECT count(*), count(DISTINCT id) FROM silver");
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (!result.ok()) return {-1, -1};
+    const auto& row = result->back().result;
+    return {std::stoll(*row.at(0, 0)), std::stoll(*row.at(0, 1))};
+  }
+
+  int64_t RowsOut(StreamRunner& runner) {
+    auto commit = runner.RunBatch();
+    EXPECT_TRUE(commit.ok()) << commit.status().ToString();
+    if (!commit.ok() || !*commit) return -1;
+    return (*commit)->rows_out;
+  }
+
+  testing::TempDir warehouse_;
+  std::unique_ptr<sql::Session> session_;
+  std::shared_ptr<ObjectStore> checkpoint_;
+};
+
+TEST_F(TableSourceTest, SnapshotFirstThenAppendsExactlyOnceAcrossRestarts) {
+  Insert(0, 50);
+  Insert(50, 50);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
+  EXPECT_EQ(RowsOut(*runner), 90);  // the snapshot: 100 rows, ids divisible by 10 filtered
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
+  EXPECT_FALSE(idle);  // no new commit: no batch
+
+  Insert(100, 20);
+  Insert(120, 10);
+  EXPECT_EQ(RowsOut(*runner), 27);  // both commits in one batch
+  // A commit that changes no data (compaction) adds no row.
+  ASSERT_OK(session_->Execute("OPTIMIZE bronze").status());
+  EXPECT_EQ(RowsOut(*runner), 0);
+
+  // Another run of the stream resumes after the last batch.
+  runner.reset();
+  Insert(130, 10);
+  ASSERT_OK_AND_ASSIGN(auto again, OpenRunner());
+  EXPECT_EQ(RowsOut(*again), 9);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{126}, int64_t{126}));
+  auto upper = session_->Execute("SELECT count(*) FROM silver WHERE v = 'V' || id");
+  ASSERT_OK(upper.status());
+  EXPECT_EQ(upper->back().result.at(0, 0), "126");
+}
+
+TEST_F(TableSourceTest, APlannedBatchIsRunAgainOverExactlyItsRecordedVersions) {
+  Insert(0, 5);  // version 1
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
+  EXPECT_EQ(RowsOut(*runner), 4);
+  Insert(5, 6);  // version 2
+  // A crash after batch 1 was planned over version 2 only, before it committed; more
+  // commits arrive before the restart.
+  ASSERT_OK_AND_ASSIGN(catalog::TableEntry bronze, session_->context().GetTable({"bronze"}));
+  ASSERT_OK_AND_ASSIGN(auto folder, StreamCheckpoint::Open(checkpoint_, runner->metadata()));
+  ASSERT_OK(folder->WriteOffsets(1, {{"batchId", 1},
+                                     {"plannedTime", 0},
+                                     {"sources", nlohmann::json::array({{{"index", 0},
+                                                                         {"kind", "table"},
+                                                                         {"table", "default.bronze"},
+                                                                         {"location", bronze.location},
+                                                                         {"startVersion", 2},
+                                                                         {"endVersion", 2}}})}}));
+  Insert(11, 30);  // version 3
+  runner.reset();
+  ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner());
+  EXPECT_EQ(RowsOut(*restarted), 5);   // ids 5..10 but 10
+  EXPECT_EQ(RowsOut(*restarted), 27);  // ids 11..40 but 20, 30 and 40
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{36}, int64_t{36}));
+}
+
+TEST_F(TableSourceTest, ACommitThatRemovedRowsStopsTheStreamNamingIt) {
+  Insert(0, 20);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
+  EXPECT_EQ(RowsOut(*runner), 18);
+  ASSERT_OK(session_->Execute("DELETE FROM bronze WHERE id < 3").status());  // version 2
+  Insert(20, 5);
+  Status stopped = runner->RunBatch().status();
+  EXPECT_EQ(stopped.code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(stopped.message().find("version 2 (DELETE)"), std::string::npos) << stopped.ToString();
+  EXPECT_EQ(Counts().first, 18);  // the failed batch wrote nothing
+}
+
+TEST_F(TableSourceTest, AvailableNowStopsAtTheVersionItFoundAtStart) {
+  Insert(0, 10);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
+  std::vector<int64_t> batches;
+  RunOptions options;
+  options.trigger = Trigger::kAvailableNow;
+  options.on_batch = [&](const std::optional<BatchCommit>& commit) {
+    if (!commit) return;
+    batches.push_back(commit->rows_out);
+    if (batches.size() == 1) Insert(10, 10);  // left for the next run
+  };
+  ASSERT_OK(runner->Run(options));
+  EXPECT_EQ(batches, (std::vector<int64_t>{9}));
+  ASSERT_OK(runner->Run(options));
+  EXPECT_EQ(batches, (std::vector<int64_t>{9, 9}));
+}
+
+// A MERGE sink upserts each batch, exactly once: after a crash between a batch's commit and
+// its marker, the table's txn says the batch is done, and it is not merged twice.
+TEST_F(TableSourceTest, AMergeSinkUpsertsEachBatchExactlyOnce) {
+  ASSERT_OK(session_->Execute("CREATE TABLE latest (id BIGINT, v VARCHAR, updates INTEGER)").status());
+  const std::string merge =
+      "MERGE INTO latest t USING (SELECT id % 5 AS id, max(v) AS v FROM STREAM(bronze) GROUP BY id % 5) s\n"
+      "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v, updates = t.updates + 1\n"
+      "WHEN NOT MATCHED THEN INSERT (id, v, updates) VALUES (s.id, s.v, 0)";
+  Insert(0, 3);  // ids 0, 1, 2
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(merge));
+  EXPECT_EQ(RowsOut(*runner), 3);
+  Insert(3, 4);  // ids 3..6: keys 3, 4, 0, 1
+  EXPECT_EQ(RowsOut(*runner), 4);
+  // A crash between the Delta commit and the marker.
+  ASSERT_OK(checkpoint_->Delete(StreamCheckpoint::CommitKey(1)));
+  runner.reset();
+  Insert(7, 1);  // id 7: key 2
+  ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner(merge));
+  EXPECT_EQ(RowsOut(*restarted), 1);
+  auto rows = session_->Execute("SELECT string_agg(id || ':' || v || ':' || updates, ' ' ORDER BY id) FROM latest");
+  ASSERT_OK(rows.status());
+  EXPECT_EQ(rows->back().result.at(0, 0), "0:v5:1 1:v6:1 2:v7:1 3:v3:0 4:v4:0");
+}
+
+TEST_F(TableSourceTest, RefusesWhatItCannotStream) {
+  Insert(0, 3);
+  // Into itself: it would read its own rows again and again.
+  ASSERT_OK_AND_ASSIGN(auto itself, OpenRunner("INSERT INTO bronze SELECT * FROM STREAM(bronze)"));
+  Status loop = itself->RunBatch().status();
+  EXPECT_EQ(loop.code(), ErrorCode::kInvalidArgument) << loop.ToString();
+  // Outside a stream, STREAM(table) is refused as any STREAM source is.
+  EXPECT_EQ(session_->Execute(kStatement).status().code(), ErrorCode::kNotImplemented);
+  EXPECT_EQ(session_->Execute("SELECT * FROM STREAM(bronze)").status().code(), ErrorCode::kNotImplemented);
+  // A table the warehouse does not have.
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(auto missing, OpenRunner("INSERT INTO silver SELECT *, 1 FROM STREAM(nowhere)"));
+  EXPECT_EQ(missing->RunBatch().status().code(), ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace basin::stream
