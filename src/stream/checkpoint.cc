@@ -137,6 +137,22 @@ Result<std::optional<int64_t>> StreamCheckpoint::Latest(const std::string& folde
   return latest;
 }
 
+Status StreamCheckpoint::Expire(int64_t first_kept, bool sweep) {
+  if (first_kept <= 0) return Status::OK();
+  for (const char* folder : {kCommitsFolder, kOffsetsFolder}) {
+    if (!sweep) {
+      RETURN_IF_ERROR(store_->Delete(BatchKey(folder, first_kept - 1)));
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(folder));
+    for (const ObjectInfo& info : objects) {
+      std::optional<int64_t> id = BatchIdOf(info.key, folder);
+      if (id && *id < first_kept) RETURN_IF_ERROR(store_->Delete(info.key));
+    }
+  }
+  return Status::OK();
+}
+
 Result<std::optional<int64_t>> StreamCheckpoint::LatestPlanned() { return Latest(kOffsetsFolder); }
 Result<std::optional<int64_t>> StreamCheckpoint::LatestCommitted() { return Latest(kCommitsFolder); }
 

@@ -25,6 +25,9 @@ namespace basin::stream {
 
 inline constexpr int kCheckpointFormat = 1;
 
+// How many of the newest batches keep their objects (docs/stream-checkpoints.md, Retention).
+inline constexpr int64_t kRetainedBatches = 100;
+
 struct StreamMetadata {
   std::string stream_id;  // a UUID: the appId of the sink commits' txn
   int64_t created_time_ms = 0;
@@ -88,6 +91,14 @@ class StreamCheckpoint {
   // Records that batch `commit.batch_id` is done; a marker already there is left as it is.
   Status WriteCommit(const BatchCommit& commit);
   Result<std::optional<BatchCommit>> ReadCommit(int64_t batch_id);
+
+  // Deletes the offsets and commit objects of batches before `first_kept`: every one the
+  // folder lists with `sweep` (a run's start, after crashes or an older Basin left some),
+  // else only those of batch first_kept - 1, the one a new commit pushed out. The folder
+  // then stays bounded however long the stream runs, and so does Recover's listing.
+  // REQUIRES: first_kept <= the newest committed batch (Recover needs it and the offsets
+  // after it).
+  Status Expire(int64_t first_kept, bool sweep);
 
   // The newest planned and the newest committed batch; nullopt when there is none.
   Result<std::optional<int64_t>> LatestPlanned();

@@ -118,8 +118,14 @@ struct StreamRunner::Impl {
     }
     commit.committed_time_ms = clock->NowMs();
     commit.duration_ms = commit.committed_time_ms - started;
-    RETURN_IF_ERROR(checkpoint->WriteCommit(commit));
+    RETURN_IF_ERROR(RecordCommit(commit));
     return commit;
+  }
+
+  // Marks the batch done; the oldest batch kept until now is then dropped.
+  Status RecordCommit(const BatchCommit& commit) {
+    RETURN_IF_ERROR(checkpoint->WriteCommit(commit));
+    return checkpoint->Expire(commit.batch_id + 1 - kRetainedBatches, /*sweep=*/false);
   }
 };
 
@@ -143,6 +149,9 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   proposed.sink_table = impl->statement.sink.name.ToString();
   proposed.sink_location = impl->statement.sink.location;
   ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
+  // What crashes (or an earlier Basin) left beyond the retained batches.
+  ASSIGN_OR_RETURN(std::optional<int64_t> committed, impl->checkpoint->LatestCommitted());
+  if (committed) RETURN_IF_ERROR(impl->checkpoint->Expire(*committed + 1 - kRetainedBatches, /*sweep=*/true));
   ASSIGN_OR_RETURN(impl->source, OpenBatchSource(session, impl->statement.source, impl->statement.query,
                                                  impl->statement.sink.location, impl->Where()));
   return std::unique_ptr<StreamRunner>(new StreamRunner(std::move(impl)));
@@ -160,7 +169,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
         BatchCommit commit;
         commit.batch_id = recovery.batch_id;
         commit.committed_time_ms = s.clock->NowMs();
-        RETURN_IF_ERROR(s.checkpoint->WriteCommit(commit));
+        RETURN_IF_ERROR(s.RecordCommit(commit));
         continue;
       }
       case Recovery::Action::kRerun: {

@@ -11,9 +11,11 @@
 // txn when it had committed. A batch with nothing to read is not run (no offsets, no
 // commit).
 //
-// What is not here yet (issue 8): MERGE and complete sinks, read_files sources, several
-// sources in one statement, dead letters, watermarks and state, retention of old
-// checkpoint objects.
+// Only the newest kRetainedBatches batches keep their checkpoint objects (older ones are
+// dropped as batches commit, and swept when a run starts).
+//
+// What is not here yet (issue 8): complete sinks, read_files sources, several sources in
+// one statement, dead letters, watermarks and state.
 //
 // Thread safety: one thread; Run() may be stopped from any thread through its token.
 #pragma once

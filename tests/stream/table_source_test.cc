@@ -161,6 +161,39 @@ TEST_F(TableSourceTest, AMergeSinkUpsertsEachBatchExactlyOnce) {
   EXPECT_EQ(rows->back().result.at(0, 0), "0:v5:1 1:v6:1 2:v7:1 3:v3:0 4:v4:0");
 }
 
+// The checkpoint keeps the newest kRetainedBatches batches: its folder, and the listing a
+// batch's recovery reads, stay bounded however long the stream runs.
+TEST_F(TableSourceTest, TheCheckpointKeepsOnlyTheNewestBatches) {
+  const int64_t batches = kRetainedBatches + 20;
+  ASSERT_OK(session_->Execute("INSERT INTO bronze VALUES (1, 'a')").status());
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
+  for (int64_t b = 0; b < batches; b++) {
+    if (b > 0) ASSERT_OK(session_->Execute("INSERT INTO bronze VALUES (" + std::to_string(b * 10 + 1) + ", 'b')").status());
+    ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+    ASSERT_TRUE(commit);
+    ASSERT_EQ(commit->batch_id, b);
+  }
+  ASSERT_OK_AND_ASSIGN(auto offsets, checkpoint_->List("offsets/"));
+  ASSERT_OK_AND_ASSIGN(auto commits, checkpoint_->List("commits/"));
+  EXPECT_EQ(offsets.size(), static_cast<size_t>(kRetainedBatches));
+  EXPECT_EQ(commits.size(), static_cast<size_t>(kRetainedBatches));
+  EXPECT_EQ(offsets.front().key, StreamCheckpoint::OffsetsKey(batches - kRetainedBatches));
+  EXPECT_EQ(Counts().first, batches);
+
+  // Objects a crash left behind (here: put back by hand) go when a run starts; the stream
+  // goes on where it was.
+  ASSERT_OK(checkpoint_->PutIfAbsent(StreamCheckpoint::OffsetsKey(3), "{}"));
+  runner.reset();
+  ASSERT_OK_AND_ASSIGN(auto again, OpenRunner());
+  ASSERT_OK_AND_ASSIGN(auto swept, checkpoint_->List("offsets/"));
+  EXPECT_EQ(swept.size(), static_cast<size_t>(kRetainedBatches));
+  ASSERT_OK(session_->Execute("INSERT INTO bronze VALUES (7, 'c')").status());
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> next, again->RunBatch());
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->batch_id, batches);
+  EXPECT_EQ(Counts().first, batches + 1);
+}
+
 TEST_F(TableSourceTest, RefusesWhatItCannotStream) {
   Insert(0, 3);
   // Into itself: it would read its own rows again and again.
