@@ -294,32 +294,31 @@ Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& co
 
 }  // namespace
 
-Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<ObjectStore> store,
-                                    const std::string& table_root, int64_t start_version, int64_t end_version,
-                                    bool skip_change_commits) {
-  const std::string table = "STREAM(" + table_root + ")";
-  if (start_version < 0 || start_version > end_version + 1) {
+Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<const delta::Snapshot> end,
+                                    int64_t start_version, bool skip_change_commits) {
+  const std::string table = "STREAM(" + end->table_root + ")";
+  if (start_version < 0 || start_version > end->version + 1) {
     return Status::InvalidArgument(table + ": versions " + std::to_string(start_version) + " to " +
-                                   std::to_string(end_version) + " are not a range");
+                                   std::to_string(end->version) + " are not a range");
   }
-  ASSIGN_OR_RETURN(delta::LogListing listing, delta::ListLog(*store));
-  if (listing.empty()) return Status::NotFound(table + ": no Delta table at " + table_root);
-  RETURN_IF_ERROR(RequireCommits(listing, start_version, end_version, table));
-
   // The end version's columns shape the rows (older files read with the columns they lack
-  // as NULL).
-  delta::SnapshotOptions options;
-  options.version = end_version;
-  engine::DuckDBParquetLogIO log_io(conn.database());
-  ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> last, delta::LoadSnapshot(store, table_root, log_io, options));
-  ChangesBuilder builder(conn, store, table_root);
-  builder.SetShape(last->protocol, last->metadata, last->schema);
-  for (int64_t v = start_version; v <= end_version; v++) {
-    ASSIGN_OR_RETURN(Commit commit, ReadCommit(*store, table_root, v, listing.commits.at(v)));
+  // as NULL). Commits are read by key: no listing of the log.
+  ChangesBuilder builder(conn, end->store, end->table_root);
+  builder.SetShape(end->protocol, end->metadata, end->schema);
+  for (int64_t v = start_version; v <= end->version; v++) {
+    const std::string key = delta::CommitKey(v);
+    Result<std::string> content = end->store->Get(key);
+    if (!content.ok() && content.status().IsNotFound()) {
+      return Status::NotFound(table + ": commit " + std::to_string(v) +
+                              " is no longer in the log (removed by log cleanup)");
+    }
+    RETURN_IF_ERROR(content.status());
+    ASSIGN_OR_RETURN(std::vector<delta::Action> actions,
+                     delta::ParseCommitFile(*content, end->table_root + ": " + key));
     std::vector<delta::AddFile> added;
     bool changed = false;
     std::string operation = "a change";
-    for (const delta::Action& action : commit.actions) {
+    for (const delta::Action& action : actions) {
       if (const auto* add = std::get_if<delta::AddFile>(&action); add && add->data_change) added.push_back(*add);
       if (const auto* remove = std::get_if<delta::RemoveFile>(&action); remove && remove->data_change) {
         changed = true;

@@ -32,14 +32,14 @@ Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<Ob
                                     const std::string& table_root, int64_t start_version,
                                     std::optional<int64_t> end_version);
 
-// The rows commits `start_version` to `end_version` (inclusive; empty when start is
-// end + 1) appended to the table, with the end version's columns: what a stream of the
-// table (STREAM(t)) reads in one batch. Commits that change no data (OPTIMIZE) add
-// nothing. InvalidArgument naming the version and operation when a commit removed or
-// rewrote rows (DELETE, UPDATE, MERGE, overwrites), unless `skip_change_commits`, which
-// skips such commits whole, as Delta's skipChangeCommits does; NotFound as TableChangesSql.
-Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<ObjectStore> store,
-                                    const std::string& table_root, int64_t start_version, int64_t end_version,
-                                    bool skip_change_commits);
+// The rows commits `start_version` to `end`'s version (inclusive; empty when start is one
+// past it) appended to the table, with `end`'s columns: what a stream of the table
+// (STREAM(t)) reads in one batch. The commits are read by key, so the cost is the range's,
+// not the log's. Commits that change no data (OPTIMIZE) add nothing. InvalidArgument
+// naming the version and operation when a commit removed or rewrote rows (DELETE, UPDATE,
+// MERGE, overwrites), unless `skip_change_commits`, which skips such commits whole, as
+// Delta's skipChangeCommits does; NotFound when a commit is no longer in the log.
+Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<const delta::Snapshot> end,
+                                    int64_t start_version, bool skip_change_commits);
 
 }  // namespace basin::commands

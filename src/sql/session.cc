@@ -172,22 +172,16 @@ struct Session::Impl : public SessionContext {
     }
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
     ASSIGN_OR_RETURN(TableStreamRead read, table_stream_->Read(entry));
+    delta::SnapshotOptions at;  // latest for kNothing
+    if (read.kind != TableStreamRead::Kind::kNothing) at.version = read.end_version;
+    ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> end, LoadTable(entry.location, at));
     if (read.kind == TableStreamRead::Kind::kSnapshot) {
-      delta::SnapshotOptions at;
-      at.version = read.end_version;
-      ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> snapshot, LoadTable(entry.location, at));
-      ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(snapshot, *conn_));
+      ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(end, *conn_));
       return engine::Lakehouse::ChangeFeed{std::move(plan.sql), std::move(plan.registration)};
     }
-    if (read.kind == TableStreamRead::Kind::kNothing) {
-      ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> latest, LoadTable(entry.location, {}));
-      read.start_version = latest->version + 1;
-      read.end_version = latest->version;
-    }
-    ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
+    const int64_t start = read.kind == TableStreamRead::Kind::kNothing ? end->version + 1 : read.start_version;
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
-                     commands::AppendedRowsSql(*conn_, store, entry.location, read.start_version,
-                                               read.end_version, read.skip_change_commits));
+                     commands::AppendedRowsSql(*conn_, end, start, read.skip_change_commits));
     auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(
         std::move(scan.scans));
     return engine::Lakehouse::ChangeFeed{std::move(scan.sql), std::move(scans)};
