@@ -54,8 +54,12 @@ PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
 // The batch read_kafka sees while the statement is bound or run.
 class Batch final : public KafkaBatch {
  public:
-  // nullopt: binding only, to learn the source's options; nothing is read.
-  explicit Batch(std::optional<std::vector<PartitionRange>> ranges) : ranges_(std::move(ranges)) {}
+  // nullopt: binding only, to learn the source's options; nothing is read. `reader`, when
+  // given, is lent to read_kafka.
+  explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr)
+      : ranges_(std::move(ranges)), reader_(reader) {}
+
+  KafkaReader* Reader() override { return reader_; }
 
   Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
     if (options_ && !SameSource(*options_, options)) {
@@ -75,6 +79,7 @@ class Batch final : public KafkaBatch {
   }
 
   std::optional<std::vector<PartitionRange>> ranges_;
+  KafkaReader* reader_;
   std::optional<KafkaOptions> options_;
 };
 
@@ -113,7 +118,13 @@ class KafkaSource final : public BatchSource {
     if (planned) {
       ASSIGN_OR_RETURN(ranges, RangesFrom(*planned, where_ + " offsets"));
     }
-    Batch batch(std::move(ranges));
+    // One client reads every batch (a batch re-run before any plan has none yet, and
+    // read_kafka opens its own). It is not the planning client: requests to a broker are
+    // answered in order, so watermark queries would wait behind its last fetch.
+    if (!reader_ && options_) {
+      ASSIGN_OR_RETURN(reader_, KafkaReader::Open(*options_));
+    }
+    Batch batch(std::move(ranges), reader_.get());
     ScopedKafkaBatch installed(session_.connection().raw(), &batch);
     return run();
   }
@@ -147,6 +158,7 @@ class KafkaSource final : public BatchSource {
   const std::string where_;
   std::optional<KafkaOptions> options_;
   std::unique_ptr<KafkaReader> planner_;
+  std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
   // available-now: the partitions' high watermarks at the first plan; batches end there.
   std::optional<PartitionWatermarks> cap_;
 };

@@ -32,12 +32,14 @@ enum Column : idx_t { kKey, kValue, kTopic, kPartition, kOffset, kTimestamp, kTi
 struct BindData {
   KafkaOptions options;
   std::vector<PartitionRange> ranges;
+  KafkaReader* batch_reader = nullptr;  // the installed batch's client, when it lends one
 };
 
 // One query's reading: the ranges still to read (each start moves on as slices are read),
 // and the slice read last, handed out chunk by chunk.
 struct ScanState {
-  std::unique_ptr<KafkaReader> reader;
+  std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
+  KafkaReader* reader = nullptr;
   std::vector<PartitionRange> ranges;
   size_t next_range = 0;
   std::vector<OwnedKafkaRecord> slice;
@@ -120,6 +122,7 @@ Status BindStatus(duckdb_bind_info info) {
   ASSIGN_OR_RETURN(data->options, ParseKafkaOptions(GivenOptions(info)));
   if (KafkaBatch* batch = BatchOf(info)) {
     ASSIGN_OR_RETURN(data->ranges, batch->Ranges(data->options));
+    data->batch_reader = batch->Reader();
   } else {
     ASSIGN_OR_RETURN(data->ranges, BoundedRanges(data->options));
   }
@@ -137,14 +140,18 @@ void Bind(duckdb_bind_info info) {
 
 void Init(duckdb_init_info info) {
   const auto* bind = static_cast<const BindData*>(duckdb_init_get_bind_data(info));
-  auto reader = KafkaReader::Open(bind->options);
-  if (!reader.ok()) {
-    duckdb_init_set_error(info,
-                          engine::EncodeStatus(reader.status().WithContext(kReadKafkaFunction)).c_str());
-    return;
-  }
   auto state = std::make_unique<ScanState>();
-  state->reader = std::move(reader).value();
+  state->reader = bind->batch_reader;
+  if (state->reader == nullptr) {
+    auto reader = KafkaReader::Open(bind->options);
+    if (!reader.ok()) {
+      duckdb_init_set_error(info,
+                            engine::EncodeStatus(reader.status().WithContext(kReadKafkaFunction)).c_str());
+      return;
+    }
+    state->own_reader = std::move(reader).value();
+    state->reader = state->own_reader.get();
+  }
   state->ranges = bind->ranges;
   duckdb_init_set_max_threads(info, 1);
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);

@@ -38,6 +38,7 @@
 
 #include "basin/status.h"
 #include "stream/kafka/options.h"
+#include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
 
 struct _duckdb_connection;                             // NOLINT(bugprone-reserved-identifier)
@@ -55,6 +56,10 @@ class KafkaBatch {
  public:
   virtual ~KafkaBatch() = default;
   virtual Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) = 0;
+  // A client of the batch's cluster for read_kafka to read with, kept from batch to batch
+  // (a new client's connecting costs a one-record batch most of its time); null to have
+  // read_kafka open its own. It must outlive the query, which uses it from one thread.
+  virtual KafkaReader* Reader() { return nullptr; }
 };
 
 // Makes read_kafka on DuckDB connection `conn` read `batch` while the guard lives.

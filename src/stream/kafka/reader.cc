@@ -105,8 +105,9 @@ Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaOptions& optio
       {"log.connection.close", "false"},
       // A fetch waiting at a partition's end holds up the next Read's first fetch for this
       // long (librdkafka sends one fetch per broker at a time): 500 ms by default, too much
-      // for a micro-batch's fixed cost.
-      {"fetch.wait.max.ms", "100"},
+      // for a micro-batch's fixed cost, and a stream's reader is kept from batch to batch.
+      // Reads end at watermarks, so short waits cost few extra requests.
+      {"fetch.wait.max.ms", "10"},
   };
   // The user's kafka.* options may override the defaults above (not the ones Basin owns:
   // ParseKafkaOptions refuses those).

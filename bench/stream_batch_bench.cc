@@ -1,0 +1,83 @@
+// Per-batch overhead of a stream: one-record micro-batches (read_kafka from the dev cluster
+// into a warehouse table, exactly once with the checkpoint folder) against one-row INSERT
+// commits on the same warehouse, measured in the same run, interleaved in rounds. A
+// stream's fixed cost per batch bounds its freshness. Target: batches/s >= 0.8 of INSERTs/s.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+
+#include "basin/kafka_dev.h"
+#include "bench_util.h"
+#include "stream/kafka/producer.h"
+#include "stream/kafka/read_kafka.h"
+#include "stream/runner.h"
+
+namespace basin::bench {
+namespace {
+
+constexpr int64_t kFullBatches = 200;
+
+double Seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Status Run() {
+  const int64_t batches = Scaled(kFullBatches, 20);
+  ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("stream-batch"));
+  ASSIGN_OR_RETURN(auto session, OpenSession((scratch.path() / "warehouse").string()));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
+  RETURN_IF_ERROR(session->Execute("CREATE TABLE streamed (v VARCHAR); CREATE TABLE inserted (v VARCHAR)").status());
+  ASSIGN_OR_RETURN(auto cluster, KafkaDevCluster::Start({{"events", 1}}));
+  ASSIGN_OR_RETURN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
+  ASSIGN_OR_RETURN(auto checkpoint, OpenStoreAt((scratch.path() / "checkpoint").string()));
+  ASSIGN_OR_RETURN(auto runner,
+                   stream::StreamRunner::Open(*session, checkpoint,
+                                              "INSERT INTO streamed SELECT decode(value) FROM STREAM read_kafka("
+                                              "bootstrapServers => '" +
+                                                  cluster->bootstrap_servers() +
+                                                  "', subscribe => 'events', startingOffsets => 'earliest')",
+                                              SystemClock()));
+
+  // Interleaved in short rounds, as many batches as INSERTs in each, so that the disk's
+  // drift hits both sides alike.
+  constexpr int64_t kRounds = 10;
+  const int64_t per_round = std::max<int64_t>(1, batches / kRounds);
+  double batch_seconds = 0, insert_seconds = 0;
+  for (int64_t round = 0; round < kRounds; round++) {
+    auto start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < per_round; i++) {
+      RETURN_IF_ERROR(session->Execute("INSERT INTO inserted VALUES ('click')").status());
+    }
+    insert_seconds += Seconds(start);
+    for (int64_t i = 0; i < per_round; i++) {
+      stream::kafka::ProducerRecord record;
+      record.value = "click";
+      RETURN_IF_ERROR(producer->Produce("events", record));
+      RETURN_IF_ERROR(producer->Flush(10'000));
+      start = std::chrono::steady_clock::now();
+      ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, runner->RunBatch());
+      batch_seconds += Seconds(start);
+      if (!commit || commit->rows_out != 1) return Status::Internal("a one-record batch did not write one row");
+    }
+  }
+  const int64_t total = kRounds * per_round;
+  ASSIGN_OR_RETURN(auto count, QueryBasin(*session, "SELECT count(*) FROM streamed"));
+  if (count.at(0, 0) != std::to_string(total)) {
+    return Status::Internal(fmt::format("streamed holds {} rows, expected {}", count.at(0, 0).value_or("NULL"), total));
+  }
+  const double batch_rate = static_cast<double>(total) / batch_seconds;
+  const double insert_rate = static_cast<double>(total) / insert_seconds;
+  PrintSummary("stream_batch_bench",
+               fmt::format("{} one-record stream batches (scale {}): {:.1f} batches/s; one-row INSERTs {:.1f}/s; "
+                           "batch/insert = {:.3f} (target >= 0.8)",
+                           total, Scale(), batch_rate, insert_rate, batch_rate / insert_rate));
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace basin::bench
+
+int main() { return basin::bench::RunBenchmark("stream_batch_bench", basin::bench::Run); }
