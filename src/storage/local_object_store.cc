@@ -2,7 +2,8 @@
 //
 // Replacing writes (Put, OpenWrite kAtomicReplace) go to a hidden temporary file in the
 // destination folder, are fsynced, then moved into place with rename(2); PutIfAbsent uses
-// link(2), which fails with EEXIST when the name is taken, atomically across processes. The
+// rename(2) with RENAME_NOREPLACE (or link(2) where the file system lacks it), which fails
+// with EEXIST when the name is taken, atomically across processes. The
 // folder is fsynced after the move so the new name survives a machine crash. kFreshKey
 // writes go straight to the final name (O_EXCL), and Close() fsyncs the file and every
 // folder from its own up to the root, since the write may have created some of them.
@@ -106,6 +107,17 @@ Status StampModificationTime(int fd, const std::string& path) {
     return IOErrorAt("cannot set the modification time of", path, errno);
   }
   return Status::OK();
+}
+
+// Moves the file at `from` to `to` unless `to` exists (then -1 with errno EEXIST), atomically
+// across processes: rename(2) with RENAME_NOREPLACE, one step; where the file system lacks
+// it, link(2), which fails the same way, and an unlink of `from`.
+int MoveIfAbsent(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP) return -1;
+  if (::link(from.c_str(), to.c_str()) != 0) return -1;
+  ::unlink(from.c_str());
+  return 0;
 }
 
 // Writes all of `data` at the file's position.
@@ -390,14 +402,14 @@ class LocalObjectStore final : public ObjectStore {
     if (written.ok() && (::fsync(file.get()) != 0 || file.Close() != 0)) {
       written = IOErrorAt("cannot fsync", temp_path, errno);
     }
-    int rc = written.ok() ? ::link(temp_path.c_str(), path.c_str()) : -1;
+    int rc = written.ok() ? MoveIfAbsent(temp_path, path) : -1;
     int err = errno;
-    ::unlink(temp_path.c_str());
+    if (rc != 0) ::unlink(temp_path.c_str());
     if (rc != 0) tree_->RemoveEmptyFolders(key);
     RETURN_IF_ERROR(written);
     if (rc != 0) {
       if (err == EEXIST) return Status::AlreadyExists("object '" + key + "' already exists in " + Describe());
-      return IOErrorAt("cannot link temporary file to", path, err);
+      return IOErrorAt("cannot move temporary file to", path, err);
     }
     return FsyncPath(ParentOf(path));
   }
