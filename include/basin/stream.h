@@ -1,12 +1,14 @@
-// Stream: an INSERT whose source is `STREAM read_kafka(...)`, run as micro-batches into a
-// warehouse table, exactly once (docs/streams.md, docs/stream-checkpoints.md):
+// Stream: an INSERT or a MERGE whose source is `STREAM read_kafka(...)` or `STREAM(table)`,
+// run as micro-batches into a warehouse table, exactly once (docs/streams.md,
+// docs/stream-checkpoints.md):
 //
 //   INSERT INTO bronze BY NAME
 //   SELECT decode(value) AS payment, "offset", timestamp
 //   FROM STREAM read_kafka(bootstrapServers => '127.0.0.1:9092', subscribe => 'payments',
 //                          startingOffsets => 'earliest', maxOffsetsPerTrigger => 10000);
 //
-// The checkpoint folder records each batch's Kafka ranges before the batch runs, and each
+// The checkpoint folder records each batch's Kafka ranges (or table versions) before the
+// batch runs, and each
 // batch's commit carries txn(appId = the stream's id, version = the batch id), so a stream
 // stopped or killed at any point resumes where it left off, with no row twice and none
 // missing. Positions are never stored in a Kafka consumer group.
@@ -28,7 +30,7 @@ namespace basin {
 struct StreamOptions {
   std::string warehouse;   // as SessionOptions::warehouse
   std::string checkpoint;  // the checkpoint folder; created on first run
-  std::string statement;   // the stream's INSERT
+  std::string statement;   // the stream's INSERT or MERGE
   // "available-now" (everything the source holds at start, in bounded batches, then
   // return), "once" (one batch) or "continuous" (until Stop()).
   std::string trigger = "continuous";
@@ -38,9 +40,12 @@ struct StreamOptions {
 // A batch that committed, as Run() reports it.
 struct StreamBatch {
   int64_t batch_id = 0;
-  int64_t rows_in = 0;   // Kafka offsets the batch covered
+  int64_t rows_in = 0;   // Kafka offsets the batch covered (0 for a table source)
   int64_t rows_out = 0;  // rows the sink got
   int64_t duration_ms = 0;
+  // Run(): records the source held beyond this batch when it was planned (a Kafka source's
+  // lag); unset when the source cannot tell, and in StreamStatus.
+  std::optional<int64_t> lag;
 };
 
 // What a stream's checkpoint folder says of it (basin stream status).

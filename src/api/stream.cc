@@ -45,7 +45,8 @@ Status Stream::Run(const std::function<void(const std::optional<StreamBatch>&)>&
   if (on_batch) {
     run.on_batch = [&](const std::optional<stream::BatchCommit>& commit) {
       if (!commit) return on_batch(std::nullopt);
-      on_batch(StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms});
+      on_batch(StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms,
+                           impl_->runner->Backlog()});
     };
   }
   return impl_->runner->Run(run);

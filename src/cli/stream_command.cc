@@ -1,5 +1,6 @@
-// `basin stream run`: a stream (basin/stream.h) from the command line, with a line per
-// batch on stderr, stopped cleanly by SIGINT or SIGTERM.
+// `basin stream run`: a stream (basin/stream.h) from the command line, stopped cleanly by
+// SIGINT or SIGTERM. On a terminal, stderr shows one live line (batches, rows/s in and out
+// over the last 10 s, lag, the last batch's time); otherwise a line per batch.
 //
 // As in `basin kafka-dev`, the stop signals are blocked before any thread starts; the
 // stream runs on a thread of its own while the main thread waits for a signal or for the
@@ -7,7 +8,11 @@
 #include <fmt/format.h>
 #include <signal.h>
 
+#include <unistd.h>
+
 #include <charconv>
+#include <chrono>
+#include <deque>
 #include <iostream>
 #include <mutex>
 #include <optional>
@@ -36,6 +41,74 @@ Result<int64_t> ParseDurationMs(const std::string& text) {
   if (unit == "m") return value * 60'000;
   return Status::InvalidArgument("--interval: '" + text + "' is not a duration (500ms, 2s, 1m)");
 }
+
+// What stderr shows of the running stream; every write to stderr goes through it, from the
+// stream's thread and the main thread.
+class StreamReport {
+ public:
+  explicit StreamReport(bool live) : live_(live) {}
+
+  // A message on a line of its own (after the live line, which is drawn again later).
+  void Message(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (drawn_) std::cerr << "\n";
+    drawn_ = false;
+    std::cerr << text << "\n" << std::flush;
+  }
+
+  // A committed batch, or (nullopt) a poll that found nothing new.
+  void Batch(const std::optional<StreamBatch>& batch) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (batch) {
+      last_ = batch;
+      window_.push_back({now, batch->rows_in, batch->rows_out});
+      rows_out_ += batch->rows_out;
+      if (!live_) {
+        std::cerr << fmt::format("batch {}: {} offsets in, {} rows out, {} ms\n", batch->batch_id, batch->rows_in,
+                                 batch->rows_out, batch->duration_ms);
+        return;
+      }
+    }
+    if (!live_) return;
+    while (!window_.empty() && now - window_.front().at > kWindow) window_.pop_front();
+    int64_t in = 0, out = 0;
+    for (const Seen& seen : window_) {
+      in += seen.rows_in;
+      out += seen.rows_out;
+    }
+    const double seconds = std::chrono::duration<double>(kWindow).count();
+    std::string line =
+        last_ ? fmt::format("batch {} | {:.0f} in/s, {:.0f} rows out/s | lag {} | last batch {} ms | {} rows out",
+                            last_->batch_id, static_cast<double>(in) / seconds, static_cast<double>(out) / seconds,
+                            last_->lag ? std::to_string(*last_->lag) : std::string("?"), last_->duration_ms, rows_out_)
+              : std::string("waiting for the first batch");
+    if (!batch) line += " | idle";
+    std::cerr << "\r\033[K" << line << std::flush;
+    drawn_ = true;
+  }
+
+  void End() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (drawn_) std::cerr << "\n" << std::flush;
+    drawn_ = false;
+  }
+
+ private:
+  static constexpr std::chrono::seconds kWindow{10};
+  struct Seen {
+    std::chrono::steady_clock::time_point at;
+    int64_t rows_in = 0;
+    int64_t rows_out = 0;
+  };
+
+  const bool live_;
+  std::mutex mu_;
+  bool drawn_ = false;                // GUARDED_BY(mu_): the live line is on screen
+  std::optional<StreamBatch> last_;   // GUARDED_BY(mu_)
+  std::deque<Seen> window_;           // GUARDED_BY(mu_): batches of the last kWindow
+  int64_t rows_out_ = 0;              // GUARDED_BY(mu_)
+};
 
 Result<std::string> StatementOf(const StreamCommandOptions& options) {
   if (!options.command.empty()) return options.command;
@@ -105,30 +178,27 @@ int RunStreamCommand(const StreamCommandOptions& options) {
   Result<std::unique_ptr<Stream>> opened = Stream::Open(stream_options);
   if (!opened.ok()) return ExitStatus(opened.status());
   Stream& stream = **opened;
-  std::cerr << fmt::format("stream {}: {} into the checkpoint {}\n", stream.id(), options.trigger,
-                           options.checkpoint);
+  StreamReport report(isatty(STDERR_FILENO) != 0);
+  report.Message(fmt::format("stream {}: {} into the checkpoint {}", stream.id(), options.trigger, options.checkpoint));
 
   std::mutex mu;
   std::optional<Status> ended;  // GUARDED_BY(mu)
   std::thread runner([&] {
-    Status status = stream.Run([](const std::optional<StreamBatch>& batch) {
-      if (!batch) return;
-      std::cerr << fmt::format("batch {}: {} offsets in, {} rows out, {} ms\n", batch->batch_id,
-                               batch->rows_in, batch->rows_out, batch->duration_ms);
-    });
+    Status status = stream.Run([&](const std::optional<StreamBatch>& batch) { report.Batch(batch); });
     std::lock_guard<std::mutex> lock(mu);
     ended = std::move(status);
   });
   for (;;) {
     if (const std::optional<int> signal = stop_signals.Wait(std::chrono::milliseconds(100))) {
-      std::cerr << fmt::format("stream {}: {}, stopping after the batch in flight\n", stream.id(),
-                               *signal == SIGINT ? "interrupted" : "terminated");
+      report.Message(fmt::format("stream {}: {}, stopping after the batch in flight", stream.id(),
+                                 *signal == SIGINT ? "interrupted" : "terminated"));
       stream.Stop();
     }
     std::lock_guard<std::mutex> lock(mu);
     if (ended) break;
   }
   runner.join();
+  report.End();
   if (!ended->ok()) return ExitStatus(*ended);
   return 0;
 }

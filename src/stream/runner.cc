@@ -133,6 +133,7 @@ StreamRunner::StreamRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 StreamRunner::~StreamRunner() = default;
 
 const StreamMetadata& StreamRunner::metadata() const { return impl_->checkpoint->metadata(); }
+std::optional<int64_t> StreamRunner::Backlog() const { return impl_->source->Backlog(); }
 
 Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
                                                          std::shared_ptr<ObjectStore> checkpoint,

@@ -66,6 +66,9 @@ class StreamRunner {
 
   const StreamMetadata& metadata() const;
 
+  // The source's lag when the last batch was planned (BatchSource::Backlog).
+  std::optional<int64_t> Backlog() const;
+
   // Runs one batch: the one a crash left, or the next. nullopt when there was nothing to
   // read.
   Result<std::optional<BatchCommit>> RunBatch();

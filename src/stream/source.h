@@ -34,6 +34,10 @@ class BatchSource {
   // The records the source offers in `planned` (0 when it cannot tell before reading).
   virtual int64_t RecordsIn(const nlohmann::json& planned) const = 0;
 
+  // The records the source held beyond what the last Plan() took, when it planned (the
+  // stream's lag); nullopt when the source cannot tell, or before the first plan.
+  virtual std::optional<int64_t> Backlog() const = 0;
+
   // Until the next call, plans end where the source ends now (trigger available-now), or,
   // with false, wherever it ends when planning.
   virtual void CapAtCurrentEnd(bool capped) = 0;

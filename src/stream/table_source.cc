@@ -99,6 +99,7 @@ class TableSource final : public BatchSource {
   }
 
   int64_t RecordsIn(const json&) const override { return 0; }
+  std::optional<int64_t> Backlog() const override { return std::nullopt; }
 
   void CapAtCurrentEnd(bool capped) override {
     capped_ = capped;

@@ -1,7 +1,9 @@
 // `basin stream run` as a user runs it: available-now reads what the topic holds in bounded
 // batches and exits 0, a second run finds nothing new, a continuous run picks up new
 // records and stops on SIGTERM with status 0, and nothing is ever written twice.
+#include <pty.h>
 #include <signal.h>
+#include <sys/select.h>
 
 #include <chrono>
 #include <thread>
@@ -120,6 +122,46 @@ TEST_F(StreamCliTest, AvailableNowThenContinuousUntilSigterm) {
   EXPECT_NE(ReadWholeFile(err_path).find("terminated, stopping after the batch in flight"),
             std::string::npos);
   EXPECT_NE(Counts().find("310,310"), std::string::npos);
+}
+
+// On a terminal, one line is redrawn as batches commit: rates, lag and the last batch.
+TEST_F(StreamCliTest, ATerminalShowsOneLiveLine) {
+  Produce(0, 250);
+  std::vector<std::string> args = StreamArgs("available-now");
+  args.insert(args.begin(), BasinBinary());
+  int master = -1;
+  const pid_t pid = forkpty(&master, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ASSERT_GT(pid, 0);
+  std::string transcript;
+  char buffer[4096];
+  for (;;) {  // until the stream ends and the pty closes
+    fd_set ready;
+    FD_ZERO(&ready);
+    FD_SET(master, &ready);
+    timeval timeout{30, 0};
+    if (select(master + 1, &ready, nullptr, nullptr, &timeout) <= 0) break;
+    const ssize_t n = read(master, buffer, sizeof(buffer));
+    if (n <= 0) break;
+    transcript.append(buffer, static_cast<size_t>(n));
+  }
+  close(master);
+  EXPECT_EQ(testing::WaitChildFor(pid, 20'000), 0) << transcript;
+  // Three batches of at most 100 offsets: the lag each saw when planned, then the total.
+  EXPECT_NE(transcript.find("\r\033[Kbatch 0 | "), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("lag 150 | "), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("batch 2 | "), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("lag 0 | "), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("| 250 rows out"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find(" rows out/s"), std::string::npos) << transcript;
+  EXPECT_EQ(transcript.find("batch 0: "), std::string::npos) << transcript;  // no per-batch lines
+  EXPECT_NE(Counts().find("250,250"), std::string::npos);
 }
 
 TEST_F(StreamCliTest, BadStreamsAreErrors) {

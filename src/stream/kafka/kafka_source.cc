@@ -101,6 +101,7 @@ class KafkaSource final : public BatchSource {
     }
     ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions, planner_->ListPartitions(options_->subscription));
     ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner_->QueryWatermarks(partitions));
+    const PartitionWatermarks uncapped = watermarks;
     if (cap_) {
       if (cap_->empty()) cap_ = watermarks;
       for (auto& [tp, marks] : watermarks) {
@@ -109,6 +110,11 @@ class KafkaSource final : public BatchSource {
       }
     }
     ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, PlanRanges(*options_, committed, watermarks));
+    backlog_ = 0;
+    for (const PartitionRange& range : ranges) {
+      auto marks = uncapped.find(range.tp);
+      if (marks != uncapped.end()) backlog_ = *backlog_ + std::max<int64_t>(0, marks->second.high - range.end_offset);
+    }
     if (TotalOffsets(ranges) == 0) return std::optional<json>();
     return std::optional<json>(json{{"kind", "kafka"}, {"ranges", RangesJson(ranges)}});
   }
@@ -133,6 +139,8 @@ class KafkaSource final : public BatchSource {
     auto ranges = RangesFrom(planned, where_);
     return ranges.ok() ? TotalOffsets(*ranges) : 0;
   }
+
+  std::optional<int64_t> Backlog() const override { return backlog_; }
 
   void CapAtCurrentEnd(bool capped) override {
     cap_.reset();
@@ -161,6 +169,7 @@ class KafkaSource final : public BatchSource {
   std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
   // available-now: the partitions' high watermarks at the first plan; batches end there.
   std::optional<PartitionWatermarks> cap_;
+  std::optional<int64_t> backlog_;
 };
 
 }  // namespace
