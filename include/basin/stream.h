@@ -8,10 +8,9 @@
 //                          startingOffsets => 'earliest', maxOffsetsPerTrigger => 10000);
 //
 // The checkpoint folder records each batch's Kafka ranges (or table versions) before the
-// batch runs, and each
-// batch's commit carries txn(appId = the stream's id, version = the batch id), so a stream
-// stopped or killed at any point resumes where it left off, with no row twice and none
-// missing. Positions are never stored in a Kafka consumer group.
+// batch runs, and each batch's commit carries txn(appId = the stream's id, version = the
+// batch id), so a stream stopped or killed at any point resumes where it left off, with no
+// row twice and none missing. Positions are never stored in a Kafka consumer group.
 //
 // Thread safety: Run() on one thread; Stop() from any thread (a signal handler's thread
 // included) while it runs.
@@ -43,6 +42,7 @@ struct StreamBatch {
   int64_t rows_in = 0;   // Kafka offsets the batch covered (0 for a table source)
   int64_t rows_out = 0;  // rows the sink got
   int64_t duration_ms = 0;
+  int64_t table_version = -1;  // the sink's Delta version the batch committed; -1 when unknown
   // Run(): records the source held beyond this batch when it was planned (a Kafka source's
   // lag); unset when the source cannot tell, and in StreamStatus.
   std::optional<int64_t> lag;

@@ -46,7 +46,7 @@ Status Stream::Run(const std::function<void(const std::optional<StreamBatch>&)>&
     run.on_batch = [&](const std::optional<stream::BatchCommit>& commit) {
       if (!commit) return on_batch(std::nullopt);
       on_batch(StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms,
-                           impl_->runner->Backlog()});
+                           commit->table_version, impl_->runner->Backlog()});
     };
   }
   return impl_->runner->Run(run);
@@ -66,8 +66,8 @@ Result<StreamStatus> ReadStreamStatus(const std::string& checkpoint) {
   if (status.last_committed) {
     ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, folder->ReadCommit(*status.last_committed));
     if (commit) {
-      status.last_batch =
-          StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms};
+      status.last_batch = StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms,
+                                      commit->table_version};
       status.last_committed_time_ms = commit->committed_time_ms;
     }
   }

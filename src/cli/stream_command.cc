@@ -79,9 +79,11 @@ class StreamReport {
     }
     const double seconds = std::chrono::duration<double>(kWindow).count();
     std::string line =
-        last_ ? fmt::format("batch {} | {:.0f} in/s, {:.0f} rows out/s | lag {} | last batch {} ms | {} rows out",
+        last_ ? fmt::format("batch {} | {:.0f} in/s, {:.0f} rows out/s | lag {} | last batch {} ms | {} rows out | "
+                            "table version {}",
                             last_->batch_id, static_cast<double>(in) / seconds, static_cast<double>(out) / seconds,
-                            last_->lag ? std::to_string(*last_->lag) : std::string("?"), last_->duration_ms, rows_out_)
+                            last_->lag ? std::to_string(*last_->lag) : std::string("?"), last_->duration_ms, rows_out_,
+                            last_->table_version)
               : std::string("waiting for the first batch");
     if (!batch) line += " | idle";
     std::cerr << "\r\033[K" << line << std::flush;
@@ -129,9 +131,10 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
     std::string last = "null";
     if (status->last_batch) {
       last =
-          fmt::format(R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"durationMs":{},"committedTime":{}}})",
+          fmt::format(R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"durationMs":{},"committedTime":{},"tableVersion":{}}})",
                       status->last_batch->batch_id, status->last_batch->rows_in, status->last_batch->rows_out,
-                      status->last_batch->duration_ms, status->last_committed_time_ms);
+                      status->last_batch->duration_ms, status->last_committed_time_ms,
+                      status->last_batch->table_version);
     }
     auto number_or_null = [](const std::optional<int64_t>& id) {
       return id ? std::to_string(*id) : std::string("null");
@@ -152,8 +155,9 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
                              *status->last_planned);
   }
   if (status->last_batch) {
-    std::cout << fmt::format("last batch: {} offsets in, {} rows out, {} ms\n", status->last_batch->rows_in,
-                             status->last_batch->rows_out, status->last_batch->duration_ms);
+    std::cout << fmt::format("last batch: {} offsets in, {} rows out, {} ms, table version {}\n",
+                             status->last_batch->rows_in, status->last_batch->rows_out, status->last_batch->duration_ms,
+                             status->last_batch->table_version);
   }
   std::cout << "statement:\n" << status->statement << "\n";
   return 0;

@@ -114,7 +114,9 @@ struct StreamRunner::Impl {
     commit.batch_id = batch_id;
     commit.rows_in = source->RecordsIn(entry);
     for (size_t c = 0; c < row->column_count() && row->row_count() == 1; c++) {
-      if (row->column_names[c] == "num_affected_rows" && row->at(0, c)) commit.rows_out = std::stoll(*row->at(0, c));
+      if (!row->at(0, c)) continue;
+      if (row->column_names[c] == "num_affected_rows") commit.rows_out = std::stoll(*row->at(0, c));
+      if (row->column_names[c] == "version") commit.table_version = std::stoll(*row->at(0, c));
     }
     commit.committed_time_ms = clock->NowMs();
     commit.duration_ms = commit.committed_time_ms - started;

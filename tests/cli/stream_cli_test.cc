@@ -88,6 +88,9 @@ TEST_F(StreamCliTest, AvailableNowThenContinuousUntilSigterm) {
   RunOutput text = RunBasin({"stream", "status", "--checkpoint", (checkpoint_.path() / "c").string()});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   EXPECT_NE(text.out.find("last committed batch 2\n"), std::string::npos) << text.out;
+  // bronze: version 0 created it, batches 0..2 committed versions 1..3.
+  EXPECT_NE(text.out.find("50 rows out, "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" ms, table version 3\n"), std::string::npos) << text.out;
   RunOutput none = RunBasin({"stream", "status", "--checkpoint", (checkpoint_.path() / "nothing").string()});
   EXPECT_EQ(none.exit_code, 1);
   EXPECT_NE(none.err.find("NotFound"), std::string::npos) << none.err;
@@ -158,7 +161,7 @@ TEST_F(StreamCliTest, ATerminalShowsOneLiveLine) {
   EXPECT_NE(transcript.find("lag 150 | "), std::string::npos) << transcript;
   EXPECT_NE(transcript.find("batch 2 | "), std::string::npos) << transcript;
   EXPECT_NE(transcript.find("lag 0 | "), std::string::npos) << transcript;
-  EXPECT_NE(transcript.find("| 250 rows out"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("| 250 rows out | table version 3"), std::string::npos) << transcript;
   EXPECT_NE(transcript.find(" rows out/s"), std::string::npos) << transcript;
   EXPECT_EQ(transcript.find("batch 0: "), std::string::npos) << transcript;  // no per-batch lines
   EXPECT_NE(Counts().find("250,250"), std::string::npos);

@@ -60,6 +60,7 @@ TEST_F(StreamRunnerTest, BatchesAreBoundedAndRestartsResumeExactly) {
     EXPECT_EQ(commit->batch_id, batch);
     EXPECT_EQ(commit->rows_in, batch < 2 ? 100 : 50);
     EXPECT_EQ(commit->rows_out, commit->rows_in);
+    EXPECT_EQ(commit->table_version, batch + 1);  // version 0 created bronze
   }
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
   EXPECT_FALSE(idle);  // nothing to read: no batch, no empty commit
