@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -43,6 +44,10 @@ struct Comparison {
 
 // Runs `body` once untimed, then `runs` times; returns the median wall time in seconds.
 Result<double> MedianSeconds(int runs, const std::function<Status()>& body);
+// Seconds since `start`.
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 // Runs each side once untimed (warm caches for both), then `runs` times each, alternating
 // which goes first, so drift in machine load hits both alike. Stops at the first error.

@@ -19,10 +19,6 @@ namespace {
 
 constexpr int64_t kFullCommits = 300;
 
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 Status WriteAndSync(const std::string& path, int flags, const std::string& data) {
   int fd = ::open(path.c_str(), flags | O_WRONLY, 0644);
   if (fd < 0) return Status::IOError("cannot create " + path);
@@ -55,7 +51,7 @@ Result<double> RawCommitRate(const std::filesystem::path& folder, int64_t count)
     RETURN_IF_ERROR(SyncFolder(log));
     RETURN_IF_ERROR(SyncFolder(folder));
   }
-  return static_cast<double>(count) / Seconds(start);
+  return static_cast<double>(count) / SecondsSince(start);
 }
 
 Status Run() {
@@ -79,7 +75,7 @@ Status Run() {
       const int64_t id = round * per_round + i;
       RETURN_IF_ERROR(session->Execute(fmt::format("INSERT INTO events VALUES ({}, 'click')", id)).status());
     }
-    commit_seconds += Seconds(start);
+    commit_seconds += SecondsSince(start);
   }
   const int64_t committed = kRounds * per_round;
   ASSIGN_OR_RETURN(auto count, QueryBasin(*session, "SELECT count(*) FROM events"));

@@ -20,10 +20,6 @@ namespace {
 
 constexpr int64_t kFullBatches = 200;
 
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 Status Run() {
   const int64_t batches = Scaled(kFullBatches, 20);
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("stream-batch"));
@@ -51,7 +47,7 @@ Status Run() {
     for (int64_t i = 0; i < per_round; i++) {
       RETURN_IF_ERROR(session->Execute("INSERT INTO inserted VALUES ('click')").status());
     }
-    insert_seconds += Seconds(start);
+    insert_seconds += SecondsSince(start);
     for (int64_t i = 0; i < per_round; i++) {
       stream::kafka::ProducerRecord record;
       record.value = "click";
@@ -59,7 +55,7 @@ Status Run() {
       RETURN_IF_ERROR(producer->Flush(10'000));
       start = std::chrono::steady_clock::now();
       ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, runner->RunBatch());
-      batch_seconds += Seconds(start);
+      batch_seconds += SecondsSince(start);
       if (!commit || commit->rows_out != 1) return Status::Internal("a one-record batch did not write one row");
     }
   }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "kafka_test_util.h"
+#include "runner_test_util.h"
 #include "sql/session_context.h"
 #include "stream/kafka/read_kafka.h"
 
@@ -37,11 +38,7 @@ class StreamRunnerTest : public kafka::testing::KafkaClusterTest {
 
   // Rows in bronze, and distinct (partition, offset) pairs among them.
   std::pair<int64_t, int64_t> Counts() {
-    auto result = session_->Execute("SELECT count(*), count(DISTINCT (p, o)) FROM bronze");
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
-    if (!result.ok()) return {-1, -1};
-    const auto& row = result->back().result;
-    return {std::stoll(*row.at(0, 0)), std::stoll(*row.at(0, 1))};
+    return basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT (p, o)) FROM bronze");
   }
 
   testing::TempDir warehouse_;
@@ -134,17 +131,9 @@ TEST_F(StreamRunnerTest, ABatchCommittedButNotMarkedIsNotRunAgain) {
 TEST_F(StreamRunnerTest, AvailableNowStopsAtTheEndItFoundAtStart) {
   Produce("payments", 0, 0, 250);
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
-  std::vector<int64_t> batches;
-  RunOptions options;
-  options.trigger = Trigger::kAvailableNow;
-  options.on_batch = [&](const std::optional<BatchCommit>& commit) {
-    if (!commit) return;
-    batches.push_back(commit->rows_out);
-    // Records that arrive while the run goes on are left for the next run.
-    if (batches.size() == 1) Produce("payments", 0, 250, 100);
-  };
-  ASSERT_OK(runner->Run(options));
-  EXPECT_EQ(batches, (std::vector<int64_t>{100, 100, 50}));
+  // Records that arrive while the run goes on are left for the next run.
+  EXPECT_EQ(basin::testing::RunAvailableNow(*runner, [&] { Produce("payments", 0, 250, 100); }),
+            (std::vector<int64_t>{100, 100, 50}));
   EXPECT_EQ(Counts().first, 250);
 }
 

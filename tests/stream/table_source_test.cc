@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "sql/session_context.h"
+#include "runner_test_util.h"
 #include "stream/runner.h"
 #include "testing/test_util.h"
 
@@ -38,11 +39,7 @@ class TableSourceTest : public ::testing::Test {
 
   // Rows in silver, and distinct ids among them.
   std::pair<int64_t, int64_t> Counts() {
-    auto result = session_->Execute("SELECT count(*), count(DISTINCT id) FROM silver");
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
-    if (!result.ok()) return {-1, -1};
-    const auto& row = result->back().result;
-    return {std::stoll(*row.at(0, 0)), std::stoll(*row.at(0, 1))};
+    return basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT id) FROM silver");
   }
 
   int64_t RowsOut(StreamRunner& runner) {
@@ -123,18 +120,9 @@ TEST_F(TableSourceTest, ACommitThatRemovedRowsStopsTheStreamNamingIt) {
 TEST_F(TableSourceTest, AvailableNowStopsAtTheVersionItFoundAtStart) {
   Insert(0, 10);
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
-  std::vector<int64_t> batches;
-  RunOptions options;
-  options.trigger = Trigger::kAvailableNow;
-  options.on_batch = [&](const std::optional<BatchCommit>& commit) {
-    if (!commit) return;
-    batches.push_back(commit->rows_out);
-    if (batches.size() == 1) Insert(10, 10);  // left for the next run
-  };
-  ASSERT_OK(runner->Run(options));
-  EXPECT_EQ(batches, (std::vector<int64_t>{9}));
-  ASSERT_OK(runner->Run(options));
-  EXPECT_EQ(batches, (std::vector<int64_t>{9, 9}));
+  // The commit made during the run is left for the next run.
+  EXPECT_EQ(basin::testing::RunAvailableNow(*runner, [&] { Insert(10, 10); }), (std::vector<int64_t>{9}));
+  EXPECT_EQ(basin::testing::RunAvailableNow(*runner, [] {}), (std::vector<int64_t>{9}));
 }
 
 // A MERGE sink upserts each batch, exactly once: after a crash between a batch's commit and
