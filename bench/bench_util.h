@@ -8,9 +8,9 @@
 // Thread safety: single-threaded helpers for single-threaded benchmark programs.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>

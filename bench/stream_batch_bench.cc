@@ -25,17 +25,18 @@ Status Run() {
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("stream-batch"));
   ASSIGN_OR_RETURN(auto session, OpenSession((scratch.path() / "warehouse").string()));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
-  RETURN_IF_ERROR(session->Execute("CREATE TABLE streamed (v VARCHAR); CREATE TABLE inserted (v VARCHAR)").status());
+  RETURN_IF_ERROR(
+      session->Execute("CREATE TABLE streamed (v VARCHAR); CREATE TABLE inserted (v VARCHAR)").status());
   ASSIGN_OR_RETURN(auto cluster, KafkaDevCluster::Start({{"events", 1}}));
   ASSIGN_OR_RETURN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
   ASSIGN_OR_RETURN(auto checkpoint, OpenStoreAt((scratch.path() / "checkpoint").string()));
-  ASSIGN_OR_RETURN(auto runner,
-                   stream::StreamRunner::Open(*session, checkpoint,
-                                              "INSERT INTO streamed SELECT decode(value) FROM STREAM read_kafka("
-                                              "bootstrapServers => '" +
-                                                  cluster->bootstrap_servers() +
-                                                  "', subscribe => 'events', startingOffsets => 'earliest')",
-                                              SystemClock()));
+  ASSIGN_OR_RETURN(auto runner, stream::StreamRunner::Open(
+                                    *session, checkpoint,
+                                    "INSERT INTO streamed SELECT decode(value) FROM STREAM read_kafka("
+                                    "bootstrapServers => '" +
+                                        cluster->bootstrap_servers() +
+                                        "', subscribe => 'events', startingOffsets => 'earliest')",
+                                    SystemClock()));
 
   // Interleaved in short rounds, as many batches as INSERTs in each, so that the disk's
   // drift hits both sides alike.
@@ -56,20 +57,23 @@ Status Run() {
       start = std::chrono::steady_clock::now();
       ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, runner->RunBatch());
       batch_seconds += SecondsSince(start);
-      if (!commit || commit->rows_out != 1) return Status::Internal("a one-record batch did not write one row");
+      if (!commit || commit->rows_out != 1)
+        return Status::Internal("a one-record batch did not write one row");
     }
   }
   const int64_t total = kRounds * per_round;
   ASSIGN_OR_RETURN(auto count, QueryBasin(*session, "SELECT count(*) FROM streamed"));
   if (count.at(0, 0) != std::to_string(total)) {
-    return Status::Internal(fmt::format("streamed holds {} rows, expected {}", count.at(0, 0).value_or("NULL"), total));
+    return Status::Internal(
+        fmt::format("streamed holds {} rows, expected {}", count.at(0, 0).value_or("NULL"), total));
   }
   const double batch_rate = static_cast<double>(total) / batch_seconds;
   const double insert_rate = static_cast<double>(total) / insert_seconds;
-  PrintSummary("stream_batch_bench",
-               fmt::format("{} one-record stream batches (scale {}): {:.1f} batches/s; one-row INSERTs {:.1f}/s; "
-                           "batch/insert = {:.3f} (target >= 0.8)",
-                           total, Scale(), batch_rate, insert_rate, batch_rate / insert_rate));
+  PrintSummary(
+      "stream_batch_bench",
+      fmt::format("{} one-record stream batches (scale {}): {:.1f} batches/s; one-row INSERTs {:.1f}/s; "
+                  "batch/insert = {:.3f} (target >= 0.8)",
+                  total, Scale(), batch_rate, insert_rate, batch_rate / insert_rate));
   return Status::OK();
 }
 

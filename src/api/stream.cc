@@ -66,8 +66,8 @@ Result<StreamStatus> ReadStreamStatus(const std::string& checkpoint) {
   if (status.last_committed) {
     ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, folder->ReadCommit(*status.last_committed));
     if (commit) {
-      status.last_batch = StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms,
-                                      commit->table_version};
+      status.last_batch = StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out,
+                                      commit->duration_ms, commit->table_version};
       status.last_committed_time_ms = commit->committed_time_ms;
     }
   }

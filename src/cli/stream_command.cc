@@ -7,7 +7,6 @@
 // stream to end, and a signal asks the stream to stop after the batch in flight.
 #include <fmt/format.h>
 #include <signal.h>
-
 #include <unistd.h>
 
 #include <charconv>
@@ -65,8 +64,8 @@ class StreamReport {
       window_.push_back({now, batch->rows_in, batch->rows_out});
       rows_out_ += batch->rows_out;
       if (!live_) {
-        std::cerr << fmt::format("batch {}: {} offsets in, {} rows out, {} ms\n", batch->batch_id, batch->rows_in,
-                                 batch->rows_out, batch->duration_ms);
+        std::cerr << fmt::format("batch {}: {} offsets in, {} rows out, {} ms\n", batch->batch_id,
+                                 batch->rows_in, batch->rows_out, batch->duration_ms);
         return;
       }
     }
@@ -79,11 +78,12 @@ class StreamReport {
     }
     const double seconds = std::chrono::duration<double>(kWindow).count();
     std::string line =
-        last_ ? fmt::format("batch {} | {:.0f} in/s, {:.0f} rows out/s | lag {} | last batch {} ms | {} rows out | "
-                            "table version {}",
-                            last_->batch_id, static_cast<double>(in) / seconds, static_cast<double>(out) / seconds,
-                            last_->lag ? std::to_string(*last_->lag) : std::string("?"), last_->duration_ms, rows_out_,
-                            last_->table_version)
+        last_ ? fmt::format(
+                    "batch {} | {:.0f} in/s, {:.0f} rows out/s | lag {} | last batch {} ms | {} rows out | "
+                    "table version {}",
+                    last_->batch_id, static_cast<double>(in) / seconds, static_cast<double>(out) / seconds,
+                    last_->lag ? std::to_string(*last_->lag) : std::string("?"), last_->duration_ms,
+                    rows_out_, last_->table_version)
               : std::string("waiting for the first batch");
     if (!batch) line += " | idle";
     std::cerr << "\r\033[K" << line << std::flush;
@@ -106,10 +106,10 @@ class StreamReport {
 
   const bool live_;
   std::mutex mu_;
-  bool drawn_ = false;                // GUARDED_BY(mu_): the live line is on screen
-  std::optional<StreamBatch> last_;   // GUARDED_BY(mu_)
-  std::deque<Seen> window_;           // GUARDED_BY(mu_): batches of the last kWindow
-  int64_t rows_out_ = 0;              // GUARDED_BY(mu_)
+  bool drawn_ = false;               // GUARDED_BY(mu_): the live line is on screen
+  std::optional<StreamBatch> last_;  // GUARDED_BY(mu_)
+  std::deque<Seen> window_;          // GUARDED_BY(mu_): batches of the last kWindow
+  int64_t rows_out_ = 0;             // GUARDED_BY(mu_)
 };
 
 Result<std::string> StatementOf(const StreamCommandOptions& options) {
@@ -130,11 +130,10 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
   if (options.json) {
     std::string last = "null";
     if (status->last_batch) {
-      last =
-          fmt::format(R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"durationMs":{},"committedTime":{},"tableVersion":{}}})",
-                      status->last_batch->batch_id, status->last_batch->rows_in, status->last_batch->rows_out,
-                      status->last_batch->duration_ms, status->last_committed_time_ms,
-                      status->last_batch->table_version);
+      last = fmt::format(
+          R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"durationMs":{},"committedTime":{},"tableVersion":{}}})",
+          status->last_batch->batch_id, status->last_batch->rows_in, status->last_batch->rows_out,
+          status->last_batch->duration_ms, status->last_committed_time_ms, status->last_batch->table_version);
     }
     auto number_or_null = [](const std::optional<int64_t>& id) {
       return id ? std::to_string(*id) : std::string("null");
@@ -156,8 +155,8 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
   }
   if (status->last_batch) {
     std::cout << fmt::format("last batch: {} offsets in, {} rows out, {} ms, table version {}\n",
-                             status->last_batch->rows_in, status->last_batch->rows_out, status->last_batch->duration_ms,
-                             status->last_batch->table_version);
+                             status->last_batch->rows_in, status->last_batch->rows_out,
+                             status->last_batch->duration_ms, status->last_batch->table_version);
   }
   std::cout << "statement:\n" << status->statement << "\n";
   return 0;
@@ -183,7 +182,8 @@ int RunStreamCommand(const StreamCommandOptions& options) {
   if (!opened.ok()) return ExitStatus(opened.status());
   Stream& stream = **opened;
   StreamReport report(isatty(STDERR_FILENO) != 0);
-  report.Message(fmt::format("stream {}: {} into the checkpoint {}", stream.id(), options.trigger, options.checkpoint));
+  report.Message(
+      fmt::format("stream {}: {} into the checkpoint {}", stream.id(), options.trigger, options.checkpoint));
 
   std::mutex mu;
   std::optional<Status> ended;  // GUARDED_BY(mu)

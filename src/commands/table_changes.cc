@@ -118,8 +118,9 @@ class ChangesBuilder {
                QuoteIdentifier(f.name);
       }
       if (change_columns) {
-        sql += ", CAST(NULL AS VARCHAR) AS _change_type, CAST(NULL AS BIGINT) AS _commit_version, "
-               "CAST(NULL AS TIMESTAMPTZ) AS _commit_timestamp";
+        sql +=
+            ", CAST(NULL AS VARCHAR) AS _change_type, CAST(NULL AS BIGINT) AS _commit_version, "
+            "CAST(NULL AS TIMESTAMPTZ) AS _commit_timestamp";
       }
       scan.sql = sql + " WHERE false";
     } else {
@@ -225,13 +226,14 @@ Status AddCommitChanges(ChangesBuilder& builder, const Commit& commit) {
 
 // Versions `first`..`last` of the log in `listing` must all be there: NotFound naming
 // the first missing one otherwise.
-Status RequireCommits(const delta::LogListing& listing, int64_t first, int64_t last, const std::string& table) {
+Status RequireCommits(const delta::LogListing& listing, int64_t first, int64_t last,
+                      const std::string& table) {
   for (int64_t v = first; v <= last; v++) {
     if (listing.commits.count(v) == 0) {
-      return Status::NotFound(
-          table + ": commit " + std::to_string(v) +
-          " is no longer in the log (removed by log cleanup); the earliest is " +
-          std::to_string(listing.commits.empty() ? listing.latest_version() : listing.commits.begin()->first));
+      return Status::NotFound(table + ": commit " + std::to_string(v) +
+                              " is no longer in the log (removed by log cleanup); the earliest is " +
+                              std::to_string(listing.commits.empty() ? listing.latest_version()
+                                                                     : listing.commits.begin()->first));
     }
   }
   return Status::OK();
@@ -319,7 +321,8 @@ Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<co
     bool changed = false;
     std::string operation = "a change";
     for (const delta::Action& action : actions) {
-      if (const auto* add = std::get_if<delta::AddFile>(&action); add && add->data_change) added.push_back(*add);
+      if (const auto* add = std::get_if<delta::AddFile>(&action); add && add->data_change)
+        added.push_back(*add);
       if (const auto* remove = std::get_if<delta::RemoveFile>(&action); remove && remove->data_change) {
         changed = true;
       }

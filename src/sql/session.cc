@@ -167,8 +167,9 @@ struct Session::Impl : public SessionContext {
   // What basin_stream_table(...) reads (STREAM(table), engine/duckdb/table_changes_function.h).
   Result<engine::Lakehouse::ChangeFeed> StreamTable(const std::vector<std::string>& table) {
     if (!streams_allowed_ || table_stream_ == nullptr) {
-      return Status::InvalidArgument("STREAM(" + (table.empty() ? std::string() : table.back()) +
-                                     ") is read by a running stream: run the statement with basin stream run");
+      return Status::InvalidArgument(
+          "STREAM(" + (table.empty() ? std::string() : table.back()) +
+          ") is read by a running stream: run the statement with basin stream run");
     }
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
     ASSIGN_OR_RETURN(TableStreamRead read, table_stream_->Read(entry));
@@ -179,7 +180,8 @@ struct Session::Impl : public SessionContext {
       ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(end, *conn_));
       return engine::Lakehouse::ChangeFeed{std::move(plan.sql), std::move(plan.registration)};
     }
-    const int64_t start = read.kind == TableStreamRead::Kind::kNothing ? end->version + 1 : read.start_version;
+    const int64_t start =
+        read.kind == TableStreamRead::Kind::kNothing ? end->version + 1 : read.start_version;
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
                      commands::AppendedRowsSql(*conn_, end, start, read.skip_change_commits));
     auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(

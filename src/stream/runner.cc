@@ -42,7 +42,8 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   const auto& streams = parsed.streams.empty() && insert != nullptr ? insert->query_streams : parsed.streams;
   if (streams.empty()) {
     return Status::InvalidArgument(
-        "the stream's statement reads no STREAM source (write FROM STREAM read_kafka(...) or FROM STREAM(table))");
+        "the stream's statement reads no STREAM source (write FROM STREAM read_kafka(...) or FROM "
+        "STREAM(table))");
   }
   if (streams.size() > 1) return Status::NotImplemented("a stream reading several STREAM sources");
   if (insert != nullptr && (insert->overwrite || insert->replace_where || !insert->partitions.empty())) {
@@ -188,8 +189,9 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
         ASSIGN_OR_RETURN(std::optional<json> entry, s.source->Plan(previous));
         if (!entry) return std::optional<BatchCommit>();
         (*entry)["index"] = 0;
-        json planned = {
-            {"batchId", recovery.batch_id}, {"plannedTime", s.clock->NowMs()}, {"sources", json::array({*entry})}};
+        json planned = {{"batchId", recovery.batch_id},
+                        {"plannedTime", s.clock->NowMs()},
+                        {"sources", json::array({*entry})}};
         RETURN_IF_ERROR(s.checkpoint->WriteOffsets(recovery.batch_id, planned));
         ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, *entry));
         return std::optional<BatchCommit>(commit);

@@ -12,8 +12,10 @@ Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& 
   return status;
 }
 
-Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session, const sql::grammar::StreamSource& stream,
-                                                     const std::string& query, const std::string& sink_location,
+Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
+                                                     const sql::grammar::StreamSource& stream,
+                                                     const std::string& query,
+                                                     const std::string& sink_location,
                                                      const std::string& where) {
   if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
   if (stream.is_table) return NewTableSource(session, query, sink_location, where);

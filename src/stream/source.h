@@ -50,8 +50,10 @@ Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& 
 // The source `stream` names, read by `query` on `session` for the sink table at
 // `sink_location`; `where` names the stream in messages. NotImplemented for a source the
 // runner cannot read yet (found when the first batch is planned, for a function source).
-Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session, const sql::grammar::StreamSource& stream,
-                                                     const std::string& query, const std::string& sink_location,
+Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
+                                                     const sql::grammar::StreamSource& stream,
+                                                     const std::string& query,
+                                                     const std::string& sink_location,
                                                      const std::string& where);
 
 }  // namespace basin::stream

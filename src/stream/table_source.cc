@@ -18,8 +18,8 @@ class TableBatch final : public sql::TableStream {
 
   Result<sql::TableStreamRead> Read(const catalog::TableEntry& table) override {
     if (table_ && table_->location != table.location) {
-      return Status::NotImplemented("a stream reads one table; this statement streams " + table_->name.ToString() +
-                                    " and " + table.name.ToString());
+      return Status::NotImplemented("a stream reads one table; this statement streams " +
+                                    table_->name.ToString() + " and " + table.name.ToString());
     }
     table_ = table;
     sql::TableStreamRead read;
@@ -49,7 +49,8 @@ class TableBatch final : public sql::TableStream {
 // The last version a batch's entry read; Corruption when the entry is not a table's.
 Result<int64_t> LastVersion(const json& entry, const std::string& where) {
   for (const char* key : {"snapshotVersion", "endVersion"}) {
-    if (entry.is_object() && entry.contains(key) && entry[key].is_number_integer()) return entry[key].get<int64_t>();
+    if (entry.is_object() && entry.contains(key) && entry[key].is_number_integer())
+      return entry[key].get<int64_t>();
   }
   return Status::Corruption(where + ": the source is not a table source with snapshotVersion or endVersion");
 }
@@ -130,8 +131,8 @@ class TableSource final : public BatchSource {
 
 }  // namespace
 
-std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query, std::string sink_location,
-                                            std::string where) {
+std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query,
+                                            std::string sink_location, std::string where) {
   return std::make_unique<TableSource>(session, std::move(query), std::move(sink_location), std::move(where));
 }
 

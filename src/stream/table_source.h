@@ -18,7 +18,7 @@ namespace basin::stream {
 
 // InvalidArgument from the first plan when the table is the sink (`sink_location`): a stream
 // into its own source would read its own output forever.
-std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query, std::string sink_location,
-                                            std::string where);
+std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query,
+                                            std::string sink_location, std::string where);
 
 }  // namespace basin::stream

@@ -39,8 +39,9 @@ class StreamCrashTest : public ::testing::Test {
   }
 
   std::vector<std::string> StreamArgs(const std::string& trigger, const std::string& statement) const {
-    return {BasinBinary(), "stream",   "run",     "-w", warehouse_.str(), "--checkpoint", checkpoint_.str(),
-            "--trigger",   trigger,    "--interval", "20ms", "-c",         statement};
+    return {BasinBinary(),     "stream",    "run",   "-w",         warehouse_.str(), "--checkpoint",
+            checkpoint_.str(), "--trigger", trigger, "--interval", "20ms",           "-c",
+            statement};
   }
 
   // Starts the stream, lets it run for a random while (`max_ms` at most: about the time a
@@ -114,7 +115,8 @@ TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
   const std::string statement =
       "INSERT INTO bronze SELECT CAST(decode(value) AS BIGINT), partition, \"offset\" FROM STREAM read_kafka("
       "bootstrapServers => '" +
-      cluster->bootstrap_servers() + "', subscribe => 'events', startingOffsets => 'earliest', maxOffsetsPerTrigger => 25)";
+      cluster->bootstrap_servers() +
+      "', subscribe => 'events', startingOffsets => 'earliest', maxOffsetsPerTrigger => 25)";
   int produced = 0;
   for (int restart = 0; restart < kRestarts; restart++) {
     for (int i = 0; i < kRowsPerRound; i++, produced++) {
@@ -129,13 +131,15 @@ TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
   ExpectKillsInsideBatches();
   Drain(statement);
   const std::string expected = std::to_string(produced) + "," + std::to_string(produced);
-  EXPECT_NE(Counts("bronze").find(expected), std::string::npos) << Counts("bronze") << " expected " << expected;
+  EXPECT_NE(Counts("bronze").find(expected), std::string::npos)
+      << Counts("bronze") << " expected " << expected;
 }
 
 TEST_F(StreamCrashTest, TableIntoMergeSinkExactlyOnce) {
-  ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT, v BIGINT); CREATE TABLE silver (id BIGINT, v BIGINT, seen BIGINT)")
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      Sql("CREATE TABLE bronze (id BIGINT, v BIGINT); CREATE TABLE silver (id BIGINT, v BIGINT, seen BIGINT)")
+          .exit_code,
+      0);
   // Each round appends ids that are new and ids seen before (with a larger v): the MERGE
   // keeps one row per id with the largest v, and counts the batches that touched it.
   const std::string statement =
@@ -148,20 +152,21 @@ TEST_F(StreamCrashTest, TableIntoMergeSinkExactlyOnce) {
     next_id += kRowsPerRound / 2;
     // New ids first..next_id, and again the previous round's ids with v = this round.
     const std::string sql = "INSERT INTO bronze SELECT range, " + std::to_string(restart) + " FROM range(" +
-                            std::to_string(std::max(0, first - kRowsPerRound / 2)) + ", " + std::to_string(next_id) +
-                            ")";
+                            std::to_string(std::max(0, first - kRowsPerRound / 2)) + ", " +
+                            std::to_string(next_id) + ")";
     ASSERT_EQ(Sql(sql).exit_code, 0);
     RunAndKill(statement, 450);
   }
   ExpectKillsInsideBatches();
   Drain(statement);
   const std::string expected = std::to_string(next_id) + "," + std::to_string(next_id);
-  EXPECT_NE(Counts("silver").find(expected), std::string::npos) << Counts("silver") << " expected " << expected;
+  EXPECT_NE(Counts("silver").find(expected), std::string::npos)
+      << Counts("silver") << " expected " << expected;
   // Every id holds the largest v bronze has for it: nothing lost, nothing merged from a
   // batch that ran twice over different data.
-  RunOutput wrong = Sql(
-      "SELECT count(*) FROM silver s JOIN (SELECT id, max(v) AS v FROM bronze GROUP BY id) b USING (id) "
-      "WHERE s.v <> b.v");
+  RunOutput wrong =
+      Sql("SELECT count(*) FROM silver s JOIN (SELECT id, max(v) AS v FROM bronze GROUP BY id) b USING (id) "
+          "WHERE s.v <> b.v");
   ASSERT_EQ(wrong.exit_code, 0) << wrong.err;
   EXPECT_NE(wrong.out.find("\n0"), std::string::npos) << wrong.out;
 }

@@ -331,13 +331,15 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   auto ctas =
       As<CreateTable>("CREATE TABLE c AS SELECT * FROM STREAM(src) WATERMARK t DELAY OF INTERVAL 5 SECONDS");
   ASSERT_EQ(ctas.query->streams.size(), 1u);
-  EXPECT_EQ(ctas.query->sql.substr(ctas.query->streams[0].offset, 34), "basin_stream_table('src') AS \"src\"");
+  EXPECT_EQ(ctas.query->sql.substr(ctas.query->streams[0].offset, 34),
+            "basin_stream_table('src') AS \"src\"");
 }
 
 // DuckDB's grammar accepts FROM STREAM(t) as a call of a table function `stream`; its tree
 // finds the marker wherever a table reference stands, and only there.
 TEST(GrammarTest, StreamOfTableFoundInDuckDbsTree) {
-  ParsedStatement insert = Parse("INSERT INTO silver BY NAME SELECT *, 1 AS n FROM STREAM(bronze) WHERE bronze.id > 0");
+  ParsedStatement insert =
+      Parse("INSERT INTO silver BY NAME SELECT *, 1 AS n FROM STREAM(bronze) WHERE bronze.id > 0");
   ASSERT_TRUE(std::holds_alternative<Insert>(insert.body));
   ASSERT_EQ(insert.streams.size(), 1u);
   EXPECT_TRUE(insert.streams[0].is_table);
@@ -355,13 +357,14 @@ TEST(GrammarTest, StreamOfTableFoundInDuckDbsTree) {
       << merge.duckdb_sql;
 
   // In a CTE, a join and a subquery of WHERE.
-  for (const char* sql : {"WITH x AS (SELECT * FROM STREAM(a)) SELECT * FROM x",
-                          "SELECT * FROM d JOIN STREAM(a) ON d.k = a.k",
-                          "SELECT * FROM d WHERE d.k IN (SELECT k FROM STREAM(a))"}) {
+  for (const char* sql :
+       {"WITH x AS (SELECT * FROM STREAM(a)) SELECT * FROM x", "SELECT * FROM d JOIN STREAM(a) ON d.k = a.k",
+        "SELECT * FROM d WHERE d.k IN (SELECT k FROM STREAM(a))"}) {
     ParsedStatement parsed = Parse(sql);
     ASSERT_EQ(parsed.streams.size(), 1u) << sql;
     EXPECT_EQ(parsed.streams[0].source, "a") << sql;
-    EXPECT_NE(parsed.duckdb_sql.find("basin_stream_table('a') AS \"a\""), std::string::npos) << parsed.duckdb_sql;
+    EXPECT_NE(parsed.duckdb_sql.find("basin_stream_table('a') AS \"a\""), std::string::npos)
+        << parsed.duckdb_sql;
   }
 
   // A literal argument is no table name, and `stream` as a column or a scalar call is no
@@ -664,16 +667,19 @@ TEST(GrammarTest, CommentsBetweenEveryTokenChangeNothing) {
 // script's own text and a syntax error names a line and a column.
 TEST(GrammarTest, DamagedStatementsKeepTheContracts) {
   const std::vector<std::string> seeds = {
-      "CREATE TABLE s.t (a INT NOT NULL, b ARRAY<STRUCT<x: INT>>, CONSTRAINT c CHECK (a > 0)) PARTITIONED BY (a) "
+      "CREATE TABLE s.t (a INT NOT NULL, b ARRAY<STRUCT<x: INT>>, CONSTRAINT c CHECK (a > 0)) PARTITIONED BY "
+      "(a) "
       "AS SELECT * FROM u VERSION AS OF 2 x",
       "MERGE WITH SCHEMA EVOLUTION INTO t USING (SELECT * FROM STREAM read_kafka('k') WATERMARK ts DELAY OF "
       "INTERVAL 1 SECOND) s ON t.id = s.id WHEN MATCHED THEN UPDATE SET t.q = CASE WHEN s.q > 0 THEN 1 END",
       "INSERT INTO t PARTITION (p = 'x;y') REPLACE WHERE d = $$a$$ SELECT /* a /* b */ */ 1",
-      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY ts",
+      "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(s) KEYS (id) APPLY AS DELETE WHEN op = 'D' SEQUENCE BY "
+      "ts",
       "OPTIMIZE t WHERE zorder = 1 ZORDER BY (a); VACUUM t RETAIN 2 HOURS; GRANT SELECT ON TABLE t TO u",
   };
-  const std::vector<std::string> insertions = {"(", ")", ",", ";", "'", "\"", "/*", "*/", "--", "$$", "VERSION AS OF",
-                                               "STREAM", "WATERMARK", "AS", "SELECT", "\n", "=>", "."};
+  const std::vector<std::string> insertions = {
+      "(",      ")",         ",",  ";",      "'",  "\"", "/*", "*/", "--", "$$", "VERSION AS OF",
+      "STREAM", "WATERMARK", "AS", "SELECT", "\n", "=>", "."};
   std::mt19937 random(99);
   for (int round = 0; round < 400; round++) {
     std::string script = seeds[random() % seeds.size()];
@@ -692,9 +698,11 @@ TEST(GrammarTest, DamagedStatementsKeepTheContracts) {
       previous_end = statement.offset + statement.text.size();
       auto parsed = ParseStatement(script, statement);
       if (parsed.ok()) {
-        for (const StreamSource& stream : parsed->streams) EXPECT_LT(stream.offset, parsed->duckdb_sql.size());
+        for (const StreamSource& stream : parsed->streams)
+          EXPECT_LT(stream.offset, parsed->duckdb_sql.size());
       } else if (parsed.status().message().find("syntax error") != std::string::npos) {
-        EXPECT_EQ(parsed.status().message().rfind("line ", 0), 0u) << script << "\n" << parsed.status().ToString();
+        EXPECT_EQ(parsed.status().message().rfind("line ", 0), 0u) << script << "\n"
+                                                                   << parsed.status().ToString();
       }
     }
   }

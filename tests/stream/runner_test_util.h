@@ -27,7 +27,8 @@ inline std::pair<int64_t, int64_t> TwoCounts(sql::Session& session, const std::s
 
 // Runs `runner` with trigger available-now; `after_first_batch` runs once the first batch
 // committed (input arriving while the run goes on). The rows out of each batch.
-inline std::vector<int64_t> RunAvailableNow(stream::StreamRunner& runner, const std::function<void()>& after_first_batch) {
+inline std::vector<int64_t> RunAvailableNow(stream::StreamRunner& runner,
+                                            const std::function<void()>& after_first_batch) {
   std::vector<int64_t> batches;
   stream::RunOptions options;
   options.trigger = stream::Trigger::kAvailableNow;

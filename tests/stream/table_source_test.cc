@@ -4,8 +4,8 @@
 // removed rows stops the stream, naming it.
 #include <gtest/gtest.h>
 
-#include "sql/session_context.h"
 #include "runner_test_util.h"
+#include "sql/session_context.h"
 #include "stream/runner.h"
 #include "testing/test_util.h"
 
@@ -16,8 +16,9 @@ class TableSourceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
-    ASSERT_OK(session_->Execute("CREATE TABLE bronze (id BIGINT, v VARCHAR); "
-                                "CREATE TABLE silver (id BIGINT, v VARCHAR, n INTEGER)")
+    ASSERT_OK(session_
+                  ->Execute("CREATE TABLE bronze (id BIGINT, v VARCHAR); "
+                            "CREATE TABLE silver (id BIGINT, v VARCHAR, n INTEGER)")
                   .status());
     checkpoint_ = NewMemoryObjectStore();
   }
@@ -32,8 +33,8 @@ class TableSourceTest : public ::testing::Test {
 
   void Insert(int64_t from, int64_t count) {
     ASSERT_OK(session_
-                  ->Execute("INSERT INTO bronze SELECT range, 'v' || range FROM range(" + std::to_string(from) + ", " +
-                            std::to_string(from + count) + ")")
+                  ->Execute("INSERT INTO bronze SELECT range, 'v' || range FROM range(" +
+                            std::to_string(from) + ", " + std::to_string(from + count) + ")")
                   .status());
   }
 
@@ -144,7 +145,8 @@ TEST_F(TableSourceTest, AMergeSinkUpsertsEachBatchExactlyOnce) {
   Insert(7, 1);  // id 7: key 2
   ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner(merge));
   EXPECT_EQ(RowsOut(*restarted), 1);
-  auto rows = session_->Execute("SELECT string_agg(id || ':' || v || ':' || updates, ' ' ORDER BY id) FROM latest");
+  auto rows =
+      session_->Execute("SELECT string_agg(id || ':' || v || ':' || updates, ' ' ORDER BY id) FROM latest");
   ASSERT_OK(rows.status());
   EXPECT_EQ(rows->back().result.at(0, 0), "0:v5:1 1:v6:1 2:v7:1 3:v3:0 4:v4:0");
 }
@@ -156,7 +158,9 @@ TEST_F(TableSourceTest, TheCheckpointKeepsOnlyTheNewestBatches) {
   ASSERT_OK(session_->Execute("INSERT INTO bronze VALUES (1, 'a')").status());
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
   for (int64_t b = 0; b < batches; b++) {
-    if (b > 0) ASSERT_OK(session_->Execute("INSERT INTO bronze VALUES (" + std::to_string(b * 10 + 1) + ", 'b')").status());
+    if (b > 0)
+      ASSERT_OK(
+          session_->Execute("INSERT INTO bronze VALUES (" + std::to_string(b * 10 + 1) + ", 'b')").status());
     ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
     ASSERT_TRUE(commit);
     ASSERT_EQ(commit->batch_id, b);

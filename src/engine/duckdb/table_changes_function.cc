@@ -26,7 +26,8 @@ std::vector<std::string> TableNameParts(const duckdb::Value& argument) {
 
 // The query `feed` holds as the subquery `function` is replaced by; what the query reads
 // lives until the query ends.
-duckdb::unique_ptr<duckdb::TableRef> FeedSubquery(ClientState& state, const Result<Lakehouse::ChangeFeed>& feed,
+duckdb::unique_ptr<duckdb::TableRef> FeedSubquery(ClientState& state,
+                                                  const Result<Lakehouse::ChangeFeed>& feed,
                                                   const char* function) {
   if (!feed.ok()) ThrowStatus(feed.status());
   state.KeepUntilQueryEnd(feed->keepalive);

@@ -63,7 +63,8 @@ class Batch final : public KafkaBatch {
 
   Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
     if (options_ && !SameSource(*options_, options)) {
-      return Status::NotImplemented("a stream reads one Kafka source; this statement names another read_kafka");
+      return Status::NotImplemented(
+          "a stream reads one Kafka source; this statement names another read_kafka");
     }
     options_ = options;
     if (!ranges_) return std::vector<PartitionRange>();
@@ -96,10 +97,12 @@ class KafkaSource final : public BatchSource {
     }
     std::optional<PartitionOffsets> committed;
     if (previous) {
-      ASSIGN_OR_RETURN(std::vector<PartitionRange> before, RangesFrom(*previous, where_ + " previous offsets"));
+      ASSIGN_OR_RETURN(std::vector<PartitionRange> before,
+                       RangesFrom(*previous, where_ + " previous offsets"));
       committed = Ends(before);
     }
-    ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions, planner_->ListPartitions(options_->subscription));
+    ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions,
+                     planner_->ListPartitions(options_->subscription));
     ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner_->QueryWatermarks(partitions));
     const PartitionWatermarks uncapped = watermarks;
     if (cap_) {
@@ -113,7 +116,8 @@ class KafkaSource final : public BatchSource {
     backlog_ = 0;
     for (const PartitionRange& range : ranges) {
       auto marks = uncapped.find(range.tp);
-      if (marks != uncapped.end()) backlog_ = *backlog_ + std::max<int64_t>(0, marks->second.high - range.end_offset);
+      if (marks != uncapped.end())
+        backlog_ = *backlog_ + std::max<int64_t>(0, marks->second.high - range.end_offset);
     }
     if (TotalOffsets(ranges) == 0) return std::optional<json>();
     return std::optional<json>(json{{"kind", "kafka"}, {"ranges", RangesJson(ranges)}});
@@ -152,11 +156,13 @@ class KafkaSource final : public BatchSource {
   Result<KafkaOptions> ProbeOptions() {
     Batch probe(std::nullopt);
     ScopedKafkaBatch installed(session_.connection().raw(), &probe);
-    RETURN_IF_ERROR(WithStreamsAllowed(session_, [&] { return session_.connection().DescribeQuery(query_).status(); })
-                        .WithContext(where_));
+    RETURN_IF_ERROR(WithStreamsAllowed(session_, [&] {
+                      return session_.connection().DescribeQuery(query_).status();
+                    }).WithContext(where_));
     if (!probe.options()) {
-      return Status::NotImplemented(where_ + ": its STREAM source is not read_kafka(...) or a table "
-                                             "(read_files and table_changes come later)");
+      return Status::NotImplemented(where_ +
+                                    ": its STREAM source is not read_kafka(...) or a table "
+                                    "(read_files and table_changes come later)");
     }
     return *probe.options();
   }

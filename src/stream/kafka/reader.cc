@@ -10,8 +10,8 @@ OwnedKafkaRecord Own(const KafkaRecord& record) {
   auto copy = [](std::optional<std::string_view> bytes) {
     return bytes ? std::optional<std::string>(std::string(*bytes)) : std::nullopt;
   };
-  OwnedKafkaRecord out{copy(record.key),   copy(record.value),  std::string(record.topic), record.partition,
-                       record.offset,      record.timestamp_ms, record.timestamp_type,     {}};
+  OwnedKafkaRecord out{copy(record.key), copy(record.value),  std::string(record.topic), record.partition,
+                       record.offset,    record.timestamp_ms, record.timestamp_type,     {}};
   out.headers.reserve(record.headers.size());
   for (const KafkaHeader& header : record.headers) out.headers.emplace_back(header.name, copy(header.value));
   return out;
