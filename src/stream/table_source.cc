@@ -1,6 +1,7 @@
 #include "stream/table_source.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "sql/session_context.h"
@@ -10,11 +11,51 @@ namespace {
 
 using json = nlohmann::json;
 
+// A batch's entry as the session reads it, and the table it is of.
+struct PlannedRead {
+  std::string location;
+  std::string table;
+  sql::TableStreamRead read;
+};
+
+// `entry` (offsets/<N>.json's source entry) read; Corruption naming `where` when it is not
+// a table source's.
+Result<PlannedRead> ReadEntry(const json& entry, const std::string& where) {
+  auto bad = [&] {
+    return Status::Corruption(where +
+                              ": the source is not a table source with a location and snapshotVersion, "
+                              "or startVersion and endVersion");
+  };
+  auto integer = [&](const char* key) -> std::optional<int64_t> {
+    if (!entry.contains(key) || !entry[key].is_number_integer()) return std::nullopt;
+    return entry[key].get<int64_t>();
+  };
+  if (!entry.is_object() || entry.value("kind", "") != "table" || !entry.contains("location") ||
+      !entry["location"].is_string()) {
+    return bad();
+  }
+  PlannedRead planned;
+  planned.location = entry["location"].get<std::string>();
+  if (entry.contains("table") && entry["table"].is_string())
+    planned.table = entry["table"].get<std::string>();
+  if (std::optional<int64_t> snapshot = integer("snapshotVersion")) {
+    planned.read.kind = sql::TableStreamRead::Kind::kSnapshot;
+    planned.read.end_version = *snapshot;
+    return planned;
+  }
+  std::optional<int64_t> start = integer("startVersion"), end = integer("endVersion");
+  if (!start || !end) return bad();
+  planned.read.kind = sql::TableStreamRead::Kind::kAppends;
+  planned.read.start_version = *start;
+  planned.read.end_version = *end;
+  return planned;
+}
+
 // What STREAM(table) reads while the statement is bound or run: `planned`, or nothing
 // (binding only, which records the table the statement streams).
 class TableBatch final : public sql::TableStream {
  public:
-  explicit TableBatch(std::optional<json> planned) : planned_(std::move(planned)) {}
+  explicit TableBatch(std::optional<PlannedRead> planned) : planned_(std::move(planned)) {}
 
   Result<sql::TableStreamRead> Read(const catalog::TableEntry& table) override {
     if (table_ && table_->location != table.location) {
@@ -22,38 +63,20 @@ class TableBatch final : public sql::TableStream {
                                     table_->name.ToString() + " and " + table.name.ToString());
     }
     table_ = table;
-    sql::TableStreamRead read;
-    if (!planned_) return read;
-    if (planned_->value("location", "") != table.location) {
-      return Status::InvalidArgument("the stream's offsets are of table " + planned_->value("table", "") +
+    if (!planned_) return sql::TableStreamRead();
+    if (planned_->location != table.location) {
+      return Status::InvalidArgument("the stream's offsets are of table " + planned_->table +
                                      ", but STREAM(" + table.name.ToString() + ") reads another table");
     }
-    if (planned_->contains("snapshotVersion")) {
-      read.kind = sql::TableStreamRead::Kind::kSnapshot;
-      read.end_version = planned_->at("snapshotVersion").get<int64_t>();
-    } else {
-      read.kind = sql::TableStreamRead::Kind::kAppends;
-      read.start_version = planned_->at("startVersion").get<int64_t>();
-      read.end_version = planned_->at("endVersion").get<int64_t>();
-    }
-    return read;
+    return planned_->read;
   }
 
   const std::optional<catalog::TableEntry>& table() const { return table_; }
 
  private:
-  const std::optional<json> planned_;
+  const std::optional<PlannedRead> planned_;
   std::optional<catalog::TableEntry> table_;
 };
-
-// The last version a batch's entry read; Corruption when the entry is not a table's.
-Result<int64_t> LastVersion(const json& entry, const std::string& where) {
-  for (const char* key : {"snapshotVersion", "endVersion"}) {
-    if (entry.is_object() && entry.contains(key) && entry[key].is_number_integer())
-      return entry[key].get<int64_t>();
-  }
-  return Status::Corruption(where + ": the source is not a table source with snapshotVersion or endVersion");
-}
 
 class TableSource final : public BatchSource {
  public:
@@ -83,16 +106,19 @@ class TableSource final : public BatchSource {
       entry["snapshotVersion"] = end;
       return std::optional<json>(std::move(entry));
     }
-    ASSIGN_OR_RETURN(int64_t last, LastVersion(*previous, where_ + " previous offsets"));
-    if (end <= last) return std::optional<json>();
-    entry["startVersion"] = last + 1;
+    ASSIGN_OR_RETURN(PlannedRead last, ReadEntry(*previous, where_ + " previous offsets"));
+    if (end <= last.read.end_version) return std::optional<json>();
+    entry["startVersion"] = last.read.end_version + 1;
     entry["endVersion"] = end;
     return std::optional<json>(std::move(entry));
   }
 
   Status Read(const std::optional<json>& planned, const std::function<Status()>& run) override {
-    if (planned) RETURN_IF_ERROR(LastVersion(*planned, where_ + " offsets").status());
-    TableBatch batch(planned);
+    std::optional<PlannedRead> read;
+    if (planned) {
+      ASSIGN_OR_RETURN(read, ReadEntry(*planned, where_ + " offsets"));
+    }
+    TableBatch batch(std::move(read));
     session_.SetTableStream(&batch);
     Status status = run();
     session_.SetTableStream(nullptr);

@@ -195,6 +195,19 @@ TEST_F(TableSourceTest, RefusesWhatItCannotStream) {
   // Outside a stream, STREAM(table) is refused as any STREAM source is.
   EXPECT_EQ(session_->Execute(kStatement).status().code(), ErrorCode::kNotImplemented);
   EXPECT_EQ(session_->Execute("SELECT * FROM STREAM(bronze)").status().code(), ErrorCode::kNotImplemented);
+  // A damaged entry in the checkpoint is Corruption naming the object, not a crash.
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(auto damaged, OpenRunner());
+  ASSERT_OK_AND_ASSIGN(auto folder, StreamCheckpoint::Open(checkpoint_, damaged->metadata()));
+  ASSERT_OK(folder->WriteOffsets(0, {{"batchId", 0},
+                                     {"sources", nlohmann::json::array({{{"index", 0},
+                                                                         {"kind", "table"},
+                                                                         {"location", "default/bronze"},
+                                                                         {"startVersion", "two"},
+                                                                         {"endVersion", 3}}})}}));
+  Status corrupt = damaged->RunBatch().status();
+  EXPECT_EQ(corrupt.code(), ErrorCode::kCorruption) << corrupt.ToString();
+  EXPECT_NE(corrupt.message().find("offsets"), std::string::npos) << corrupt.ToString();
   // A table the warehouse does not have.
   checkpoint_ = NewMemoryObjectStore();
   ASSERT_OK_AND_ASSIGN(auto missing, OpenRunner("INSERT INTO silver SELECT *, 1 FROM STREAM(nowhere)"));
