@@ -297,7 +297,7 @@ Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& co
 }  // namespace
 
 Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<const delta::Snapshot> end,
-                                    int64_t start_version, bool skip_change_commits) {
+                                    int64_t start_version) {
   const std::string table = "STREAM(" + end->table_root + ")";
   if (start_version < 0 || start_version > end->version + 1) {
     return Status::InvalidArgument(table + ": versions " + std::to_string(start_version) + " to " +
@@ -330,7 +330,6 @@ Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<co
         operation = *info->operation;
       }
     }
-    if (changed && skip_change_commits) continue;
     if (changed) {
       return Status::InvalidArgument(
           table + ": version " + std::to_string(v) + " (" + operation +

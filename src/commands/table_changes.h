@@ -37,9 +37,9 @@ Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<Ob
 // (STREAM(t)) reads in one batch. The commits are read by key, so the cost is the range's,
 // not the log's. Commits that change no data (OPTIMIZE) add nothing. InvalidArgument
 // naming the version and operation when a commit removed or rewrote rows (DELETE, UPDATE,
-// MERGE, overwrites), unless `skip_change_commits`, which skips such commits whole, as
-// Delta's skipChangeCommits does; NotFound when a commit is no longer in the log.
+// MERGE, overwrites), as Delta's table source does without skipChangeCommits; NotFound
+// when a commit is no longer in the log.
 Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<const delta::Snapshot> end,
-                                    int64_t start_version, bool skip_change_commits);
+                                    int64_t start_version);
 
 }  // namespace basin::commands

@@ -60,6 +60,13 @@ struct Overloaded : Handlers... {
 template <class... Handlers>
 Overloaded(Handlers...) -> Overloaded<Handlers...>;
 
+// A feed's query, with what it reads kept alive as long as the query runs.
+engine::Lakehouse::ChangeFeed FeedOf(commands::ChangesScan scan) {
+  auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(
+      std::move(scan.scans));
+  return engine::Lakehouse::ChangeFeed{std::move(scan.sql), std::move(scans)};
+}
+
 }  // namespace
 
 struct Session::Impl : public SessionContext {
@@ -159,9 +166,7 @@ struct Session::Impl : public SessionContext {
     ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
                      commands::TableChangesSql(*conn_, store, entry.location, start_version, end_version));
-    auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(
-        std::move(scan.scans));
-    return engine::Lakehouse::ChangeFeed{std::move(scan.sql), std::move(scans)};
+    return FeedOf(std::move(scan));
   }
 
   // What basin_stream_table(...) reads (STREAM(table), engine/duckdb/table_changes_function.h).
@@ -182,11 +187,8 @@ struct Session::Impl : public SessionContext {
     }
     const int64_t start =
         read.kind == TableStreamRead::Kind::kNothing ? end->version + 1 : read.start_version;
-    ASSIGN_OR_RETURN(commands::ChangesScan scan,
-                     commands::AppendedRowsSql(*conn_, end, start, read.skip_change_commits));
-    auto scans = std::make_shared<const std::vector<std::shared_ptr<const engine::RegisteredScan>>>(
-        std::move(scan.scans));
-    return engine::Lakehouse::ChangeFeed{std::move(scan.sql), std::move(scans)};
+    ASSIGN_OR_RETURN(commands::ChangesScan scan, commands::AppendedRowsSql(*conn_, end, start));
+    return FeedOf(std::move(scan));
   }
 
   // --- statements ---

@@ -61,7 +61,6 @@ struct TableStreamRead {
   Kind kind = Kind::kNothing;
   int64_t start_version = 0;
   int64_t end_version = 0;
-  bool skip_change_commits = false;  // kAppends: commits that removed rows are skipped, not refused
 };
 
 // A stream's batch as STREAM(table) sources see it (stream/runner.h installs one). Called

@@ -12,6 +12,10 @@ Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& 
   return status;
 }
 
+Status BindStreamQuery(sql::Session& session, const std::string& query) {
+  return WithStreamsAllowed(session, [&] { return session.connection().DescribeQuery(query).status(); });
+}
+
 Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
                                                      const std::string& query,

@@ -47,6 +47,11 @@ class BatchSource {
 // statement and its binding need.
 Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& run);
 
+// Binds `query` on `session` with STREAM sources allowed, reading nothing: how a source
+// learns what the statement asks of it (its options, its table) from the sources' batch
+// installed meanwhile.
+Status BindStreamQuery(sql::Session& session, const std::string& query);
+
 // The source `stream` names, read by `query` on `session` for the sink table at
 // `sink_location`; `where` names the stream in messages. NotImplemented for a source the
 // runner cannot read yet (found when the first batch is planned, for a function source).

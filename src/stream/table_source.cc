@@ -78,6 +78,14 @@ class TableBatch final : public sql::TableStream {
   std::optional<catalog::TableEntry> table_;
 };
 
+// `run()` with `batch` installed on `session` for STREAM(table) to read.
+Status WithTableStream(sql::Session& session, TableBatch& batch, const std::function<Status()>& run) {
+  session.SetTableStream(&batch);
+  Status status = run();
+  session.SetTableStream(nullptr);
+  return status;
+}
+
 class TableSource final : public BatchSource {
  public:
   TableSource(sql::Session& session, std::string query, std::string sink_location, std::string where)
@@ -119,10 +127,7 @@ class TableSource final : public BatchSource {
       ASSIGN_OR_RETURN(read, ReadEntry(*planned, where_ + " offsets"));
     }
     TableBatch batch(std::move(read));
-    session_.SetTableStream(&batch);
-    Status status = run();
-    session_.SetTableStream(nullptr);
-    return status;
+    return WithTableStream(session_, batch, run);
   }
 
   int64_t RecordsIn(const json&) const override { return 0; }
@@ -137,11 +142,9 @@ class TableSource final : public BatchSource {
   // The table the statement streams, from binding its query with nothing to read.
   Result<catalog::TableEntry> ProbeTable() {
     TableBatch probe(std::nullopt);
-    session_.SetTableStream(&probe);
-    Status bound =
-        WithStreamsAllowed(session_, [&] { return session_.connection().DescribeQuery(query_).status(); });
-    session_.SetTableStream(nullptr);
-    RETURN_IF_ERROR(bound.WithContext(where_));
+    RETURN_IF_ERROR(WithTableStream(session_, probe, [&] {
+                      return BindStreamQuery(session_, query_);
+                    }).WithContext(where_));
     if (!probe.table()) return Status::Internal(where_ + ": its STREAM(table) source was not bound");
     return *probe.table();
   }

@@ -87,6 +87,16 @@ class StreamCrashTest : public ::testing::Test {
     ASSERT_EQ(last.exit_code, 0) << last.err;
   }
 
+  // After the kills (some of which must have landed inside a batch), drains the stream;
+  // `table` then holds `rows` rows, each id once.
+  void DrainAndExpectEachOnce(const std::string& statement, const std::string& table, int rows) {
+    ExpectKillsInsideBatches();
+    Drain(statement);
+    const std::string expected = std::to_string(rows) + "," + std::to_string(rows);
+    const std::string counts = Counts(table);
+    EXPECT_NE(counts.find(expected), std::string::npos) << counts << " expected " << expected;
+  }
+
   // "rows,distinct ids" of `table`.
   std::string Counts(const std::string& table) {
     RunOutput out = Sql("SELECT count(*) || ',' || count(DISTINCT id) FROM " + table);
@@ -128,11 +138,7 @@ TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
     ASSERT_OK(producer->Flush(10'000));
     RunAndKill(statement, 900);
   }
-  ExpectKillsInsideBatches();
-  Drain(statement);
-  const std::string expected = std::to_string(produced) + "," + std::to_string(produced);
-  EXPECT_NE(Counts("bronze").find(expected), std::string::npos)
-      << Counts("bronze") << " expected " << expected;
+  DrainAndExpectEachOnce(statement, "bronze", produced);
 }
 
 TEST_F(StreamCrashTest, TableIntoMergeSinkExactlyOnce) {
@@ -157,11 +163,7 @@ TEST_F(StreamCrashTest, TableIntoMergeSinkExactlyOnce) {
     ASSERT_EQ(Sql(sql).exit_code, 0);
     RunAndKill(statement, 450);
   }
-  ExpectKillsInsideBatches();
-  Drain(statement);
-  const std::string expected = std::to_string(next_id) + "," + std::to_string(next_id);
-  EXPECT_NE(Counts("silver").find(expected), std::string::npos)
-      << Counts("silver") << " expected " << expected;
+  DrainAndExpectEachOnce(statement, "silver", next_id);
   // Every id holds the largest v bronze has for it: nothing lost, nothing merged from a
   // batch that ran twice over different data.
   RunOutput wrong =

@@ -156,9 +156,7 @@ class KafkaSource final : public BatchSource {
   Result<KafkaOptions> ProbeOptions() {
     Batch probe(std::nullopt);
     ScopedKafkaBatch installed(session_.connection().raw(), &probe);
-    RETURN_IF_ERROR(WithStreamsAllowed(session_, [&] {
-                      return session_.connection().DescribeQuery(query_).status();
-                    }).WithContext(where_));
+    RETURN_IF_ERROR(BindStreamQuery(session_, query_).WithContext(where_));
     if (!probe.options()) {
       return Status::NotImplemented(where_ +
                                     ": its STREAM source is not read_kafka(...) or a table "
