@@ -6,7 +6,9 @@
 // The seed is printed; BASIN_CRASH_SEED replays a run.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <cstdlib>
 #include <random>
 #include <thread>
@@ -44,10 +46,12 @@ class StreamCrashTest : public ::testing::Test {
             statement};
   }
 
-  // Starts the stream, lets it run for a random while (`max_ms` at most: about the time a
-  // run takes to start and catch up, so that most kills land inside a batch), and kills it
-  // with SIGKILL.
+  // Starts the stream and kills it with SIGKILL: every other time after a random while
+  // (`max_ms` at most: about the time a run takes to start and catch up), else a random
+  // 0 to 8 ms after the run has written the offsets of a new batch, so that on a machine of
+  // any speed some kills land inside a batch (reading, writing files or committing).
   void RunAndKill(const std::string& statement, int max_ms) {
+    const int64_t planned_before = NewestPlannedBatch();
     std::vector<std::string> args = StreamArgs("continuous", statement);
     const pid_t pid = testing::ForkChild([&] {
       std::vector<char*> argv;
@@ -59,8 +63,16 @@ class StreamCrashTest : public ::testing::Test {
       return 127;
     });
     ASSERT_GT(pid, 0);
-    std::uniform_int_distribution<int> pause_ms(30, max_ms);
-    std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random_)));
+    if (std::bernoulli_distribution(0.5)(random_)) {
+      std::uniform_int_distribution<int> pause_ms(30, max_ms);
+      std::this_thread::sleep_for(std::chrono::milliseconds(pause_ms(random_)));
+    } else {
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (NewestPlannedBatch() == planned_before && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 8)(random_)));
+    }
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     EXPECT_EQ(testing::WaitChild(pid), -SIGKILL);
     // Where the kill landed, as the checkpoint tells: a batch planned and not marked done
@@ -77,6 +89,21 @@ class StreamCrashTest : public ::testing::Test {
     const std::string p = status.out.substr(planned + 14, status.out.find(',', planned) - planned - 14);
     const std::string c = status.out.substr(committed + 16, status.out.find(',', committed) - committed - 16);
     if (p != c) killed_in_batch_++;
+  }
+
+  // The newest batch id with an offsets object in the checkpoint folder; -1 for none.
+  int64_t NewestPlannedBatch() const {
+    int64_t newest = -1;
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(checkpoint_.path() / "offsets", error)) {
+      const std::string name = entry.path().filename().string();
+      const std::string digits = name.substr(0, 20);
+      if (name.size() != 25 || !name.ends_with(".json") || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+        continue;  // a temporary file the store has not yet renamed
+      }
+      newest = std::max<int64_t>(newest, std::stoll(digits));
+    }
+    return newest;
   }
 
   // Drains what is left with an available-now run, which must end cleanly.
