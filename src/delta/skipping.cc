@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "delta/decimal_text.h"
 #include "delta/file_stats.h"
 
 namespace basin::delta {
@@ -23,20 +24,6 @@ struct Bound {
 };
 
 constexpr int64_t kMaxExactDouble = int64_t{1} << 53;
-
-// `unscaled` at scale `from` rescaled exactly to `to`, if it fits 38 digits.
-std::optional<Int128> Rescale(Int128 unscaled, int from, int to) {
-  for (; from > to; from--) {
-    if (unscaled % 10 != 0) return std::nullopt;
-    unscaled /= 10;
-  }
-  constexpr Int128 kLimit = static_cast<Int128>(1'000'000'000'000'000'000LL) * 1'000'000'000'000'000'000LL;
-  for (; from < to; from++) {
-    if (unscaled >= kLimit * 10 || unscaled <= -kLimit * 10) return std::nullopt;
-    unscaled *= 10;
-  }
-  return unscaled;
-}
 
 // `literal` as a value of `column`'s family; nullopt when the two do not compare exactly.
 std::optional<StatsValue> ValueFor(const FileStatsIndex& index, size_t column, const Literal& literal) {
