@@ -43,6 +43,7 @@ struct StreamBatch {
   int64_t rows_out = 0;  // rows the sink got
   int64_t duration_ms = 0;
   int64_t table_version = -1;  // the sink's Delta version the batch committed; -1 when unknown
+  int64_t dead_letters = 0;    // records that did not parse, sent to the dead-letter table
   // Run(): records the source held beyond this batch when it was planned (a Kafka source's
   // lag); unset when the source cannot tell, and in StreamStatus.
   std::optional<int64_t> lag;

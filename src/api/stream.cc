@@ -9,6 +9,20 @@
 #include "stream/runner.h"
 
 namespace basin {
+namespace {
+
+StreamBatch BatchOf(const stream::BatchCommit& commit) {
+  StreamBatch batch;
+  batch.batch_id = commit.batch_id;
+  batch.rows_in = commit.rows_in;
+  batch.rows_out = commit.rows_out;
+  batch.duration_ms = commit.duration_ms;
+  batch.table_version = commit.table_version;
+  batch.dead_letters = commit.dead_letters;
+  return batch;
+}
+
+}  // namespace
 
 struct Stream::Impl {
   StreamOptions options;
@@ -45,8 +59,9 @@ Status Stream::Run(const std::function<void(const std::optional<StreamBatch>&)>&
   if (on_batch) {
     run.on_batch = [&](const std::optional<stream::BatchCommit>& commit) {
       if (!commit) return on_batch(std::nullopt);
-      on_batch(StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out, commit->duration_ms,
-                           commit->table_version, impl_->runner->Backlog()});
+      StreamBatch batch = BatchOf(*commit);
+      batch.lag = impl_->runner->Backlog();
+      on_batch(batch);
     };
   }
   return impl_->runner->Run(run);
@@ -66,8 +81,7 @@ Result<StreamStatus> ReadStreamStatus(const std::string& checkpoint) {
   if (status.last_committed) {
     ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, folder->ReadCommit(*status.last_committed));
     if (commit) {
-      status.last_batch = StreamBatch{commit->batch_id, commit->rows_in, commit->rows_out,
-                                      commit->duration_ms, commit->table_version};
+      status.last_batch = BatchOf(*commit);
       status.last_committed_time_ms = commit->committed_time_ms;
     }
   }

@@ -63,9 +63,11 @@ class StreamReport {
       last_ = batch;
       window_.push_back({now, batch->rows_in, batch->rows_out});
       rows_out_ += batch->rows_out;
+      dead_letters_ += batch->dead_letters;
       if (!live_) {
-        std::cerr << fmt::format("batch {}: {} offsets in, {} rows out, {} ms\n", batch->batch_id,
-                                 batch->rows_in, batch->rows_out, batch->duration_ms);
+        std::cerr << fmt::format("batch {}: {} offsets in, {} rows out, {} dead letters, {} ms\n",
+                                 batch->batch_id, batch->rows_in, batch->rows_out, batch->dead_letters,
+                                 batch->duration_ms);
         return;
       }
     }
@@ -80,10 +82,10 @@ class StreamReport {
     std::string line =
         last_ ? fmt::format(
                     "batch {} | {:.0f} in/s, {:.0f} rows out/s | lag {} | last batch {} ms | {} rows out | "
-                    "table version {}",
+                    "{} dead letters | table version {}",
                     last_->batch_id, static_cast<double>(in) / seconds, static_cast<double>(out) / seconds,
                     last_->lag ? std::to_string(*last_->lag) : std::string("?"), last_->duration_ms,
-                    rows_out_, last_->table_version)
+                    rows_out_, dead_letters_, last_->table_version)
               : std::string("waiting for the first batch");
     if (!batch) line += " | idle";
     std::cerr << "\r\033[K" << line << std::flush;
@@ -110,6 +112,7 @@ class StreamReport {
   std::optional<StreamBatch> last_;  // GUARDED_BY(mu_)
   std::deque<Seen> window_;          // GUARDED_BY(mu_): batches of the last kWindow
   int64_t rows_out_ = 0;             // GUARDED_BY(mu_)
+  int64_t dead_letters_ = 0;         // GUARDED_BY(mu_)
 };
 
 Result<std::string> StatementOf(const StreamCommandOptions& options) {
@@ -131,9 +134,11 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
     std::string last = "null";
     if (status->last_batch) {
       last = fmt::format(
-          R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"durationMs":{},"committedTime":{},"tableVersion":{}}})",
+          R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"deadLetters":{},"durationMs":{},"committedTime":{},)"
+          R"("tableVersion":{}}})",
           status->last_batch->batch_id, status->last_batch->rows_in, status->last_batch->rows_out,
-          status->last_batch->duration_ms, status->last_committed_time_ms, status->last_batch->table_version);
+          status->last_batch->dead_letters, status->last_batch->duration_ms, status->last_committed_time_ms,
+          status->last_batch->table_version);
     }
     auto number_or_null = [](const std::optional<int64_t>& id) {
       return id ? std::to_string(*id) : std::string("null");
@@ -154,9 +159,10 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
                              *status->last_planned);
   }
   if (status->last_batch) {
-    std::cout << fmt::format("last batch: {} offsets in, {} rows out, {} ms, table version {}\n",
-                             status->last_batch->rows_in, status->last_batch->rows_out,
-                             status->last_batch->duration_ms, status->last_batch->table_version);
+    std::cout << fmt::format(
+        "last batch: {} offsets in, {} rows out, {} dead letters, {} ms, table version {}\n",
+        status->last_batch->rows_in, status->last_batch->rows_out, status->last_batch->dead_letters,
+        status->last_batch->duration_ms, status->last_batch->table_version);
   }
   std::cout << "statement:\n" << status->statement << "\n";
   return 0;

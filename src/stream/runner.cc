@@ -12,6 +12,7 @@
 #include "common/uuid.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
+#include "stream/dead_letters.h"
 #include "stream/source.h"
 
 namespace basin::stream {
@@ -73,6 +74,7 @@ struct StreamRunner::Impl {
   std::shared_ptr<const Clock> clock;
   StreamStatement statement;
   std::unique_ptr<StreamCheckpoint> checkpoint;
+  std::unique_ptr<DeadLetterWriter> dead_letters;
   std::unique_ptr<BatchSource> source;
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
@@ -98,13 +100,15 @@ struct StreamRunner::Impl {
   Result<BatchCommit> Execute(int64_t batch_id, const json& entry) {
     const int64_t started = clock->NowMs();
     const std::string& id = checkpoint->metadata().stream_id;
-    RETURN_IF_ERROR(session
-                        ->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
-                                  "; SET basin.txn_version = " + std::to_string(batch_id))
-                        .status());
     std::optional<engine::QueryResult> row;
-    Status ran = source->Read(entry, [&] {
+    BatchRead read;
+    read.batch_id = batch_id;
+    Status ran = source->Read(entry, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
+        RETURN_IF_ERROR(session
+                            ->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
+                                      "; SET basin.txn_version = " + std::to_string(batch_id))
+                            .status());
         ASSIGN_OR_RETURN(auto results, session->Execute(statement.text));
         row = std::move(results.back().result);
         return Status::OK();
@@ -114,6 +118,8 @@ struct StreamRunner::Impl {
     BatchCommit commit;
     commit.batch_id = batch_id;
     commit.rows_in = source->RecordsIn(entry);
+    commit.dead_letters = read.dead_letters;
+    commit.dead_letter_version = read.dead_letter_version;
     for (size_t c = 0; c < row->column_count() && row->row_count() == 1; c++) {
       if (!row->at(0, c)) continue;
       if (row->column_names[c] == "num_affected_rows") commit.rows_out = std::stoll(*row->at(0, c));
@@ -156,8 +162,10 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   // What crashes (or an earlier Basin) left beyond the retained batches.
   ASSIGN_OR_RETURN(std::optional<int64_t> committed, impl->checkpoint->LatestCommitted());
   if (committed) RETURN_IF_ERROR(impl->checkpoint->Expire(*committed + 1 - kRetainedBatches, /*sweep=*/true));
-  ASSIGN_OR_RETURN(impl->source, OpenBatchSource(session, impl->statement.source, impl->statement.query,
-                                                 impl->statement.sink.location, impl->Where()));
+  impl->dead_letters = std::make_unique<DeadLetterWriter>(session, impl->checkpoint->metadata().stream_id);
+  ASSIGN_OR_RETURN(impl->source,
+                   OpenBatchSource(session, impl->statement.source, impl->statement.query,
+                                   impl->statement.sink.location, *impl->dead_letters, impl->Where()));
   return std::unique_ptr<StreamRunner>(new StreamRunner(std::move(impl)));
 }
 

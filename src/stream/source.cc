@@ -20,10 +20,11 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
                                                      const std::string& query,
                                                      const std::string& sink_location,
+                                                     DeadLetterWriter& dead_letters,
                                                      const std::string& where) {
   if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
   if (stream.is_table) return NewTableSource(session, query, sink_location, where);
-  return kafka::NewKafkaSource(session, query, where);
+  return kafka::NewKafkaSource(session, query, dead_letters, where);
 }
 
 }  // namespace basin::stream

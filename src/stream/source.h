@@ -19,6 +19,15 @@
 
 namespace basin::stream {
 
+class DeadLetterWriter;
+
+// The batch a Read runs, and what the source did beside the statement.
+struct BatchRead {
+  int64_t batch_id = 0;
+  int64_t dead_letters = 0;                    // records the source set aside
+  std::optional<int64_t> dead_letter_version;  // the dead-letter table's version that has them
+};
+
 class BatchSource {
  public:
   virtual ~BatchSource() = default;
@@ -27,9 +36,11 @@ class BatchSource {
   // first batch); nullopt when there is nothing new to read.
   virtual Result<std::optional<nlohmann::json>> Plan(const std::optional<nlohmann::json>& previous) = 0;
 
-  // Runs `run` (which runs the statement on the session) with the source reading `planned`;
-  // with nullopt, the source reads nothing (the statement is only bound).
-  virtual Status Read(const std::optional<nlohmann::json>& planned, const std::function<Status()>& run) = 0;
+  // Runs `run` (which runs the statement on the session) with the source reading `planned`
+  // as batch `batch.batch_id`. Records that do not parse go to the source's dead-letter
+  // table (stream/dead_letters.h) before `run`, and are counted in `batch`.
+  virtual Status Read(const nlohmann::json& planned, BatchRead& batch,
+                      const std::function<Status()>& run) = 0;
 
   // The records the source offers in `planned` (0 when it cannot tell before reading).
   virtual int64_t RecordsIn(const nlohmann::json& planned) const = 0;
@@ -53,12 +64,11 @@ Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& 
 Status BindStreamQuery(sql::Session& session, const std::string& query);
 
 // The source `stream` names, read by `query` on `session` for the sink table at
-// `sink_location`; `where` names the stream in messages. NotImplemented for a source the
-// runner cannot read yet (found when the first batch is planned, for a function source).
-Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
-                                                     const sql::grammar::StreamSource& stream,
-                                                     const std::string& query,
-                                                     const std::string& sink_location,
-                                                     const std::string& where);
+// `sink_location`, writing its dead letters with `dead_letters`; `where` names the stream
+// in messages. NotImplemented for a source the runner cannot read yet (found when the
+// first batch is planned, for a function source).
+Result<std::unique_ptr<BatchSource>> OpenBatchSource(
+    sql::Session& session, const sql::grammar::StreamSource& stream, const std::string& query,
+    const std::string& sink_location, DeadLetterWriter& dead_letters, const std::string& where);
 
 }  // namespace basin::stream

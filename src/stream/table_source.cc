@@ -121,11 +121,8 @@ class TableSource final : public BatchSource {
     return std::optional<json>(std::move(entry));
   }
 
-  Status Read(const std::optional<json>& planned, const std::function<Status()>& run) override {
-    std::optional<PlannedRead> read;
-    if (planned) {
-      ASSIGN_OR_RETURN(read, ReadEntry(*planned, where_ + " offsets"));
-    }
+  Status Read(const json& planned, BatchRead&, const std::function<Status()>& run) override {
+    ASSIGN_OR_RETURN(PlannedRead read, ReadEntry(planned, where_ + " offsets"));
     TableBatch batch(std::move(read));
     return WithTableStream(session_, batch, run);
   }

@@ -161,7 +161,7 @@ TEST_F(StreamCliTest, ATerminalShowsOneLiveLine) {
   EXPECT_NE(transcript.find("lag 150 | "), std::string::npos) << transcript;
   EXPECT_NE(transcript.find("batch 2 | "), std::string::npos) << transcript;
   EXPECT_NE(transcript.find("lag 0 | "), std::string::npos) << transcript;
-  EXPECT_NE(transcript.find("| 250 rows out | table version 3"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("| 250 rows out | 0 dead letters | table version 3"), std::string::npos) << transcript;
   EXPECT_NE(transcript.find(" rows out/s"), std::string::npos) << transcript;
   EXPECT_EQ(transcript.find("batch 0: "), std::string::npos) << transcript;  // no per-batch lines
   EXPECT_NE(Counts().find("250,250"), std::string::npos);

@@ -2,14 +2,15 @@
 // writing data files, between the data files and the Delta commit, between the commit and
 // its marker) over more than 20 restarts, with more input arriving between them; a final
 // available-now run drains the rest. The sink then holds every input row exactly once. The
-// same for a Kafka source into an INSERT sink and for a table source into a MERGE sink.
+// same for a Kafka source into an INSERT sink (with malformed records, which the
+// dead-letter table holds once each) and for a table source into a MERGE sink.
 // The seed is printed; BASIN_CRASH_SEED replays a run.
 #include <signal.h>
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -71,7 +72,8 @@ class StreamCrashTest : public ::testing::Test {
       while (NewestPlannedBatch() == planned_before && std::chrono::steady_clock::now() < give_up) {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 8)(random_)));
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 8)(random_)));
     }
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     EXPECT_EQ(testing::WaitChild(pid), -SIGKILL);
@@ -98,7 +100,8 @@ class StreamCrashTest : public ::testing::Test {
     for (const auto& entry : std::filesystem::directory_iterator(checkpoint_.path() / "offsets", error)) {
       const std::string name = entry.path().filename().string();
       const std::string digits = name.substr(0, 20);
-      if (name.size() != 25 || !name.ends_with(".json") || !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
+      if (name.size() != 25 || !name.ends_with(".json") ||
+          !std::all_of(digits.begin(), digits.end(), ::isdigit)) {
         continue;  // a temporary file the store has not yet renamed
       }
       newest = std::max<int64_t>(newest, std::stoll(digits));
@@ -148,24 +151,40 @@ class StreamCrashTest : public ::testing::Test {
 TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
   ASSERT_OK_AND_ASSIGN(auto cluster, KafkaDevCluster::Start({{"events", 3}}));
   ASSERT_OK_AND_ASSIGN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
-  ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT, p INTEGER, o BIGINT)").exit_code, 0);
+  ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT)").exit_code, 0);
   const std::string statement =
-      "INSERT INTO bronze SELECT CAST(decode(value) AS BIGINT), partition, \"offset\" FROM STREAM read_kafka("
-      "bootstrapServers => '" +
+      "INSERT INTO bronze SELECT id FROM STREAM read_kafka(bootstrapServers => '" +
       cluster->bootstrap_servers() +
-      "', subscribe => 'events', startingOffsets => 'earliest', maxOffsetsPerTrigger => 25)";
-  int produced = 0;
+      "', subscribe => 'events', startingOffsets => 'earliest', maxOffsetsPerTrigger => 25, "
+      "valueFormat => 'json', schema => 'id BIGINT NOT NULL', deadLetterTable => 'events_dlq')";
+  // Every seventh record is malformed (in two ways), and goes to the dead-letter table.
+  int good = 0;
+  int malformed = 0;
   for (int restart = 0; restart < kRestarts; restart++) {
-    for (int i = 0; i < kRowsPerRound; i++, produced++) {
+    for (int i = 0; i < kRowsPerRound; i++) {
       stream::kafka::ProducerRecord record;
-      record.partition = produced % 3;
-      record.value = std::to_string(produced);
+      record.partition = (good + malformed) % 3;
+      if ((good + malformed) % 7 == 6) {
+        record.value = malformed % 2 == 0 ? "{\"id\": \"m" + std::to_string(malformed) + "\"}"
+                                          : "m" + std::to_string(malformed);
+        malformed++;
+      } else {
+        record.value = "{\"id\": " + std::to_string(good++) + "}";
+      }
       ASSERT_OK(producer->Produce("events", record));
     }
     ASSERT_OK(producer->Flush(10'000));
     RunAndKill(statement, 900);
   }
-  DrainAndExpectEachOnce(statement, "bronze", produced);
+  DrainAndExpectEachOnce(statement, "bronze", good);
+  // Each malformed record once: by its coordinates and by its bytes.
+  RunOutput letters =
+      Sql("SELECT count(*) || ',' || count(DISTINCT (partition, \"offset\")) || ',' || count(DISTINCT value) "
+          "FROM events_dlq");
+  ASSERT_EQ(letters.exit_code, 0) << letters.err;
+  const std::string expected =
+      std::to_string(malformed) + "," + std::to_string(malformed) + "," + std::to_string(malformed);
+  EXPECT_NE(letters.out.find(expected), std::string::npos) << letters.out << " expected " << expected;
 }
 
 TEST_F(StreamCrashTest, TableIntoMergeSinkExactlyOnce) {

@@ -17,9 +17,12 @@
 // Thread safety: functions of their arguments.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "basin/status.h"
+#include "delta/schema.h"
 #include "engine/sql_text.h"
 #include "sql/grammar/statement.h"
 
@@ -30,5 +33,15 @@ Result<ParsedStatement> ParseStatement(std::string_view script, const engine::Sc
 
 // A statement on its own: lines and columns are the statement's.
 Result<ParsedStatement> ParseStatement(std::string_view statement);
+
+// Column definitions as CREATE TABLE's parentheses hold them, without the parentheses
+// ("id BIGINT NOT NULL, amount DECIMAL(12,2)"): a stream source's declared schema. A
+// syntax error names the line and column of `text`; a generated column or a constraint is
+// InvalidArgument (a record's columns are only names, types and NOT NULL).
+Result<std::vector<delta::StructField>> ParseColumnList(std::string_view text);
+
+// A name as a statement would write it, parts split and unquoted ("ops.\"Payments DLQ\""
+// -> {"ops", "Payments DLQ"}): a table named in an option. InvalidArgument for anything else.
+Result<std::vector<std::string>> ParseQualifiedName(std::string_view text);
 
 }  // namespace basin::sql::grammar

@@ -209,4 +209,38 @@ Result<ParsedStatement> ParseStatement(std::string_view statement) {
   return Parse(Source{statement, 0}, statement);
 }
 
+Result<std::vector<std::string>> ParseQualifiedName(std::string_view text) {
+  const Source source{text, 0};
+  engine::SqlParse<std::vector<engine::SqlToken>> tokens = engine::TokenizeSql(text);
+  if (!tokens.ok()) return source.SyntaxError(tokens.error());
+  TokenStream stream(text, std::move(tokens.value()));
+  Result<std::vector<std::string>> name = stream.QualifiedName("a name");
+  Status end = name.ok() ? stream.ExpectEnd() : name.status();
+  if (!end.ok()) return source.Final(end, stream);
+  return name;
+}
+
+Result<std::vector<delta::StructField>> ParseColumnList(std::string_view text) {
+  const Source source{text, 0};
+  engine::SqlParse<std::vector<engine::SqlToken>> tokens = engine::TokenizeSql(text);
+  if (!tokens.ok()) return source.SyntaxError(tokens.error());
+  TokenStream stream(text, std::move(tokens.value()));
+  std::vector<delta::StructField> columns;
+  auto read = [&]() -> Status {
+    do {
+      ASSIGN_OR_RETURN(ColumnDefinition column, ParseColumnDefinition(stream));
+      RETURN_IF_ERROR(column.unsupported);
+      if (!column.field.metadata.empty()) {
+        return Status::InvalidArgument("column " + column.field.name +
+                                       ": a record's columns take a name, a type and NOT NULL only");
+      }
+      columns.push_back(std::move(column.field));
+    } while (stream.AcceptSymbol(","));
+    return stream.ExpectEnd();
+  };
+  if (Status read_status = read(); !read_status.ok()) return source.Final(read_status, stream);
+  if (columns.empty()) return Status::InvalidArgument("expected at least one column");
+  return columns;
+}
+
 }  // namespace basin::sql::grammar

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
+#include "stream/dead_letters.h"
 #include "stream/kafka/planner.h"
 #include "stream/kafka/read_kafka.h"
 #include "stream/kafka/reader.h"
+#include "stream/record_format.h"
 
 namespace basin::stream::kafka {
 namespace {
@@ -42,6 +45,13 @@ Result<std::vector<PartitionRange>> RangesFrom(const json& entry, const std::str
     }
   }
   return ranges;
+}
+
+// 0.05 as "0.05": the shortest text that reads back as `fraction`.
+std::string FormatFraction(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", fraction);
+  return text;
 }
 
 // Where each partition's next batch starts: the ends of `ranges`.
@@ -86,14 +96,13 @@ class Batch final : public KafkaBatch {
 
 class KafkaSource final : public BatchSource {
  public:
-  KafkaSource(sql::Session& session, std::string query, std::string where)
-      : session_(session), query_(std::move(query)), where_(std::move(where)) {}
+  KafkaSource(sql::Session& session, std::string query, DeadLetterWriter& dead_letters, std::string where)
+      : session_(session), query_(std::move(query)), dead_letters_(dead_letters), where_(std::move(where)) {}
 
   Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
-    if (!options_) {
-      ASSIGN_OR_RETURN(KafkaOptions options, ProbeOptions());
-      ASSIGN_OR_RETURN(planner_, KafkaReader::Open(options));
-      options_ = std::move(options);
+    RETURN_IF_ERROR(LearnOptions());
+    if (!planner_) {
+      ASSIGN_OR_RETURN(planner_, KafkaReader::Open(*options_));
     }
     std::optional<PartitionOffsets> committed;
     if (previous) {
@@ -123,17 +132,15 @@ class KafkaSource final : public BatchSource {
     return std::optional<json>(json{{"kind", "kafka"}, {"ranges", RangesJson(ranges)}});
   }
 
-  Status Read(const std::optional<json>& planned, const std::function<Status()>& run) override {
-    std::optional<std::vector<PartitionRange>> ranges;
-    if (planned) {
-      ASSIGN_OR_RETURN(ranges, RangesFrom(*planned, where_ + " offsets"));
-    }
-    // One client reads every batch (a batch re-run before any plan has none yet, and
-    // read_kafka opens its own). It is not the planning client: requests to a broker are
-    // answered in order, so watermark queries would wait behind its last fetch.
-    if (!reader_ && options_) {
+  Status Read(const json& planned, BatchRead& read, const std::function<Status()>& run) override {
+    ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(planned, where_ + " offsets"));
+    RETURN_IF_ERROR(LearnOptions());
+    // One client reads every batch. It is not the planning client: requests to a broker
+    // are answered in order, so watermark queries would wait behind its last fetch.
+    if (!reader_) {
       ASSIGN_OR_RETURN(reader_, KafkaReader::Open(*options_));
     }
+    RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
     Batch batch(std::move(ranges), reader_.get());
     ScopedKafkaBatch installed(session_.connection().raw(), &batch);
     return run();
@@ -153,7 +160,8 @@ class KafkaSource final : public BatchSource {
 
  private:
   // The source's options, from binding the statement's query with nothing to read.
-  Result<KafkaOptions> ProbeOptions() {
+  Status LearnOptions() {
+    if (options_) return Status::OK();
     Batch probe(std::nullopt);
     ScopedKafkaBatch installed(session_.connection().raw(), &probe);
     RETURN_IF_ERROR(BindStreamQuery(session_, query_).WithContext(where_));
@@ -162,12 +170,54 @@ class KafkaSource final : public BatchSource {
                                     ": its STREAM source is not read_kafka(...) or a table "
                                     "(read_files and table_changes come later)");
     }
-    return *probe.options();
+    options_ = *probe.options();
+    return Status::OK();
+  }
+
+  // With a dead-letter table: reads `ranges` once to find the records that do not parse,
+  // and commits them there (once per batch, whatever the re-runs), unless they are more
+  // than maxDeadLetterFraction of the batch.
+  Status SetAsideDeadLetters(const std::vector<PartitionRange>& ranges, BatchRead& read) {
+    const RecordOptions& records = options_->records;
+    if (records.dead_letter_table.empty()) return Status::OK();
+    if (!parser_) parser_ = std::make_unique<JsonRecordParser>(records.schema);
+    std::vector<DeadLetter> letters;
+    int64_t total = 0;
+    RETURN_IF_ERROR(reader_->Read(ranges, [&](const KafkaRecord& record) {
+      total++;
+      Status parsed =
+          ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset, &cells_);
+      if (parsed.ok()) return Status::OK();
+      DeadLetter letter;
+      letter.error = parsed.message();
+      if (record.key) letter.key = std::string(*record.key);
+      if (record.value) letter.value = std::string(*record.value);
+      letter.topic = std::string(record.topic);
+      letter.partition = record.partition;
+      letter.offset = record.offset;
+      letters.push_back(std::move(letter));
+      return Status::OK();
+    }));
+    const auto dead = static_cast<int64_t>(letters.size());
+    if (records.max_dead_letter_fraction && dead > 0 &&
+        static_cast<double>(dead) > *records.max_dead_letter_fraction * static_cast<double>(total)) {
+      return Status::InvalidArgument(
+          where_ + " batch " + std::to_string(read.batch_id) + ": " + std::to_string(dead) + " of " +
+          std::to_string(total) + " records do not parse, more than maxDeadLetterFraction " +
+          FormatFraction(*records.max_dead_letter_fraction) + " allows; the first: " + letters.front().error);
+    }
+    ASSIGN_OR_RETURN(read.dead_letter_version,
+                     dead_letters_.Write(records.dead_letter_table, read.batch_id, letters));
+    read.dead_letters = dead;
+    return Status::OK();
   }
 
   sql::Session& session_;
   const std::string query_;
+  DeadLetterWriter& dead_letters_;
   const std::string where_;
+  std::unique_ptr<JsonRecordParser> parser_;  // with a dead-letter table
+  std::vector<RecordCell> cells_;
   std::optional<KafkaOptions> options_;
   std::unique_ptr<KafkaReader> planner_;
   std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
@@ -178,8 +228,9 @@ class KafkaSource final : public BatchSource {
 
 }  // namespace
 
-std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, std::string query, std::string where) {
-  return std::make_unique<KafkaSource>(session, std::move(query), std::move(where));
+std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, std::string query,
+                                            DeadLetterWriter& dead_letters, std::string where) {
+  return std::make_unique<KafkaSource>(session, std::move(query), dead_letters, std::move(where));
 }
 
 }  // namespace basin::stream::kafka

@@ -2,7 +2,9 @@
 // holds, per topic and partition, the offsets [start, end) it reads:
 //   {"kind": "kafka", "ranges": {"payments": {"0": [0, 500], "1": [0, 480]}}}
 // The source's options come from binding the statement once with nothing to read; one
-// client lists partitions and watermarks for every later plan.
+// client lists partitions and watermarks for every later plan. With a dead-letter table
+// (valueFormat json), a batch first reads its ranges to find the records that do not parse
+// and commits them there; read_kafka then skips them as the statement reads the ranges.
 #pragma once
 
 #include <memory>
@@ -12,6 +14,7 @@
 
 namespace basin::stream::kafka {
 
-std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, std::string query, std::string where);
+std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, std::string query,
+                                            DeadLetterWriter& dead_letters, std::string where);
 
 }  // namespace basin::stream::kafka

@@ -162,11 +162,14 @@ Result<KafkaOptions> ParseKafkaOptions(const OptionList& options) {
   std::optional<std::string> subscribe;
   std::optional<std::string> pattern;
   std::optional<std::string> starting_offsets;
+  OptionList record_options;
   for (const auto& [name, value] : options) {
     if (!seen.insert(AsciiLower(name)).second) {
       return Status::InvalidArgument("Kafka option '" + name + "' is given twice");
     }
-    if (EqualsIgnoreCase(name, kBootstrapServers) || EqualsIgnoreCase(name, kSparkBootstrapServers)) {
+    if (IsRecordOption(name)) {
+      record_options.emplace_back(name, value);
+    } else if (EqualsIgnoreCase(name, kBootstrapServers) || EqualsIgnoreCase(name, kSparkBootstrapServers)) {
       if (!result.bootstrap_servers.empty()) {
         return Status::InvalidArgument(
             "Kafka options 'bootstrapServers' and 'kafka.bootstrap.servers' "
@@ -191,7 +194,8 @@ Result<KafkaOptions> ParseKafkaOptions(const OptionList& options) {
       return Status::InvalidArgument(
           "unknown Kafka option '" + name +
           "' (the options are bootstrapServers, subscribe, subscribePattern, "
-          "startingOffsets, maxOffsetsPerTrigger and kafka.<librdkafka property>)");
+          "startingOffsets, maxOffsetsPerTrigger, valueFormat, schema, deadLetterTable, "
+          "maxDeadLetterFraction and kafka.<librdkafka property>)");
     }
   }
 
@@ -216,6 +220,7 @@ Result<KafkaOptions> ParseKafkaOptions(const OptionList& options) {
   if (starting_offsets) {
     ASSIGN_OR_RETURN(result.starting_offsets, ParseStartingOffsets(*starting_offsets, result.subscription));
   }
+  ASSIGN_OR_RETURN(result.records, ParseRecordOptions(record_options));
   return result;
 }
 

@@ -8,6 +8,9 @@
 //                         (per partition: -2 earliest, -1 latest, else the offset)
 //   maxOffsetsPerTrigger  at most this many offsets per micro-batch, over all partitions
 //   kafka.<property>      a librdkafka property, passed to the client as it is
+//   valueFormat, schema, deadLetterTable, maxDeadLetterFraction
+//                         how values are parsed and where those that do not parse go
+//                         (stream/record_format.h)
 //
 // ParseKafkaOptions is the one parser of these values: validating a statement and opening a
 // reader both call it, so nothing accepted by one is refused by the other.
@@ -26,6 +29,7 @@
 #include "basin/status.h"
 #include "stream/kafka/client.h"
 #include "stream/kafka/types.h"
+#include "stream/record_format.h"
 
 namespace basin::stream::kafka {
 
@@ -70,6 +74,7 @@ struct KafkaOptions {
   std::optional<int64_t> max_offsets_per_trigger;  // > 0 when set
   // The kafka.* options without their prefix, in the order given.
   ClientProperties client_properties;
+  RecordOptions records;
 };
 
 // (name, value) pairs as a statement gives them. Names compare case-insensitively.

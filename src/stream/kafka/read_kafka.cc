@@ -17,14 +17,18 @@
 #include "stream/kafka/options.h"
 #include "stream/kafka/planner.h"
 #include "stream/kafka/reader.h"
+#include "stream/record_columns.h"
+#include "stream/record_format.h"
 
 namespace basin::stream::kafka {
 namespace {
 
-// The named arguments taken as text, and the one taken as a number.
-constexpr std::array<const char*, 4> kTextOptions = {"bootstrapServers", "subscribe", "subscribePattern",
-                                                     "startingOffsets"};
+// The named arguments taken as text, and those taken as numbers.
+constexpr std::array<const char*, 7> kTextOptions = {"bootstrapServers", "subscribe",   "subscribePattern",
+                                                     "startingOffsets",  "valueFormat", "schema",
+                                                     "deadLetterTable"};
 constexpr char kMaxOffsetsOption[] = "maxOffsetsPerTrigger";
+constexpr char kMaxDeadLetterFractionOption[] = "maxDeadLetterFraction";
 
 enum Column : idx_t { kKey, kValue, kTopic, kPartition, kOffset, kTimestamp, kTimestampType, kHeaders };
 
@@ -43,7 +47,9 @@ struct ScanState {
   std::vector<PartitionRange> ranges;
   size_t next_range = 0;
   std::vector<OwnedKafkaRecord> slice;
-  size_t handed_out = 0;  // records of `slice` already in an output chunk
+  size_t handed_out = 0;                     // records of `slice` already in an output chunk
+  std::unique_ptr<JsonRecordParser> parser;  // valueFormat json
+  std::vector<RecordCell> cells;
 };
 
 template <typename T>
@@ -54,19 +60,17 @@ void Delete(void* p) {
 // The options given as named arguments, as ParseKafkaOptions takes them.
 OptionList GivenOptions(duckdb_bind_info info) {
   OptionList options;
-  auto take = [&](const char* name, bool number) {
+  // Every value as its text (DuckDB casts numbers to VARCHAR exactly).
+  auto take = [&](const char* name) {
     engine::ValueGuard given{duckdb_bind_get_named_parameter(info, name)};
     if (given.value == nullptr || duckdb_is_null_value(given.value)) return;
-    if (number) {
-      options.emplace_back(name, std::to_string(duckdb_get_int64(given.value)));
-      return;
-    }
     char* text = duckdb_get_varchar(given.value);
     options.emplace_back(name, text);
     duckdb_free(text);
   };
-  for (const char* name : kTextOptions) take(name, false);
-  take(kMaxOffsetsOption, true);
+  for (const char* name : kTextOptions) take(name);
+  take(kMaxOffsetsOption);
+  take(kMaxDeadLetterFractionOption);
   return options;
 }
 
@@ -126,7 +130,11 @@ Status BindStatus(duckdb_bind_info info) {
   } else {
     ASSIGN_OR_RETURN(data->ranges, BoundedRanges(data->options));
   }
-  AddColumns(info);
+  if (data->options.records.format == ValueFormat::kJson) {
+    AddRecordColumns(info, data->options.records.schema);
+  } else {
+    AddColumns(info);
+  }
   duckdb_bind_set_cardinality(info, static_cast<idx_t>(TotalOffsets(data->ranges)), /*is_exact=*/false);
   duckdb_bind_set_bind_data(info, data.release(), Delete<BindData>);
   return Status::OK();
@@ -153,6 +161,9 @@ void Init(duckdb_init_info info) {
     state->reader = state->own_reader.get();
   }
   state->ranges = bind->ranges;
+  if (bind->options.records.format == ValueFormat::kJson) {
+    state->parser = std::make_unique<JsonRecordParser>(bind->options.records.schema);
+  }
   duckdb_init_set_max_threads(info, 1);
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
 }
@@ -225,26 +236,70 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
   duckdb_data_chunk_set_size(output, count);
 }
 
+// Parses records of the slice into the rows of `output` until it is full or the slice is
+// handed out. A record that does not parse is skipped when the source has a dead-letter
+// table (a stream's batch sends it there before the statement runs), else it fails the query.
+Status EmitParsed(ScanState& state, bool skip_bad, duckdb_data_chunk output) {
+  const RecordSchema& schema = state.parser->schema();
+  idx_t rows = 0;
+  for (; state.handed_out < state.slice.size() && rows < duckdb_vector_size(); state.handed_out++) {
+    const OwnedKafkaRecord& record = state.slice[state.handed_out];
+    Status parsed = ParseRecordValue(*state.parser, record.value, record.topic, record.partition,
+                                     record.offset, &state.cells);
+    if (!parsed.ok()) {
+      if (skip_bad) continue;
+      return Status::InvalidArgument(parsed.message() +
+                                     " (give deadLetterTable => 'name' to set such records aside)");
+    }
+    SetRecordRow(output, rows++, schema, state.cells);
+  }
+  duckdb_data_chunk_set_size(output, rows);
+  return Status::OK();
+}
+
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto& state = *static_cast<ScanState*>(duckdb_function_get_init_data(info));
-  while (state.handed_out == state.slice.size()) {
-    Result<bool> read = ReadSlice(state);
-    if (!read.ok()) {
-      duckdb_function_set_error(info,
-                                engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
+  const auto* bind = static_cast<const BindData*>(duckdb_function_get_bind_data(info));
+  for (;;) {
+    while (state.handed_out == state.slice.size()) {
+      Result<bool> read = ReadSlice(state);
+      if (!read.ok()) {
+        duckdb_function_set_error(
+            info, engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
+        return;
+      }
+      if (!*read) {
+        duckdb_data_chunk_set_size(output, 0);
+        return;
+      }
+    }
+    if (!state.parser) {
+      const size_t count = std::min<size_t>(duckdb_vector_size(), state.slice.size() - state.handed_out);
+      Emit(state.slice, state.handed_out, count, output);
+      state.handed_out += count;
       return;
     }
-    if (!*read) {
-      duckdb_data_chunk_set_size(output, 0);
+    Status emitted = EmitParsed(state, !bind->options.records.dead_letter_table.empty(), output);
+    if (!emitted.ok()) {
+      duckdb_function_set_error(info, engine::EncodeStatus(emitted.WithContext(kReadKafkaFunction)).c_str());
       return;
     }
+    // A slice of dead letters only leaves the chunk empty, which would end the scan.
+    if (duckdb_data_chunk_get_size(output) > 0) return;
   }
-  const size_t count = std::min<size_t>(duckdb_vector_size(), state.slice.size() - state.handed_out);
-  Emit(state.slice, state.handed_out, count, output);
-  state.handed_out += count;
 }
 
 }  // namespace
+
+Status ParseRecordValue(JsonRecordParser& parser, std::optional<std::string_view> value,
+                        std::string_view topic, int32_t partition, int64_t offset,
+                        std::vector<RecordCell>* cells) {
+  Status parsed =
+      value ? parser.Parse(*value, cells) : Status::InvalidArgument("the record has no value (a tombstone)");
+  if (parsed.ok()) return parsed;
+  return Status::InvalidArgument(ToString(TopicPartition{std::string(topic), partition}) + " offset " +
+                                 std::to_string(offset) + ": " + parsed.message());
+}
 
 ScopedKafkaBatch::ScopedKafkaBatch(duckdb_connection conn, KafkaBatch* batch) {
   duckdb_client_context context = nullptr;
@@ -268,6 +323,8 @@ Status RegisterReadKafka(duckdb_connection conn) {
       duckdb_table_function_add_named_parameter(function, name, text.type);
     engine::LogicalTypeGuard number{duckdb_create_logical_type(DUCKDB_TYPE_BIGINT)};
     duckdb_table_function_add_named_parameter(function, kMaxOffsetsOption, number.type);
+    engine::LogicalTypeGuard fraction{duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE)};
+    duckdb_table_function_add_named_parameter(function, kMaxDeadLetterFractionOption, fraction.type);
   }
   duckdb_table_function_set_bind(function, Bind);
   duckdb_table_function_set_init(function, Init);

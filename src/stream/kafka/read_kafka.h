@@ -34,12 +34,15 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "basin/status.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
+#include "stream/record_format.h"
 
 struct _duckdb_connection;                             // NOLINT(bugprone-reserved-identifier)
 typedef struct _duckdb_connection* duckdb_connection;  // NOLINT
@@ -74,6 +77,13 @@ class ScopedKafkaBatch {
  private:
   uint64_t connection_id_;
 };
+
+// Parses the value of the record at topic/partition/offset (valueFormat json) into `cells`.
+// InvalidArgument "payments/3 offset 17: <why>" when it does not parse or fit, or has no
+// value (a tombstone).
+Status ParseRecordValue(JsonRecordParser& parser, std::optional<std::string_view> value,
+                        std::string_view topic, int32_t partition, int64_t offset,
+                        std::vector<RecordCell>* cells);
 
 // Makes read_kafka callable on every connection of `conn`'s database. Internal when DuckDB
 // refuses the registration (as it does when it is registered already).

@@ -1,0 +1,91 @@
+#include "stream/dead_letters.h"
+
+#include <string_view>
+#include <utility>
+
+#include "common/strings.h"
+#include "engine/duckdb.h"
+#include "sql/grammar/parse.h"
+
+namespace basin::stream {
+namespace {
+
+// DuckDB's temporary table a batch's letters are appended to before the INSERT reads them
+// (raw bytes as hex text: the appender takes text, which a BLOB column would unescape).
+constexpr char kStagingTable[] = "basin_dead_letter_rows";
+
+std::string Hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+Status AppendOptional(engine::Appender& appender, const std::optional<std::string>& bytes) {
+  return bytes ? appender.Append(std::string_view(Hex(*bytes))) : appender.AppendNull();
+}
+
+}  // namespace
+
+DeadLetterWriter::DeadLetterWriter(sql::Session& session, std::string stream_id)
+    : session_(session), stream_id_(std::move(stream_id)) {}
+
+Status DeadLetterWriter::Stage(const std::vector<DeadLetter>& letters) {
+  engine::Connection& conn = session_.connection();
+  if (!staging_ready_) {
+    RETURN_IF_ERROR(conn.Execute(std::string("CREATE TEMP TABLE IF NOT EXISTS ") + kStagingTable +
+                                 " (topic VARCHAR, partition INTEGER, \"offset\" BIGINT, key_hex VARCHAR, "
+                                 "value_hex VARCHAR, error VARCHAR)"));
+    staging_ready_ = true;
+  }
+  RETURN_IF_ERROR(conn.Execute(std::string("DELETE FROM temp.") + kStagingTable));
+  ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", kStagingTable));
+  for (const DeadLetter& letter : letters) {
+    RETURN_IF_ERROR(appender->Append(std::string_view(letter.topic)));
+    RETURN_IF_ERROR(appender->Append(int64_t{letter.partition}));
+    RETURN_IF_ERROR(appender->Append(letter.offset));
+    RETURN_IF_ERROR(AppendOptional(*appender, letter.key));
+    RETURN_IF_ERROR(AppendOptional(*appender, letter.value));
+    RETURN_IF_ERROR(appender->Append(std::string_view(letter.error)));
+    RETURN_IF_ERROR(appender->EndRow());
+  }
+  return appender->Close();
+}
+
+Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table, int64_t batch_id,
+                                                       const std::vector<DeadLetter>& letters) {
+  if (letters.empty()) return std::optional<int64_t>();
+  ASSIGN_OR_RETURN(std::vector<std::string> parts, sql::grammar::ParseQualifiedName(table));
+  std::string name;
+  for (const std::string& part : parts) name += (name.empty() ? "" : ".") + QuoteIdentifier(part);
+  const std::string where = "dead-letter table " + table;
+  RETURN_IF_ERROR(session_
+                      .Execute("CREATE TABLE IF NOT EXISTS " + name +
+                               " (stream_id STRING, batch_id BIGINT, topic STRING, partition INT, "
+                               "\"offset\" BIGINT, file STRING, line BIGINT, key BINARY, value BINARY, "
+                               "error STRING, dead_lettered_at TIMESTAMP)")
+                      .status()
+                      .WithContext(where));
+  RETURN_IF_ERROR(Stage(letters).WithContext(where));
+  const std::string batch = std::to_string(batch_id);
+  Result<std::vector<sql::StatementResult>> results = session_.Execute(
+      "SET basin.txn_app_id = " + QuoteLiteral(stream_id_ + "/dead-letters") +
+      "; SET basin.txn_version = " + batch + "; INSERT INTO " + name + " BY NAME SELECT " +
+      QuoteLiteral(stream_id_) + " AS stream_id, " + batch +
+      " AS batch_id, topic, partition, \"offset\", unhex(key_hex) AS key, unhex(value_hex) AS "
+      "value, error, current_timestamp AS dead_lettered_at FROM temp." +
+      kStagingTable);
+  if (!results.ok()) return results.status().WithContext(where);
+  const engine::QueryResult& row = results->back().result;
+  for (size_t c = 0; c < row.column_count() && row.row_count() == 1; c++) {
+    if (row.column_names[c] == "version" && row.at(0, c))
+      return std::optional<int64_t>(std::stoll(*row.at(0, c)));
+  }
+  return Status::Internal(where + ": the INSERT reported no table version");
+}
+
+}  // namespace basin::stream

@@ -1,0 +1,55 @@
+// Dead letters: the records of a stream's batch that did not parse or fit the declared
+// schema, kept in a Delta table of the warehouse with the error and where each came from,
+// so that the stream keeps going and nothing is lost (docs/streams.md "Dead letters").
+//
+// A batch's dead letters are committed before its sink commit, with txn(appId = "<stream
+// id>/dead-letters", version = batch id): a batch run again after a crash finds them
+// committed and adds nothing, so no record is dead-lettered twice.
+//
+// The table (created on first use when absent): stream_id STRING, batch_id BIGINT, topic
+// STRING, partition INT, offset BIGINT (Kafka coordinates), file STRING, line BIGINT (file
+// coordinates), key BINARY, value BINARY (the record's bytes as read), error STRING,
+// dead_lettered_at TIMESTAMP.
+//
+// Thread safety: one thread (the runner's).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "basin/status.h"
+#include "sql/session.h"
+
+namespace basin::stream {
+
+struct DeadLetter {
+  std::string error;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::string topic;
+  int32_t partition = 0;
+  int64_t offset = 0;
+};
+
+class DeadLetterWriter {
+ public:
+  // REQUIRES: `session` outlives the writer.
+  DeadLetterWriter(sql::Session& session, std::string stream_id);
+
+  // Commits `letters`, batch `batch_id`'s, into `table` (a warehouse table name as
+  // written, "ops.payments_dlq"). The table's version after the write (the one that has
+  // them; a re-run's is the table's current one); nullopt when `letters` is empty.
+  Result<std::optional<int64_t>> Write(const std::string& table, int64_t batch_id,
+                                       const std::vector<DeadLetter>& letters);
+
+ private:
+  Status Stage(const std::vector<DeadLetter>& letters);
+
+  sql::Session& session_;
+  const std::string stream_id_;
+  bool staging_ready_ = false;
+};
+
+}  // namespace basin::stream

@@ -1,0 +1,326 @@
+#include "stream/record_format.h"
+
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "common/strings.h"
+#include "delta/decimal_text.h"
+#include "delta/temporal.h"
+#include "sql/grammar/parse.h"
+#include "sql/type_names.h"
+
+namespace basin::stream {
+namespace {
+
+namespace ondemand = simdjson::ondemand;
+using Kind = RecordColumn::Kind;
+
+Result<Kind> KindOf(const delta::StructField& field) {
+  static const std::map<std::string, Kind> kinds = {{"boolean", Kind::kBoolean},
+                                                    {"byte", Kind::kInt8},
+                                                    {"short", Kind::kInt16},
+                                                    {"integer", Kind::kInt32},
+                                                    {"long", Kind::kInt64},
+                                                    {"float", Kind::kFloat},
+                                                    {"double", Kind::kDouble},
+                                                    {"decimal", Kind::kDecimal},
+                                                    {"string", Kind::kString},
+                                                    {"binary", Kind::kBinary},
+                                                    {"date", Kind::kDate},
+                                                    {"timestamp", Kind::kTimestamp},
+                                                    {"timestamp_ntz", Kind::kTimestampNtz}};
+  if (field.type->kind == delta::DataType::Kind::kPrimitive) {
+    auto it = kinds.find(field.type->primitive);
+    if (it != kinds.end()) return it->second;
+  }
+  return Status::NotImplemented("column " + field.name + ": records cannot have " +
+                                sql::DeltaTypeName(*field.type) +
+                                " columns yet (booleans, numbers, decimals, strings, binary, dates and "
+                                "timestamps)");
+}
+
+std::string_view Trimmed(std::string_view token) {
+  while (!token.empty() &&
+         (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' || token.back() == '\t')) {
+    token.remove_suffix(1);
+  }
+  return token;
+}
+
+// The JSON text of a value as messages quote it, cut to a readable length.
+std::string Quoted(std::string_view raw) {
+  raw = Trimmed(raw);
+  constexpr size_t kMax = 60;
+  if (raw.size() > kMax) return std::string(raw.substr(0, kMax)) + "...";
+  return std::string(raw);
+}
+
+}  // namespace
+
+Result<ValueFormat> ParseValueFormat(std::string_view name) {
+  if (EqualsIgnoreCase(name, "raw")) return ValueFormat::kRaw;
+  if (EqualsIgnoreCase(name, "json")) return ValueFormat::kJson;
+  return Status::InvalidArgument("valueFormat must be 'raw' or 'json', got '" + std::string(name) + "'");
+}
+
+Result<RecordSchema> ParseRecordSchema(std::string_view text) {
+  Result<std::vector<delta::StructField>> fields = sql::grammar::ParseColumnList(text);
+  if (!fields.ok()) return fields.status().WithContext("schema");
+  RecordSchema out;
+  std::set<std::string> seen;
+  for (const delta::StructField& field : *fields) {
+    if (!seen.insert(AsciiLower(field.name)).second) {
+      return Status::InvalidArgument("schema: column " + field.name + " is declared twice");
+    }
+    RecordColumn column;
+    column.name = field.name;
+    Result<Kind> kind = KindOf(field);
+    if (!kind.ok()) return kind.status().WithContext("schema");
+    column.kind = *kind;
+    column.precision = field.type->precision;
+    column.scale = field.type->scale;
+    column.nullable = field.nullable;
+    column.type_name = sql::DeltaTypeName(*field.type);
+    out.push_back(std::move(column));
+  }
+  return out;
+}
+
+bool IsRecordOption(std::string_view name) {
+  for (std::string_view option : {"valueFormat", "schema", "deadLetterTable", "maxDeadLetterFraction"}) {
+    if (EqualsIgnoreCase(name, option)) return true;
+  }
+  return false;
+}
+
+Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string, std::string>>& given) {
+  RecordOptions out;
+  std::optional<std::string> schema;
+  std::optional<std::string> fraction;
+  for (const auto& [name, value] : given) {
+    if (EqualsIgnoreCase(name, "valueFormat")) {
+      ASSIGN_OR_RETURN(out.format, ParseValueFormat(value));
+    } else if (EqualsIgnoreCase(name, "schema")) {
+      schema = value;
+    } else if (EqualsIgnoreCase(name, "deadLetterTable")) {
+      Result<std::vector<std::string>> parts = sql::grammar::ParseQualifiedName(value);
+      if (!parts.ok() || parts->size() > 2) {
+        return Status::InvalidArgument("deadLetterTable: '" + value +
+                                       "' is not a table name (table or schema.table)");
+      }
+      out.dead_letter_table = value;
+    } else if (EqualsIgnoreCase(name, "maxDeadLetterFraction")) {
+      fraction = value;
+    }
+  }
+  if (out.format == ValueFormat::kJson && !schema) {
+    return Status::InvalidArgument(
+        "valueFormat 'json' needs schema => 'name TYPE, ...' (the records' columns)");
+  }
+  if (schema) {
+    if (out.format != ValueFormat::kJson) {
+      return Status::InvalidArgument("schema applies to parsed records: give valueFormat => 'json' too");
+    }
+    ASSIGN_OR_RETURN(out.schema, ParseRecordSchema(*schema));
+  }
+  if (!out.dead_letter_table.empty() && out.format == ValueFormat::kRaw) {
+    return Status::InvalidArgument(
+        "deadLetterTable keeps records that do not parse; raw records always do (give valueFormat => "
+        "'json')");
+  }
+  if (fraction) {
+    char* end = nullptr;
+    const double f = std::strtod(fraction->c_str(), &end);
+    if (end == fraction->c_str() || *end != '\0' || !(f >= 0 && f <= 1)) {
+      return Status::InvalidArgument("maxDeadLetterFraction must be a number from 0 to 1, got '" + *fraction +
+                                     "'");
+    }
+    if (out.dead_letter_table.empty()) {
+      return Status::InvalidArgument("maxDeadLetterFraction needs deadLetterTable => 'name'");
+    }
+    out.max_dead_letter_fraction = f;
+  }
+  return out;
+}
+
+struct JsonRecordParser::Impl {
+  RecordSchema schema;
+  std::map<std::string, size_t, std::less<>> exact;   // column name -> index
+  std::map<std::string, size_t, std::less<>> folded;  // lower-case name -> first index
+  ondemand::parser parser;
+  std::string buffer;  // the record, padded as simdjson reads it
+  std::vector<bool> given;
+
+  // The column `key` fills; nullopt for a field of no column.
+  std::optional<size_t> ColumnOf(std::string_view key) const {
+    if (auto it = exact.find(key); it != exact.end()) return it->second;
+    if (auto it = folded.find(AsciiLower(std::string(key))); it != folded.end()) return it->second;
+    return std::nullopt;
+  }
+
+  Status Mismatch(const RecordColumn& column, std::string_view raw) const {
+    return Status::InvalidArgument("column " + column.name + ": " + Quoted(raw) + " is not a " +
+                                   column.type_name);
+  }
+
+  // The cell of `column` from `value`, which is not null.
+  Result<RecordCell> Convert(const RecordColumn& column, ondemand::value value) {
+    ondemand::json_type type;
+    if (value.type().get(type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+    const std::string_view token = value.raw_json_token();
+    switch (column.kind) {
+      case Kind::kBoolean: {
+        bool b = false;
+        if (value.get_bool().get(b) != simdjson::SUCCESS) return Mismatch(column, token);
+        return RecordCell(b);
+      }
+      case Kind::kInt8:
+      case Kind::kInt16:
+      case Kind::kInt32:
+      case Kind::kInt64: {
+        int64_t n = 0;
+        if (type != ondemand::json_type::number || value.get_int64().get(n) != simdjson::SUCCESS) {
+          return Mismatch(column, token);
+        }
+        const int bits = column.kind == Kind::kInt8    ? 8
+                         : column.kind == Kind::kInt16 ? 16
+                         : column.kind == Kind::kInt32 ? 32
+                                                       : 64;
+        if (bits < 64 && (n < -(int64_t{1} << (bits - 1)) || n >= (int64_t{1} << (bits - 1)))) {
+          return Mismatch(column, token);
+        }
+        return RecordCell(n);
+      }
+      case Kind::kFloat:
+      case Kind::kDouble: {
+        double d = 0;
+        if (type != ondemand::json_type::number || value.get_double().get(d) != simdjson::SUCCESS) {
+          return Mismatch(column, token);
+        }
+        if (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max()) {
+          return Mismatch(column, token);
+        }
+        return RecordCell(d);
+      }
+      case Kind::kDecimal: {
+        std::string_view text = Trimmed(token);
+        if (type == ondemand::json_type::string) {
+          if (value.get_string().get(text) != simdjson::SUCCESS) return Mismatch(column, token);
+        } else if (type != ondemand::json_type::number) {
+          return Mismatch(column, token);
+        }
+        std::optional<delta::Int128> unscaled = delta::ParseDecimalText(text, column.scale);
+        const delta::Int128 limit = delta::PowerOfTen(column.precision);
+        if (!unscaled || *unscaled >= limit || *unscaled <= -limit) return Mismatch(column, token);
+        return RecordCell(*unscaled);
+      }
+      case Kind::kDate:
+      case Kind::kTimestamp:
+      case Kind::kTimestampNtz: {
+        std::string_view text;
+        if (type != ondemand::json_type::string || value.get_string().get(text) != simdjson::SUCCESS) {
+          return Mismatch(column, token);
+        }
+        std::optional<int64_t> parsed =
+            column.kind == Kind::kDate ? delta::ParseDate(text) : delta::ParseTimestampMicros(text);
+        if (!parsed) return Mismatch(column, token);
+        return RecordCell(*parsed);
+      }
+      case Kind::kString:
+      case Kind::kBinary: {
+        std::string_view text;
+        if (type == ondemand::json_type::string) {
+          if (value.get_string().get(text) != simdjson::SUCCESS) return Mismatch(column, token);
+          return RecordCell(std::string(text));
+        }
+        if (column.kind == Kind::kBinary) return Mismatch(column, token);
+        simdjson::error_code error = simdjson::SUCCESS;
+        if (type == ondemand::json_type::object) {
+          ondemand::object object;
+          error = value.get_object().get(object);
+          if (!error) error = object.raw_json().get(text);
+        } else if (type == ondemand::json_type::array) {
+          ondemand::array array;
+          error = value.get_array().get(array);
+          if (!error) error = array.raw_json().get(text);
+        } else {
+          text = Trimmed(token);
+        }
+        if (error) return Status::InvalidArgument("not valid JSON");
+        return RecordCell(std::string(text));
+      }
+    }
+    return Mismatch(column, token);
+  }
+
+  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+    cells->assign(schema.size(), RecordCell());
+    given.assign(schema.size(), false);
+    buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
+    std::memcpy(buffer.data(), bytes.data(), bytes.size());
+    ondemand::document doc;
+    ondemand::object root;
+    if (parser.iterate(buffer.data(), bytes.size(), buffer.size()).get(doc) != simdjson::SUCCESS) {
+      return Status::InvalidArgument("not valid JSON");
+    }
+    ondemand::json_type root_type;
+    if (doc.type().get(root_type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+    if (root_type != ondemand::json_type::object) return Status::InvalidArgument("not a JSON object");
+    if (doc.get_object().get(root) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+    for (auto field : root) {
+      std::string_view key;
+      ondemand::value value;
+      if (field.unescaped_key().get(key) != simdjson::SUCCESS ||
+          field.value().get(value) != simdjson::SUCCESS) {
+        return Status::InvalidArgument("not valid JSON");
+      }
+      std::optional<size_t> column = ColumnOf(key);
+      if (!column) continue;
+      bool is_null = false;
+      if (value.is_null().get(is_null) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+      given[*column] = true;
+      if (is_null) {
+        (*cells)[*column] = RecordCell();
+        continue;
+      }
+      ASSIGN_OR_RETURN((*cells)[*column], Convert(schema[*column], value));
+    }
+    // In bounds after the object: more follows it.
+    const char* rest = nullptr;
+    if (doc.current_location().get(rest) == simdjson::SUCCESS) {
+      return Status::InvalidArgument("not valid JSON (text after the object)");
+    }
+    for (size_t c = 0; c < schema.size(); c++) {
+      if (!schema[c].nullable && std::holds_alternative<std::monostate>((*cells)[c])) {
+        return Status::InvalidArgument("column " + schema[c].name + " is NOT NULL but the record has " +
+                                       (given[c] ? "null" : "no " + schema[c].name));
+      }
+    }
+    return Status::OK();
+  }
+};
+
+JsonRecordParser::JsonRecordParser(RecordSchema schema) : impl_(std::make_unique<Impl>()) {
+  impl_->schema = std::move(schema);
+  for (size_t c = 0; c < impl_->schema.size(); c++) {
+    impl_->exact.emplace(impl_->schema[c].name, c);
+    impl_->folded.emplace(AsciiLower(impl_->schema[c].name), c);
+  }
+}
+
+JsonRecordParser::~JsonRecordParser() = default;
+
+const RecordSchema& JsonRecordParser::schema() const { return impl_->schema; }
+
+Status JsonRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+  return impl_->Parse(bytes, cells);
+}
+
+}  // namespace basin::stream

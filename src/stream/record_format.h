@@ -1,0 +1,118 @@
+// Records a stream source parses: a value format (`valueFormat => 'json'`), a declared
+// schema (`schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2), ts TIMESTAMP'`, columns as
+// CREATE TABLE spells them) and the parser of one record's bytes into a row of typed cells.
+// A record that does not parse or does not fit the schema is refused with the reason, so
+// that the stream can send it to a dead-letter table (stream/dead_letters.h).
+//
+// JSON: one object per record. A field fills the column of its name (the exact name, else
+// the first that matches ignoring case); fields of no column are ignored; a missing field
+// or a JSON null is NULL, refused for a NOT NULL column. Conversions are exact, never
+// silent: integers from integral JSON numbers in the column's range, floating point from
+// any number, decimals from numbers or numeric strings with no more digits than the type
+// holds, booleans from true/false, dates and timestamps from ISO-8601 strings
+// (delta/temporal.h; a timestamp without an offset is UTC), strings from strings (any
+// other JSON value as its JSON text), binary from strings. Struct, array and map columns
+// are not supported yet (the schema is refused, naming the column).
+//
+// Thread safety: ParseRecordSchema is a function; a JsonRecordParser is used by one thread
+// at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "basin/status.h"
+
+namespace basin::stream {
+
+enum class ValueFormat {
+  kRaw,   // the record's bytes as they are (read_kafka's key, value, topic, ... columns)
+  kJson,  // one JSON object per record, into the schema's columns
+};
+
+// "raw" or "json" (any case). InvalidArgument naming the value otherwise.
+Result<ValueFormat> ParseValueFormat(std::string_view name);
+
+struct RecordColumn {
+  enum class Kind {
+    kBoolean,
+    kInt8,
+    kInt16,
+    kInt32,
+    kInt64,
+    kFloat,
+    kDouble,
+    kDecimal,
+    kString,
+    kBinary,
+    kDate,
+    kTimestamp,
+    kTimestampNtz
+  };
+  std::string name;
+  Kind kind = Kind::kString;
+  int precision = 0, scale = 0;  // kDecimal
+  bool nullable = true;
+  std::string type_name;  // as messages show it: "bigint", "decimal(12,2)"
+};
+using RecordSchema = std::vector<RecordColumn>;
+
+// A schema option's text. InvalidArgument for a syntax error (line and column), a repeated
+// column name, or a type records cannot have yet (struct, array, map, variant, void).
+Result<RecordSchema> ParseRecordSchema(std::string_view text);
+
+// One cell of a parsed row: NULL, or by the column's kind: bool (kBoolean); int64_t
+// (integers, kDate as days since 1970-01-01, timestamps as microseconds since the epoch);
+// double (kFloat, kDouble); __int128 (kDecimal, unscaled at the column's scale); std::string
+// (kString, kBinary).
+using RecordCell = std::variant<std::monostate, bool, int64_t, double, __int128, std::string>;
+
+// The record options every source takes (docs/streams.md "Record formats and dead letters").
+struct RecordOptions {
+  ValueFormat format = ValueFormat::kRaw;
+  RecordSchema schema;  // kJson
+  // The warehouse table records that do not parse go to, as written ("ops.payments_dlq");
+  // empty: none, such a record fails the batch.
+  std::string dead_letter_table;
+  // Fail a batch instead when more than this share of its records are dead letters.
+  std::optional<double> max_dead_letter_fraction;
+};
+
+// Whether `name` (any case) is one of RecordOptions': valueFormat, schema, deadLetterTable,
+// maxDeadLetterFraction.
+bool IsRecordOption(std::string_view name);
+
+// The record options among `given` ((name, value) pairs, names IsRecordOption's).
+// InvalidArgument naming the option: an unknown format, a schema that does not parse, json
+// without a schema (or a schema without json), a dead-letter table for raw records (which
+// cannot fail to parse), a dead-letter table name that is not one, a fraction outside
+// [0, 1] or without a dead-letter table.
+Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string, std::string>>& given);
+
+class JsonRecordParser {
+ public:
+  explicit JsonRecordParser(RecordSchema schema);
+  ~JsonRecordParser();
+  JsonRecordParser(const JsonRecordParser&) = delete;
+  JsonRecordParser& operator=(const JsonRecordParser&) = delete;
+
+  const RecordSchema& schema() const;
+
+  // Parses one record into `cells` (one per column, resized). InvalidArgument with the
+  // reason when it does not parse or fit ("not valid JSON", "column amount: \"abc\" is
+  // not a decimal(12,2)", "column id is NOT NULL but the record has none"); `cells` are
+  // then unspecified.
+  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace basin::stream

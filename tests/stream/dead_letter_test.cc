@@ -1,0 +1,185 @@
+// Streams of JSON records with a declared schema: good records land in the sink, those that
+// do not parse or fit in the dead-letter table with the error and their coordinates, once
+// each however often a batch runs; maxDeadLetterFraction stops the stream instead; without
+// a dead-letter table a bad record fails the batch, naming it.
+#include <gtest/gtest.h>
+
+#include "kafka_test_util.h"
+#include "runner_test_util.h"
+#include "stream/kafka/read_kafka.h"
+#include "stream/runner.h"
+
+namespace basin::stream {
+namespace {
+
+class DeadLetterTest : public kafka::testing::KafkaClusterTest {
+ protected:
+  void SetUp() override {
+    KafkaClusterTest::SetUp();
+    ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
+    ASSERT_OK(kafka::RegisterReadKafka(session_->connection().raw()));
+    ASSERT_OK(session_->Execute("CREATE TABLE bronze (id BIGINT NOT NULL, amount DECIMAL(12,2))").status());
+    checkpoint_ = NewMemoryObjectStore();
+  }
+
+  // read_kafka's arguments for JSON payments, with `extra` options.
+  std::string Source(const std::string& extra) const {
+    return "read_kafka(bootstrapServers => '" + cluster_->bootstrap_servers() +
+           "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'json', "
+           "schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2)'" +
+           extra + ")";
+  }
+
+  std::string Statement(const std::string& extra = ", deadLetterTable => 'payments_dlq'") const {
+    return "INSERT INTO bronze SELECT * FROM STREAM " + Source(extra);
+  }
+
+  void ProduceValue(int32_t partition, const std::string& value) {
+    kafka::ProducerRecord record;
+    record.partition = partition;
+    record.value = value;
+    ASSERT_OK(producer_->Produce("payments", record));
+  }
+
+  // Good payments id = first..first+count-1 on partition 0, and after each fifth one a bad
+  // record on partition 1 (returns how many bad ones).
+  int ProducePayments(int first, int count) {
+    int bad = 0;
+    for (int id = first; id < first + count; id++) {
+      ProduceValue(0, "{\"id\": " + std::to_string(id) + ", \"amount\": " + std::to_string(id) + ".25}");
+      if (id % 5 == 4) {
+        ProduceValue(1, bad++ % 2 == 0 ? "{\"id\": \"x" + std::to_string(id) + "\"}" : "{oops");
+      }
+    }
+    EXPECT_OK(producer_->Flush(10'000));
+    return bad;
+  }
+
+  Result<std::unique_ptr<StreamRunner>> OpenRunner(const std::string& statement) {
+    return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
+  }
+
+  std::pair<int64_t, int64_t> Counts(const std::string& query) {
+    return basin::testing::TwoCounts(*session_, query);
+  }
+
+  testing::TempDir warehouse_;
+  std::unique_ptr<sql::Session> session_;
+  std::shared_ptr<ObjectStore> checkpoint_;
+};
+
+TEST_F(DeadLetterTest, BadRecordsGoToTheDeadLetterTableWithTheirErrorAndCoordinates) {
+  const int bad = ProducePayments(0, 20);
+  ASSERT_EQ(bad, 4);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_in, 24);
+  EXPECT_EQ(commit->rows_out, 20);
+  EXPECT_EQ(commit->dead_letters, 4);
+  ASSERT_TRUE(commit->dead_letter_version);
+  EXPECT_EQ(*commit->dead_letter_version, 1);  // version 0 created the table
+  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT id) FROM bronze"),
+            std::make_pair(int64_t{20}, int64_t{20}));
+  EXPECT_EQ(Counts("SELECT count(*), sum(amount * 4)::BIGINT FROM bronze"),
+            std::make_pair(int64_t{20}, int64_t{780}));
+  ASSERT_OK_AND_ASSIGN(
+      auto letters, session_->Execute("SELECT topic, partition, \"offset\", decode(value), error, stream_id, "
+                                      "batch_id, dead_lettered_at IS NOT NULL FROM payments_dlq ORDER BY 3"));
+  const engine::QueryResult& rows = letters.back().result;
+  ASSERT_EQ(rows.row_count(), 4u);
+  EXPECT_EQ(*rows.at(0, 0), "payments");
+  EXPECT_EQ(*rows.at(0, 1), "1");
+  EXPECT_EQ(*rows.at(0, 2), "0");
+  EXPECT_EQ(*rows.at(0, 3), "{\"id\": \"x4\"}");
+  EXPECT_EQ(*rows.at(0, 4), "payments/1 offset 0: column id: \"x4\" is not a bigint");
+  EXPECT_EQ(*rows.at(1, 4), "payments/1 offset 1: not valid JSON");
+  EXPECT_EQ(*rows.at(0, 5), runner->metadata().stream_id);
+  EXPECT_EQ(*rows.at(0, 6), "0");
+  EXPECT_EQ(*rows.at(0, 7), "true");
+  // A batch of good records only writes no dead letters.
+  ProducePayments(20, 3);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> clean, runner->RunBatch());
+  ASSERT_TRUE(clean);
+  EXPECT_EQ(clean->dead_letters, 0);
+  EXPECT_FALSE(clean->dead_letter_version);
+  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT \"offset\") FROM payments_dlq"),
+            std::make_pair(int64_t{4}, int64_t{4}));
+}
+
+TEST_F(DeadLetterTest, ABatchRunAgainAfterItsDeadLettersCommittedAddsThemOnce) {
+  ProducePayments(0, 10);
+  // The sink refuses the batch after its dead letters committed (as a crash between the two
+  // commits would leave it); once the constraint is gone the batch runs again.
+  ASSERT_OK(session_->Execute("ALTER TABLE bronze ADD CONSTRAINT small CHECK (id < 5)").status());
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  EXPECT_FALSE(runner->RunBatch().ok());
+  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT \"offset\") FROM payments_dlq"),
+            std::make_pair(int64_t{2}, int64_t{2}));
+  ASSERT_OK(session_->Execute("ALTER TABLE bronze DROP CONSTRAINT small").status());
+  runner.reset();
+  ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> rerun, restarted->RunBatch());
+  ASSERT_TRUE(rerun);
+  EXPECT_EQ(rerun->batch_id, 0);
+  EXPECT_EQ(rerun->rows_out, 10);
+  EXPECT_EQ(rerun->dead_letters, 2);
+  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT \"offset\") FROM payments_dlq"),
+            std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT id) FROM bronze"),
+            std::make_pair(int64_t{10}, int64_t{10}));
+}
+
+TEST_F(DeadLetterTest, TooManyDeadLettersStopTheStreamAndCommitNothing) {
+  ProducePayments(0, 5);  // 5 good, 1 bad: a sixth
+  ASSERT_OK_AND_ASSIGN(
+      auto runner,
+      OpenRunner(Statement(", deadLetterTable => 'payments_dlq', maxDeadLetterFraction => 0.1")));
+  Result<std::optional<BatchCommit>> stopped = runner->RunBatch();
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_NE(
+      stopped.status().message().find("1 of 6 records do not parse, more than maxDeadLetterFraction 0.1"),
+      std::string::npos)
+      << stopped.status().ToString();
+  EXPECT_NE(stopped.status().message().find("payments/1 offset 0"), std::string::npos);
+  EXPECT_EQ(Counts("SELECT count(*), count(*) FROM bronze"), std::make_pair(int64_t{0}, int64_t{0}));
+  ASSERT_OK_AND_ASSIGN(auto tables, session_->Execute("SHOW TABLES"));
+  EXPECT_EQ(tables.back().result.row_count(), 1u);  // bronze only: no dead-letter table yet
+  // With a fraction that allows it, the same batch goes through.
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(
+      auto lenient,
+      OpenRunner(Statement(", deadLetterTable => 'payments_dlq', maxDeadLetterFraction => 0.2")));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, lenient->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->dead_letters, 1);
+}
+
+TEST_F(DeadLetterTest, WithoutADeadLetterTableABadRecordFailsTheBatchNamingIt) {
+  ProducePayments(0, 5);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement("")));
+  Result<std::optional<BatchCommit>> failed = runner->RunBatch();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("payments/1 offset 0: column id: \"x4\" is not a bigint"),
+            std::string::npos)
+      << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find("deadLetterTable"), std::string::npos);
+  EXPECT_EQ(Counts("SELECT count(*), count(*) FROM bronze"), std::make_pair(int64_t{0}, int64_t{0}));
+}
+
+TEST_F(DeadLetterTest, AQueryOutsideAStreamReadsTypedColumns) {
+  ProducePayments(0, 5);
+  ASSERT_OK_AND_ASSIGN(auto described, session_->connection().DescribeQuery("SELECT * FROM " + Source("")));
+  ASSERT_EQ(described.size(), 2u);
+  EXPECT_EQ(described[0].name, "id");
+  EXPECT_EQ(described[1].type_name, "DECIMAL(12,2)");
+  // A preview skips what a stream would dead-letter.
+  ASSERT_OK_AND_ASSIGN(auto rows, session_->Execute("SELECT count(*), sum(amount) FROM " +
+                                                    Source(", deadLetterTable => 'payments_dlq'")));
+  EXPECT_EQ(*rows.back().result.at(0, 0), "5");
+  EXPECT_EQ(*rows.back().result.at(0, 1), "11.25");
+  EXPECT_FALSE(session_->Execute("SELECT count(*) FROM " + Source("")).ok());
+}
+
+}  // namespace
+}  // namespace basin::stream
