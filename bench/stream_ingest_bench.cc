@@ -1,0 +1,118 @@
+// Kafka ingest: ~200-byte JSON payment events (the seed story's, stream/kafka/generator.h)
+// from the dev cluster into a warehouse table by a stream that parses them against a
+// declared schema (valueFormat 'json', a dead-letter table), against librdkafka alone
+// consuming the same topic (Basin's KafkaReader, no parsing, no writing) in the same run,
+// before and after. Target: the stream's events/s >= 0.5 of the consumer's.
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <string>
+
+#include "basin/kafka_dev.h"
+#include "bench_util.h"
+#include "stream/kafka/generator.h"
+#include "stream/kafka/producer.h"
+#include "stream/kafka/read_kafka.h"
+#include "stream/kafka/reader.h"
+#include "stream/runner.h"
+
+namespace basin::bench {
+namespace {
+
+// librdkafka's mock cluster keeps about 5 MB per partition (older records are dropped):
+// 12 partitions hold the full run's 33 MB.
+constexpr int64_t kFullEvents = 160'000;
+constexpr int kPartitions = 12;
+
+// Seconds librdkafka alone takes to consume every record of `topic`; `bytes` gets their size.
+Result<double> ConsumeAll(const std::string& bootstrap, int64_t* bytes) {
+  ASSIGN_OR_RETURN(
+      stream::kafka::KafkaOptions options,
+      stream::kafka::ParseKafkaOptions({{"bootstrapServers", bootstrap}, {"subscribe", "payments"}}));
+  const auto start = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(auto reader, stream::kafka::KafkaReader::Open(options));
+  ASSIGN_OR_RETURN(auto partitions, reader->ListPartitions(options.subscription));
+  ASSIGN_OR_RETURN(auto watermarks, reader->QueryWatermarks(partitions));
+  std::vector<stream::kafka::PartitionRange> ranges;
+  for (const auto& [tp, marks] : watermarks) ranges.push_back({tp, marks.low, marks.high});
+  *bytes = 0;
+  RETURN_IF_ERROR(reader->Read(ranges, [&](const stream::kafka::KafkaRecord& record) {
+    *bytes += static_cast<int64_t>(record.value ? record.value->size() : 0);
+    return Status::OK();
+  }));
+  return SecondsSince(start);
+}
+
+Status Run() {
+  const int64_t events = Scaled(kFullEvents, 20'000);
+  ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("stream-ingest"));
+  ASSIGN_OR_RETURN(auto session, OpenSession((scratch.path() / "warehouse").string()));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
+  const std::string schema =
+      "id BIGINT NOT NULL, account STRING, amount DECIMAL(12,2), currency STRING, region STRING, ts "
+      "TIMESTAMP, "
+      "merchant STRING, channel STRING, card_last4 STRING, status STRING";
+  RETURN_IF_ERROR(session->Execute("CREATE TABLE bronze (" + schema + ")").status());
+  ASSIGN_OR_RETURN(auto cluster, KafkaDevCluster::Start({{"payments", kPartitions}}));
+  ASSIGN_OR_RETURN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
+  ASSIGN_OR_RETURN(auto generator, stream::kafka::PaymentEventGenerator::Make({}, SystemClock()));
+  for (int64_t i = 0; i < events; i++) {
+    stream::kafka::PaymentEvent event = generator.Next();
+    stream::kafka::ProducerRecord record;
+    record.partition = static_cast<int32_t>(i % kPartitions);
+    record.key = event.key;
+    record.value = event.value;
+    RETURN_IF_ERROR(producer->Produce("payments", record));
+  }
+  RETURN_IF_ERROR(producer->Flush(60'000));
+
+  int64_t bytes = 0;
+  ASSIGN_OR_RETURN(double consume_before, ConsumeAll(cluster->bootstrap_servers(), &bytes));
+
+  ASSIGN_OR_RETURN(auto checkpoint, OpenStoreAt((scratch.path() / "checkpoint").string()));
+  ASSIGN_OR_RETURN(
+      auto runner,
+      stream::StreamRunner::Open(*session, checkpoint,
+                                 "INSERT INTO bronze SELECT * FROM STREAM read_kafka(bootstrapServers => '" +
+                                     cluster->bootstrap_servers() +
+                                     "', subscribe => 'payments', startingOffsets => 'earliest', "
+                                     "maxOffsetsPerTrigger => 100000, valueFormat => 'json', schema => '" +
+                                     schema + "')",
+                                 SystemClock()));
+  stream::RunOptions options;
+  options.trigger = stream::Trigger::kAvailableNow;
+  int64_t batches = 0, rows = 0, dead = 0;
+  options.on_batch = [&](const std::optional<stream::BatchCommit>& commit) {
+    if (!commit) return;
+    batches++;
+    rows += commit->rows_out;
+    dead += commit->dead_letters;
+  };
+  const auto start = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(runner->Run(options));
+  const double stream_seconds = SecondsSince(start);
+  if (rows != events || dead != 0 || bytes < events * 150) {
+    return Status::Internal(
+        fmt::format("the stream wrote {} rows and {} dead letters of {} events", rows, dead, events));
+  }
+
+  int64_t bytes_after = 0;
+  ASSIGN_OR_RETURN(double consume_after, ConsumeAll(cluster->bootstrap_servers(), &bytes_after));
+  const double consume_seconds = (consume_before + consume_after) / 2;
+  const double stream_rate = static_cast<double>(events) / stream_seconds;
+  const double consume_rate = static_cast<double>(events) / consume_seconds;
+  PrintSummary(
+      "stream_ingest_bench",
+      fmt::format("{} JSON events of {:.0f} bytes (scale {}), {} batches: stream {:.0f} events/s; "
+                  "librdkafka alone {:.0f} events/s ({:.3f} s, {:.3f} s); stream/consumer = {:.3f} "
+                  "(target >= 0.5)",
+                  events, static_cast<double>(bytes) / static_cast<double>(events), Scale(), batches,
+                  stream_rate, consume_rate, consume_before, consume_after, stream_rate / consume_rate));
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace basin::bench
+
+int main() { return basin::bench::RunBenchmark("stream_ingest_bench", basin::bench::Run); }
