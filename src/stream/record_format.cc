@@ -158,8 +158,11 @@ struct JsonRecordParser::Impl {
   std::string buffer;  // the record, padded as simdjson reads it
   std::vector<bool> given;
 
-  // The column `key` fills; nullopt for a field of no column.
-  std::optional<size_t> ColumnOf(std::string_view key) const {
+  // The column `key` fills; nullopt for a field of no column. Records mostly list their
+  // fields in the schema's order: the column after `previous` is tried first.
+  std::optional<size_t> ColumnOf(std::string_view key, std::optional<size_t> previous) const {
+    const size_t next = previous ? *previous + 1 : 0;
+    if (next < schema.size() && schema[next].name == key) return next;
     if (auto it = exact.find(key); it != exact.end()) return it->second;
     if (auto it = folded.find(AsciiLower(std::string(key))); it != folded.end()) return it->second;
     return std::nullopt;
@@ -274,6 +277,7 @@ struct JsonRecordParser::Impl {
     if (doc.type().get(root_type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
     if (root_type != ondemand::json_type::object) return Status::InvalidArgument("not a JSON object");
     if (doc.get_object().get(root) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+    std::optional<size_t> previous;  // the column the last field filled
     for (auto field : root) {
       std::string_view key;
       ondemand::value value;
@@ -281,8 +285,9 @@ struct JsonRecordParser::Impl {
           field.value().get(value) != simdjson::SUCCESS) {
         return Status::InvalidArgument("not valid JSON");
       }
-      std::optional<size_t> column = ColumnOf(key);
+      const std::optional<size_t> column = ColumnOf(key, previous);
       if (!column) continue;
+      previous = column;
       bool is_null = false;
       if (value.is_null().get(is_null) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
       given[*column] = true;

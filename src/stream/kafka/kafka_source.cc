@@ -139,6 +139,9 @@ class KafkaSource final : public BatchSource {
     // are answered in order, so watermark queries would wait behind its last fetch.
     if (!reader_) {
       ASSIGN_OR_RETURN(reader_, KafkaReader::Open(*options_));
+      // A client that knows the partitions' leaders before its first assignment starts
+      // fetching at once; else its first fetch waited about a second here.
+      RETURN_IF_ERROR(reader_->ListPartitions(options_->subscription).status());
     }
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
     Batch batch(std::move(ranges), reader_.get());

@@ -39,13 +39,12 @@ struct BindData {
   KafkaReader* batch_reader = nullptr;  // the installed batch's client, when it lends one
 };
 
-// One query's reading: the ranges still to read (each start moves on as slices are read),
+// One query's reading: the ranges still left (each start moves on as slices are read),
 // and the slice read last, handed out chunk by chunk.
 struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
   KafkaReader* reader = nullptr;
   std::vector<PartitionRange> ranges;
-  size_t next_range = 0;
   std::vector<OwnedKafkaRecord> slice;
   size_t handed_out = 0;                     // records of `slice` already in an output chunk
   std::unique_ptr<JsonRecordParser> parser;  // valueFormat json
@@ -168,23 +167,34 @@ void Init(duckdb_init_info info) {
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
 }
 
-// Reads the next slice: at most one chunk's worth of offsets of the next range not read yet.
-// False when every range is read.
+// Reads the next slice: the next offsets of every range not read yet, about kSliceRecords
+// in all (at least kMinSliceOffsets of each), in one fetch of all their partitions: a fetch
+// costs about the same whatever it brings, so slices of one partition at a time would
+// spend most of the scan waiting. False when every range is read.
 Result<bool> ReadSlice(ScanState& state) {
-  while (state.next_range < state.ranges.size() && state.ranges[state.next_range].size() == 0)
-    state.next_range++;
-  if (state.next_range == state.ranges.size()) return false;
-  PartitionRange& range = state.ranges[state.next_range];
-  const auto chunk = static_cast<int64_t>(duckdb_vector_size());
-  const PartitionRange slice{range.tp, range.start_offset,
-                             std::min(range.end_offset, range.start_offset + chunk)};
+  constexpr int64_t kSliceRecords = 16'384;
+  constexpr int64_t kMinSliceOffsets = 256;
+  std::vector<PartitionRange> slice;
+  for (const PartitionRange& range : state.ranges) {
+    if (range.size() > 0) slice.push_back(range);
+  }
+  if (slice.empty()) return false;
+  const int64_t quota =
+      std::max<int64_t>(kMinSliceOffsets, kSliceRecords / static_cast<int64_t>(slice.size()));
+  for (PartitionRange& range : slice)
+    range.end_offset = std::min(range.end_offset, range.start_offset + quota);
   state.slice.clear();
   state.handed_out = 0;
-  RETURN_IF_ERROR(state.reader->Read({slice}, [&](const KafkaRecord& record) {
+  RETURN_IF_ERROR(state.reader->Read(slice, [&](const KafkaRecord& record) {
     state.slice.push_back(Own(record));
     return Status::OK();
   }));
-  range.start_offset = slice.end_offset;
+  for (PartitionRange& range : state.ranges) {
+    for (const PartitionRange& read : slice) {
+      if (read.tp == range.tp && read.start_offset == range.start_offset)
+        range.start_offset = read.end_offset;
+    }
+  }
   return true;
 }
 

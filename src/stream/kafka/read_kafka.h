@@ -18,8 +18,8 @@
 // timestampType INTEGER (0 create time, 1 log append time, NULL when none), headers
 // STRUCT(key VARCHAR, value BLOB)[]. A tombstone has a NULL value.
 //
-// Memory: records are read a slice of at most one output chunk per partition at a time,
-// whatever the range's size.
+// Memory: records are read in slices of about 16,384 records over all partitions (at least
+// 256 per partition), one fetch each, whatever the range's size.
 //
 // Errors are raised in the query with the Status code carried through DuckDB
 // (engine/status_transport.h): InvalidArgument for a bad option (naming it), NotFound when
