@@ -1,0 +1,66 @@
+// Feeds arbitrary bytes to the stream record parsers (stream/record_format.h): as a Kafka
+// value to the JSON parser of a schema with every supported type, and as a schema option's
+// text. Any outcome but a crash, a sanitizer report, or an accepted record whose cells break
+// the schema (a NULL in a NOT NULL column, a cell of another kind, a decimal beyond its
+// precision) is fine.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "delta/decimal_text.h"
+#include "stream/record_format.h"
+
+namespace {
+
+using basin::stream::RecordCell;
+using Kind = basin::stream::RecordColumn::Kind;
+
+basin::stream::JsonRecordParser& Parser() {
+  static auto* parser = new basin::stream::JsonRecordParser(
+      basin::stream::ParseRecordSchema(
+          "id BIGINT NOT NULL, t TINYINT, s SMALLINT, i INT, f FLOAT, d DOUBLE, m DECIMAL(5,2), "
+          "h DECIMAL(38,10), b BOOLEAN, name STRING, raw BINARY, day DATE, ts TIMESTAMP, local TIMESTAMP_NTZ")
+          .value());
+  return *parser;
+}
+
+bool Fits(const basin::stream::RecordColumn& column, const RecordCell& cell) {
+  if (std::holds_alternative<std::monostate>(cell)) return column.nullable;
+  switch (column.kind) {
+    case Kind::kBoolean:
+      return std::holds_alternative<bool>(cell);
+    case Kind::kFloat:
+    case Kind::kDouble:
+      return std::holds_alternative<double>(cell);
+    case Kind::kDecimal: {
+      if (!std::holds_alternative<__int128>(cell)) return false;
+      const __int128 v = std::get<__int128>(cell), limit = basin::delta::PowerOfTen(column.precision);
+      return v < limit && v > -limit;
+    }
+    case Kind::kString:
+    case Kind::kBinary:
+      return std::holds_alternative<std::string>(cell);
+    default:
+      return std::holds_alternative<int64_t>(cell);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  if (size > 0 && data[0] == '#') {
+    (void)basin::stream::ParseRecordSchema(bytes.substr(1));
+    return 0;
+  }
+  std::vector<RecordCell> cells;
+  if (!Parser().Parse(bytes, &cells).ok()) return 0;
+  const auto& schema = Parser().schema();
+  if (cells.size() != schema.size()) __builtin_trap();
+  for (size_t c = 0; c < schema.size(); c++) {
+    if (!Fits(schema[c], cells[c])) __builtin_trap();
+  }
+  return 0;
+}
