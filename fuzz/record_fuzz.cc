@@ -1,8 +1,8 @@
 // Feeds arbitrary bytes to the stream record parsers (stream/record_format.h): as a Kafka
-// value to the JSON parser of a schema with every supported type, and as a schema option's
-// text. Any outcome but a crash, a sanitizer report, or an accepted record whose cells break
-// the schema (a NULL in a NOT NULL column, a cell of another kind, a decimal beyond its
-// precision) is fine.
+// value to the JSON parser (or, after a first ',', the CSV parser) of a schema with every
+// supported type, and (after a first '#') as a schema option's text. Any outcome but a crash, a sanitizer
+// report, or an accepted record whose cells break the schema (a NULL in a NOT NULL column, a cell of another
+// kind, a decimal beyond its precision) is fine.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -17,13 +17,21 @@ namespace {
 using basin::stream::RecordCell;
 using Kind = basin::stream::RecordColumn::Kind;
 
-basin::stream::JsonRecordParser& Parser() {
-  static auto* parser = new basin::stream::JsonRecordParser(
-      basin::stream::ParseRecordSchema(
-          "id BIGINT NOT NULL, t TINYINT, s SMALLINT, i INT, f FLOAT, d DOUBLE, m DECIMAL(5,2), "
-          "h DECIMAL(38,10), b BOOLEAN, name STRING, raw BINARY, day DATE, ts TIMESTAMP, local TIMESTAMP_NTZ")
-          .value());
-  return *parser;
+basin::stream::RecordParser& Parser(basin::stream::ValueFormat format) {
+  auto make = [](basin::stream::ValueFormat f) {
+    basin::stream::RecordOptions options;
+    options.format = f;
+    options.schema =
+        basin::stream::ParseRecordSchema(
+            "id BIGINT NOT NULL, t TINYINT, s SMALLINT, i INT, f FLOAT, d DOUBLE, m DECIMAL(5,2), "
+            "h DECIMAL(38,10), b BOOLEAN, name STRING, raw BINARY, day DATE, ts TIMESTAMP, "
+            "local TIMESTAMP_NTZ")
+            .value();
+    return basin::stream::MakeRecordParser(options).release();
+  };
+  static auto* json = make(basin::stream::ValueFormat::kJson);
+  static auto* csv = make(basin::stream::ValueFormat::kCsv);
+  return format == basin::stream::ValueFormat::kCsv ? *csv : *json;
 }
 
 bool Fits(const basin::stream::RecordColumn& column, const RecordCell& cell) {
@@ -55,9 +63,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)basin::stream::ParseRecordSchema(bytes.substr(1));
     return 0;
   }
+  const bool csv = size > 0 && data[0] == ',';
+  basin::stream::RecordParser& parser =
+      Parser(csv ? basin::stream::ValueFormat::kCsv : basin::stream::ValueFormat::kJson);
   std::vector<RecordCell> cells;
-  if (!Parser().Parse(bytes, &cells).ok()) return 0;
-  const auto& schema = Parser().schema();
+  if (!parser.Parse(csv ? bytes.substr(1) : bytes, &cells).ok()) return 0;
+  const auto& schema = parser.schema();
   if (cells.size() != schema.size()) __builtin_trap();
   for (size_t c = 0; c < schema.size(); c++) {
     if (!Fits(schema[c], cells[c])) __builtin_trap();

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -62,12 +63,75 @@ std::string Quoted(std::string_view raw) {
   return std::string(raw);
 }
 
+Status Mismatch(const RecordColumn& column, std::string_view raw) {
+  return Status::InvalidArgument("column " + column.name + ": " + Quoted(raw) + " is not a " +
+                                 column.type_name);
+}
+
+// Whether `n` is in the range of the integer column `kind`.
+bool IntegerFits(Kind kind, int64_t n) {
+  const int bits = kind == Kind::kInt8 ? 8 : kind == Kind::kInt16 ? 16 : kind == Kind::kInt32 ? 32 : 64;
+  return bits == 64 || (n >= -(int64_t{1} << (bits - 1)) && n < (int64_t{1} << (bits - 1)));
+}
+
+// The cell of `column` from a value's text (a CSV field, a JSON string; `quoted` is how
+// messages show it).
+Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, std::string_view quoted) {
+  switch (column.kind) {
+    case Kind::kBoolean:
+      if (EqualsIgnoreCase(text, "true")) return RecordCell(true);
+      if (EqualsIgnoreCase(text, "false")) return RecordCell(false);
+      return Mismatch(column, quoted);
+    case Kind::kInt8:
+    case Kind::kInt16:
+    case Kind::kInt32:
+    case Kind::kInt64: {
+      int64_t n = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      if (ec != std::errc() || end != text.data() + text.size() || !IntegerFits(column.kind, n)) {
+        return Mismatch(column, quoted);
+      }
+      return RecordCell(n);
+    }
+    case Kind::kFloat:
+    case Kind::kDouble: {
+      double d = 0;
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      if (ec != std::errc() || end != text.data() + text.size() ||
+          (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max())) {
+        return Mismatch(column, quoted);
+      }
+      return RecordCell(d);
+    }
+    case Kind::kDecimal: {
+      std::optional<delta::Int128> unscaled = delta::ParseDecimalText(text, column.scale);
+      const delta::Int128 limit = delta::PowerOfTen(column.precision);
+      if (!unscaled || *unscaled >= limit || *unscaled <= -limit) return Mismatch(column, quoted);
+      return RecordCell(*unscaled);
+    }
+    case Kind::kDate:
+    case Kind::kTimestamp:
+    case Kind::kTimestampNtz: {
+      std::optional<int64_t> parsed =
+          column.kind == Kind::kDate ? delta::ParseDate(text) : delta::ParseTimestampMicros(text);
+      if (!parsed) return Mismatch(column, quoted);
+      return RecordCell(*parsed);
+    }
+    case Kind::kString:
+    case Kind::kBinary:
+      return RecordCell(std::string(text));
+  }
+  return Mismatch(column, quoted);
+}
+
 }  // namespace
 
 Result<ValueFormat> ParseValueFormat(std::string_view name) {
   if (EqualsIgnoreCase(name, "raw")) return ValueFormat::kRaw;
   if (EqualsIgnoreCase(name, "json")) return ValueFormat::kJson;
-  return Status::InvalidArgument("valueFormat must be 'raw' or 'json', got '" + std::string(name) + "'");
+  if (EqualsIgnoreCase(name, "csv")) return ValueFormat::kCsv;
+  return Status::InvalidArgument("valueFormat must be 'raw', 'json' or 'csv', got '" + std::string(name) +
+                                 "'");
 }
 
 Result<RecordSchema> ParseRecordSchema(std::string_view text) {
@@ -120,20 +184,22 @@ Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string
       fraction = value;
     }
   }
-  if (out.format == ValueFormat::kJson && !schema) {
-    return Status::InvalidArgument(
-        "valueFormat 'json' needs schema => 'name TYPE, ...' (the records' columns)");
+  if (out.format != ValueFormat::kRaw && !schema) {
+    return Status::InvalidArgument(std::string("valueFormat '") +
+                                   (out.format == ValueFormat::kJson ? "json" : "csv") +
+                                   "' needs schema => 'name TYPE, ...' (the records' columns)");
   }
   if (schema) {
-    if (out.format != ValueFormat::kJson) {
-      return Status::InvalidArgument("schema applies to parsed records: give valueFormat => 'json' too");
+    if (out.format == ValueFormat::kRaw) {
+      return Status::InvalidArgument(
+          "schema applies to parsed records: give valueFormat => 'json' or 'csv' too");
     }
     ASSIGN_OR_RETURN(out.schema, ParseRecordSchema(*schema));
   }
   if (!out.dead_letter_table.empty() && out.format == ValueFormat::kRaw) {
     return Status::InvalidArgument(
         "deadLetterTable keeps records that do not parse; raw records always do (give valueFormat => "
-        "'json')");
+        "'json' or 'csv')");
   }
   if (fraction) {
     char* end = nullptr;
@@ -151,12 +217,19 @@ Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string
 }
 
 struct JsonRecordParser::Impl {
-  RecordSchema schema;
+  const RecordSchema& schema;
   std::map<std::string, size_t, std::less<>> exact;   // column name -> index
   std::map<std::string, size_t, std::less<>> folded;  // lower-case name -> first index
   ondemand::parser parser;
   std::string buffer;  // the record, padded as simdjson reads it
   std::vector<bool> given;
+
+  explicit Impl(const RecordSchema& s) : schema(s) {
+    for (size_t c = 0; c < schema.size(); c++) {
+      exact.emplace(schema[c].name, c);
+      folded.emplace(AsciiLower(schema[c].name), c);
+    }
+  }
 
   // The column `key` fills; nullopt for a field of no column. Records mostly list their
   // fields in the schema's order: the column after `previous` is tried first.
@@ -168,16 +241,17 @@ struct JsonRecordParser::Impl {
     return std::nullopt;
   }
 
-  Status Mismatch(const RecordColumn& column, std::string_view raw) const {
-    return Status::InvalidArgument("column " + column.name + ": " + Quoted(raw) + " is not a " +
-                                   column.type_name);
-  }
-
   // The cell of `column` from `value`, which is not null.
   Result<RecordCell> Convert(const RecordColumn& column, ondemand::value value) {
     ondemand::json_type type;
     if (value.type().get(type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
     const std::string_view token = value.raw_json_token();
+    if (type == ondemand::json_type::string && column.kind != Kind::kBoolean && column.kind != Kind::kFloat &&
+        column.kind != Kind::kDouble && !(column.kind >= Kind::kInt8 && column.kind <= Kind::kInt64)) {
+      std::string_view text;
+      if (value.get_string().get(text) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+      return FromText(column, text, token);
+    }
     switch (column.kind) {
       case Kind::kBoolean: {
         bool b = false;
@@ -189,14 +263,8 @@ struct JsonRecordParser::Impl {
       case Kind::kInt32:
       case Kind::kInt64: {
         int64_t n = 0;
-        if (type != ondemand::json_type::number || value.get_int64().get(n) != simdjson::SUCCESS) {
-          return Mismatch(column, token);
-        }
-        const int bits = column.kind == Kind::kInt8    ? 8
-                         : column.kind == Kind::kInt16 ? 16
-                         : column.kind == Kind::kInt32 ? 32
-                                                       : 64;
-        if (bits < 64 && (n < -(int64_t{1} << (bits - 1)) || n >= (int64_t{1} << (bits - 1)))) {
+        if (type != ondemand::json_type::number || value.get_int64().get(n) != simdjson::SUCCESS ||
+            !IntegerFits(column.kind, n)) {
           return Mismatch(column, token);
         }
         return RecordCell(n);
@@ -204,46 +272,18 @@ struct JsonRecordParser::Impl {
       case Kind::kFloat:
       case Kind::kDouble: {
         double d = 0;
-        if (type != ondemand::json_type::number || value.get_double().get(d) != simdjson::SUCCESS) {
-          return Mismatch(column, token);
-        }
-        if (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max()) {
+        if (type != ondemand::json_type::number || value.get_double().get(d) != simdjson::SUCCESS ||
+            (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max())) {
           return Mismatch(column, token);
         }
         return RecordCell(d);
       }
-      case Kind::kDecimal: {
+      case Kind::kDecimal:
+        if (type != ondemand::json_type::number) return Mismatch(column, token);
+        return FromText(column, Trimmed(token), token);
+      case Kind::kString: {
+        // Any other JSON value as its JSON text.
         std::string_view text = Trimmed(token);
-        if (type == ondemand::json_type::string) {
-          if (value.get_string().get(text) != simdjson::SUCCESS) return Mismatch(column, token);
-        } else if (type != ondemand::json_type::number) {
-          return Mismatch(column, token);
-        }
-        std::optional<delta::Int128> unscaled = delta::ParseDecimalText(text, column.scale);
-        const delta::Int128 limit = delta::PowerOfTen(column.precision);
-        if (!unscaled || *unscaled >= limit || *unscaled <= -limit) return Mismatch(column, token);
-        return RecordCell(*unscaled);
-      }
-      case Kind::kDate:
-      case Kind::kTimestamp:
-      case Kind::kTimestampNtz: {
-        std::string_view text;
-        if (type != ondemand::json_type::string || value.get_string().get(text) != simdjson::SUCCESS) {
-          return Mismatch(column, token);
-        }
-        std::optional<int64_t> parsed =
-            column.kind == Kind::kDate ? delta::ParseDate(text) : delta::ParseTimestampMicros(text);
-        if (!parsed) return Mismatch(column, token);
-        return RecordCell(*parsed);
-      }
-      case Kind::kString:
-      case Kind::kBinary: {
-        std::string_view text;
-        if (type == ondemand::json_type::string) {
-          if (value.get_string().get(text) != simdjson::SUCCESS) return Mismatch(column, token);
-          return RecordCell(std::string(text));
-        }
-        if (column.kind == Kind::kBinary) return Mismatch(column, token);
         simdjson::error_code error = simdjson::SUCCESS;
         if (type == ondemand::json_type::object) {
           ondemand::object object;
@@ -253,12 +293,15 @@ struct JsonRecordParser::Impl {
           ondemand::array array;
           error = value.get_array().get(array);
           if (!error) error = array.raw_json().get(text);
-        } else {
-          text = Trimmed(token);
         }
         if (error) return Status::InvalidArgument("not valid JSON");
         return RecordCell(std::string(text));
       }
+      case Kind::kBinary:
+      case Kind::kDate:
+      case Kind::kTimestamp:
+      case Kind::kTimestampNtz:
+        return Mismatch(column, token);  // strings only
     }
     return Mismatch(column, token);
   }
@@ -302,30 +345,83 @@ struct JsonRecordParser::Impl {
     if (doc.current_location().get(rest) == simdjson::SUCCESS) {
       return Status::InvalidArgument("not valid JSON (text after the object)");
     }
-    for (size_t c = 0; c < schema.size(); c++) {
-      if (!schema[c].nullable && std::holds_alternative<std::monostate>((*cells)[c])) {
-        return Status::InvalidArgument("column " + schema[c].name + " is NOT NULL but the record has " +
-                                       (given[c] ? "null" : "no " + schema[c].name));
-      }
-    }
     return Status::OK();
   }
 };
 
-JsonRecordParser::JsonRecordParser(RecordSchema schema) : impl_(std::make_unique<Impl>()) {
-  impl_->schema = std::move(schema);
-  for (size_t c = 0; c < impl_->schema.size(); c++) {
-    impl_->exact.emplace(impl_->schema[c].name, c);
-    impl_->folded.emplace(AsciiLower(impl_->schema[c].name), c);
+Status RecordParser::CheckNotNull(const std::vector<RecordCell>& cells,
+                                  const std::vector<bool>& given) const {
+  for (size_t c = 0; c < schema_.size(); c++) {
+    if (!schema_[c].nullable && std::holds_alternative<std::monostate>(cells[c])) {
+      return Status::InvalidArgument("column " + schema_[c].name + " is NOT NULL but the record has " +
+                                     (given[c] ? "null" : "no " + schema_[c].name));
+    }
   }
+  return Status::OK();
 }
+
+std::unique_ptr<RecordParser> MakeRecordParser(const RecordOptions& options) {
+  if (options.format == ValueFormat::kCsv) return std::make_unique<CsvRecordParser>(options.schema);
+  return std::make_unique<JsonRecordParser>(options.schema);
+}
+
+JsonRecordParser::JsonRecordParser(RecordSchema schema)
+    : RecordParser(std::move(schema)), impl_(std::make_unique<Impl>(this->schema())) {}
 
 JsonRecordParser::~JsonRecordParser() = default;
 
-const RecordSchema& JsonRecordParser::schema() const { return impl_->schema; }
-
 Status JsonRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
-  return impl_->Parse(bytes, cells);
+  RETURN_IF_ERROR(impl_->Parse(bytes, cells));
+  return CheckNotNull(*cells, impl_->given);
+}
+
+Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+  if (bytes.ends_with("\r\n")) {
+    bytes.remove_suffix(2);
+  } else if (bytes.ends_with("\n")) {
+    bytes.remove_suffix(1);
+  }
+  // Split into fields (RFC 4180 quoting).
+  fields_.assign(1, std::string());
+  quoted_.assign(1, false);
+  for (size_t i = 0; i < bytes.size(); i++) {
+    const char c = bytes[i];
+    if (c == ',') {
+      fields_.emplace_back();
+      quoted_.push_back(false);
+    } else if (c == '"' && fields_.back().empty() && !quoted_.back()) {
+      quoted_.back() = true;
+      for (i++;; i++) {
+        if (i >= bytes.size()) return Status::InvalidArgument("not valid CSV (a quoted field is not closed)");
+        if (bytes[i] != '"') {
+          fields_.back() += bytes[i];
+        } else if (i + 1 < bytes.size() && bytes[i + 1] == '"') {
+          fields_.back() += '"';
+          i++;
+        } else {
+          break;
+        }
+      }
+      if (i + 1 < bytes.size() && bytes[i + 1] != ',') {
+        return Status::InvalidArgument("not valid CSV (text after a quoted field)");
+      }
+    } else {
+      fields_.back() += c;
+    }
+  }
+  const RecordSchema& columns = schema();
+  if (fields_.size() != columns.size()) {
+    return Status::InvalidArgument("the record has " + std::to_string(fields_.size()) +
+                                   " fields, the schema " + std::to_string(columns.size()) + " columns");
+  }
+  cells->assign(columns.size(), RecordCell());
+  given_.assign(columns.size(), false);
+  for (size_t c = 0; c < columns.size(); c++) {
+    if (fields_[c].empty() && !quoted_[c]) continue;  // NULL
+    given_[c] = true;
+    ASSIGN_OR_RETURN((*cells)[c], FromText(columns[c], fields_[c], fields_[c]));
+  }
+  return CheckNotNull(*cells, given_);
 }
 
 }  // namespace basin::stream

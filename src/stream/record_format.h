@@ -1,4 +1,4 @@
-// Records a stream source parses: a value format (`valueFormat => 'json'`), a declared
+// Records a stream source parses: a value format (`valueFormat => 'json'` or 'csv'), a declared
 // schema (`schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2), ts TIMESTAMP'`, columns as
 // CREATE TABLE spells them) and the parser of one record's bytes into a row of typed cells.
 // A record that does not parse or does not fit the schema is refused with the reason, so
@@ -13,6 +13,12 @@
 // (delta/temporal.h; a timestamp without an offset is UTC), strings from strings (any
 // other JSON value as its JSON text), binary from strings. Struct, array and map columns
 // are not supported yet (the schema is refused, naming the column).
+//
+// CSV: one line per record (a trailing newline is dropped), fields separated by commas,
+// a field in double quotes may hold commas, newlines and "" for a quote. The fields fill the
+// columns in order, exactly as many as the schema has; an empty unquoted field is NULL; each
+// field converts from its text as a JSON string field would (integers and floating point from
+// their decimal text, booleans from true/false in any case).
 //
 // Thread safety: ParseRecordSchema is a function; a JsonRecordParser is used by one thread
 // at a time.
@@ -34,9 +40,10 @@ namespace basin::stream {
 enum class ValueFormat {
   kRaw,   // the record's bytes as they are (read_kafka's key, value, topic, ... columns)
   kJson,  // one JSON object per record, into the schema's columns
+  kCsv,   // one CSV line per record, into the schema's columns in order
 };
 
-// "raw" or "json" (any case). InvalidArgument naming the value otherwise.
+// "raw", "json" or "csv" (any case). InvalidArgument naming the value otherwise.
 Result<ValueFormat> ParseValueFormat(std::string_view name);
 
 struct RecordColumn {
@@ -95,24 +102,56 @@ bool IsRecordOption(std::string_view name);
 // [0, 1] or without a dead-letter table.
 Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string, std::string>>& given);
 
-class JsonRecordParser {
+// The parser of one value format (json or csv) into a schema's cells.
+class RecordParser {
  public:
-  explicit JsonRecordParser(RecordSchema schema);
-  ~JsonRecordParser();
-  JsonRecordParser(const JsonRecordParser&) = delete;
-  JsonRecordParser& operator=(const JsonRecordParser&) = delete;
+  virtual ~RecordParser() = default;
 
-  const RecordSchema& schema() const;
+  const RecordSchema& schema() const { return schema_; }
 
   // Parses one record into `cells` (one per column, resized). InvalidArgument with the
   // reason when it does not parse or fit ("not valid JSON", "column amount: \"abc\" is
   // not a decimal(12,2)", "column id is NOT NULL but the record has none"); `cells` are
   // then unspecified.
-  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells);
+  virtual Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) = 0;
+
+ protected:
+  explicit RecordParser(RecordSchema schema) : schema_(std::move(schema)) {}
+  // InvalidArgument naming the first NOT NULL column `cells` leave NULL (`given[c]`: the
+  // record had a value for it, which was null), else OK.
+  Status CheckNotNull(const std::vector<RecordCell>& cells, const std::vector<bool>& given) const;
+
+ private:
+  RecordSchema schema_;
+};
+
+// The parser of `options.format`. REQUIRES: the format is json or csv.
+std::unique_ptr<RecordParser> MakeRecordParser(const RecordOptions& options);
+
+class JsonRecordParser final : public RecordParser {
+ public:
+  explicit JsonRecordParser(RecordSchema schema);
+  ~JsonRecordParser() override;
+  JsonRecordParser(const JsonRecordParser&) = delete;
+  JsonRecordParser& operator=(const JsonRecordParser&) = delete;
+
+  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) override;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+class CsvRecordParser final : public RecordParser {
+ public:
+  explicit CsvRecordParser(RecordSchema schema) : RecordParser(std::move(schema)) {}
+
+  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) override;
+
+ private:
+  std::vector<std::string> fields_;
+  std::vector<bool> quoted_;
+  std::vector<bool> given_;
 };
 
 }  // namespace basin::stream

@@ -167,6 +167,28 @@ TEST_F(DeadLetterTest, WithoutADeadLetterTableABadRecordFailsTheBatchNamingIt) {
   EXPECT_EQ(Counts("SELECT count(*), count(*) FROM bronze"), std::make_pair(int64_t{0}, int64_t{0}));
 }
 
+TEST_F(DeadLetterTest, CsvValuesAreParsedAndDeadLetteredAlike) {
+  ProduceValue(0, "1,2.50");
+  ProduceValue(0, "2,not a number");
+  ProduceValue(0, "3,\"4.75\"\n");
+  ASSERT_OK(producer_->Flush(10'000));
+  const std::string statement =
+      "INSERT INTO bronze SELECT * FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() +
+      "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'csv', "
+      "schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2)', deadLetterTable => 'payments_dlq')";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_out, 2);
+  EXPECT_EQ(commit->dead_letters, 1);
+  EXPECT_EQ(Counts("SELECT count(*), (sum(amount) * 100)::BIGINT FROM bronze"),
+            std::make_pair(int64_t{2}, int64_t{725}));
+  ASSERT_OK_AND_ASSIGN(auto letter, session_->Execute("SELECT error FROM payments_dlq"));
+  EXPECT_EQ(*letter.back().result.at(0, 0),
+            "payments/0 offset 1: column amount: not a number is not a decimal(12,2)");
+}
+
 TEST_F(DeadLetterTest, AQueryOutsideAStreamReadsTypedColumns) {
   ProducePayments(0, 5);
   ASSERT_OK_AND_ASSIGN(auto described, session_->connection().DescribeQuery("SELECT * FROM " + Source("")));

@@ -136,6 +136,40 @@ TEST_F(JsonRecordParserTest, RecordsThatDoNotFitAreRefusedWithTheReason) {
   EXPECT_EQ(std::get<int64_t>(Parse(R"({"id": 2})")[0]), 2);
 }
 
+TEST(CsvRecordParserTest, FieldsFillTheColumnsInOrder) {
+  CsvRecordParser parser(
+      Schema("id BIGINT NOT NULL, amount DECIMAL(12,2), note STRING, ok BOOLEAN, ts TIMESTAMP"));
+  std::vector<RecordCell> cells;
+  ASSERT_OK(parser.Parse("7,12.50,\"a, \"\"quoted\"\"\nnote\",TRUE,2024-01-01 08:00:00\r\n", &cells));
+  EXPECT_EQ(std::get<int64_t>(cells[0]), 7);
+  EXPECT_TRUE(std::get<__int128>(cells[1]) == 1250);
+  EXPECT_EQ(std::get<std::string>(cells[2]), "a, \"quoted\"\nnote");
+  EXPECT_TRUE(std::get<bool>(cells[3]));
+  EXPECT_EQ(std::get<int64_t>(cells[4]), 1704096000000000);
+  // Empty fields are NULL; a quoted empty one is an empty string.
+  ASSERT_OK(parser.Parse("8,,\"\",,", &cells));
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cells[1]));
+  EXPECT_EQ(std::get<std::string>(cells[2]), "");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(cells[4]));
+}
+
+TEST(CsvRecordParserTest, LinesThatDoNotFitAreRefusedWithTheReason) {
+  CsvRecordParser parser(Schema("id BIGINT NOT NULL, amount DECIMAL(12,2)"));
+  auto refusal = [&](const std::string& line) {
+    std::vector<RecordCell> cells;
+    Status parsed = parser.Parse(line, &cells);
+    return parsed.ok() ? std::string() : parsed.message();
+  };
+  EXPECT_EQ(refusal("1,2,3"), "the record has 3 fields, the schema 2 columns");
+  EXPECT_EQ(refusal("1"), "the record has 1 fields, the schema 2 columns");
+  EXPECT_EQ(refusal(",5"), "column id is NOT NULL but the record has no id");
+  EXPECT_EQ(refusal("x,5"), "column id: x is not a bigint");
+  EXPECT_EQ(refusal("1, 5"), "column amount:  5 is not a decimal(12,2)");
+  EXPECT_EQ(refusal("1,\"5"), "not valid CSV (a quoted field is not closed)");
+  EXPECT_EQ(refusal("1,\"5\"x"), "not valid CSV (text after a quoted field)");
+  EXPECT_EQ(refusal("1,5"), "");
+}
+
 TEST(RecordOptionsTest, OptionsAreCheckedTogether) {
   ASSERT_OK_AND_ASSIGN(RecordOptions raw, ParseRecordOptions({}));
   EXPECT_EQ(raw.format, ValueFormat::kRaw);
@@ -154,6 +188,9 @@ TEST(RecordOptionsTest, OptionsAreCheckedTogether) {
   };
   EXPECT_NE(refusal({{"valueFormat", "avro"}}).find("'avro'"), std::string::npos);
   EXPECT_NE(refusal({{"valueFormat", "json"}}).find("needs schema"), std::string::npos);
+  EXPECT_NE(refusal({{"valueFormat", "csv"}}).find("'csv' needs schema"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(RecordOptions csv, ParseRecordOptions({{"valueFormat", "csv"}, {"schema", "id INT"}}));
+  EXPECT_EQ(csv.format, ValueFormat::kCsv);
   EXPECT_NE(refusal({{"schema", "id BIGINT"}}).find("valueFormat"), std::string::npos);
   EXPECT_NE(refusal({{"deadLetterTable", "dlq"}}).find("raw records"), std::string::npos);
   EXPECT_NE(refusal({{"valueFormat", "json"}, {"schema", "id BIGINT"}, {"deadLetterTable", "a.b.c.d"}})

@@ -183,7 +183,7 @@ class KafkaSource final : public BatchSource {
   Status SetAsideDeadLetters(const std::vector<PartitionRange>& ranges, BatchRead& read) {
     const RecordOptions& records = options_->records;
     if (records.dead_letter_table.empty()) return Status::OK();
-    if (!parser_) parser_ = std::make_unique<JsonRecordParser>(records.schema);
+    if (!parser_) parser_ = MakeRecordParser(records);
     std::vector<DeadLetter> letters;
     int64_t total = 0;
     RETURN_IF_ERROR(reader_->Read(ranges, [&](const KafkaRecord& record) {
@@ -219,7 +219,7 @@ class KafkaSource final : public BatchSource {
   const std::string query_;
   DeadLetterWriter& dead_letters_;
   const std::string where_;
-  std::unique_ptr<JsonRecordParser> parser_;  // with a dead-letter table
+  std::unique_ptr<RecordParser> parser_;  // with a dead-letter table
   std::vector<RecordCell> cells_;
   std::optional<KafkaOptions> options_;
   std::unique_ptr<KafkaReader> planner_;

@@ -3,7 +3,7 @@
 //   {"kind": "kafka", "ranges": {"payments": {"0": [0, 500], "1": [0, 480]}}}
 // The source's options come from binding the statement once with nothing to read; one
 // client lists partitions and watermarks for every later plan. With a dead-letter table
-// (valueFormat json), a batch first reads its ranges to find the records that do not parse
+// (valueFormat json or csv), a batch first reads its ranges to find the records that do not parse
 // and commits them there; read_kafka then skips them as the statement reads the ranges.
 #pragma once
 

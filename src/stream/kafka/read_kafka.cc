@@ -46,8 +46,8 @@ struct ScanState {
   KafkaReader* reader = nullptr;
   std::vector<PartitionRange> ranges;
   std::vector<OwnedKafkaRecord> slice;
-  size_t handed_out = 0;                     // records of `slice` already in an output chunk
-  std::unique_ptr<JsonRecordParser> parser;  // valueFormat json
+  size_t handed_out = 0;                 // records of `slice` already in an output chunk
+  std::unique_ptr<RecordParser> parser;  // valueFormat json or csv
   std::vector<RecordCell> cells;
 };
 
@@ -129,7 +129,7 @@ Status BindStatus(duckdb_bind_info info) {
   } else {
     ASSIGN_OR_RETURN(data->ranges, BoundedRanges(data->options));
   }
-  if (data->options.records.format == ValueFormat::kJson) {
+  if (data->options.records.format != ValueFormat::kRaw) {
     AddRecordColumns(info, data->options.records.schema);
   } else {
     AddColumns(info);
@@ -160,8 +160,8 @@ void Init(duckdb_init_info info) {
     state->reader = state->own_reader.get();
   }
   state->ranges = bind->ranges;
-  if (bind->options.records.format == ValueFormat::kJson) {
-    state->parser = std::make_unique<JsonRecordParser>(bind->options.records.schema);
+  if (bind->options.records.format != ValueFormat::kRaw) {
+    state->parser = MakeRecordParser(bind->options.records);
   }
   duckdb_init_set_max_threads(info, 1);
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
@@ -301,9 +301,8 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
 
 }  // namespace
 
-Status ParseRecordValue(JsonRecordParser& parser, std::optional<std::string_view> value,
-                        std::string_view topic, int32_t partition, int64_t offset,
-                        std::vector<RecordCell>* cells) {
+Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
+                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells) {
   Status parsed =
       value ? parser.Parse(*value, cells) : Status::InvalidArgument("the record has no value (a tombstone)");
   if (parsed.ok()) return parsed;

@@ -78,12 +78,11 @@ class ScopedKafkaBatch {
   uint64_t connection_id_;
 };
 
-// Parses the value of the record at topic/partition/offset (valueFormat json) into `cells`.
+// Parses the value of the record at topic/partition/offset (valueFormat json or csv) into `cells`.
 // InvalidArgument "payments/3 offset 17: <why>" when it does not parse or fit, or has no
 // value (a tombstone).
-Status ParseRecordValue(JsonRecordParser& parser, std::optional<std::string_view> value,
-                        std::string_view topic, int32_t partition, int64_t offset,
-                        std::vector<RecordCell>* cells);
+Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
+                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells);
 
 // Makes read_kafka callable on every connection of `conn`'s database. Internal when DuckDB
 // refuses the registration (as it does when it is registered already).
