@@ -12,15 +12,9 @@
 namespace basin::stream {
 namespace {
 
-class DeadLetterTest : public kafka::testing::KafkaClusterTest {
+class DeadLetterTest : public kafka::testing::KafkaStreamTest {
  protected:
-  void SetUp() override {
-    KafkaClusterTest::SetUp();
-    ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
-    ASSERT_OK(kafka::RegisterReadKafka(session_->connection().raw()));
-    ASSERT_OK(session_->Execute("CREATE TABLE bronze (id BIGINT NOT NULL, amount DECIMAL(12,2))").status());
-    checkpoint_ = NewMemoryObjectStore();
-  }
+  void SetUp() override { SetUpSession("CREATE TABLE bronze (id BIGINT NOT NULL, amount DECIMAL(12,2))"); }
 
   // read_kafka's arguments for JSON payments, with `extra` options.
   std::string Source(const std::string& extra) const {
@@ -55,17 +49,9 @@ class DeadLetterTest : public kafka::testing::KafkaClusterTest {
     return bad;
   }
 
-  Result<std::unique_ptr<StreamRunner>> OpenRunner(const std::string& statement) {
-    return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
-  }
-
   std::pair<int64_t, int64_t> Counts(const std::string& query) {
     return basin::testing::TwoCounts(*session_, query);
   }
-
-  testing::TempDir warehouse_;
-  std::unique_ptr<sql::Session> session_;
-  std::shared_ptr<ObjectStore> checkpoint_;
 };
 
 TEST_F(DeadLetterTest, BadRecordsGoToTheDeadLetterTableWithTheirErrorAndCoordinates) {

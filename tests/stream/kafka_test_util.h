@@ -1,5 +1,5 @@
-// What the Kafka tests share: a dev cluster with a reader and a producer on it, and records
-// copied out of the reader's callback.
+// What the Kafka tests share: a dev cluster with a reader and a producer on it, records
+// copied out of the reader's callback, and a session with a sink for stream runners.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -13,7 +13,9 @@
 #include "stream/kafka/dev_cluster.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/producer.h"
+#include "stream/kafka/read_kafka.h"
 #include "stream/kafka/reader.h"
+#include "stream/runner.h"
 #include "testing/test_util.h"
 
 namespace basin::stream::kafka::testing {
@@ -73,6 +75,28 @@ class KafkaClusterTest : public ::testing::Test {
   std::unique_ptr<KafkaDevCluster> cluster_;
   std::unique_ptr<KafkaReader> reader_;
   std::unique_ptr<KafkaProducer> producer_;
+};
+
+// A dev cluster, a warehouse session that can read it, a sink table made by `create_sink`,
+// and an in-memory checkpoint folder for the stream runners the test opens.
+class KafkaStreamTest : public KafkaClusterTest {
+ protected:
+  void SetUpSession(const std::string& create_sink) {
+    KafkaClusterTest::SetUp();
+    if (HasFatalFailure()) return;
+    ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
+    ASSERT_OK(RegisterReadKafka(session_->connection().raw()));
+    ASSERT_OK(session_->Execute(create_sink).status());
+    checkpoint_ = NewMemoryObjectStore();
+  }
+
+  Result<std::unique_ptr<StreamRunner>> OpenRunner(const std::string& statement) {
+    return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
+  }
+
+  basin::testing::TempDir warehouse_;
+  std::unique_ptr<sql::Session> session_;
+  std::shared_ptr<ObjectStore> checkpoint_;
 };
 
 }  // namespace basin::stream::kafka::testing

@@ -13,15 +13,9 @@
 namespace basin::stream {
 namespace {
 
-class StreamRunnerTest : public kafka::testing::KafkaClusterTest {
+class StreamRunnerTest : public kafka::testing::KafkaStreamTest {
  protected:
-  void SetUp() override {
-    KafkaClusterTest::SetUp();
-    ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
-    ASSERT_OK(kafka::RegisterReadKafka(session_->connection().raw()));
-    ASSERT_OK(session_->Execute("CREATE TABLE bronze (v VARCHAR, p INTEGER, o BIGINT)").status());
-    checkpoint_ = NewMemoryObjectStore();
-  }
+  void SetUp() override { SetUpSession("CREATE TABLE bronze (v VARCHAR, p INTEGER, o BIGINT)"); }
 
   std::string Statement(int64_t max_offsets = 100) const {
     return "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
@@ -32,18 +26,10 @@ class StreamRunnerTest : public kafka::testing::KafkaClusterTest {
            std::to_string(max_offsets) + ")";
   }
 
-  Result<std::unique_ptr<StreamRunner>> OpenRunner(const std::string& statement) {
-    return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
-  }
-
   // Rows in bronze, and distinct (partition, offset) pairs among them.
   std::pair<int64_t, int64_t> Counts() {
     return basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT (p, o)) FROM bronze");
   }
-
-  testing::TempDir warehouse_;
-  std::unique_ptr<sql::Session> session_;
-  std::shared_ptr<ObjectStore> checkpoint_;
 };
 
 TEST_F(StreamRunnerTest, BatchesAreBoundedAndRestartsResumeExactly) {
