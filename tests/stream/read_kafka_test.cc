@@ -112,5 +112,21 @@ TEST_F(ReadKafkaTest, BadOptionsNameTheOptionWithTheirCode) {
       << bad_bound.status().ToString();
 }
 
+TEST_F(ReadKafkaTest, LibrdkafkaPropertiesComeAsAMap) {
+  Produce("payments", 0, 0, 3);
+  ASSERT_OK_AND_ASSIGN(auto rows, Select("SELECT count(*)",
+                                         ", startingOffsets => 'earliest', kafkaOptions => MAP "
+                                         "{'client.id': 'basin-test', 'fetch.max.bytes': '1048576'}"));
+  EXPECT_EQ(rows.at(0, 0), "3");
+  auto unknown = Select("SELECT *", ", kafkaOptions => MAP {'no.such.property': 'x'}");
+  ASSERT_ERROR_CODE(unknown, kInvalidArgument);
+  EXPECT_NE(unknown.status().message().find("kafka.no.such.property"), std::string::npos)
+      << unknown.status().ToString();
+  auto owned = Select("SELECT *", ", kafkaOptions => MAP {'enable.auto.commit': 'true'}");
+  ASSERT_ERROR_CODE(owned, kInvalidArgument);
+  EXPECT_NE(owned.status().message().find("Basin sets this itself"), std::string::npos)
+      << owned.status().ToString();
+}
+
 }  // namespace
 }  // namespace basin::stream::kafka

@@ -138,10 +138,7 @@ class KafkaSource final : public BatchSource {
     // One client reads every batch. It is not the planning client: requests to a broker
     // are answered in order, so watermark queries would wait behind its last fetch.
     if (!reader_) {
-      ASSIGN_OR_RETURN(reader_, KafkaReader::Open(*options_));
-      // A client that knows the partitions' leaders before its first assignment starts
-      // fetching at once; else its first fetch waited about a second here.
-      RETURN_IF_ERROR(reader_->ListPartitions(options_->subscription).status());
+      ASSIGN_OR_RETURN(reader_, KafkaReader::OpenToRead(*options_));
     }
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
     Batch batch(std::move(ranges), reader_.get());

@@ -29,6 +29,9 @@ constexpr std::array<const char*, 7> kTextOptions = {"bootstrapServers", "subscr
                                                      "deadLetterTable"};
 constexpr char kMaxOffsetsOption[] = "maxOffsetsPerTrigger";
 constexpr char kMaxDeadLetterFractionOption[] = "maxDeadLetterFraction";
+// librdkafka properties as a MAP(VARCHAR, VARCHAR): {'security.protocol': 'SASL_SSL'} is the
+// source option kafka.security.protocol.
+constexpr char kKafkaOptionsOption[] = "kafkaOptions";
 
 enum Column : idx_t { kKey, kValue, kTopic, kPartition, kOffset, kTimestamp, kTimestampType, kHeaders };
 
@@ -70,6 +73,21 @@ OptionList GivenOptions(duckdb_bind_info info) {
   for (const char* name : kTextOptions) take(name);
   take(kMaxOffsetsOption);
   take(kMaxDeadLetterFractionOption);
+  engine::ValueGuard properties{duckdb_bind_get_named_parameter(info, kKafkaOptionsOption)};
+  if (properties.value != nullptr && !duckdb_is_null_value(properties.value)) {
+    auto text = [](duckdb_value value) {
+      engine::ValueGuard owned{value};
+      if (duckdb_is_null_value(value)) return std::string();
+      char* raw = duckdb_get_varchar(value);
+      std::string out(raw);
+      duckdb_free(raw);
+      return out;
+    };
+    for (idx_t i = 0; i < duckdb_get_map_size(properties.value); i++) {
+      options.emplace_back("kafka." + text(duckdb_get_map_key(properties.value, i)),
+                           text(duckdb_get_map_value(properties.value, i)));
+    }
+  }
   return options;
 }
 
@@ -150,7 +168,7 @@ void Init(duckdb_init_info info) {
   auto state = std::make_unique<ScanState>();
   state->reader = bind->batch_reader;
   if (state->reader == nullptr) {
-    auto reader = KafkaReader::Open(bind->options);
+    auto reader = KafkaReader::OpenToRead(bind->options);
     if (!reader.ok()) {
       duckdb_init_set_error(info,
                             engine::EncodeStatus(reader.status().WithContext(kReadKafkaFunction)).c_str());
@@ -334,6 +352,8 @@ Status RegisterReadKafka(duckdb_connection conn) {
     duckdb_table_function_add_named_parameter(function, kMaxOffsetsOption, number.type);
     engine::LogicalTypeGuard fraction{duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE)};
     duckdb_table_function_add_named_parameter(function, kMaxDeadLetterFractionOption, fraction.type);
+    engine::LogicalTypeGuard properties{duckdb_create_map_type(text.type, text.type)};
+    duckdb_table_function_add_named_parameter(function, kKafkaOptionsOption, properties.type);
   }
   duckdb_table_function_set_bind(function, Bind);
   duckdb_table_function_set_init(function, Init);

@@ -6,12 +6,13 @@
 //                   startingOffsets => 'earliest');
 //
 // Named arguments are the source options of stream/kafka/options.h (bootstrapServers,
-// subscribe, subscribePattern, startingOffsets, maxOffsetsPerTrigger), checked by the same
-// parser. A query reads a bounded range: from startingOffsets to the high watermarks the
-// partitions have when the query is bound (at most maxOffsetsPerTrigger offsets, when
-// given, shared between partitions as a micro-batch would be), so it ends, and two runs
-// against a topic that does not change return the same rows. Positions are never stored in
-// a consumer group.
+// subscribe, subscribePattern, startingOffsets, maxOffsetsPerTrigger, valueFormat, schema,
+// deadLetterTable, maxDeadLetterFraction, and the kafka.* properties as a map:
+// kafkaOptions => MAP {'security.protocol': 'SASL_SSL'}), checked by the same parser. A query reads a bounded
+// range: from startingOffsets to the high watermarks the partitions have when the query is bound (at most
+// maxOffsetsPerTrigger offsets, when given, shared between partitions as a micro-batch would be), so it ends,
+// and two runs against a topic that does not change return the same rows. Positions are never stored in a
+// consumer group.
 //
 // Columns, as Databricks names and types them: key BLOB, value BLOB, topic VARCHAR,
 // partition INTEGER, offset BIGINT, timestamp TIMESTAMP (NULL when the record has none),

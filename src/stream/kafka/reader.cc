@@ -93,6 +93,12 @@ KafkaReader::~KafkaReader() {
   rd_kafka_consumer_close(consumer_.get());
 }
 
+Result<std::unique_ptr<KafkaReader>> KafkaReader::OpenToRead(const KafkaOptions& options) {
+  ASSIGN_OR_RETURN(std::unique_ptr<KafkaReader> reader, Open(options));
+  RETURN_IF_ERROR(reader->ListPartitions(options.subscription).status());
+  return reader;
+}
+
 Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaOptions& options,
                                                        KafkaReaderOptions reader_options) {
   ClientProperties properties = {

@@ -86,6 +86,11 @@ class KafkaReader {
   static Result<std::unique_ptr<KafkaReader>> Open(const KafkaOptions& options,
                                                    KafkaReaderOptions reader_options = {});
 
+  // Open, then the subscription's metadata asked once: a client that knows its partitions'
+  // leaders starts fetching at its first Read (a fresh one's first fetch waited about a
+  // second). For readers opened to read at once. IOError as ListPartitions.
+  static Result<std::unique_ptr<KafkaReader>> OpenToRead(const KafkaOptions& options);
+
   KafkaReader(const KafkaReader&) = delete;
   KafkaReader& operator=(const KafkaReader&) = delete;
   ~KafkaReader();
