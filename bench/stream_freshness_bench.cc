@@ -13,22 +13,14 @@
 #include <thread>
 #include <vector>
 
-#include "basin/kafka_dev.h"
 #include "bench_util.h"
-#include "common/cancellation.h"
-#include "stream/kafka/feed.h"
-#include "stream/kafka/generator.h"
-#include "stream/kafka/producer.h"
-#include "stream/kafka/read_kafka.h"
-#include "stream/runner.h"
+#include "live_stream.h"
 
 namespace basin::bench {
 namespace {
 
 constexpr double kEventsPerSecond = 20'000;
 constexpr int64_t kFullSeconds = 10;
-// librdkafka's mock cluster keeps about 5 MB per partition.
-constexpr int kPartitions = 12;
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -40,68 +32,20 @@ Status Run() {
   const int64_t events = Scaled(static_cast<int64_t>(kEventsPerSecond) * kFullSeconds, 20'000);
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("stream-freshness"));
   const std::string warehouse = (scratch.path() / "warehouse").string();
-  ASSIGN_OR_RETURN(auto session, OpenSession(warehouse));
-  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
-  RETURN_IF_ERROR(session->Execute("CREATE TABLE bronze (id BIGINT NOT NULL, ts TIMESTAMP)").status());
+  ASSIGN_OR_RETURN(auto live, LiveStream::Start(warehouse, (scratch.path() / "checkpoint").string(), events,
+                                                kEventsPerSecond));
   ASSIGN_OR_RETURN(auto reader_session, OpenSession(warehouse));
-  ASSIGN_OR_RETURN(auto cluster, KafkaDevCluster::Start({{"payments", kPartitions}}));
-  ASSIGN_OR_RETURN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
-  ASSIGN_OR_RETURN(auto generator, stream::kafka::PaymentEventGenerator::Make({}, SystemClock()));
-  ASSIGN_OR_RETURN(auto checkpoint, OpenStoreAt((scratch.path() / "checkpoint").string()));
-  ASSIGN_OR_RETURN(
-      auto runner,
-      stream::StreamRunner::Open(
-          *session, checkpoint,
-          "INSERT INTO bronze SELECT id, ts FROM STREAM read_kafka(bootstrapServers => '" +
-              cluster->bootstrap_servers() +
-              "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'json', "
-              "schema => 'id BIGINT NOT NULL, ts TIMESTAMP')",
-          SystemClock()));
-
-  CancellationToken stop_stream;
-  Status streamed;
-  int64_t batches = 0;
-  std::thread stream([&] {
-    stream::RunOptions options;  // the default trigger: continuous, a batch a second at most
-    options.cancellation = &stop_stream;
-    options.on_batch = [&](const std::optional<stream::BatchCommit>& commit) { batches += commit ? 1 : 0; };
-    streamed = runner->Run(options);
-  });
-  CancellationToken no_stop;
-  Result<stream::kafka::FeedReport> fed = Status::OK();
-  const auto feed_start = std::chrono::steady_clock::now();
-  double feed_seconds = 0;
-  std::thread feed([&] {
-    stream::kafka::FeedOptions options;
-    options.topic = "payments";
-    options.count = events;
-    options.events_per_second = kEventsPerSecond;
-    fed = stream::kafka::RunPaymentFeed(*producer, generator, options, no_stop);
-    feed_seconds = SecondsSince(feed_start);
-  });
 
   // (poll time, the largest id visible then)
   std::vector<std::pair<int64_t, int64_t>> polls;
-  Status polled;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kFullSeconds * 3 + 30);
   while (std::chrono::steady_clock::now() < deadline) {
-    Result<engine::QueryResult> max_id =
-        QueryBasin(*reader_session, "SELECT coalesce(max(id), 0) FROM bronze");
-    if (!max_id.ok()) {
-      polled = max_id.status();
-      break;
-    }
-    const int64_t seen = std::stoll(max_id->at(0, 0).value_or("0"));
-    polls.emplace_back(NowMs(), seen);
-    if (seen >= events) break;
+    ASSIGN_OR_RETURN(auto max_id, QueryBasin(*reader_session, "SELECT coalesce(max(id), 0) FROM bronze"));
+    polls.emplace_back(NowMs(), std::stoll(max_id.at(0, 0).value_or("0")));
+    if (polls.back().second >= events) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  feed.join();
-  stop_stream.Cancel();
-  stream.join();
-  RETURN_IF_ERROR(fed.status());
-  RETURN_IF_ERROR(streamed);
-  RETURN_IF_ERROR(polled);
+  RETURN_IF_ERROR(live->Finish());
   if (polls.empty() || polls.back().second < events) {
     return Status::Internal(fmt::format("bronze shows ids up to {} of {} by the deadline",
                                         polls.empty() ? 0 : polls.back().second, events));
@@ -123,12 +67,12 @@ Status Run() {
   auto at = [&](double q) {
     return freshness[static_cast<size_t>(q * static_cast<double>(freshness.size() - 1))];
   };
-  const double rate = static_cast<double>(events) / feed_seconds;
+  const double rate = static_cast<double>(events) / live->feed_seconds();
   PrintSummary(
       "stream_freshness_bench",
       fmt::format("{} events fed at {:.0f}/s ({:.2f} of the {:.0f}/s asked; scale {}), {} batches: freshness "
                   "p50 {} ms, p99 {} ms, worst {} ms; p99 / 2 s = {:.2f} (target < 1)",
-                  events, rate, rate / kEventsPerSecond, kEventsPerSecond, Scale(), batches, at(0.5),
+                  events, rate, rate / kEventsPerSecond, kEventsPerSecond, Scale(), live->batches(), at(0.5),
                   at(0.99), freshness.back(), static_cast<double>(at(0.99)) / 2000.0));
   return Status::OK();
 }
