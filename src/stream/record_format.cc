@@ -59,8 +59,10 @@ std::string_view Trimmed(std::string_view token) {
 std::string Quoted(std::string_view raw) {
   raw = Trimmed(raw);
   constexpr size_t kMax = 60;
-  if (raw.size() > kMax) return std::string(raw.substr(0, kMax)) + "...";
-  return std::string(raw);
+  if (raw.size() <= kMax) return std::string(raw);
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(raw[cut]) & 0xC0) == 0x80) cut--;  // not inside a character
+  return std::string(raw.substr(0, cut)) + "...";
 }
 
 Status Mismatch(const RecordColumn& column, std::string_view raw) {
@@ -376,6 +378,7 @@ Status JsonRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* 
 }
 
 Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+  if (!simdjson::validate_utf8(bytes.data(), bytes.size())) return Status::InvalidArgument("not valid UTF-8");
   if (bytes.ends_with("\r\n")) {
     bytes.remove_suffix(2);
   } else if (bytes.ends_with("\n")) {

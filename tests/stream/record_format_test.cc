@@ -4,6 +4,7 @@
 #include "stream/record_format.h"
 
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include "testing/test_util.h"
 
@@ -129,9 +130,13 @@ TEST_F(JsonRecordParserTest, RecordsThatDoNotFitAreRefusedWithTheReason) {
   EXPECT_EQ(Refusal(R"({"id": 1, "f": 1e39})"), "column f: 1e39 is not a float");
   EXPECT_EQ(Refusal(R"({"id": 1, "raw": 5})"), "column raw: 5 is not a binary");
   EXPECT_EQ(Refusal("{\"id\": 1, \"name\": \"\xff\"}"), "not valid JSON");  // not UTF-8
-  // A long value is cut in the message.
+  // A long value is cut in the message, never inside a character.
   const std::string refusal = Refusal(R"({"id": ")" + std::string(200, 'x') + R"("})");
   EXPECT_LT(refusal.size(), 120u) << refusal;
+  std::string accents;
+  for (int i = 0; i < 40; i++) accents += "\xc3\xa9";
+  const std::string cut = Refusal(R"({"id": ")" + accents + R"("})");
+  EXPECT_TRUE(simdjson::validate_utf8(cut.data(), cut.size())) << cut;
   // The parser goes on after a refusal.
   EXPECT_EQ(std::get<int64_t>(Parse(R"({"id": 2})")[0]), 2);
 }
@@ -167,6 +172,7 @@ TEST(CsvRecordParserTest, LinesThatDoNotFitAreRefusedWithTheReason) {
   EXPECT_EQ(refusal("1, 5"), "column amount:  5 is not a decimal(12,2)");
   EXPECT_EQ(refusal("1,\"5"), "not valid CSV (a quoted field is not closed)");
   EXPECT_EQ(refusal("1,\"5\"x"), "not valid CSV (text after a quoted field)");
+  EXPECT_EQ(refusal("1,\xff"), "not valid UTF-8");
   EXPECT_EQ(refusal("1,5"), "");
 }
 
