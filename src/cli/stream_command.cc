@@ -41,6 +41,11 @@ Result<int64_t> ParseDurationMs(const std::string& text) {
   return Status::InvalidArgument("--interval: '" + text + "' is not a duration (500ms, 2s, 1m)");
 }
 
+// "500 offsets in, " for a Kafka batch; "" for a table source's, which counts no offsets.
+std::string OffsetsIn(const StreamBatch& batch) {
+  return batch.rows_in > 0 ? std::to_string(batch.rows_in) + " offsets in, " : std::string();
+}
+
 // What stderr shows of the running stream; every write to stderr goes through it, from the
 // stream's thread and the main thread.
 class StreamReport {
@@ -65,9 +70,8 @@ class StreamReport {
       rows_out_ += batch->rows_out;
       dead_letters_ += batch->dead_letters;
       if (!live_) {
-        std::cerr << fmt::format("batch {}: {} offsets in, {} rows out, {} dead letters, {} ms\n",
-                                 batch->batch_id, batch->rows_in, batch->rows_out, batch->dead_letters,
-                                 batch->duration_ms);
+        std::cerr << fmt::format("batch {}: {}{} rows out, {} dead letters, {} ms\n", batch->batch_id,
+                                 OffsetsIn(*batch), batch->rows_out, batch->dead_letters, batch->duration_ms);
         return;
       }
     }
@@ -159,10 +163,10 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
                              *status->last_planned);
   }
   if (status->last_batch) {
-    std::cout << fmt::format(
-        "last batch: {} offsets in, {} rows out, {} dead letters, {} ms, table version {}\n",
-        status->last_batch->rows_in, status->last_batch->rows_out, status->last_batch->dead_letters,
-        status->last_batch->duration_ms, status->last_batch->table_version);
+    std::cout << fmt::format("last batch: {}{} rows out, {} dead letters, {} ms, table version {}\n",
+                             OffsetsIn(*status->last_batch), status->last_batch->rows_out,
+                             status->last_batch->dead_letters, status->last_batch->duration_ms,
+                             status->last_batch->table_version);
   }
   std::cout << "statement:\n" << status->statement << "\n";
   return 0;
