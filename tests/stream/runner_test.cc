@@ -12,6 +12,7 @@
 #include "kafka_test_util.h"
 #include "runner_test_util.h"
 #include "sql/session_context.h"
+#include "storage/faulty_object_store.h"
 #include "stream/kafka/read_kafka.h"
 
 namespace basin::stream {
@@ -214,6 +215,51 @@ TEST_F(StreamRunnerTest, ABatchWriterAndOptimizeBesideARunningStreamLoseNothing)
     for (size_t r = 0; r < commits.row_count(); r++) optimized += commits.at(r, c) == "OPTIMIZE" ? 1 : 0;
   }
   EXPECT_EQ(optimized, 2);
+}
+
+// The checkpoint folder's store fails one call in six at random, half the time after the
+// write took effect (a lost reply); the runner is reopened after some failures, as a
+// restarted process would be. Every record lands once.
+TEST_F(StreamRunnerTest, CheckpointStoreFailuresNeitherLoseNorRepeatARecord) {
+  auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
+  checkpoint_ = faulty;
+  int produced = 0;
+  std::unique_ptr<StreamRunner> runner;
+  int failures = 0;
+  int batches = 0;
+  for (uint64_t attempt = 1; attempt < 2'000 && batches < 40; attempt++) {
+    if (attempt % 50 == 1 && produced < 400) {
+      Produce("payments", static_cast<int32_t>(attempt % 3), produced, 50);
+      produced += 50;
+    }
+    faulty->SetOptions(
+        {.failure_probability = 1.0 / 6, .seed = attempt, .fail_after_write = attempt % 2 == 0});
+    if (!runner) {
+      Result<std::unique_ptr<StreamRunner>> opened = OpenRunner(Statement(20));
+      if (!opened.ok()) {
+        EXPECT_NE(opened.status().message().find("injected fault"), std::string::npos)
+            << opened.status().ToString();
+        failures++;
+        continue;
+      }
+      runner = std::move(opened).value();
+    }
+    Result<std::optional<BatchCommit>> ran = runner->RunBatch();
+    if (!ran.ok()) {
+      EXPECT_NE(ran.status().message().find("injected fault"), std::string::npos) << ran.status().ToString();
+      failures++;
+      if (attempt % 3 == 0) runner.reset();
+      continue;
+    }
+    if (*ran) batches++;
+    if (!*ran && produced >= 400) break;
+  }
+  faulty->SetOptions({});
+  ASSERT_OK_AND_ASSIGN(auto last, OpenRunner(Statement(20)));
+  basin::testing::RunAvailableNow(*last, [] {});
+  EXPECT_GT(failures, 5);
+  EXPECT_EQ(produced, 400);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{400}, int64_t{400}));
 }
 
 }  // namespace
