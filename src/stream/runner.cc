@@ -25,6 +25,7 @@ struct StreamStatement {
   std::string text;
   std::string query;  // the rows the sink takes (an INSERT's query, a MERGE's source), as DuckDB runs them
   catalog::TableEntry sink;
+  bool complete = false;  // INSERT OVERWRITE: each batch rewrites the sink
   sql::grammar::StreamSource source;
 };
 
@@ -36,8 +37,8 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   const auto* merge = std::get_if<sql::grammar::Merge>(&parsed.body);
   if (insert == nullptr && merge == nullptr) {
     return Status::InvalidArgument(
-        "a stream is an INSERT INTO or a MERGE INTO a table reading FROM STREAM read_kafka(...) or "
-        "STREAM(table); got: " +
+        "a stream is an INSERT INTO, INSERT OVERWRITE or MERGE INTO a table reading FROM STREAM "
+        "read_kafka(...) or STREAM(table); got: " +
         text);
   }
   const auto& streams = parsed.streams.empty() && insert != nullptr ? insert->query_streams : parsed.streams;
@@ -47,9 +48,9 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
         "STREAM(table))");
   }
   if (streams.size() > 1) return Status::NotImplemented("a stream reading several STREAM sources");
-  if (insert != nullptr && (insert->overwrite || insert->replace_where || !insert->partitions.empty())) {
+  if (insert != nullptr && (insert->replace_where || !insert->partitions.empty())) {
     return Status::NotImplemented(
-        "a stream appends or merges: INSERT OVERWRITE, REPLACE WHERE and PARTITION (...) sinks");
+        "a stream appends, merges or rewrites its whole sink: REPLACE WHERE and PARTITION (...) sinks");
   }
   const engine::SqlTableName& target = insert != nullptr ? insert->insert.target : merge->merge.target.name;
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> sink, sql::LookupTarget(session.context(), target));
@@ -57,7 +58,8 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   const std::string& ctes = insert != nullptr ? insert->insert.ctes : merge->merge.ctes;
   std::string query = insert != nullptr ? insert->insert.query : "SELECT * FROM " + merge->merge.source;
   if (!ctes.empty()) query = ctes + " SELECT * FROM (" + query + "\n)";
-  return StreamStatement{text, std::move(query), std::move(*sink), streams[0]};
+  const bool complete = insert != nullptr && insert->overwrite;
+  return StreamStatement{text, std::move(query), std::move(*sink), complete, streams[0]};
 }
 
 }  // namespace
@@ -165,7 +167,8 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   impl->dead_letters = std::make_unique<DeadLetterWriter>(session, impl->checkpoint->metadata().stream_id);
   ASSIGN_OR_RETURN(impl->source,
                    OpenBatchSource(session, impl->statement.source, impl->statement.query,
-                                   impl->statement.sink.location, *impl->dead_letters, impl->Where()));
+                                   StreamSink{impl->statement.sink.location, impl->statement.complete},
+                                   *impl->dead_letters, impl->Where()));
   return std::unique_ptr<StreamRunner>(new StreamRunner(std::move(impl)));
 }
 

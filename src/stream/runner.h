@@ -14,8 +14,11 @@
 // Only the newest kRetainedBatches batches keep their checkpoint objects (older ones are
 // dropped as batches commit, and swept when a run starts).
 //
-// What is not here yet (issue 8): complete sinks, read_files sources, several sources in
-// one statement, dead letters, watermarks and state.
+// An INSERT OVERWRITE over a table source is a complete sink: each batch rewrites the sink
+// from the source's whole snapshot at the batch's end version (aggregates stay exact).
+//
+// What is not here yet (issue 8): read_files sources, several sources in one statement,
+// watermarks and state (and with them complete sinks over Kafka).
 //
 // Thread safety: one thread; Run() may be stopped from any thread through its token.
 #pragma once

@@ -18,12 +18,16 @@ Status BindStreamQuery(sql::Session& session, const std::string& query) {
 
 Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
-                                                     const std::string& query,
-                                                     const std::string& sink_location,
+                                                     const std::string& query, const StreamSink& sink,
                                                      DeadLetterWriter& dead_letters,
                                                      const std::string& where) {
   if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
-  if (stream.is_table) return NewTableSource(session, query, sink_location, where);
+  if (stream.is_table) return NewTableSource(session, query, sink, where);
+  if (sink.complete) {
+    return Status::NotImplemented(where +
+                                  ": INSERT OVERWRITE (a complete sink) reads a table source; over Kafka it "
+                                  "needs the stream's state, which comes later");
+  }
   return kafka::NewKafkaSource(session, query, dead_letters, where);
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
 
 #include "basin/status.h"
 #include "sql/grammar/statement.h"
@@ -20,6 +21,14 @@
 namespace basin::stream {
 
 class DeadLetterWriter;
+
+// The table a stream writes, as its source needs to know it.
+struct StreamSink {
+  std::string location;
+  // INSERT OVERWRITE: every batch rewrites the sink from everything the source holds (a
+  // complete output, for aggregates), instead of appending or merging what is new.
+  bool complete = false;
+};
 
 // The batch a Read runs, and what the source did beside the statement.
 struct BatchRead {
@@ -63,12 +72,14 @@ Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& 
 // installed meanwhile.
 Status BindStreamQuery(sql::Session& session, const std::string& query);
 
-// The source `stream` names, read by `query` on `session` for the sink table at
-// `sink_location`, writing its dead letters with `dead_letters`; `where` names the stream
-// in messages. NotImplemented for a source the runner cannot read yet (found when the
-// first batch is planned, for a function source).
-Result<std::unique_ptr<BatchSource>> OpenBatchSource(
-    sql::Session& session, const sql::grammar::StreamSource& stream, const std::string& query,
-    const std::string& sink_location, DeadLetterWriter& dead_letters, const std::string& where);
+// The source `stream` names, read by `query` on `session` for `sink`, writing its dead
+// letters with `dead_letters`; `where` names the stream in messages. NotImplemented for a
+// source the runner cannot read yet (found when the first batch is planned, for a function
+// source), and for a complete sink over a source other than a table.
+Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
+                                                     const sql::grammar::StreamSource& stream,
+                                                     const std::string& query, const StreamSink& sink,
+                                                     DeadLetterWriter& dead_letters,
+                                                     const std::string& where);
 
 }  // namespace basin::stream

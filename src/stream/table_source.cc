@@ -88,16 +88,13 @@ Status WithTableStream(sql::Session& session, TableBatch& batch, const std::func
 
 class TableSource final : public BatchSource {
  public:
-  TableSource(sql::Session& session, std::string query, std::string sink_location, std::string where)
-      : session_(session),
-        query_(std::move(query)),
-        sink_location_(std::move(sink_location)),
-        where_(std::move(where)) {}
+  TableSource(sql::Session& session, std::string query, StreamSink sink, std::string where)
+      : session_(session), query_(std::move(query)), sink_(std::move(sink)), where_(std::move(where)) {}
 
   Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
     if (!table_) {
       ASSIGN_OR_RETURN(catalog::TableEntry table, ProbeTable());
-      if (table.location == sink_location_) {
+      if (table.location == sink_.location) {
         return Status::InvalidArgument(where_ + ": it streams " + table.name.ToString() +
                                        " into itself, and would read its own rows again and again");
       }
@@ -116,6 +113,10 @@ class TableSource final : public BatchSource {
     }
     ASSIGN_OR_RETURN(PlannedRead last, ReadEntry(*previous, where_ + " previous offsets"));
     if (end <= last.read.end_version) return std::optional<json>();
+    if (sink_.complete) {
+      entry["snapshotVersion"] = end;
+      return std::optional<json>(std::move(entry));
+    }
     entry["startVersion"] = last.read.end_version + 1;
     entry["endVersion"] = end;
     return std::optional<json>(std::move(entry));
@@ -148,7 +149,7 @@ class TableSource final : public BatchSource {
 
   sql::Session& session_;
   const std::string query_;
-  const std::string sink_location_;
+  const StreamSink sink_;
   const std::string where_;
   std::optional<catalog::TableEntry> table_;
   bool capped_ = false;
@@ -157,9 +158,9 @@ class TableSource final : public BatchSource {
 
 }  // namespace
 
-std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query,
-                                            std::string sink_location, std::string where) {
-  return std::make_unique<TableSource>(session, std::move(query), std::move(sink_location), std::move(where));
+std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query, StreamSink sink,
+                                            std::string where) {
+  return std::make_unique<TableSource>(session, std::move(query), std::move(sink), std::move(where));
 }
 
 }  // namespace basin::stream

@@ -6,7 +6,9 @@
 //    "endVersion": 9}
 // Commits that change no data (OPTIMIZE) add nothing; a commit that removed or rewrote
 // rows (DELETE, UPDATE, MERGE) stops the stream with an error naming it, as Delta's table
-// source does without skipChangeCommits.
+// source does without skipChangeCommits. For a complete sink (INSERT OVERWRITE) every batch
+// reads the whole snapshot of its end version ({"snapshotVersion": 9}), whatever the commits
+// did, and the sink is rewritten from it.
 #pragma once
 
 #include <memory>
@@ -16,9 +18,9 @@
 
 namespace basin::stream {
 
-// InvalidArgument from the first plan when the table is the sink (`sink_location`): a stream
-// into its own source would read its own output forever.
-std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query,
-                                            std::string sink_location, std::string where);
+// InvalidArgument from the first plan when the table is the sink: a stream into its own
+// source would read its own output forever.
+std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query, StreamSink sink,
+                                            std::string where);
 
 }  // namespace basin::stream

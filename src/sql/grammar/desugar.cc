@@ -237,4 +237,11 @@ std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine:
   return Rewriter(sql, tokens).Run();
 }
 
+bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to) {
+  for (size_t i = from; i + 1 < to; i++) {
+    if (tokens.IsWordAt(i, "STREAM") && tokens.IsSymbolAt(i + 1, "(")) return true;
+  }
+  return false;
+}
+
 }  // namespace basin::sql::grammar

@@ -31,6 +31,7 @@
 
 #include "engine/sql_text.h"
 #include "sql/grammar/statement.h"
+#include "sql/grammar/token_stream.h"
 
 namespace basin::sql::grammar {
 
@@ -40,6 +41,11 @@ struct Desugared {
 };
 
 inline constexpr size_t kMaxValueTokens = 64;
+
+// Whether tokens [from, to) hold STREAM followed by "(": a STREAM(table) source, which
+// DuckDB's parser accepts as a call of a table function `stream` (engine::CallsStreamTable
+// tells from its tree), so Desugar must rewrite even text DuckDB takes as written.
+bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to);
 
 // `sql` rewritten as above; nullopt when it holds nothing to rewrite.
 // REQUIRES: `tokens` are TokenizeSql(sql)'s.

@@ -50,7 +50,7 @@ class DuckDbReader {
     engine::SqlParse<std::vector<engine::DuckDbStatement>> parsed = engine::ParseWithDuckDb(sql);
     // DuckDB accepts STREAM(t) as a call of a table function `stream`; its tree says so.
     out_.duckdb_sql = sql;
-    if (!parsed.ok() || (HasStreamCallTokens() && engine::CallsStreamTable(sql))) {
+    if (!parsed.ok() || (HasStreamCall(tokens_, 0, tokens_.size()) && engine::CallsStreamTable(sql))) {
       std::vector<engine::SqlToken> tokens = tokens_.tokens();
       if (std::optional<Desugared> desugared = Desugar(sql, tokens)) {
         auto again = engine::ParseWithDuckDb(desugared->sql);
@@ -76,13 +76,6 @@ class DuckDbReader {
   }
 
  private:
-  bool HasStreamCallTokens() const {
-    for (size_t i = 0; i + 1 < tokens_.size(); i++) {
-      if (tokens_.IsWordAt(i, "STREAM") && tokens_.IsSymbolAt(i + 1, "(")) return true;
-    }
-    return false;
-  }
-
   TokenStream& tokens_;
   ParsedStatement& out_;
 };

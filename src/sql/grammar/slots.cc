@@ -1,5 +1,6 @@
 #include "sql/grammar/slots.h"
 
+#include "engine/stream_calls.h"
 #include "sql/grammar/desugar.h"
 
 namespace basin::sql::grammar {
@@ -15,7 +16,10 @@ engine::SqlParse<Slot> CheckSpan(const TokenStream& tokens, size_t from, size_t 
   Slot slot;
   slot.sql = tokens.TextBetween(from, to);
   std::optional<engine::SqlSyntaxError> error = engine::CheckSqlSlot(slot.sql, kind);
-  if (!error) return slot;
+  // DuckDB reads STREAM(t) in a query as a call of a table function `stream`.
+  const bool stream_call = !error && kind == engine::SqlSlot::kQuery && HasStreamCall(tokens, from, to) &&
+                           engine::CallsStreamTable(slot.sql);
+  if (!error && !stream_call) return slot;
   const size_t base = tokens.OffsetOf(from);
   std::vector<engine::SqlToken> span(tokens.tokens().begin() + static_cast<std::ptrdiff_t>(from),
                                      tokens.tokens().begin() + static_cast<std::ptrdiff_t>(to));
@@ -26,6 +30,7 @@ engine::SqlParse<Slot> CheckSpan(const TokenStream& tokens, size_t from, size_t 
   if (std::optional<Desugared> desugared = Desugar(slot.sql, span)) {
     if (!engine::CheckSqlSlot(desugared->sql, kind)) return Slot{desugared->sql, desugared->streams};
   }
+  if (!error) return slot;
   error->offset += base;
   return *error;
 }
