@@ -59,33 +59,32 @@ void Delete(void* p) {
   delete static_cast<T*>(p);
 }
 
+// A value's text (DuckDB casts numbers to VARCHAR exactly); "" for NULL.
+std::string TextOf(duckdb_value value) {
+  if (duckdb_is_null_value(value)) return std::string();
+  char* raw = duckdb_get_varchar(value);
+  std::string out(raw);
+  duckdb_free(raw);
+  return out;
+}
+
 // The options given as named arguments, as ParseKafkaOptions takes them.
 OptionList GivenOptions(duckdb_bind_info info) {
   OptionList options;
-  // Every value as its text (DuckDB casts numbers to VARCHAR exactly).
   auto take = [&](const char* name) {
     engine::ValueGuard given{duckdb_bind_get_named_parameter(info, name)};
-    if (given.value == nullptr || duckdb_is_null_value(given.value)) return;
-    char* text = duckdb_get_varchar(given.value);
-    options.emplace_back(name, text);
-    duckdb_free(text);
+    if (given.value != nullptr && !duckdb_is_null_value(given.value))
+      options.emplace_back(name, TextOf(given.value));
   };
   for (const char* name : kTextOptions) take(name);
   take(kMaxOffsetsOption);
   take(kMaxDeadLetterFractionOption);
   engine::ValueGuard properties{duckdb_bind_get_named_parameter(info, kKafkaOptionsOption)};
   if (properties.value != nullptr && !duckdb_is_null_value(properties.value)) {
-    auto text = [](duckdb_value value) {
-      engine::ValueGuard owned{value};
-      if (duckdb_is_null_value(value)) return std::string();
-      char* raw = duckdb_get_varchar(value);
-      std::string out(raw);
-      duckdb_free(raw);
-      return out;
-    };
     for (idx_t i = 0; i < duckdb_get_map_size(properties.value); i++) {
-      options.emplace_back("kafka." + text(duckdb_get_map_key(properties.value, i)),
-                           text(duckdb_get_map_value(properties.value, i)));
+      engine::ValueGuard key{duckdb_get_map_key(properties.value, i)};
+      engine::ValueGuard value{duckdb_get_map_value(properties.value, i)};
+      options.emplace_back("kafka." + TextOf(key.value), TextOf(value.value));
     }
   }
   return options;
