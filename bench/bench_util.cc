@@ -240,6 +240,15 @@ Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql) {
   return value;
 }
 
+double ProcessMemoryMiB(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) / 1024.0;  // in kB
+  }
+  return -1;
+}
+
 Result<std::unique_ptr<sql::Session>> OpenSession(const std::string& warehouse_dir) {
   sql::SessionOptions options;
   options.warehouse_dir = warehouse_dir;

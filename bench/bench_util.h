@@ -120,6 +120,10 @@ void Progress(const std::string& name, const std::string& text);
 // Prints "summary <name>: <text>" and flushes.
 void PrintSummary(const std::string& name, const std::string& text);
 
+// A memory figure of /proc/self/status ("VmRSS", the resident set now; "VmHWM", its peak) in
+// MiB; -1 when /proc cannot tell.
+double ProcessMemoryMiB(const std::string& field);
+
 // Runs the program `argv[0]` with arguments `argv` in a child process, passing each piece of
 // its standard output to `on_output`; returns the child's peak resident memory in bytes
 // (ru_maxrss). Internal, naming `what`, when it does not exit 0.

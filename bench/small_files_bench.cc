@@ -35,17 +35,6 @@ std::string PointQueryOver(const std::string& source, int64_t id) {
   return fmt::format("SELECT id, grp, value FROM {} WHERE id = {}", source, id);
 }
 
-// The process's peak resident memory (VmHWM) since the last ResetPeakRss(), in MiB; -1 when
-// /proc cannot tell.
-double PeakRssMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // in kB
-  }
-  return -1;
-}
-
 // Starts a new peak (Linux: writing 5 to clear_refs resets VmHWM), so that the table's
 // generation does not count.
 void ResetPeakRss() { std::ofstream("/proc/self/clear_refs") << "5"; }
@@ -101,7 +90,7 @@ Status Run() {
   ASSIGN_OR_RETURN(double basin_count_seconds, MedianSeconds(runs, [&] {
                      return QueryBasin(*session, "SELECT count(*) FROM " + basin_table).status();
                    }));
-  const double basin_peak_mib = PeakRssMiB();
+  const double basin_peak_mib = ProcessMemoryMiB("VmHWM");
 
   Progress("small_files_bench", "DuckDB over the glob");
   ASSIGN_OR_RETURN(auto peer_db, engine::Database::Open());

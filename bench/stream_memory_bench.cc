@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -20,16 +20,6 @@ namespace {
 constexpr double kEventsPerSecond = 5'000;
 constexpr int64_t kFullSeconds = 600;
 
-// The process's resident set (VmRSS) in MiB; -1 when /proc does not say.
-double RssMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // in kB
-  }
-  return -1;
-}
-
 Status Run() {
   const int64_t seconds = Scaled(kFullSeconds, 30);
   const auto events = static_cast<int64_t>(kEventsPerSecond * static_cast<double>(seconds));
@@ -38,13 +28,13 @@ Status Run() {
                    LiveStream::Start((scratch.path() / "warehouse").string(),
                                      (scratch.path() / "checkpoint").string(), events, kEventsPerSecond));
   std::this_thread::sleep_for(std::chrono::seconds(seconds / 10));
-  const double start = RssMiB();
+  const double start = ProcessMemoryMiB("VmRSS");
   double peak = start;
   for (int64_t s = seconds / 10; s < seconds; s++) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    peak = std::max(peak, RssMiB());
+    peak = std::max(peak, ProcessMemoryMiB("VmRSS"));
   }
-  const double end = RssMiB();
+  const double end = ProcessMemoryMiB("VmRSS");
   RETURN_IF_ERROR(live->Finish());
   PrintSummary(
       "stream_memory_bench",
