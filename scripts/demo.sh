@@ -112,7 +112,12 @@ KAFKA_LOG="$(mktemp)"
   >"$KAFKA_LOG" 2>&1 &
 KAFKA_PID=$!
 trap 'kill $KAFKA_PID 2>/dev/null || true; rm -f "$KAFKA_LOG"' EXIT
-for _ in $(seq 1 100); do grep -q "produced" "$KAFKA_LOG" && break; sleep 0.1; done
+for _ in $(seq 1 600); do grep -q "produced" "$KAFKA_LOG" && break; sleep 0.1; done
+if ! grep -q "produced" "$KAFKA_LOG"; then
+  echo "demo: basin kafka-dev did not produce its events within a minute:" >&2
+  cat "$KAFKA_LOG" >&2
+  exit 1
+fi
 BOOTSTRAP="$(head -n 1 "$KAFKA_LOG")"
 say "$(grep produced "$KAFKA_LOG")"
 sql -c "CREATE TABLE bronze (id BIGINT NOT NULL, account STRING, amount DECIMAL(12,2), currency STRING,
