@@ -72,7 +72,13 @@ class StreamReport {
       if (!live_) {
         std::cerr << fmt::format("batch {}: {}{} rows out, {} dead letters, {} ms\n", batch->batch_id,
                                  OffsetsIn(*batch), batch->rows_out, batch->dead_letters, batch->duration_ms);
+        if (!batch->notice.empty()) std::cerr << batch->notice << "\n";
         return;
+      }
+      if (!batch->notice.empty()) {
+        if (drawn_) std::cerr << "\n";
+        std::cerr << batch->notice << "\n";
+        drawn_ = false;
       }
     }
     if (!live_) return;

@@ -80,6 +80,7 @@ Status ValidateProperty(const std::string& key, const std::string& value) {
   static const char* const kBooleans[] = {
       "delta.enableDeletionVectors",    "delta.enableChangeDataFeed", "delta.appendOnly",
       "delta.enableInCommitTimestamps", "delta.enableTypeWidening",   "delta.enableExpiredLogCleanup",
+      "delta.autoOptimize.autoCompact",  // streams compact their sink unless false (stream/runner.h)
   };
   for (const char* name : kBooleans) {
     if (key == name) return BooleanProperty(key, value);

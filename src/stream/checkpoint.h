@@ -47,6 +47,9 @@ struct BatchCommit {
   int64_t late_rows = 0;
   int64_t duration_ms = 0;
   int64_t committed_time_ms = 0;
+  // Not recorded in the folder: what the run did after the batch (an automatic compaction
+  // of the sink, or why it failed), for the run's progress report.
+  std::string notice;
 };
 
 // Where a run resumes.

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "commands/table_features.h"
 #include "common/strings.h"
 #include "common/uuid.h"
 #include "sql/grammar/parse.h"
@@ -130,7 +131,28 @@ struct StreamRunner::Impl {
     commit.committed_time_ms = clock->NowMs();
     commit.duration_ms = commit.committed_time_ms - started;
     RETURN_IF_ERROR(RecordCommit(commit));
+    if ((batch_id + 1) % kCompactEveryBatches == 0) commit.notice = Compact();
     return commit;
+  }
+
+  // Compacts the sink unless its delta.autoOptimize.autoCompact is false: what happened, in
+  // a sentence ("" when nothing was done). Never an error: the stream goes on either way.
+  std::string Compact() {
+    const std::string table = statement.sink.name.ToString();
+    Result<std::shared_ptr<const delta::Snapshot>> snapshot =
+        session->context().LoadTable(statement.sink.location);
+    if (snapshot.ok() &&
+        !commands::TablePropertyIsTrue((*snapshot)->metadata, "delta.autoOptimize.autoCompact",
+                                       /*fallback=*/true)) {
+      return "";
+    }
+    Result<std::vector<sql::StatementResult>> optimized =
+        session->Execute("OPTIMIZE " + QuoteIdentifier(statement.sink.name.schema) + "." +
+                         QuoteIdentifier(statement.sink.name.table));
+    if (!optimized.ok())
+      return "automatic compaction of " + table +
+             " failed, to be tried again: " + optimized.status().message();
+    return "compacted " + table + " (OPTIMIZE)";
   }
 
   // Marks the batch done; the oldest batch kept until now is then dropped.

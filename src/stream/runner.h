@@ -14,6 +14,12 @@
 // Only the newest kRetainedBatches batches keep their checkpoint objects (older ones are
 // dropped as batches commit, and swept when a run starts).
 //
+// Automatic compaction: after every kCompactEveryBatches batches the sink is compacted
+// (OPTIMIZE, which Delta's conflict rules let commit beside appends), unless its
+// `delta.autoOptimize.autoCompact` property is false. A compaction that fails (a conflict
+// with another writer's delete, say) never fails the stream: the batch's notice says so and
+// the next one tries again.
+//
 // An INSERT OVERWRITE over a table source is a complete sink: each batch rewrites the sink
 // from the source's whole snapshot at the batch's end version (aggregates stay exact).
 //
@@ -37,6 +43,8 @@
 #include "stream/checkpoint.h"
 
 namespace basin::stream {
+
+inline constexpr int64_t kCompactEveryBatches = 50;
 
 enum class Trigger {
   kAvailableNow,  // every batch up to the sources' ends at start, then stop

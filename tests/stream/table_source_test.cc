@@ -219,6 +219,41 @@ TEST_F(TableSourceTest, ACompleteSinkRewritesTheAggregateFromTheWholeSnapshot) {
   EXPECT_EQ(kafka.status().code(), ErrorCode::kNotImplemented) << kafka.status().ToString();
 }
 
+// Every kCompactEveryBatches batches the sink is compacted (its small files merged), unless
+// its delta.autoOptimize.autoCompact property says false; the rows stay exactly once.
+TEST_F(TableSourceTest, TheSinkIsCompactedEveryFiftyBatches) {
+  auto files_of = [&](const std::string& table) {
+    auto snapshot = session_->context().LoadTable(session_->context().GetTable({table})->location);
+    EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
+    return snapshot.ok() ? (*snapshot)->files.size() : 0;
+  };
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner());
+  std::vector<std::string> notices;
+  for (int64_t batch = 0; batch < kCompactEveryBatches; batch++) {
+    Insert(batch * 10 + 1, 1);
+    ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+    ASSERT_TRUE(commit);
+    if (!commit->notice.empty()) notices.push_back(commit->notice);
+  }
+  EXPECT_EQ(notices, std::vector<std::string>{"compacted default.silver (OPTIMIZE)"});
+  EXPECT_EQ(files_of("silver"), 1u);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{kCompactEveryBatches}, int64_t{kCompactEveryBatches}));
+  // Turned off by the table's property.
+  ASSERT_OK(session_
+                ->Execute("CREATE TABLE quiet (id BIGINT, v VARCHAR, n INTEGER) "
+                          "TBLPROPERTIES ('delta.autoOptimize.autoCompact' = 'false')")
+                .status());
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(auto quiet, OpenRunner("INSERT INTO quiet SELECT id, v, 1 FROM STREAM(bronze)"));
+  for (int64_t batch = 0; batch < kCompactEveryBatches; batch++) {
+    Insert(1'000 + batch, 1);
+    ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, quiet->RunBatch());
+    ASSERT_TRUE(commit);
+    EXPECT_EQ(commit->notice, "");
+  }
+  EXPECT_EQ(files_of("quiet"), static_cast<size_t>(kCompactEveryBatches));
+}
+
 TEST_F(TableSourceTest, RefusesWhatItCannotStream) {
   Insert(0, 3);
   // Into itself: it would read its own rows again and again.
