@@ -88,6 +88,12 @@ class Stream {
   // Makes Run() return after the batch in flight. Idempotent; any thread.
   void Stop();
 
+  // Makes Run() return at once, abandoning the batch in flight: its reads of the source end
+  // and Run() returns Cancelled (a commit under way completes or fails whole); the next run
+  // runs the batch again, so nothing is lost. For a batch that waits on a source that does
+  // not answer. Idempotent; any thread.
+  void Abandon();
+
  private:
   struct Impl;
   explicit Stream(std::unique_ptr<Impl> impl);

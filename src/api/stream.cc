@@ -31,6 +31,7 @@ struct Stream::Impl {
   std::unique_ptr<sql::Session> session;
   std::unique_ptr<stream::StreamRunner> runner;
   CancellationToken stop;
+  CancellationToken abandon;
 };
 
 Stream::Stream(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -57,6 +58,7 @@ Status Stream::Run(const std::function<void(const std::optional<StreamBatch>&)>&
   run.trigger = impl_->trigger;
   run.interval_ms = impl_->options.interval_ms;
   run.cancellation = &impl_->stop;
+  run.abandon = &impl_->abandon;
   if (on_batch) {
     run.on_batch = [&](const std::optional<stream::BatchCommit>& commit) {
       if (!commit) return on_batch(std::nullopt);
@@ -69,6 +71,11 @@ Status Stream::Run(const std::function<void(const std::optional<StreamBatch>&)>&
 }
 
 void Stream::Stop() { impl_->stop.Cancel(); }
+
+void Stream::Abandon() {
+  impl_->stop.Cancel();
+  impl_->abandon.Cancel();
+}
 
 Result<StreamStatus> ReadStreamStatus(const std::string& checkpoint) {
   ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(checkpoint, {.create_root = false}));

@@ -208,11 +208,21 @@ int RunStreamCommand(const StreamCommandOptions& options) {
     std::lock_guard<std::mutex> lock(mu);
     ended = std::move(status);
   });
+  int signals = 0;
   for (;;) {
     if (const std::optional<int> signal = stop_signals.Wait(std::chrono::milliseconds(100))) {
-      report.Message(fmt::format("stream {}: {}, stopping after the batch in flight", stream.id(),
-                                 *signal == SIGINT ? "interrupted" : "terminated"));
-      stream.Stop();
+      const char* what = *signal == SIGINT ? "interrupted" : "terminated";
+      if (signals++ == 0) {
+        report.Message(fmt::format("stream {}: {}, stopping after the batch in flight (again to abandon it)",
+                                   stream.id(), what));
+        stream.Stop();
+      } else {
+        report.Message(
+            fmt::format("stream {}: {} again, abandoning the batch in flight (the next run runs it "
+                        "again)",
+                        stream.id(), what));
+        stream.Abandon();
+      }
     }
     std::lock_guard<std::mutex> lock(mu);
     if (ended) break;

@@ -100,12 +100,13 @@ struct StreamRunner::Impl {
   }
 
   // Runs batch `batch_id` over the source's `entry` (recorded already) and records its commit.
-  Result<BatchCommit> Execute(int64_t batch_id, const json& entry) {
+  Result<BatchCommit> Execute(int64_t batch_id, const json& entry, const CancellationToken* abandon) {
     const int64_t started = clock->NowMs();
     const std::string& id = checkpoint->metadata().stream_id;
     std::optional<engine::QueryResult> row;
     BatchRead read;
     read.batch_id = batch_id;
+    read.abandon = abandon;
     Status ran = source->Read(entry, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
         RETURN_IF_ERROR(session
@@ -194,7 +195,7 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   return std::unique_ptr<StreamRunner>(new StreamRunner(std::move(impl)));
 }
 
-Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
+Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToken* abandon) {
   Impl& s = *impl_;
   for (;;) {
     ASSIGN_OR_RETURN(std::optional<int64_t> txn, s.SinkTxnVersion());
@@ -211,7 +212,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
       }
       case Recovery::Action::kRerun: {
         ASSIGN_OR_RETURN(json entry, Impl::SourceEntry(*recovery.planned, where));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, entry));
+        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, entry, abandon));
         return std::optional<BatchCommit>(commit);
       }
       case Recovery::Action::kPlan: {
@@ -226,7 +227,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch() {
                         {"plannedTime", s.clock->NowMs()},
                         {"sources", json::array({*entry})}};
         RETURN_IF_ERROR(s.checkpoint->WriteOffsets(recovery.batch_id, planned));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, *entry));
+        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, *entry, abandon));
         return std::optional<BatchCommit>(commit);
       }
     }
@@ -238,7 +239,7 @@ Status StreamRunner::Run(const RunOptions& options) {
   auto cancelled = [&] { return options.cancellation != nullptr && options.cancellation->cancelled(); };
   while (!cancelled()) {
     const auto started = std::chrono::steady_clock::now();
-    ASSIGN_OR_RETURN(std::optional<BatchCommit> batch, RunBatch());
+    ASSIGN_OR_RETURN(std::optional<BatchCommit> batch, RunBatch(options.abandon));
     if (options.on_batch) options.on_batch(batch);
     if (options.trigger == Trigger::kOnce || (options.trigger == Trigger::kAvailableNow && !batch)) break;
     if (options.trigger != Trigger::kContinuous) continue;

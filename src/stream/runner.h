@@ -59,6 +59,10 @@ struct RunOptions {
   Trigger trigger = Trigger::kContinuous;
   int64_t interval_ms = 1'000;  // continuous: the least time between two batch starts
   const CancellationToken* cancellation = nullptr;
+  // Cancelled: the batch in flight is abandoned at once (its source's reads end with
+  // Cancelled; a commit under way still completes or fails whole), and Run returns that error.
+  // The next run runs the batch again. Null for none.
+  const CancellationToken* abandon = nullptr;
   // Called after every committed batch (and after each idle poll, with nullopt).
   std::function<void(const std::optional<BatchCommit>&)> on_batch;
 };
@@ -81,8 +85,8 @@ class StreamRunner {
   std::optional<int64_t> Backlog() const;
 
   // Runs one batch: the one a crash left, or the next. nullopt when there was nothing to
-  // read.
-  Result<std::optional<BatchCommit>> RunBatch();
+  // read. `abandon` as RunOptions::abandon.
+  Result<std::optional<BatchCommit>> RunBatch(const CancellationToken* abandon = nullptr);
 
   // Batches as `options.trigger` says. Cancelled stops between batches (a batch in flight
   // finishes or fails; a re-run resumes it).

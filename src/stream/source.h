@@ -15,6 +15,7 @@
 #include <string>
 
 #include "basin/status.h"
+#include "common/cancellation.h"
 #include "sql/grammar/statement.h"
 #include "sql/session.h"
 
@@ -33,6 +34,9 @@ struct StreamSink {
 // The batch a Read runs, and what the source did beside the statement.
 struct BatchRead {
   int64_t batch_id = 0;
+  // Cancelled when the batch is abandoned (Stream::Abandon): the source's reads end with
+  // Cancelled instead of waiting. Null for none.
+  const CancellationToken* abandon = nullptr;
   int64_t dead_letters = 0;                    // records the source set aside
   std::optional<int64_t> dead_letter_version;  // the dead-letter table's version that has them
 };

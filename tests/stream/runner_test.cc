@@ -168,6 +168,42 @@ TEST_F(StreamRunnerTest, RefusesWhatItCannotRunExactlyOnce) {
   EXPECT_EQ(session_->Execute(Statement()).status().code(), ErrorCode::kNotImplemented);
 }
 
+// A batch waiting for records that do not come (a planned range beyond what the topic
+// holds) is abandoned at once when asked, instead of after the reader's stall timeout; the
+// next run runs it again.
+TEST_F(StreamRunnerTest, AnAbandonedBatchEndsAtOnceAndRunsAgainLater) {
+  Produce("payments", 0, 0, 10);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(auto folder, StreamCheckpoint::Open(checkpoint_, runner->metadata()));
+  ASSERT_OK(folder->WriteOffsets(
+      0,
+      {{"batchId", 0},
+       {"plannedTime", 0},
+       {"sources", nlohmann::json::array(
+                       {{{"index", 0}, {"kind", "kafka"}, {"ranges", {{"payments", {{"0", {0, 20}}}}}}}})}}));
+  CancellationToken stop, abandon;
+  std::thread abandoning([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.Cancel();
+    abandon.Cancel();
+  });
+  const auto started = std::chrono::steady_clock::now();
+  RunOptions options;
+  options.cancellation = &stop;
+  options.abandon = &abandon;
+  Status abandoned = runner->Run(options);
+  abandoning.join();
+  EXPECT_EQ(abandoned.code(), ErrorCode::kCancelled) << abandoned.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{0}, int64_t{0}));
+  // The records arrive; the next run runs the same batch, over its recorded range.
+  Produce("payments", 0, 10, 15);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> rerun, runner->RunBatch());
+  ASSERT_TRUE(rerun);
+  EXPECT_EQ(rerun->batch_id, 0);
+  EXPECT_EQ(rerun->rows_out, 20);
+}
+
 // One table, two writers: while a continuous stream appends batches to bronze, another
 // session INSERTs into it and compacts it with OPTIMIZE. Every commit lands (the
 // transaction layer retries what does not conflict): nothing lost, nothing twice.

@@ -66,10 +66,12 @@ class Batch final : public KafkaBatch {
  public:
   // nullopt: binding only, to learn the source's options; nothing is read. `reader`, when
   // given, is lent to read_kafka.
-  explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr)
-      : ranges_(std::move(ranges)), reader_(reader) {}
+  explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr,
+                 const CancellationToken* abandon = nullptr)
+      : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon) {}
 
   KafkaReader* Reader() override { return reader_; }
+  const CancellationToken* Abandon() override { return abandon_; }
 
   Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
     if (options_ && !SameSource(*options_, options)) {
@@ -91,6 +93,7 @@ class Batch final : public KafkaBatch {
 
   std::optional<std::vector<PartitionRange>> ranges_;
   KafkaReader* reader_;
+  const CancellationToken* abandon_;
   std::optional<KafkaOptions> options_;
 };
 
@@ -141,7 +144,7 @@ class KafkaSource final : public BatchSource {
       ASSIGN_OR_RETURN(reader_, KafkaReader::OpenToRead(*options_));
     }
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
-    Batch batch(std::move(ranges), reader_.get());
+    Batch batch(std::move(ranges), reader_.get(), read.abandon);
     ScopedKafkaBatch installed(session_.connection().raw(), &batch);
     return run();
   }
@@ -183,21 +186,24 @@ class KafkaSource final : public BatchSource {
     if (!parser_) parser_ = MakeRecordParser(records);
     std::vector<DeadLetter> letters;
     int64_t total = 0;
-    RETURN_IF_ERROR(reader_->Read(ranges, [&](const KafkaRecord& record) {
-      total++;
-      Status parsed =
-          ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset, &cells_);
-      if (parsed.ok()) return Status::OK();
-      DeadLetter letter;
-      letter.error = parsed.message();
-      if (record.key) letter.key = std::string(*record.key);
-      if (record.value) letter.value = std::string(*record.value);
-      letter.topic = std::string(record.topic);
-      letter.partition = record.partition;
-      letter.offset = record.offset;
-      letters.push_back(std::move(letter));
-      return Status::OK();
-    }));
+    RETURN_IF_ERROR(reader_->Read(
+        ranges,
+        [&](const KafkaRecord& record) {
+          total++;
+          Status parsed = ParseRecordValue(*parser_, record.value, record.topic, record.partition,
+                                           record.offset, &cells_);
+          if (parsed.ok()) return Status::OK();
+          DeadLetter letter;
+          letter.error = parsed.message();
+          if (record.key) letter.key = std::string(*record.key);
+          if (record.value) letter.value = std::string(*record.value);
+          letter.topic = std::string(record.topic);
+          letter.partition = record.partition;
+          letter.offset = record.offset;
+          letters.push_back(std::move(letter));
+          return Status::OK();
+        },
+        read.abandon));
     const auto dead = static_cast<int64_t>(letters.size());
     if (records.max_dead_letter_fraction && dead > 0 &&
         static_cast<double>(dead) > *records.max_dead_letter_fraction * static_cast<double>(total)) {

@@ -39,7 +39,8 @@ enum Column : idx_t { kKey, kValue, kTopic, kPartition, kOffset, kTimestamp, kTi
 struct BindData {
   KafkaOptions options;
   std::vector<PartitionRange> ranges;
-  KafkaReader* batch_reader = nullptr;  // the installed batch's client, when it lends one
+  KafkaReader* batch_reader = nullptr;         // the installed batch's client, when it lends one
+  const CancellationToken* abandon = nullptr;  // the installed batch's
 };
 
 // One query's reading: the ranges still left (each start moves on as slices are read),
@@ -47,6 +48,7 @@ struct BindData {
 struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
   KafkaReader* reader = nullptr;
+  const CancellationToken* abandon = nullptr;
   std::vector<PartitionRange> ranges;
   std::vector<OwnedKafkaRecord> slice;
   size_t handed_out = 0;                 // records of `slice` already in an output chunk
@@ -143,6 +145,7 @@ Status BindStatus(duckdb_bind_info info) {
   if (KafkaBatch* batch = BatchOf(info)) {
     ASSIGN_OR_RETURN(data->ranges, batch->Ranges(data->options));
     data->batch_reader = batch->Reader();
+    data->abandon = batch->Abandon();
   } else {
     ASSIGN_OR_RETURN(data->ranges, BoundedRanges(data->options));
   }
@@ -177,6 +180,7 @@ void Init(duckdb_init_info info) {
     state->reader = state->own_reader.get();
   }
   state->ranges = bind->ranges;
+  state->abandon = bind->abandon;
   if (bind->options.records.format != ValueFormat::kRaw) {
     state->parser = MakeRecordParser(bind->options.records);
   }
@@ -202,10 +206,13 @@ Result<bool> ReadSlice(ScanState& state) {
     range.end_offset = std::min(range.end_offset, range.start_offset + quota);
   state.slice.clear();
   state.handed_out = 0;
-  RETURN_IF_ERROR(state.reader->Read(slice, [&](const KafkaRecord& record) {
-    state.slice.push_back(Own(record));
-    return Status::OK();
-  }));
+  RETURN_IF_ERROR(state.reader->Read(
+      slice,
+      [&](const KafkaRecord& record) {
+        state.slice.push_back(Own(record));
+        return Status::OK();
+      },
+      state.abandon));
   for (PartitionRange& range : state.ranges) {
     for (const PartitionRange& read : slice) {
       if (read.tp == range.tp && read.start_offset == range.start_offset)

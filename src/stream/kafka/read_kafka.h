@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "basin/status.h"
+#include "common/cancellation.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
@@ -64,6 +65,9 @@ class KafkaBatch {
   // (a new client's connecting costs a one-record batch most of its time); null to have
   // read_kafka open its own. It must outlive the query, which uses it from one thread.
   virtual KafkaReader* Reader() { return nullptr; }
+  // Cancelled when the batch is abandoned: read_kafka's reads then end (Cancelled) instead
+  // of waiting for records. Null for none; it must outlive the query.
+  virtual const CancellationToken* Abandon() { return nullptr; }
 };
 
 // Makes read_kafka on DuckDB connection `conn` read `batch` while the guard lives.
