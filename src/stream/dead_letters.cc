@@ -6,6 +6,7 @@
 #include "common/strings.h"
 #include "engine/duckdb.h"
 #include "sql/grammar/parse.h"
+#include "stream/source.h"
 
 namespace basin::stream {
 namespace {
@@ -81,10 +82,7 @@ Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table,
       kStagingTable);
   if (!results.ok()) return results.status().WithContext(where);
   const engine::QueryResult& row = results->back().result;
-  for (size_t c = 0; c < row.column_count() && row.row_count() == 1; c++) {
-    if (row.column_names[c] == "version" && row.at(0, c))
-      return std::optional<int64_t>(std::stoll(*row.at(0, c)));
-  }
+  if (auto version = ReportedInteger(row, "version")) return version;
   return Status::Internal(where + ": the INSERT reported no table version");
 }
 

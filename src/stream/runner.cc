@@ -124,11 +124,8 @@ struct StreamRunner::Impl {
     commit.rows_in = source->RecordsIn(entry);
     commit.dead_letters = read.dead_letters;
     commit.dead_letter_version = read.dead_letter_version;
-    for (size_t c = 0; c < row->column_count() && row->row_count() == 1; c++) {
-      if (!row->at(0, c)) continue;
-      if (row->column_names[c] == "num_affected_rows") commit.rows_out = std::stoll(*row->at(0, c));
-      if (row->column_names[c] == "version") commit.table_version = std::stoll(*row->at(0, c));
-    }
+    if (auto rows = ReportedInteger(*row, "num_affected_rows")) commit.rows_out = *rows;
+    if (auto version = ReportedInteger(*row, "version")) commit.table_version = *version;
     commit.committed_time_ms = clock->NowMs();
     commit.duration_ms = commit.committed_time_ms - started;
     RETURN_IF_ERROR(RecordCommit(commit));

@@ -12,6 +12,14 @@ Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& 
   return status;
 }
 
+std::optional<int64_t> ReportedInteger(const engine::QueryResult& result, std::string_view column) {
+  if (result.row_count() != 1) return std::nullopt;
+  for (size_t c = 0; c < result.column_count(); c++) {
+    if (result.column_names[c] == column && result.at(0, c)) return std::stoll(*result.at(0, c));
+  }
+  return std::nullopt;
+}
+
 Status BindStreamQuery(sql::Session& session, const std::string& query) {
   return WithStreamsAllowed(session, [&] { return session.connection().DescribeQuery(query).status(); });
 }

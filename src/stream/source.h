@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "basin/status.h"
 #include "common/cancellation.h"
@@ -70,6 +71,10 @@ class BatchSource {
 // `run()` with STREAM sources allowed on `session` (Session::AllowStreams), as a batch's
 // statement and its binding need.
 Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& run);
+
+// The integer a one-row statement result reports in `column` (an INSERT's
+// "num_affected_rows", a write's "version"); nullopt when the result has no such value.
+std::optional<int64_t> ReportedInteger(const engine::QueryResult& result, std::string_view column);
 
 // Binds `query` on `session` with STREAM sources allowed, reading nothing: how a source
 // learns what the statement asks of it (its options, its table) from the sources' batch

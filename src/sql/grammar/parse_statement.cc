@@ -1,5 +1,7 @@
 // The statement dispatcher (parse.h): chooses the rule by the first words, reads DuckDB's
 // statements through DuckDB's parser, and turns syntax errors into script positions.
+#include <functional>
+
 #include "engine/stream_calls.h"
 #include "sql/grammar/desugar.h"
 #include "sql/grammar/parse.h"
@@ -202,24 +204,34 @@ Result<ParsedStatement> ParseStatement(std::string_view statement) {
   return Parse(Source{statement, 0}, statement);
 }
 
-Result<std::vector<std::string>> ParseQualifiedName(std::string_view text) {
+namespace {
+
+// `read` over the tokens of `text`, which it must read to the end; a syntax error names
+// the line and column in `text`.
+Status ReadWhole(std::string_view text, const std::function<Status(TokenStream&)>& read) {
   const Source source{text, 0};
   engine::SqlParse<std::vector<engine::SqlToken>> tokens = engine::TokenizeSql(text);
   if (!tokens.ok()) return source.SyntaxError(tokens.error());
   TokenStream stream(text, std::move(tokens.value()));
-  Result<std::vector<std::string>> name = stream.QualifiedName("a name");
-  Status end = name.ok() ? stream.ExpectEnd() : name.status();
-  if (!end.ok()) return source.Final(end, stream);
+  Status read_status = read(stream);
+  if (read_status.ok()) read_status = stream.ExpectEnd();
+  return read_status.ok() ? read_status : source.Final(read_status, stream);
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> ParseQualifiedName(std::string_view text) {
+  std::vector<std::string> name;
+  RETURN_IF_ERROR(ReadWhole(text, [&](TokenStream& stream) -> Status {
+    ASSIGN_OR_RETURN(name, stream.QualifiedName("a name"));
+    return Status::OK();
+  }));
   return name;
 }
 
 Result<std::vector<delta::StructField>> ParseColumnList(std::string_view text) {
-  const Source source{text, 0};
-  engine::SqlParse<std::vector<engine::SqlToken>> tokens = engine::TokenizeSql(text);
-  if (!tokens.ok()) return source.SyntaxError(tokens.error());
-  TokenStream stream(text, std::move(tokens.value()));
   std::vector<delta::StructField> columns;
-  auto read = [&]() -> Status {
+  RETURN_IF_ERROR(ReadWhole(text, [&](TokenStream& stream) -> Status {
     do {
       ASSIGN_OR_RETURN(ColumnDefinition column, ParseColumnDefinition(stream));
       RETURN_IF_ERROR(column.unsupported);
@@ -229,9 +241,8 @@ Result<std::vector<delta::StructField>> ParseColumnList(std::string_view text) {
       }
       columns.push_back(std::move(column.field));
     } while (stream.AcceptSymbol(","));
-    return stream.ExpectEnd();
-  };
-  if (Status read_status = read(); !read_status.ok()) return source.Final(read_status, stream);
+    return Status::OK();
+  }));
   if (columns.empty()) return Status::InvalidArgument("expected at least one column");
   return columns;
 }
