@@ -513,18 +513,26 @@ Result<ValueResult> Connection::QueryValues(const std::string& sql) {
 }
 
 Result<std::vector<ColumnType>> Connection::DescribeQuery(const std::string& select_sql) {
-  ResultGuard guard;
-  std::string sql = "SELECT * FROM (" + select_sql + "\n) LIMIT 0";
-  if (duckdb_query(conn_, sql.c_str(), &guard.result) != DuckDBSuccess) {
-    return StatusFromDuckDB(duckdb_result_error(&guard.result), duckdb_result_error_type(&guard.result));
-  }
+  // Prepared, not run: binding and planning tell the columns.
+  const std::string sql = "SELECT * FROM (" + select_sql + "\n)";
+  duckdb_prepared_statement prepared = nullptr;
+  const bool ok = duckdb_prepare(conn_, sql.c_str(), &prepared) == DuckDBSuccess;
   std::vector<ColumnType> out;
-  idx_t columns = duckdb_column_count(&guard.result);
-  for (idx_t c = 0; c < columns; c++) {
-    LogicalTypeGuard type{duckdb_column_logical_type(&guard.result, c)};
-    out.push_back(DescribeType(duckdb_column_name(&guard.result, c), type.type));
+  if (ok) {
+    const idx_t columns = duckdb_prepared_statement_column_count(prepared);
+    for (idx_t c = 0; c < columns; c++) {
+      LogicalTypeGuard type{duckdb_prepared_statement_column_logical_type(prepared, c)};
+      out.push_back(DescribeType(duckdb_prepared_statement_column_name(prepared, c), type.type));
+    }
   }
-  return out;
+  duckdb_destroy_prepare(&prepared);
+  if (ok) return out;
+  // A failed prepare's error has no type; running the query gives DuckDB's typed error.
+  ResultGuard guard;
+  if (duckdb_query(conn_, (sql + " LIMIT 0").c_str(), &guard.result) == DuckDBSuccess) {
+    return Status::Internal("DuckDB could not prepare a query it runs: " + select_sql);
+  }
+  return StatusFromDuckDB(duckdb_result_error(&guard.result), duckdb_result_error_type(&guard.result));
 }
 
 Result<uint64_t> Connection::CountRows(const std::string& sql) {
