@@ -24,15 +24,8 @@ Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transactio
                              std::to_string(ctx.txn_id->version) + " or later of application '" +
                              ctx.txn_id->app_id + "' (committed in version " + version + ")");
   }
-  if (!result.commit.checkpoint_status.ok()) {
-    result.notices.push_back("version " + version + " is committed, but its checkpoint was not written: " +
-                             result.commit.checkpoint_status.message());
-  }
-  if (!result.commit.log_cleanup_status.ok()) {
-    result.notices.push_back("version " + version +
-                             " is committed, but expired log files were not cleaned up: " +
-                             result.commit.log_cleanup_status.message());
-  }
+  for (std::string& warning : delta::CommitWarnings(result.commit))
+    result.notices.push_back(std::move(warning));
   return result;
 }
 

@@ -17,19 +17,36 @@ namespace basin::delta {
 
 namespace {
 
-// Writes the checkpoint of `version`, committed by a transaction that read `read` (null
-// for a table it created). `read`, brought forward by the commits since, is the
-// checkpoint's state without replaying the log from the last checkpoint on; that needs
-// its tombstones.
-Result<CheckpointInfo> CheckpointCommitted(const std::shared_ptr<const Snapshot>& read,
-                                           const std::shared_ptr<ObjectStore>& store,
-                                           const std::string& table_root, ParquetLogIO& io, int64_t version,
-                                           int64_t now_ms) {
-  if (read && read->tombstones_kept) {
-    auto updated = UpdateSnapshot(read, io);
-    if (updated.ok() && (*updated)->version == version) return WriteCheckpoint(*store, io, **updated, now_ms);
+// The snapshot of `version`, committed by a transaction that read `read` (null for a table
+// it created): `read` brought forward by the commits since, when that reaches exactly
+// `version` and kept its tombstones; null otherwise. It is the checkpoint's state without
+// replaying the log from the last checkpoint on.
+std::shared_ptr<const Snapshot> CommittedSnapshot(const std::shared_ptr<const Snapshot>& read,
+                                                  ParquetLogIO& io, int64_t version) {
+  if (!read || !read->tombstones_kept) return nullptr;
+  auto updated = UpdateSnapshot(read, io);
+  return updated.ok() && (*updated)->version == version ? *updated : nullptr;
+}
+
+// Writes the checkpoint of `version` (from `committed` when not null, else by loading
+// the version), then cleans up expired log files as `metadata` says; outcomes in `result`.
+void CheckpointAndCleanUp(const std::shared_ptr<const Snapshot>& committed,
+                          const std::shared_ptr<ObjectStore>& store, const std::string& table_root,
+                          ParquetLogIO& io, int64_t version, int64_t now_ms, const Metadata& metadata,
+                          CommitResult& result) {
+  auto written = committed ? WriteCheckpoint(*store, io, *committed, now_ms)
+                           : CheckpointVersion(store, table_root, io, version, now_ms);
+  if (!written.ok()) {
+    result.checkpoint_status = written.status();
+    return;
   }
-  return CheckpointVersion(store, table_root, io, version, now_ms);
+  result.checkpoint_version = version;
+  auto cleaned = CleanUpExpiredLogs(*store, metadata, now_ms, io, table_root);
+  if (cleaned.ok()) {
+    result.log_files_deleted = static_cast<int64_t>(cleaned->deleted_keys.size());
+  } else {
+    result.log_cleanup_status = cleaned.status();
+  }
 }
 
 uint64_t SeedFrom(uint64_t seed) {
@@ -255,19 +272,37 @@ void Transaction::WriteCheckpointIfDue(int64_t version, CommitResult& result) co
   }
   if (version % *interval != 0) return;
   const int64_t now_ms = Now();
-  auto written =
-      CheckpointCommitted(read_snapshot_, store_, table_root_, *options_.checkpoint_io, version, now_ms);
-  if (!written.ok()) {
-    result.checkpoint_status = written.status();
+  ParquetLogIO& io = *options_.checkpoint_io;
+  std::shared_ptr<const Snapshot> committed = CommittedSnapshot(read_snapshot_, io, version);
+  if (options_.checkpoint_worker == nullptr) {
+    CheckpointAndCleanUp(committed, store_, table_root_, io, version, now_ms, *metadata, result);
     return;
   }
-  result.checkpoint_version = version;
-  auto cleaned = CleanUpExpiredLogs(*store_, *metadata, now_ms, *options_.checkpoint_io, table_root_);
-  if (cleaned.ok()) {
-    result.log_files_deleted = static_cast<int64_t>(cleaned->deleted_keys.size());
-  } else {
-    result.log_cleanup_status = cleaned.status();
+  options_.checkpoint_worker->Submit(
+      table_root_,
+      [committed, store = store_, root = table_root_, io = &io, version, now_ms,
+       metadata = *metadata]() -> Status {
+        CommitResult outcome;
+        outcome.version = version;
+        CheckpointAndCleanUp(committed, store, root, *io, version, now_ms, metadata, outcome);
+        std::vector<std::string> warnings = CommitWarnings(outcome);
+        return warnings.empty() ? Status::OK() : Status::IOError(root + ": " + warnings.front());
+      });
+  result.checkpoint_queued = true;
+}
+
+std::vector<std::string> CommitWarnings(const CommitResult& result) {
+  std::vector<std::string> warnings;
+  const std::string version = std::to_string(result.version);
+  if (!result.checkpoint_status.ok()) {
+    warnings.push_back("version " + version + " is committed, but its checkpoint was not written: " +
+                       result.checkpoint_status.message());
   }
+  if (!result.log_cleanup_status.ok()) {
+    warnings.push_back("version " + version + " is committed, but expired log files were not cleaned up: " +
+                       result.log_cleanup_status.message());
+  }
+  return warnings;
 }
 
 Result<CommitResult> Transaction::Commit() {

@@ -31,6 +31,7 @@
 #include "basin/status.h"
 #include "common/cancellation.h"
 #include "delta/actions.h"
+#include "delta/checkpoint_worker.h"
 #include "delta/conflict_checker.h"
 #include "delta/parquet_io.h"
 #include "delta/predicate.h"
@@ -55,6 +56,11 @@ struct TransactionOptions {
   // by a checkpoint written through it (delta/checkpoint_writer.h), then by log cleanup
   // (delta/log_cleanup.h). REQUIRES: outlives Commit().
   ParquetLogIO* checkpoint_io = nullptr;
+  // With checkpoint_io: when set, the due checkpoint and log cleanup are written by this
+  // worker after Commit() returns (CommitResult::checkpoint_queued; their failures are the
+  // worker's, CommitWarnings' sentences prefixed with the table). REQUIRES: outlives the
+  // jobs it is given, as checkpoint_io does.
+  CheckpointWorker* checkpoint_worker = nullptr;
   // When set and cancelled (Ctrl-C: engine::Connection::Interrupt()), Commit() stops before
   // its next write attempt, waking from a backoff wait at once, and fails with Cancelled;
   // nothing was committed. REQUIRES: outlives Commit().
@@ -70,6 +76,8 @@ struct CommitResult {
   int attempts = 0;  // write attempts made (0 when skipped before writing)
   // A checkpoint written after the commit, when one was due and succeeded.
   std::optional<int64_t> checkpoint_version;
+  // The due checkpoint was given to TransactionOptions::checkpoint_worker.
+  bool checkpoint_queued = false;
   // Why a due checkpoint was not written. The commit succeeded regardless: this is a
   // warning for the caller to report, never a commit failure.
   Status checkpoint_status;
@@ -78,6 +86,10 @@ struct CommitResult {
   int64_t log_files_deleted = 0;
   Status log_cleanup_status;
 };
+
+// `result`'s warnings as sentences for the caller to report ("version 20 is committed, but
+// its checkpoint was not written: ..."); empty when there are none.
+std::vector<std::string> CommitWarnings(const CommitResult& result);
 
 class Transaction {
  public:

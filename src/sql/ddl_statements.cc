@@ -199,6 +199,7 @@ StatementOutcome RunDropTable(SessionContext& session, const std::string& statem
   RETURN_IF_ERROR(unregistered);
   std::vector<std::string> notices;
   if (!entry->external) {
+    session.WaitForCheckpoints();
     Status deleted = session.warehouse().DeleteManagedFolder(entry->location);
     if (!deleted.ok()) {
       notices.push_back("table " + name + " was dropped but its folder " + entry->location +

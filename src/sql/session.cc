@@ -9,6 +9,7 @@
 #include <set>
 
 #include "commands/table_changes.h"
+#include "delta/checkpoint_worker.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
 #include "delta/snapshot.h"
@@ -79,6 +80,9 @@ struct Session::Impl : public SessionContext {
   std::function<void(const commands::Progress&)> progress;
   bool streams_allowed_ = false;
   TableStream* table_stream_ = nullptr;
+  // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
+  // destructor waits for them, which need the database and the snapshot cache's log IO.
+  delta::CheckpointWorker checkpoints;
 
   // --- SessionContext ---
 
@@ -116,6 +120,7 @@ struct Session::Impl : public SessionContext {
     commands::CommandContext ctx;
     ctx.conn = conn_.get();
     ctx.txn_options.checkpoint_io = &snapshots->log_io();
+    ctx.txn_options.checkpoint_worker = &checkpoints;
     // Lost races are retried as long as the winners do not conflict: a busy table must not
     // turn a blind append into an error after a handful of attempts.
     ctx.txn_options.max_attempts = 1000;
@@ -133,6 +138,8 @@ struct Session::Impl : public SessionContext {
     }
     return ctx;
   }
+
+  void WaitForCheckpoints() override { checkpoints.Drain(); }
 
   std::optional<std::string> Setting(const std::string& name) const override {
     auto it = settings.find(name);
@@ -418,7 +425,10 @@ Result<StatementResult> Session::ExecuteStatement(std::string_view script,
   // An interrupt stops the statement it arrived during, not the next one.
   impl_->conn_->cancellation().Reset();
   ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(script, statement));
-  return impl_->Run(parsed, stream);
+  ASSIGN_OR_RETURN(StatementResult result, impl_->Run(parsed, stream));
+  // The background checkpoints that failed since the last statement, as notices.
+  for (std::string& failure : impl_->checkpoints.TakeFailures()) result.notices.push_back(std::move(failure));
+  return result;
 }
 
 engine::ScanStats Session::TakeScanStats() { return engine::TakeScanStats(*impl_->conn_); }

@@ -48,6 +48,10 @@ class SessionContext {
   // consumes (the next write needs a new version).
   virtual commands::CommandContext MakeCommandContext() = 0;
 
+  // Returns when the checkpoints this session's commits queued are written (before a
+  // table's files are deleted: a checkpoint written after would bring its folder back).
+  virtual void WaitForCheckpoints() = 0;
+
   // Whether a write may read STREAM sources (Session::AllowStreams).
   virtual bool streams_allowed() const = 0;
 

@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <future>
+#include <mutex>
 
 #include "checkpoint_test_util.h"
+#include "delta/checkpoint_worker.h"
 #include "delta/log_segment.h"
 
 namespace basin::delta {
@@ -194,6 +197,95 @@ TEST(CheckpointWriterTest, FailedCheckpointDoesNotFailTheCommit) {
   ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
   EXPECT_EQ(snapshot->version, 2);
   EXPECT_EQ(snapshot->files.size(), 2u);
+}
+
+// With a CheckpointWorker the commit returns before its checkpoint is written; the
+// checkpoints it writes read back as the JSON replay does.
+TEST(CheckpointWriterTest, CheckpointsWrittenByTheWorkerReadBackIdentically) {
+  auto store = NewMemoryObjectStore();
+  TableFixture table(store);
+  table.set_read_tombstones(true);
+  const int64_t now_ms = 1'750'000'000'000;
+  ASSERT_OK(table.Create({{"delta.appendOnly", "false"}}));
+  TransactionOptions options = TableFixture::Options();
+  options.checkpoint_io = &table.log_io();
+  options.clock_ms = [now_ms] { return now_ms; };
+  CheckpointWorker worker;
+  options.checkpoint_worker = &worker;
+  std::vector<CommitResult> results;
+  CommitRichHistory(
+      table, 24, now_ms, options, [](Transaction&) {}, &results);
+  ASSERT_FALSE(::testing::Test::HasFatalFailure());
+  EXPECT_TRUE(results[9].checkpoint_queued);
+  EXPECT_FALSE(results[9].checkpoint_version.has_value());
+  EXPECT_FALSE(results[10].checkpoint_queued);
+  worker.Drain();
+  EXPECT_TRUE(worker.TakeFailures().empty());
+  ASSERT_OK_AND_ASSIGN(std::string last, store->Get(std::string(kLogFolder) + "_last_checkpoint"));
+  EXPECT_EQ(nlohmann::json::parse(last, nullptr, false)["version"], 20);
+  TableFixture replayed(JsonOnlyCopy(*store));
+  for (int64_t version : {10, 20}) {
+    SCOPED_TRACE("version " + std::to_string(version));
+    ExpectSameAsJsonReplay(table, replayed, version, version, now_ms, 7 * kDayMs, nullptr);
+  }
+}
+
+TEST(CheckpointWriterTest, FailedCheckpointOfTheWorkerIsItsFailure) {
+  auto store = std::make_shared<NoCheckpointStore>(NewMemoryObjectStore());
+  TableFixture table(store);
+  ASSERT_OK(table.Create({{"delta.checkpointInterval", "2"}}));
+  TransactionOptions options = TableFixture::Options();
+  options.checkpoint_io = &table.log_io();
+  CheckpointWorker worker;
+  options.checkpoint_worker = &worker;
+  for (const char* file : {"a.parquet", "b.parquet"}) {
+    ASSERT_OK_AND_ASSIGN(auto txn, table.Begin(options));
+    txn->Add(TestAdd(file));
+    ASSERT_OK_AND_ASSIGN(CommitResult result, txn->Commit());
+    EXPECT_OK(result.checkpoint_status);
+  }
+  worker.Drain();
+  std::vector<std::string> failures = worker.TakeFailures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("version 2 is committed, but its checkpoint was not written"), std::string::npos)
+      << failures[0];
+  EXPECT_NE(failures[0].find("disk full"), std::string::npos) << failures[0];
+  EXPECT_TRUE(worker.TakeFailures().empty());
+  ASSERT_OK_AND_ASSIGN(auto snapshot, table.Load());
+  EXPECT_EQ(snapshot->version, 2);
+}
+
+// Jobs run in order, one at a time; a table's job not started yet gives way to its newer
+// one; the destructor waits for what is queued.
+TEST(CheckpointWorkerTest, RunsInOrderAndReplacesAQueuedJobOfTheSameTable) {
+  std::vector<std::string> ran;
+  std::mutex ran_mutex;
+  auto job = [&](std::string name, Status status = Status::OK()) {
+    return [&ran, &ran_mutex, name, status] {
+      std::lock_guard<std::mutex> lock(ran_mutex);
+      ran.push_back(name);
+      return status;
+    };
+  };
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::vector<std::string> failures;
+  {
+    CheckpointWorker worker;
+    worker.Submit("a", [released] {
+      released.wait();
+      return Status::OK();
+    });
+    worker.Submit("b", job("b 10"));
+    worker.Submit("c", job("c 10", Status::IOError("c: version 10 failed")));
+    worker.Submit("b", job("b 20"));
+    release.set_value();
+    worker.Drain();
+    failures = worker.TakeFailures();
+    worker.Submit("d", job("d 10"));
+  }
+  EXPECT_EQ(ran, (std::vector<std::string>{"b 20", "c 10", "d 10"}));
+  EXPECT_EQ(failures, (std::vector<std::string>{"c: version 10 failed"}));
 }
 
 TEST(CheckpointWriterTest, BadCheckpointIntervalIsReportedNotFatal) {

@@ -208,6 +208,30 @@ TEST_F(SessionTest, DropRacingCreateOfTheSameNameKeepsTheNewTable) {
                             << (left.empty() ? "" : left[0]);
 }
 
+// Checkpoints are written after the commit returns (delta::CheckpointWorker): every one is
+// on storage once the session is closed, and a DROP TABLE waits for its table's, so that a
+// late checkpoint cannot bring the dropped table's folder back.
+TEST_F(SessionTest, BackgroundCheckpointsAreWrittenBeforeDropAndClose) {
+  namespace fs = std::filesystem;
+  const fs::path log = dir_.path() / "default" / "t" / "_delta_log";
+  for (int round = 0; round < 10; round++) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Run("CREATE TABLE t (id BIGINT) TBLPROPERTIES ('delta.checkpointInterval' = '1')");
+    Run("INSERT INTO t VALUES (1)");
+    Run("DROP TABLE t");
+    ASSERT_FALSE(fs::exists(log / "00000000000000000001.checkpoint.parquet"));
+    ASSERT_FALSE(fs::exists(dir_.path() / "default" / "t"));
+  }
+  Run("CREATE TABLE t (id BIGINT) TBLPROPERTIES ('delta.checkpointInterval' = '2')");
+  for (int i = 0; i < 4; i++) Run("INSERT INTO t VALUES (" + std::to_string(i) + ")");
+  session_.reset();
+  EXPECT_TRUE(fs::exists(log / "00000000000000000002.checkpoint.parquet"));
+  EXPECT_TRUE(fs::exists(log / "00000000000000000004.checkpoint.parquet"));
+  std::ifstream last(log / "_last_checkpoint");
+  std::string text((std::istreambuf_iterator<char>(last)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"version\":4"), std::string::npos) << text;
+}
+
 TEST_F(SessionTest, CorruptCatalogEntryIsCorruptionNotInternal) {
   Run("CREATE TABLE t AS SELECT 1 AS x");
   std::ofstream(dir_.str() + "/_basin_catalog/default/t.json")
