@@ -378,6 +378,7 @@ std::string StoredFromTyped(const StructType& schema, const delta::Metadata& met
   const bool mapped = delta::ColumnMappingEnabled(metadata);
   std::string select;
   const std::vector<RowCheck> checks = RowChecks(metadata, row_condition);
+  bool as_given = true;  // every column kept as `rows` has it: no projection needed
   for (size_t i = 0; i < schema.fields.size(); i++) {
     const StructField& f = schema.fields[i];
     const std::string name = QuoteIdentifier(f.name);
@@ -396,8 +397,11 @@ std::string StoredFromTyped(const StructType& schema, const delta::Metadata& met
       }
     }
     if (!when.empty()) value = "CASE" + when + " ELSE " + value + " END";
-    select += (i > 0 ? ", " : "") + value + " AS " + QuoteIdentifier(mapped ? f.PhysicalName() : f.name);
+    const std::string stored_name = QuoteIdentifier(mapped ? f.PhysicalName() : f.name);
+    as_given = as_given && value == name && stored_name == name;
+    select += (i > 0 ? ", " : "") + value + " AS " + stored_name;
   }
+  if (as_given) return rows;
   return "SELECT " + select + " FROM (" + rows + "\n) AS __basin_checked";
 }
 
@@ -674,7 +678,7 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
   for (size_t i = 0; i < source.size(); i++) {
     aliases += (i > 0 ? ", " : "") + QuoteIdentifier("__basin_c" + std::to_string(i));
   }
-  const std::string positional = "SELECT * FROM (" + source_sql + "\n) AS __basin_source(" + aliases + ")";
+  const std::string positional = "(" + source_sql + "\n) AS __basin_source(" + aliases + ")";
 
   Converter converter;
   std::set<std::string> generated_given;
@@ -695,7 +699,7 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
     }
     select += (select.empty() ? "" : ", ") + value + " AS " + QuoteIdentifier(f.name);
   }
-  const std::string typed = "SELECT " + select + " FROM (" + positional + ") AS __basin_in";
+  const std::string typed = "SELECT " + select + " FROM " + positional;
   planned.stored_rows_sql = StoredFromTyped(schema, metadata, typed, generated_given, shape.row_condition);
   return planned;
 }
