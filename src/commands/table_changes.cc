@@ -297,7 +297,7 @@ Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& co
 }  // namespace
 
 Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<const delta::Snapshot> end,
-                                    int64_t start_version) {
+                                    int64_t start_version, bool skip_change_commits) {
   const std::string table = "STREAM(" + end->table_root + ")";
   if (start_version < 0 || start_version > end->version + 1) {
     return Status::InvalidArgument(table + ": versions " + std::to_string(start_version) + " to " +
@@ -330,11 +330,14 @@ Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<co
         operation = *info->operation;
       }
     }
+    if (changed && skip_change_commits) continue;
     if (changed) {
       return Status::InvalidArgument(
           table + ": version " + std::to_string(v) + " (" + operation +
-          ") removed or rewrote rows, and a stream of a table reads appended rows only; restart the "
-          "stream from a later version, or read STREAM table_changes(...) for every change");
+          ") removed or rewrote rows, and a stream of a table reads appended rows only; skip such "
+          "commits with STREAM(t, skipChangeCommits => true), or start a new stream after it with "
+          "STREAM(t, startingVersion => " +
+          std::to_string(v + 1) + ")");
     }
     if (added.empty()) continue;
     ASSIGN_OR_RETURN(std::string rows, builder.Scan(v, std::move(added), false));

@@ -35,11 +35,12 @@ Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<Ob
 // The rows commits `start_version` to `end`'s version (inclusive; empty when start is one
 // past it) appended to the table, with `end`'s columns: what a stream of the table
 // (STREAM(t)) reads in one batch. The commits are read by key, so the cost is the range's,
-// not the log's. Commits that change no data (OPTIMIZE) add nothing. InvalidArgument
-// naming the version and operation when a commit removed or rewrote rows (DELETE, UPDATE,
-// MERGE, overwrites), as Delta's table source does without skipChangeCommits; NotFound
-// when a commit is no longer in the log.
+// not the log's. Commits that change no data (OPTIMIZE) add nothing. A commit that removed
+// or rewrote rows (DELETE, UPDATE, MERGE, overwrites) is skipped whole with
+// `skip_change_commits` (its added rows too, as Delta's skipChangeCommits does), and is
+// otherwise InvalidArgument naming the version and operation. NotFound when a commit is no
+// longer in the log.
 Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<const delta::Snapshot> end,
-                                    int64_t start_version);
+                                    int64_t start_version, bool skip_change_commits);
 
 }  // namespace basin::commands

@@ -51,8 +51,12 @@ struct Lakehouse {
                                    std::optional<int64_t> end_version)>
       table_changes;
   // basin_stream_table('table'), what STREAM(table) reads: the rows of the running
-  // stream's batch. Unset, or an error, outside a stream.
-  std::function<Result<ChangeFeed>(const std::vector<std::string>& table)> stream_table;
+  // stream's batch (`changes_from` unset), or with basin_stream_changes('table', start),
+  // what STREAM table_changes('table', start) reads: the batch's change feed, which the
+  // stream starts at `changes_from`. Unset, or an error, outside a stream.
+  std::function<Result<ChangeFeed>(const std::vector<std::string>& table,
+                                   std::optional<int64_t> changes_from)>
+      stream_table;
 };
 
 // Per-connection switches and counters of the scans a connection runs.

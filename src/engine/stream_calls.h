@@ -1,8 +1,8 @@
 // What only DuckDB's syntax tree can tell about Basin's STREAM(table) marker: DuckDB's
 // grammar accepts `FROM STREAM(t)` as a call of a table function named stream with the
-// column reference t for argument (DuckDB has no such function), so the marker is found in
-// the tree DuckDB builds, wherever a table reference may stand: joins, subqueries, CTEs,
-// set operations, MERGE's USING, UPDATE's FROM, DELETE's USING.
+// column reference t for first argument (DuckDB has no such function; options follow), so the marker is found
+// in the tree DuckDB builds, wherever a table reference may stand: joins, subqueries, CTEs, set operations,
+// MERGE's USING, UPDATE's FROM, DELETE's USING.
 //
 // Thread safety: a function of its argument.
 #pragma once
@@ -13,9 +13,13 @@ namespace basin::engine {
 
 // The table function STREAM(table) is read through (engine/duckdb/table_changes_function.h).
 inline constexpr char kStreamTableFunction[] = "basin_stream_table";
+// The table function STREAM table_changes('table', start) is read through.
+inline constexpr char kStreamChangesFunction[] = "basin_stream_changes";
 
-// Whether DuckDB's parser reads `sql` (one or more statements) as calling stream(column)
-// as a table function. False when DuckDB refuses the text.
-bool CallsStreamTable(std::string_view sql);
+// Whether DuckDB's parser reads a STREAM marker in `sql` (one or more statements) as its
+// own SQL: `STREAM(t)` as calling stream(column) as a table function, or
+// `STREAM f('x')` as the table stream with the alias f and the column alias 'x'. False
+// when DuckDB refuses the text.
+bool ReadsStreamMarker(std::string_view sql);
 
 }  // namespace basin::engine

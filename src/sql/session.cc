@@ -176,15 +176,18 @@ struct Session::Impl : public SessionContext {
     return FeedOf(std::move(scan));
   }
 
-  // What basin_stream_table(...) reads (STREAM(table), engine/duckdb/table_changes_function.h).
-  Result<engine::Lakehouse::ChangeFeed> StreamTable(const std::vector<std::string>& table) {
+  // What basin_stream_table(...) reads (STREAM(table), engine/duckdb/table_changes_function.h),
+  // or with `changes_from`, basin_stream_changes(...) (STREAM table_changes(table, start)).
+  Result<engine::Lakehouse::ChangeFeed> StreamTable(const std::vector<std::string>& table,
+                                                    std::optional<int64_t> changes_from) {
     if (!streams_allowed_ || table_stream_ == nullptr) {
+      const std::string name = table.empty() ? std::string() : table.back();
       return Status::InvalidArgument(
-          "STREAM(" + (table.empty() ? std::string() : table.back()) +
-          ") is read by a running stream: run the statement with basin stream run");
+          (changes_from ? "STREAM table_changes(" + name + ", ...)" : "STREAM(" + name + ")") +
+          " is read by a running stream: run the statement with basin stream run");
     }
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
-    ASSIGN_OR_RETURN(TableStreamRead read, table_stream_->Read(entry));
+    ASSIGN_OR_RETURN(TableStreamRead read, table_stream_->Read(entry, changes_from));
     delta::SnapshotOptions at;  // latest for kNothing
     if (read.kind != TableStreamRead::Kind::kNothing) at.version = read.end_version;
     ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> end, LoadTable(entry.location, at));
@@ -192,9 +195,16 @@ struct Session::Impl : public SessionContext {
       ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(end, *conn_));
       return engine::Lakehouse::ChangeFeed{std::move(plan.sql), std::move(plan.registration)};
     }
+    if (changes_from) {  // binding reads the latest commit's changes for the columns only
+      const int64_t start = read.kind == TableStreamRead::Kind::kNothing ? end->version : read.start_version;
+      ASSIGN_OR_RETURN(commands::ChangesScan scan,
+                       commands::TableChangesSql(*conn_, end->store, entry.location, start, end->version));
+      return FeedOf(std::move(scan));
+    }
     const int64_t start =
         read.kind == TableStreamRead::Kind::kNothing ? end->version + 1 : read.start_version;
-    ASSIGN_OR_RETURN(commands::ChangesScan scan, commands::AppendedRowsSql(*conn_, end, start));
+    ASSIGN_OR_RETURN(commands::ChangesScan scan,
+                     commands::AppendedRowsSql(*conn_, end, start, read.skip_change_commits));
     return FeedOf(std::move(scan));
   }
 
@@ -398,8 +408,9 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
                                                     std::optional<int64_t> end) {
     return session->ChangeFeed(table, start, end);
   };
-  lakehouse->stream_table = [session = impl.get()](const std::vector<std::string>& table) {
-    return session->StreamTable(table);
+  lakehouse->stream_table = [session = impl.get()](const std::vector<std::string>& table,
+                                                   std::optional<int64_t> changes_from) {
+    return session->StreamTable(table, changes_from);
   };
   RETURN_IF_ERROR(engine::AttachLakehouse(*impl->conn_, std::move(lakehouse)));
   engine::ScanSettings settings;

@@ -57,10 +57,14 @@ struct TableStreamRead {
     kNothing,   // no rows, with the table's latest columns (binding the statement only)
     kSnapshot,  // every row of version `end_version` (a stream's first batch)
     kAppends,   // the rows commits start_version..end_version appended
+    kChanges,   // the change feed of commits start_version..end_version
   };
   Kind kind = Kind::kNothing;
   int64_t start_version = 0;
   int64_t end_version = 0;
+  // kAppends: commits that removed or rewrote rows are skipped whole (skipChangeCommits)
+  // instead of stopping the stream.
+  bool skip_change_commits = false;
 };
 
 // A stream's batch as STREAM(table) sources see it (stream/runner.h installs one). Called
@@ -68,7 +72,9 @@ struct TableStreamRead {
 class TableStream {
  public:
   virtual ~TableStream() = default;
-  virtual Result<TableStreamRead> Read(const catalog::TableEntry& table) = 0;
+  // `changes_from` is STREAM table_changes(t, start)'s start; unset for STREAM(t).
+  virtual Result<TableStreamRead> Read(const catalog::TableEntry& table,
+                                       std::optional<int64_t> changes_from) = 0;
 };
 
 class Session {

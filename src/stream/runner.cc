@@ -180,15 +180,24 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   proposed.statement = statement;
   proposed.sink_table = impl->statement.sink.name.ToString();
   proposed.sink_location = impl->statement.sink.location;
-  ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
-  // What crashes (or an earlier Basin) left beyond the retained batches.
-  ASSIGN_OR_RETURN(std::optional<int64_t> committed, impl->checkpoint->LatestCommitted());
-  if (committed) RETURN_IF_ERROR(impl->checkpoint->Expire(*committed + 1 - kRetainedBatches, /*sweep=*/true));
-  impl->dead_letters = std::make_unique<DeadLetterWriter>(session, impl->checkpoint->metadata().stream_id);
+  // The source is opened before a new checkpoint is written, so that a statement whose
+  // source is refused (a bad option) leaves no stream behind to refuse its correction.
+  Result<std::unique_ptr<StreamCheckpoint>> existing = StreamCheckpoint::OpenExisting(checkpoint);
+  if (!existing.ok() && !existing.status().IsNotFound()) return existing.status();
+  const std::string stream_id = existing.ok() ? (*existing)->metadata().stream_id : proposed.stream_id;
+  impl->dead_letters = std::make_unique<DeadLetterWriter>(session, stream_id);
   ASSIGN_OR_RETURN(impl->source,
                    OpenBatchSource(session, impl->statement.source, impl->statement.query,
                                    StreamSink{impl->statement.sink.location, impl->statement.complete},
-                                   *impl->dead_letters, impl->Where()));
+                                   *impl->dead_letters, "stream " + stream_id));
+  ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
+  if (impl->checkpoint->metadata().stream_id != stream_id) {
+    return Status::Conflict("stream " + impl->checkpoint->metadata().stream_id +
+                            ": another process created this checkpoint folder at the same time; run again");
+  }
+  // What crashes (or an earlier Basin) left beyond the retained batches.
+  ASSIGN_OR_RETURN(std::optional<int64_t> committed, impl->checkpoint->LatestCommitted());
+  if (committed) RETURN_IF_ERROR(impl->checkpoint->Expire(*committed + 1 - kRetainedBatches, /*sweep=*/true));
   return std::unique_ptr<StreamRunner>(new StreamRunner(std::move(impl)));
 }
 

@@ -30,7 +30,7 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      DeadLetterWriter& dead_letters,
                                                      const std::string& where) {
   if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
-  if (stream.is_table) return NewTableSource(session, query, sink, where);
+  if (stream.is_table || stream.is_changes) return NewTableSource(session, query, sink, stream, where);
   if (sink.complete) {
     return Status::NotImplemented(where +
                                   ": INSERT OVERWRITE (a complete sink) reads a table source; over Kafka it "

@@ -1,9 +1,14 @@
 #include "stream/table_source.h"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <string>
 #include <utility>
 
+#include "delta/actions.h"
+#include "delta/history.h"
+#include "delta/log_segment.h"
 #include "sql/session_context.h"
 
 namespace basin::stream {
@@ -45,10 +50,119 @@ Result<PlannedRead> ReadEntry(const json& entry, const std::string& where) {
   }
   std::optional<int64_t> start = integer("startVersion"), end = integer("endVersion");
   if (!start || !end) return bad();
-  planned.read.kind = sql::TableStreamRead::Kind::kAppends;
+  planned.read.kind = entry.value("changes", false) ? sql::TableStreamRead::Kind::kChanges
+                                                    : sql::TableStreamRead::Kind::kAppends;
   planned.read.start_version = *start;
   planned.read.end_version = *end;
+  planned.read.skip_change_commits = entry.value("skipChangeCommits", false);
   return planned;
+}
+
+// STREAM(t, ...)'s options.
+struct TableOptions {
+  std::optional<int64_t> starting_version;        // startingVersion => n
+  bool starting_latest = false;                   // startingVersion => 'latest'
+  std::optional<std::string> starting_timestamp;  // startingTimestamp => '2026-12-01 10:00:00'
+  bool skip_change_commits = false;               // skipChangeCommits => true
+  std::optional<int64_t> max_files;               // maxFilesPerTrigger => n
+
+  bool starts_later() const { return starting_version || starting_latest || starting_timestamp; }
+};
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return text;
+}
+
+std::optional<int64_t> NonNegativeInteger(std::string_view text) {
+  int64_t value = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+// The text of the SQL string literal `value` ('it''s' is it's); nullopt when it is not one.
+std::optional<std::string> StringLiteral(std::string_view value) {
+  if (value.size() < 2 || value.front() != '\'' || value.back() != '\'') return std::nullopt;
+  std::string text;
+  for (size_t i = 1; i + 1 < value.size(); i++) {
+    if (value[i] == '\'' && value[++i] != '\'') return std::nullopt;
+    text += value[i];
+  }
+  return text;
+}
+
+// `options` read; InvalidArgument naming the option for one Basin does not know or a value
+// it cannot take.
+Result<TableOptions> ReadTableOptions(const std::vector<sql::grammar::StreamOption>& options,
+                                      const std::string& where) {
+  TableOptions out;
+  for (const sql::grammar::StreamOption& option : options) {
+    const std::string name = Lower(option.name);
+    const std::string value = Lower(option.value);
+    auto bad = [&](const std::string& wanted) {
+      return Status::InvalidArgument(where + ": STREAM option " + option.name + " takes " + wanted +
+                                     ", not " + option.value);
+    };
+    if (name == "startingversion") {
+      out.starting_latest = value == "'latest'";
+      out.starting_version = NonNegativeInteger(value);
+      if (!out.starting_latest && !out.starting_version)
+        return bad("a table version (0 or more) or 'latest'");
+    } else if (name == "startingtimestamp") {
+      out.starting_timestamp = StringLiteral(option.value);
+      if (!out.starting_timestamp || !delta::ParseTimestampMs(*out.starting_timestamp).ok()) {
+        return bad("a timestamp string ('2026-12-01 10:00:00')");
+      }
+    } else if (name == "skipchangecommits") {
+      if (value != "true" && value != "false") return bad("true or false");
+      out.skip_change_commits = value == "true";
+    } else if (name == "maxfilespertrigger") {
+      out.max_files = NonNegativeInteger(value);
+      if (!out.max_files || *out.max_files == 0) return bad("a number of files (1 or more)");
+    } else {
+      return Status::InvalidArgument(where + ": STREAM(table) has no option " + option.name +
+                                     " (it takes startingVersion, startingTimestamp, skipChangeCommits and "
+                                     "maxFilesPerTrigger)");
+    }
+  }
+  if ((out.starting_version || out.starting_latest) && out.starting_timestamp) {
+    return Status::InvalidArgument(where +
+                                   ": STREAM(table) takes startingVersion or startingTimestamp, not both");
+  }
+  return out;
+}
+
+// The first version committed at or after `timestamp` (one past the latest when every
+// commit is older), as Delta's startingTimestamp reads it.
+Result<int64_t> FirstVersionAtOrAfter(const delta::Snapshot& latest, const std::string& timestamp,
+                                      const std::string& where) {
+  ASSIGN_OR_RETURN(int64_t ms, delta::ParseTimestampMs(timestamp));
+  ASSIGN_OR_RETURN(delta::LogListing listing, delta::ListLog(*latest.store));
+  Result<int64_t> before = delta::VersionAtTimestamp(*latest.store, listing, ms - 1, where);
+  if (before.ok()) return *before + 1;
+  if (!before.status().IsNotFound() || listing.commits.empty()) return before.status();
+  return listing.commits.begin()->first;  // every commit kept is at or after it
+}
+
+// The last version from `start` to `end` whose commits add at most `max_files` data files
+// together, and at least `start` (a commit is never split).
+Result<int64_t> EndWithinFiles(ObjectStore& store, int64_t start, int64_t end, int64_t max_files,
+                               const std::string& where) {
+  int64_t files = 0;
+  for (int64_t v = start; v <= end; v++) {
+    const std::string key = delta::CommitKey(v);
+    ASSIGN_OR_RETURN(std::string content, store.Get(key));
+    ASSIGN_OR_RETURN(std::vector<delta::Action> adds,
+                     delta::ParseCommitLinesContaining(content, where + ": " + key, "\"add\""));
+    const auto added = std::count_if(adds.begin(), adds.end(), [](const delta::Action& action) {
+      const auto* add = std::get_if<delta::AddFile>(&action);
+      return add != nullptr && add->data_change;
+    });
+    if (v > start && files + added > max_files) return v - 1;
+    files += added;
+  }
+  return end;
 }
 
 // What STREAM(table) reads while the statement is bound or run: `planned`, or nothing
@@ -57,25 +171,34 @@ class TableBatch final : public sql::TableStream {
  public:
   explicit TableBatch(std::optional<PlannedRead> planned) : planned_(std::move(planned)) {}
 
-  Result<sql::TableStreamRead> Read(const catalog::TableEntry& table) override {
-    if (table_ && table_->location != table.location) {
-      return Status::NotImplemented("a stream reads one table; this statement streams " +
+  Result<sql::TableStreamRead> Read(const catalog::TableEntry& table,
+                                    std::optional<int64_t> changes_from) override {
+    if (table_ && (table_->location != table.location || changes_from_ != changes_from)) {
+      return Status::NotImplemented("a stream reads one source; this statement streams " +
                                     table_->name.ToString() + " and " + table.name.ToString());
     }
     table_ = table;
+    changes_from_ = changes_from;
     if (!planned_) return sql::TableStreamRead();
     if (planned_->location != table.location) {
       return Status::InvalidArgument("the stream's offsets are of table " + planned_->table +
                                      ", but STREAM(" + table.name.ToString() + ") reads another table");
     }
+    if ((planned_->read.kind == sql::TableStreamRead::Kind::kChanges) != changes_from.has_value()) {
+      return Status::InvalidArgument("the stream's offsets are of " +
+                                     std::string(changes_from ? "STREAM(" : "STREAM table_changes(") +
+                                     planned_->table + "), but the statement reads the other");
+    }
     return planned_->read;
   }
 
   const std::optional<catalog::TableEntry>& table() const { return table_; }
+  std::optional<int64_t> changes_from() const { return changes_from_; }
 
  private:
   const std::optional<PlannedRead> planned_;
   std::optional<catalog::TableEntry> table_;
+  std::optional<int64_t> changes_from_;
 };
 
 // `run()` with `batch` installed on `session` for STREAM(table) to read.
@@ -88,8 +211,13 @@ Status WithTableStream(sql::Session& session, TableBatch& batch, const std::func
 
 class TableSource final : public BatchSource {
  public:
-  TableSource(sql::Session& session, std::string query, StreamSink sink, std::string where)
-      : session_(session), query_(std::move(query)), sink_(std::move(sink)), where_(std::move(where)) {}
+  TableSource(sql::Session& session, std::string query, StreamSink sink, TableOptions options,
+              std::string where)
+      : session_(session),
+        query_(std::move(query)),
+        sink_(std::move(sink)),
+        options_(options),
+        where_(std::move(where)) {}
 
   Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
     if (!table_) {
@@ -107,18 +235,32 @@ class TableSource final : public BatchSource {
       end = std::min(end, *cap_);
     }
     json entry = {{"kind", "table"}, {"table", table_->name.ToString()}, {"location", table_->location}};
-    if (!previous) {
+    int64_t start = 0;
+    if (previous) {
+      ASSIGN_OR_RETURN(PlannedRead last, ReadEntry(*previous, where_ + " previous offsets"));
+      start = last.read.end_version + 1;
+    } else if (changes_from_ || options_.starts_later()) {
+      // The stream's first batch reads from the version asked for, not the snapshot.
+      if (!starting_version_) {
+        ASSIGN_OR_RETURN(starting_version_, FirstVersion(*latest));
+      }
+      start = *starting_version_;
+    } else {
       entry["snapshotVersion"] = end;
       return std::optional<json>(std::move(entry));
     }
-    ASSIGN_OR_RETURN(PlannedRead last, ReadEntry(*previous, where_ + " previous offsets"));
-    if (end <= last.read.end_version) return std::optional<json>();
+    if (end < start) return std::optional<json>();
     if (sink_.complete) {
       entry["snapshotVersion"] = end;
       return std::optional<json>(std::move(entry));
     }
-    entry["startVersion"] = last.read.end_version + 1;
+    if (options_.max_files) {
+      ASSIGN_OR_RETURN(end, EndWithinFiles(*latest->store, start, end, *options_.max_files, where_));
+    }
+    entry["startVersion"] = start;
     entry["endVersion"] = end;
+    if (changes_from_) entry["changes"] = true;
+    if (options_.skip_change_commits) entry["skipChangeCommits"] = true;
     return std::optional<json>(std::move(entry));
   }
 
@@ -144,23 +286,51 @@ class TableSource final : public BatchSource {
                       return BindStreamQuery(session_, query_);
                     }).WithContext(where_));
     if (!probe.table()) return Status::Internal(where_ + ": its STREAM(table) source was not bound");
+    changes_from_ = probe.changes_from();
     return *probe.table();
+  }
+
+  // The version the stream's first batch starts at, when it does not read the snapshot.
+  Result<int64_t> FirstVersion(const delta::Snapshot& latest) const {
+    const int64_t next = latest.version + 1;
+    if (options_.starting_latest) return next;
+    if (options_.starting_timestamp)
+      return FirstVersionAtOrAfter(latest, *options_.starting_timestamp, where_);
+    const int64_t first = changes_from_ ? *changes_from_ : *options_.starting_version;
+    if (first < 0 || first > next) {
+      return Status::InvalidArgument(where_ + ": the stream starts at version " + std::to_string(first) +
+                                     " of " + table_->name.ToString() + ", whose latest version is " +
+                                     std::to_string(latest.version));
+    }
+    return first;
   }
 
   sql::Session& session_;
   const std::string query_;
   const StreamSink sink_;
+  const TableOptions options_;
   const std::string where_;
   std::optional<catalog::TableEntry> table_;
+  std::optional<int64_t> changes_from_;      // STREAM table_changes(t, start)'s start
+  std::optional<int64_t> starting_version_;  // the first batch's start, fixed at the first plan
   bool capped_ = false;
   std::optional<int64_t> cap_;  // available-now: the latest version at the first plan
 };
 
 }  // namespace
 
-std::unique_ptr<BatchSource> NewTableSource(sql::Session& session, std::string query, StreamSink sink,
-                                            std::string where) {
-  return std::make_unique<TableSource>(session, std::move(query), std::move(sink), std::move(where));
+Result<std::unique_ptr<BatchSource>> NewTableSource(sql::Session& session, std::string query, StreamSink sink,
+                                                    const sql::grammar::StreamSource& stream,
+                                                    std::string where) {
+  ASSIGN_OR_RETURN(TableOptions read, ReadTableOptions(stream.options, where));
+  if (sink.complete &&
+      (stream.is_changes || read.starts_later() || read.skip_change_commits || read.max_files)) {
+    return Status::InvalidArgument(where +
+                                   ": a complete sink (INSERT OVERWRITE) reads the whole table every batch; "
+                                   "STREAM table_changes(...) and the STREAM(table) options do not apply");
+  }
+  return std::unique_ptr<BatchSource>(
+      std::make_unique<TableSource>(session, std::move(query), std::move(sink), read, std::move(where)));
 }
 
 }  // namespace basin::stream

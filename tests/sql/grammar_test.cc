@@ -316,6 +316,14 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   EXPECT_FALSE(engine::CheckSqlSlot(select.duckdb_sql, engine::SqlSlot::kQuery).has_value())
       << select.duckdb_sql;
 
+  // DuckDB reads STREAM f('x') as the table stream aliased f('x'): a marker all the same.
+  for (const char* sql :
+       {"SELECT * FROM STREAM read_files('/in')", "INSERT INTO t SELECT * FROM STREAM f('x')"}) {
+    ParsedStatement single = Parse(sql);
+    ASSERT_EQ(single.streams.size(), 1u) << sql;
+    EXPECT_EQ(single.duckdb_sql.find("STREAM"), std::string::npos) << single.duckdb_sql;
+  }
+
   ParsedStatement insert = Parse("INSERT INTO t SELECT * FROM STREAM read_files('/in', format => 'json')");
   EXPECT_TRUE(std::holds_alternative<Insert>(insert.body));
   ASSERT_EQ(insert.streams.size(), 1u);
@@ -327,6 +335,22 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   EXPECT_TRUE(std::holds_alternative<Merge>(merge.body));
   ASSERT_EQ(merge.streams.size(), 1u);
   EXPECT_EQ(merge.streams[0].watermark->column, (QualifiedName{"s", "ts"}));
+  // STREAM table_changes(...) is read through basin_stream_changes.
+  EXPECT_TRUE(merge.streams[0].is_changes);
+  EXPECT_EQ(merge.duckdb_sql.substr(merge.streams[0].offset, 28), "basin_stream_changes('s', 0)");
+
+  // STREAM(t, name => value, ...): options, each value as written.
+  ParsedStatement options = Parse(
+      "SELECT * FROM STREAM(s.t, startingVersion => 3 + 1, startingTimestamp => '2026-01-01, noon', "
+      "skipChangeCommits => (true))");
+  ASSERT_EQ(options.streams.size(), 1u);
+  EXPECT_EQ(options.streams[0].source, "s.t");
+  ASSERT_EQ(options.streams[0].options.size(), 3u);
+  EXPECT_EQ(options.streams[0].options[0].name, "startingVersion");
+  EXPECT_EQ(options.streams[0].options[0].value, "3 + 1");
+  EXPECT_EQ(options.streams[0].options[1].value, "'2026-01-01, noon'");
+  EXPECT_EQ(options.streams[0].options[2].value, "(true)");
+  EXPECT_EQ(options.duckdb_sql, "SELECT * FROM basin_stream_table('s.t') AS \"t\"");
 
   auto ctas =
       As<CreateTable>("CREATE TABLE c AS SELECT * FROM STREAM(src) WATERMARK t DELAY OF INTERVAL 5 SECONDS");

@@ -1,9 +1,14 @@
 // STREAM(table): a Delta table as a stream's source. The first batch reads the table's
 // snapshot, later batches the rows later commits appended, exactly once across restarts and
 // a batch planned before a crash; commits that change no data add nothing, and one that
-// removed rows stops the stream, naming it.
+// removed rows stops the stream, naming it, unless skipChangeCommits; the starting options,
+// maxFilesPerTrigger, and STREAM table_changes(...).
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
+#include "delta/history.h"
 #include "runner_test_util.h"
 #include "sql/session_context.h"
 #include "stream/runner.h"
@@ -116,6 +121,156 @@ TEST_F(TableSourceTest, ACommitThatRemovedRowsStopsTheStreamNamingIt) {
   EXPECT_EQ(stopped.code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(stopped.message().find("version 2 (DELETE)"), std::string::npos) << stopped.ToString();
   EXPECT_EQ(Counts().first, 18);  // the failed batch wrote nothing
+}
+
+// startingVersion: the first batch reads the rows from that commit on instead of the
+// snapshot; skipChangeCommits: a commit that removed rows is passed over, its appends too.
+TEST_F(TableSourceTest, StartingVersionAndSkipChangeCommits) {
+  Insert(0, 20);   // version 1
+  Insert(20, 20);  // version 2
+  ASSERT_OK_AND_ASSIGN(
+      auto runner, OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, startingVersion => 2, "
+                              "skipChangeCommits => true)"));
+  EXPECT_EQ(RowsOut(*runner), 20);  // version 2's rows only
+  ASSERT_OK(session_->Execute("UPDATE bronze SET v = 'changed' WHERE id < 5").status());  // version 3
+  Insert(40, 10);                                                                         // version 4
+  EXPECT_EQ(RowsOut(*runner), 10);                                                        // version 3 skipped
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{30}, int64_t{30}));
+  auto changed = session_->Execute("SELECT count(*) FROM silver WHERE v = 'changed' OR id < 20");
+  ASSERT_OK(changed.status());
+  EXPECT_EQ(changed->back().result.at(0, 0), "0");
+}
+
+TEST_F(TableSourceTest, StartingLatestWaitsForTheNextCommit) {
+  Insert(0, 20);
+  ASSERT_OK_AND_ASSIGN(
+      auto runner,
+      OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, startingVersion => 'latest')"));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
+  EXPECT_FALSE(idle);
+  Insert(20, 7);
+  EXPECT_EQ(RowsOut(*runner), 7);
+}
+
+TEST_F(TableSourceTest, StartingTimestampReadsFromTheFirstCommitAtOrAfterIt) {
+  Insert(0, 20);  // version 1
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  std::string between = delta::FormatTimestampMs(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                     std::chrono::system_clock::now().time_since_epoch())
+                                                     .count());
+  between = between.substr(0, between.find(" UTC"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  Insert(20, 5);  // version 2
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, "
+                                               "startingTimestamp => '" +
+                                               between + "')"));
+  EXPECT_EQ(RowsOut(*runner), 5);
+  EXPECT_EQ(basin::testing::TwoCounts(*session_, "SELECT min(id), max(id) FROM silver"),
+            std::make_pair(int64_t{20}, int64_t{24}));
+
+  checkpoint_ = NewMemoryObjectStore();  // a new stream from before the first commit
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner("INSERT INTO silver SELECT id, v, 2 FROM STREAM(bronze, "
+                                          "startingTimestamp => '2000-01-01')"));
+  EXPECT_EQ(RowsOut(*runner), 25);
+}
+
+TEST_F(TableSourceTest, MaxFilesPerTriggerBoundsABatchByWholeCommits) {
+  Insert(0, 10);   // version 1, one file each
+  Insert(10, 10);  // version 2
+  Insert(20, 10);  // version 3
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, "
+                                               "startingVersion => 1, maxFilesPerTrigger => 2)"));
+  EXPECT_EQ(RowsOut(*runner), 20);
+  EXPECT_EQ(RowsOut(*runner), 10);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
+  EXPECT_FALSE(idle);
+  // With a bound of one file, each commit is a batch of its own.
+  ASSERT_OK(session_
+                ->Execute("INSERT INTO bronze SELECT 30, 'a' UNION ALL SELECT 31, 'b'; "
+                          "INSERT INTO bronze SELECT 32, 'c'")
+                .status());
+  ASSERT_OK(session_->Execute("INSERT INTO bronze SELECT range, 'x' FROM range(40, 43)").status());
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, "
+                                          "startingVersion => 4, maxFilesPerTrigger => 1)"));
+  for (int64_t expected : {2, 1, 3}) EXPECT_EQ(RowsOut(*runner), expected);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{36}, int64_t{36}));
+}
+
+// STREAM table_changes(t, start): every change from `start` on, once each across restarts.
+TEST_F(TableSourceTest, TheChangeFeedAsASource) {
+  ASSERT_OK(session_
+                ->Execute("CREATE TABLE cdf (id BIGINT, v VARCHAR) "
+                          "TBLPROPERTIES ('delta.enableChangeDataFeed' = 'true'); "
+                          "INSERT INTO cdf VALUES (1, 'a'), (2, 'b'), (3, 'c'); "  // version 1
+                          "CREATE TABLE changes (id BIGINT, kind VARCHAR, version BIGINT)")
+                .status());
+  const std::string statement =
+      "INSERT INTO changes SELECT id, _change_type, _commit_version FROM STREAM table_changes('cdf', 1) "
+      "WHERE table_changes.id > 0";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  EXPECT_EQ(RowsOut(*runner), 3);
+  ASSERT_OK(session_->Execute("UPDATE cdf SET v = 'B' WHERE id = 2; DELETE FROM cdf WHERE id = 3").status());
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner(statement));  // a restart resumes after version 1
+  EXPECT_EQ(RowsOut(*runner), 3);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
+  EXPECT_FALSE(idle);
+  auto rows = session_->Execute(
+      "SELECT string_agg(id || kind || version, ',' ORDER BY version, kind, id) FROM changes");
+  ASSERT_OK(rows.status());
+  EXPECT_EQ(rows->back().result.at(0, 0),
+            "1insert1,2insert1,3insert1,2update_postimage2,2update_preimage2,3delete3");
+
+  // Without the feed enabled, the error says how to enable it.
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(auto plain, OpenRunner("INSERT INTO changes SELECT id, _change_type, _commit_version "
+                                              "FROM STREAM table_changes('bronze', 0)"));
+  Status status = plain->RunBatch().status();
+  EXPECT_NE(status.message().find("delta.enableChangeDataFeed"), std::string::npos) << status.ToString();
+  checkpoint_ = NewMemoryObjectStore();
+  auto wrong = OpenRunner(
+      "INSERT INTO changes SELECT id, _change_type, _commit_version "
+      "FROM STREAM table_changes('cdf')");
+  status = wrong.ok() ? (*wrong)->RunBatch().status() : wrong.status();
+  EXPECT_NE(status.message().find("takes two arguments"), std::string::npos) << status.ToString();
+}
+
+// Refused when the stream opens, before its checkpoint is written: the corrected statement
+// then runs on the same checkpoint folder.
+TEST_F(TableSourceTest, BadOptionsAreRefusedNamingThem) {
+  Insert(0, 5);
+  for (const auto& [options, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"startingVersion => -1", "startingVersion takes a table version"},
+           {"startingVersion => 'soon'", "startingVersion takes a table version"},
+           {"skipChangeCommits => 1", "skipChangeCommits takes true or false"},
+           {"startingTimestamp => 'yesterday'", "startingTimestamp takes a timestamp"},
+           {"startingVersion => 1, startingTimestamp => '2026-01-01'", "not both"},
+           {"maxFilesPerTrigger => 0", "maxFilesPerTrigger takes a number of files"},
+           {"maxBytesPerTrigger => 10", "no option maxBytesPerTrigger"}}) {
+    SCOPED_TRACE(options);
+    auto runner = OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, " + options + ")");
+    ASSERT_FALSE(runner.ok());
+    EXPECT_EQ(runner.status().code(), ErrorCode::kInvalidArgument) << runner.status().ToString();
+    EXPECT_NE(runner.status().message().find(expected), std::string::npos) << runner.status().ToString();
+  }
+  ASSERT_OK_AND_ASSIGN(
+      auto corrected,
+      OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, startingVersion => 1)"));
+  EXPECT_EQ(RowsOut(*corrected), 5);
+
+  // A version past the latest is found when the stream first plans.
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(auto late, OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, "
+                                             "startingVersion => 9)"));
+  EXPECT_ERROR_WITH(late->RunBatch().status(), kInvalidArgument, "whose latest version is 1");
+
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK(session_->Execute("CREATE TABLE gold (n BIGINT)").status());
+  auto complete =
+      OpenRunner("INSERT OVERWRITE gold SELECT count(*) FROM STREAM(bronze, startingVersion => 1)");
+  ASSERT_FALSE(complete.ok());
+  EXPECT_NE(complete.status().message().find("do not apply"), std::string::npos)
+      << complete.status().ToString();
 }
 
 TEST_F(TableSourceTest, AvailableNowStopsAtTheVersionItFoundAtStart) {

@@ -15,6 +15,7 @@
 #include "duckdb/parser/statement/merge_into_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/parser/statement/update_statement.hpp"
+#include "duckdb/parser/tableref/basetableref.hpp"
 #include "duckdb/parser/tableref/table_function_ref.hpp"
 
 namespace basin::engine {
@@ -88,12 +89,20 @@ class StreamCallFinder {
   }
 
   void Check(duckdb::TableRef& ref) {
+    if (ref.type == duckdb::TableReferenceType::BASE_TABLE) {  // STREAM f('x')
+      auto& table = ref.Cast<duckdb::BaseTableRef>();
+      if (duckdb::StringUtil::Lower(table.table_name) == "stream" && table.schema_name.empty() &&
+          table.catalog_name.empty() && !ref.alias.empty() && !ref.column_name_alias.empty()) {
+        found_ = true;
+      }
+      return;
+    }
     if (ref.type != duckdb::TableReferenceType::TABLE_FUNCTION) return;
     auto& function = *ref.Cast<duckdb::TableFunctionRef>().function;
     if (function.GetExpressionClass() != duckdb::ExpressionClass::FUNCTION) return;
     auto& call = function.Cast<duckdb::FunctionExpression>();
     if (duckdb::StringUtil::Lower(call.function_name) == "stream" && call.schema.empty() &&
-        call.children.size() == 1 &&
+        !call.children.empty() &&  // STREAM(t [, option => value ...])
         call.children[0]->GetExpressionClass() == duckdb::ExpressionClass::COLUMN_REF) {
       found_ = true;
     }
@@ -104,7 +113,7 @@ class StreamCallFinder {
 
 }  // namespace
 
-bool CallsStreamTable(std::string_view sql) {
+bool ReadsStreamMarker(std::string_view sql) {
   duckdb::Parser parser;
   try {
     parser.ParseQuery(std::string(sql));

@@ -70,8 +70,30 @@ duckdb::unique_ptr<duckdb::TableRef> BindStreamTable(duckdb::ClientContext& cont
     throw duckdb::BinderException("STREAM(table): this connection has no warehouse to stream tables from");
   }
   ThrowOnNull(input, kStreamTableFunction);
-  return FeedSubquery(state, state.lakehouse->stream_table(TableNameParts(input.inputs[0])),
+  return FeedSubquery(state, state.lakehouse->stream_table(TableNameParts(input.inputs[0]), std::nullopt),
                       kStreamTableFunction);
+}
+
+// STREAM table_changes(...) takes any arguments, so that a wrong count is reported as the
+// user wrote it rather than as a mismatch of basin_stream_changes.
+duckdb::unique_ptr<duckdb::TableRef> BindStreamChanges(duckdb::ClientContext& context,
+                                                       duckdb::TableFunctionBindInput& input) {
+  auto& state = GetClientState(context);
+  if (!state.lakehouse || !state.lakehouse->stream_table) {
+    throw duckdb::BinderException(
+        "STREAM table_changes(...): this connection has no warehouse to stream tables from");
+  }
+  if (input.inputs.size() != 2) {
+    throw duckdb::BinderException(
+        "STREAM table_changes('table', start_version) takes two arguments: the table and the version the "
+        "stream starts at");
+  }
+  ThrowOnNull(input, kStreamChangesFunction);
+  const int64_t start = input.inputs[1].DefaultCastAs(duckdb::LogicalType::BIGINT).GetValue<int64_t>();
+  return FeedSubquery(state,
+                      state.lakehouse->stream_table(
+                          TableNameParts(input.inputs[0].DefaultCastAs(duckdb::LogicalType::VARCHAR)), start),
+                      kStreamChangesFunction);
 }
 
 }  // namespace
@@ -87,9 +109,13 @@ void RegisterTableChanges(duckdb::DatabaseInstance& db) {
   }
   duckdb::TableFunction stream_table(kStreamTableFunction, {duckdb::LogicalType::VARCHAR}, nullptr, nullptr);
   stream_table.bind_replace = BindStreamTable;
+  duckdb::TableFunction stream_changes(kStreamChangesFunction, {}, nullptr, nullptr);
+  stream_changes.varargs = duckdb::LogicalType::ANY;
+  stream_changes.bind_replace = BindStreamChanges;
   duckdb::ExtensionLoader loader(db, "basin");
   loader.RegisterFunction(set);
   loader.RegisterFunction(stream_table);
+  loader.RegisterFunction(stream_changes);
 }
 
 }  // namespace basin::engine::duckdb_ext

@@ -8,7 +8,8 @@
 // basin_stream_table('table') is what `STREAM(table)` reads (sql/grammar/desugar.h writes
 // the call): the rows a running stream's batch takes from the table, replaced at bind time
 // by the query the lakehouse builds for the batch (Lakehouse::stream_table). Outside a
-// stream it fails with the lakehouse's error.
+// stream it fails with the lakehouse's error. basin_stream_changes('table', start) is what
+// `STREAM table_changes('table', start)` reads, the same way: the batch's change feed.
 //
 // Thread safety: registered once per database; binding runs on the querying thread.
 #pragma once
@@ -18,7 +19,7 @@
 
 namespace basin::engine::duckdb_ext {
 
-// Registers table_changes and basin_stream_table.
+// Registers table_changes, basin_stream_table and basin_stream_changes.
 void RegisterTableChanges(duckdb::DatabaseInstance& db);
 
 }  // namespace basin::engine::duckdb_ext

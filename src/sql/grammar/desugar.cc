@@ -46,6 +46,29 @@ size_t AfterAlias(const TokenStream& s, size_t i) {
   return std::min(end, s.size());
 }
 
+// `, name => value [, ...]` from `i` to `close` (STREAM(t, ...)'s options): each value is
+// the text up to the next comma outside parentheses. nullopt when it is not that.
+std::optional<std::vector<StreamOption>> StreamOptions(const TokenStream& s, size_t i, size_t close) {
+  std::vector<StreamOption> options;
+  while (i < close) {
+    if (!s.IsSymbolAt(i, ",") || !s.IsNameAt(i + 1)) return std::nullopt;
+    size_t value = i + 2;
+    if (s.IsSymbolAt(value, "=>")) {
+      value += 1;
+    } else if (s.IsSymbolAt(value, "=") && s.IsSymbolAt(value + 1, ">")) {
+      value += 2;
+    } else {
+      return std::nullopt;
+    }
+    size_t end = value;
+    while (end < close && !s.IsSymbolAt(end, ",")) end = s.OpensGroupAt(end) ? s.GroupEnd(end) + 1 : end + 1;
+    if (end == value || end > close) return std::nullopt;
+    options.push_back({s.NameAt(i + 1), s.TextBetween(value, end)});
+    i = end;
+  }
+  return options;
+}
+
 class Rewriter {
  public:
   Rewriter(std::string_view sql, const std::vector<engine::SqlToken>& tokens)
@@ -160,13 +183,16 @@ class Rewriter {
     if (s.IsSymbolAt(i + 1, "(")) {  // STREAM(name): read through basin_stream_table
       const size_t close = s.GroupEnd(i + 1);
       std::optional<size_t> name_end = NameEnd(s, i + 2);
-      if (close >= s.size() || name_end != close) return std::nullopt;
+      if (close >= s.size() || !name_end || *name_end > close) return std::nullopt;
+      std::optional<std::vector<StreamOption>> options = StreamOptions(s, *name_end, close);
+      if (!options) return std::nullopt;
       source.is_table = true;
-      source.source = s.TextBetween(i + 2, close);
+      source.source = s.TextBetween(i + 2, *name_end);
+      source.options = std::move(*options);
       source.offset = s.OffsetOf(i);
       // Unaliased, the rows keep the table's name as their qualifier (`bronze.id`).
       std::string call = std::string(engine::kStreamTableFunction) + "(" + QuoteLiteral(source.source) + ")";
-      if (AfterAlias(s, close + 1) == close + 1) call += " AS " + QuoteIdentifier(s.NameAt(close - 1));
+      if (AfterAlias(s, close + 1) == close + 1) call += " AS " + QuoteIdentifier(s.NameAt(*name_end - 1));
       edits_.push_back({s.OffsetOf(i), s.At(close).end, std::move(call)});
       for (size_t k = i; k <= close; k++) removed_[k] = true;
       after = close + 1;
@@ -177,7 +203,17 @@ class Rewriter {
       if (close >= s.size()) return std::nullopt;
       source.source = s.TextBetween(i + 1, close + 1);
       source.offset = s.OffsetOf(i + 1);
-      BlankToken(i);
+      source.is_changes = *name_end == i + 2 && s.IsWordAt(i + 1, "table_changes");
+      if (source.is_changes) {  // read through basin_stream_changes, keeping the rows' qualifier
+        source.offset = s.OffsetOf(i);
+        std::string call =
+            std::string(engine::kStreamChangesFunction) + "(" + s.TextBetween(*name_end + 1, close) + ")";
+        if (AfterAlias(s, close + 1) == close + 1) call += " AS table_changes";
+        edits_.push_back({s.OffsetOf(i), s.At(close).end, std::move(call)});
+        for (size_t k = i; k <= close; k++) removed_[k] = true;
+      } else {
+        BlankToken(i);
+      }
       after = close + 1;
     }
     size_t watermark_at = s.IsWordAt(after, "WATERMARK") ? after : AfterAlias(s, after);
@@ -239,7 +275,10 @@ std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine:
 
 bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to) {
   for (size_t i = from; i + 1 < to; i++) {
-    if (tokens.IsWordAt(i, "STREAM") && tokens.IsSymbolAt(i + 1, "(")) return true;
+    if (!tokens.IsWordAt(i, "STREAM")) continue;
+    if (tokens.IsSymbolAt(i + 1, "(")) return true;
+    std::optional<size_t> name_end = NameEnd(tokens, i + 1);
+    if (name_end && *name_end < to && tokens.IsSymbolAt(*name_end, "(")) return true;
   }
   return false;
 }

@@ -12,7 +12,8 @@
 //   table's name as the rows' qualifier when none is given); a `WATERMARK col DELAY OF
 //   interval` after the source (or its alias) is removed; each is recorded as a
 //   StreamSource. DuckDB accepts `STREAM(name)` as written (a call of a table function
-//   `stream`), so callers also apply this when engine::CallsStreamTable says so.
+//   `stream`, and `STREAM f('x')` as a table aliased), so callers also apply this when
+//   engine::ReadsStreamMarker says so.
 // - Spark's qualified SET targets (`UPDATE t SET t.c = 1`): the qualifier is blanked.
 // - Keywords DuckDB reserves, where Basin's spelling uses them as names: a named argument
 //   (`delta_scan('p', timestamp => '...')`) or a qualifier (`default.t`) is quoted.
@@ -42,9 +43,10 @@ struct Desugared {
 
 inline constexpr size_t kMaxValueTokens = 64;
 
-// Whether tokens [from, to) hold STREAM followed by "(": a STREAM(table) source, which
-// DuckDB's parser accepts as a call of a table function `stream` (engine::CallsStreamTable
-// tells from its tree), so Desugar must rewrite even text DuckDB takes as written.
+// Whether tokens [from, to) hold STREAM followed by "(" or by a name and "(": a
+// STREAM(table) or STREAM function(...) source, which DuckDB's parser may accept as
+// something of its own (engine::ReadsStreamMarker tells from its tree), so Desugar must
+// rewrite even text DuckDB takes as written.
 bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to);
 
 // `sql` rewritten as above; nullopt when it holds nothing to rewrite.

@@ -50,9 +50,10 @@ class DuckDbReader {
   // `sql` must be `out_.text` or a same-length copy of it (offsets of errors stay).
   Result<StatementBody> Read(const std::string& sql) {
     engine::SqlParse<std::vector<engine::DuckDbStatement>> parsed = engine::ParseWithDuckDb(sql);
-    // DuckDB accepts STREAM(t) as a call of a table function `stream`; its tree says so.
+    // DuckDB accepts STREAM(t) as a call of a table function `stream`, and STREAM f('x') as
+    // the table stream aliased; its tree says so.
     out_.duckdb_sql = sql;
-    if (!parsed.ok() || (HasStreamCall(tokens_, 0, tokens_.size()) && engine::CallsStreamTable(sql))) {
+    if (!parsed.ok() || (HasStreamCall(tokens_, 0, tokens_.size()) && engine::ReadsStreamMarker(sql))) {
       std::vector<engine::SqlToken> tokens = tokens_.tokens();
       if (std::optional<Desugared> desugared = Desugar(sql, tokens)) {
         auto again = engine::ParseWithDuckDb(desugared->sql);

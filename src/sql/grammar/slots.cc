@@ -16,9 +16,10 @@ engine::SqlParse<Slot> CheckSpan(const TokenStream& tokens, size_t from, size_t 
   Slot slot;
   slot.sql = tokens.TextBetween(from, to);
   std::optional<engine::SqlSyntaxError> error = engine::CheckSqlSlot(slot.sql, kind);
-  // DuckDB reads STREAM(t) in a query as a call of a table function `stream`.
+  // DuckDB reads STREAM(t) in a query as a call of a table function `stream`, STREAM f('x')
+  // as the table stream aliased.
   const bool stream_call = !error && kind == engine::SqlSlot::kQuery && HasStreamCall(tokens, from, to) &&
-                           engine::CallsStreamTable(slot.sql);
+                           engine::ReadsStreamMarker(slot.sql);
   if (!error && !stream_call) return slot;
   const size_t base = tokens.OffsetOf(from);
   std::vector<engine::SqlToken> span(tokens.tokens().begin() + static_cast<std::ptrdiff_t>(from),

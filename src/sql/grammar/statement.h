@@ -43,6 +43,12 @@ struct Watermark {
   std::string delay;  // SQL: INTERVAL 10 SECONDS
 };
 
+// An option of a table source: STREAM(t, startingVersion => 5) gives {"startingVersion", "5"}.
+struct StreamOption {
+  std::string name;   // as written
+  std::string value;  // its SQL text
+};
+
 // A streaming source in a query (the streaming issue runs these; today they are parsed
 // only): FROM STREAM read_kafka(...), FROM STREAM(t), STREAM read_files(...),
 // STREAM table_changes(...), each with an optional watermark.
@@ -52,6 +58,10 @@ struct StreamSource {
   size_t offset = 0;
   std::string source;     // "read_kafka('topic')" or "t"
   bool is_table = false;  // STREAM(t) names a table; otherwise a table function
+  // STREAM table_changes('t', start): a table's change feed, read through
+  // basin_stream_changes (`source` is the call as written).
+  bool is_changes = false;
+  std::vector<StreamOption> options;  // STREAM(t, name => value, ...)
   std::optional<Watermark> watermark;
 };
 
