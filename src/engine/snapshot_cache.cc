@@ -41,6 +41,17 @@ void SnapshotCache::Insert(const std::string& location, std::shared_ptr<const de
   if (entries_.size() > capacity_) entries_.pop_back();
 }
 
+Result<std::shared_ptr<ObjectStore>> SnapshotCache::StoreOf(const std::string& location,
+                                                            const StoreOpener& open) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const Entry& entry : entries_) {
+      if (entry.location == location) return entry.snapshot->store;
+    }
+  }
+  return open(location);
+}
+
 void SnapshotCache::Forget(const std::string& location) {
   std::lock_guard<std::mutex> lock(mutex_);
   entries_.remove_if([&](const Entry& e) { return e.location == location; });

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,13 @@ class SnapshotCache {
   Result<std::shared_ptr<const delta::Snapshot>> Get(const std::shared_ptr<ObjectStore>& store,
                                                      const std::string& location,
                                                      const delta::SnapshotOptions& options = {});
+
+  // The store of `location`: a cached snapshot's, or `open(location)` when none of its
+  // snapshots is cached. A cached table needs no check that its log exists (`open` checks
+  // that): Get validates the cached commit against the log anyway, so per-statement cost
+  // does not grow with the table's folder.
+  using StoreOpener = std::function<Result<std::shared_ptr<ObjectStore>>(const std::string& location)>;
+  Result<std::shared_ptr<ObjectStore>> StoreOf(const std::string& location, const StoreOpener& open);
 
   // Forgets every snapshot of `location` (after a DROP TABLE).
   void Forget(const std::string& location);

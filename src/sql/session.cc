@@ -112,7 +112,8 @@ struct Session::Impl : public SessionContext {
 
   Result<std::shared_ptr<const delta::Snapshot>> LoadTable(
       const std::string& location, const delta::SnapshotOptions& snapshot_options) override {
-    ASSIGN_OR_RETURN(auto store, OpenStore(location));
+    ASSIGN_OR_RETURN(auto store,
+                     snapshots->StoreOf(location, [this](const std::string& at) { return OpenStore(at); }));
     return snapshots->Get(store, location, snapshot_options);
   }
 

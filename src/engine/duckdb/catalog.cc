@@ -327,7 +327,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   }
 
   delta::SnapshotOptions options = SnapshotOptionsOf(at_clause);
-  auto store = lakehouse.open_table_store((*entry)->location);
+  auto store = lakehouse.snapshots->StoreOf((*entry)->location, lakehouse.open_table_store);
   if (!store.ok()) ThrowStatus(store.status().WithContext("table " + table_name->ToString()));
   // Cached by location, as the session's commands look tables up: a table dropped and
   // created again under this name is another folder, or the same one started over.

@@ -136,7 +136,8 @@ class DeltaFileList : public duckdb::MultiFileList {
         path.find("://") == std::string::npos) {
       location = lakehouse.base_dir + "/" + path;
     }
-    auto store = lakehouse.open_table_store(location);
+    auto store = lakehouse.snapshots->StoreOf(
+        path, [&](const std::string&) { return lakehouse.open_table_store(location); });
     if (!store.ok()) ThrowStatus(store.status());
     auto snapshot = lakehouse.snapshots->Get(*store, path, snapshot_options);
     if (!snapshot.ok()) ThrowStatus(snapshot.status());
