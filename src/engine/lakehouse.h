@@ -84,7 +84,7 @@ void SetScanSettings(Connection& conn, const ScanSettings& settings);
 struct ResolvedTableName {
   enum class Kind { kNone, kDuckDB, kWarehouse };
   Kind kind = Kind::kNone;
-  catalog::TableName warehouse_name;  // kWarehouse
+  catalog::TableEntry warehouse_entry;  // kWarehouse: the catalog entry, as the lookup read it
 };
 Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<std::string>& parts);
 

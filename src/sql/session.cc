@@ -102,7 +102,7 @@ struct Session::Impl : public SessionContext {
     ASSIGN_OR_RETURN(engine::ResolvedTableName resolved, engine::ResolveTableName(*conn_, name_parts));
     if (resolved.kind != engine::ResolvedTableName::Kind::kWarehouse)
       return std::optional<catalog::TableEntry>();
-    return warehouse_->Lookup(resolved.warehouse_name);
+    return std::optional<catalog::TableEntry>(std::move(resolved.warehouse_entry));
   }
 
   Result<catalog::TableEntry> GetTable(const std::vector<std::string>& name_parts) override {

@@ -41,8 +41,12 @@ class BasinCatalog;
 class BasinTableEntry : public duckdb::TableCatalogEntry {
  public:
   BasinTableEntry(duckdb::Catalog& catalog, duckdb::SchemaCatalogEntry& schema, duckdb::CreateTableInfo& info,
-                  std::shared_ptr<const DeltaScanSource> source)
-      : TableCatalogEntry(catalog, schema, info), source_(std::move(source)) {}
+                  catalog::TableEntry warehouse_entry, std::shared_ptr<const DeltaScanSource> source)
+      : TableCatalogEntry(catalog, schema, info),
+        warehouse_entry_(std::move(warehouse_entry)),
+        source_(std::move(source)) {}
+
+  const catalog::TableEntry& warehouse_entry() const { return warehouse_entry_; }
 
   duckdb::unique_ptr<duckdb::BaseStatistics> GetStatistics(duckdb::ClientContext&,
                                                            duckdb::column_t) override {
@@ -75,6 +79,7 @@ class BasinTableEntry : public duckdb::TableCatalogEntry {
   }
 
  private:
+  catalog::TableEntry warehouse_entry_;
   std::shared_ptr<const DeltaScanSource> source_;
 };
 
@@ -321,7 +326,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
     auto& slot = transaction.tables[table_name->ToString() + "@name"];
     if (!slot) {
       duckdb::CreateTableInfo info(*this, table_name->table);
-      slot = duckdb::make_uniq<BasinTableEntry>(catalog, *this, info, nullptr);
+      slot = duckdb::make_uniq<BasinTableEntry>(catalog, *this, info, **entry, nullptr);
     }
     return slot.get();
   }
@@ -343,7 +348,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
     for (const delta::StructField& field : (*snapshot)->schema.fields) {
       info.columns.AddColumn(duckdb::ColumnDefinition(field.name, ToLogicalType(*field.type)));
     }
-    slot = duckdb::make_uniq<BasinTableEntry>(catalog, *this, info, std::move(source));
+    slot = duckdb::make_uniq<BasinTableEntry>(catalog, *this, info, **entry, std::move(source));
   }
   return slot.get();
 }
@@ -443,6 +448,10 @@ duckdb::unique_ptr<duckdb::TransactionManager> CreateTransactionManager(
 }
 
 }  // namespace
+
+const catalog::TableEntry& WarehouseEntryOf(duckdb::CatalogEntry& entry) {
+  return entry.Cast<BasinTableEntry>().warehouse_entry();
+}
 
 duckdb::unique_ptr<duckdb::StorageExtension> MakeStorageExtension() {
   auto extension = duckdb::make_uniq<duckdb::StorageExtension>();

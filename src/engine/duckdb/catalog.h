@@ -30,4 +30,8 @@ inline constexpr char kStorageExtensionName[] = "basin";
 // the lakehouse of the connection that attaches it (ClientState).
 duckdb::unique_ptr<duckdb::StorageExtension> MakeStorageExtension();
 
+// The warehouse's catalog entry for `entry`, a table of the attached catalog that a lookup
+// found (read once per lookup: ResolveTableName need not read the catalog again).
+const catalog::TableEntry& WarehouseEntryOf(duckdb::CatalogEntry& entry);
+
 }  // namespace basin::engine::duckdb_ext

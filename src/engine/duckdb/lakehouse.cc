@@ -149,8 +149,7 @@ Result<ResolvedTableName> ResolveTableName(Connection& conn, const std::vector<s
         return;
       }
       resolved.kind = ResolvedTableName::Kind::kWarehouse;
-      resolved.warehouse_name.schema = entry->ParentSchema().name;
-      resolved.warehouse_name.table = entry->name;
+      resolved.warehouse_entry = duckdb_ext::WarehouseEntryOf(*entry);
     });
   } catch (std::exception& e) {
     duckdb::ErrorData error(e);
