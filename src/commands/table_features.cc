@@ -295,31 +295,34 @@ void MaxIdInType(const delta::DataType& type, int64_t& max_id) {
 
 }  // namespace
 
-Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata) {
-  constexpr int64_t kDefault = int64_t{128} << 20;
-  auto it = metadata.configuration.find("delta.targetFileSize");
-  if (it == metadata.configuration.end()) return kDefault;
+std::optional<int64_t> ParseByteSize(std::string_view size) {
   std::string text;
-  for (char c : it->second) {
+  for (char c : size) {
     if (!std::isspace(static_cast<unsigned char>(c))) text += c;
   }
   text = AsciiLower(text);
-  auto bad = [&] {
-    return Status::InvalidArgument("table property delta.targetFileSize: '" + it->second +
-                                   "' is not a positive size in bytes (e.g. 134217728, 128mb or 1g)");
-  };
   int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end == text.data() || value <= 0) return bad();
+  if (ec != std::errc() || end == text.data() || value <= 0) return std::nullopt;
   std::string unit = text.substr(static_cast<size_t>(end - text.data()));
   if (!unit.empty() && unit.back() == 'b') unit.pop_back();
   static const std::pair<const char*, int> kShifts[] = {{"", 0}, {"k", 10}, {"m", 20}, {"g", 30}, {"t", 40}};
   for (const auto& [suffix, shift] : kShifts) {
     if (unit != suffix) continue;
-    if (value > (std::numeric_limits<int64_t>::max() >> shift)) return bad();
+    if (value > (std::numeric_limits<int64_t>::max() >> shift)) return std::nullopt;
     return value << shift;
   }
-  return bad();
+  return std::nullopt;
+}
+
+Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata) {
+  constexpr int64_t kDefault = int64_t{128} << 20;
+  auto it = metadata.configuration.find("delta.targetFileSize");
+  if (it == metadata.configuration.end()) return kDefault;
+  std::optional<int64_t> bytes = ParseByteSize(it->second);
+  if (bytes) return *bytes;
+  return Status::InvalidArgument("table property delta.targetFileSize: '" + it->second +
+                                 "' is not a positive size in bytes (e.g. 134217728, 128mb or 1g)");
 }
 
 Result<int64_t> DataSkippingNumIndexedCols(const delta::Metadata& metadata) {

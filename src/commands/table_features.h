@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "basin/status.h"
 #include "delta/actions.h"
@@ -32,10 +33,12 @@ Status ValidateTableProperties(const std::map<std::string, std::string>& propert
 // The one parser of each numeric table property, called both by ValidateTableProperties and
 // by the commands that use the value, so a value accepted when set is one they understand.
 //
-// delta.targetFileSize in bytes: a byte count, or a number with a unit as Delta writers
-// accept it ("134217728", "64mb", "1g", "512 KB"; b, k, m, g, t with an optional b,
-// case-insensitive, powers of 1024); 128 MiB when unset. InvalidArgument naming the
-// property and value otherwise.
+// A positive size in bytes: a byte count, or a number with a unit as Delta writers accept
+// it ("134217728", "64mb", "1g", "512 KB"; b, k, m, g, t with an optional b,
+// case-insensitive, powers of 1024); nullopt for anything else.
+std::optional<int64_t> ParseByteSize(std::string_view size);
+// delta.targetFileSize in bytes (ParseByteSize); 128 MiB when unset. InvalidArgument naming
+// the property and value otherwise.
 Result<int64_t> TargetFileSizeBytes(const delta::Metadata& metadata);
 // delta.dataSkippingNumIndexedCols: an integer of at least -1 (-1: every column); 32 when
 // unset. InvalidArgument naming the property and value otherwise.

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <limits>
 #include <string>
 #include <utility>
 
+#include "commands/table_features.h"
 #include "delta/actions.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
@@ -65,6 +67,7 @@ struct TableOptions {
   std::optional<std::string> starting_timestamp;  // startingTimestamp => '2026-12-01 10:00:00'
   bool skip_change_commits = false;               // skipChangeCommits => true
   std::optional<int64_t> max_files;               // maxFilesPerTrigger => n
+  std::optional<int64_t> max_bytes;               // maxBytesPerTrigger => '512mb' (or a byte count)
 
   bool starts_later() const { return starting_version || starting_latest || starting_timestamp; }
 };
@@ -120,10 +123,14 @@ Result<TableOptions> ReadTableOptions(const std::vector<sql::grammar::StreamOpti
     } else if (name == "maxfilespertrigger") {
       out.max_files = NonNegativeInteger(value);
       if (!out.max_files || *out.max_files == 0) return bad("a number of files (1 or more)");
+    } else if (name == "maxbytespertrigger") {
+      std::optional<std::string> text = StringLiteral(option.value);
+      out.max_bytes = commands::ParseByteSize(text ? *text : option.value);
+      if (!out.max_bytes) return bad("a size in bytes ('512mb', '1g' or a byte count)");
     } else {
       return Status::InvalidArgument(where + ": STREAM(table) has no option " + option.name +
-                                     " (it takes startingVersion, startingTimestamp, skipChangeCommits and "
-                                     "maxFilesPerTrigger)");
+                                     " (it takes startingVersion, startingTimestamp, skipChangeCommits, "
+                                     "maxFilesPerTrigger and maxBytesPerTrigger)");
     }
   }
   if ((out.starting_version || out.starting_latest) && out.starting_timestamp) {
@@ -145,22 +152,29 @@ Result<int64_t> FirstVersionAtOrAfter(const delta::Snapshot& latest, const std::
   return listing.commits.begin()->first;  // every commit kept is at or after it
 }
 
-// The last version from `start` to `end` whose commits add at most `max_files` data files
-// together, and at least `start` (a commit is never split).
-Result<int64_t> EndWithinFiles(ObjectStore& store, int64_t start, int64_t end, int64_t max_files,
-                               const std::string& where) {
-  int64_t files = 0;
+// The last version from `start` to `end` whose commits add at most `options`' files and
+// bytes together (either limit, when only one is set), and at least `start` (a commit is
+// never split).
+Result<int64_t> EndWithinLimits(ObjectStore& store, int64_t start, int64_t end, const TableOptions& options,
+                                const std::string& where) {
+  const int64_t max_files = options.max_files.value_or(std::numeric_limits<int64_t>::max());
+  const int64_t max_bytes = options.max_bytes.value_or(std::numeric_limits<int64_t>::max());
+  int64_t files = 0, bytes = 0;
   for (int64_t v = start; v <= end; v++) {
     const std::string key = delta::CommitKey(v);
     ASSIGN_OR_RETURN(std::string content, store.Get(key));
     ASSIGN_OR_RETURN(std::vector<delta::Action> adds,
                      delta::ParseCommitLinesContaining(content, where + ": " + key, "\"add\""));
-    const auto added = std::count_if(adds.begin(), adds.end(), [](const delta::Action& action) {
+    int64_t added_files = 0, added_bytes = 0;
+    for (const delta::Action& action : adds) {
       const auto* add = std::get_if<delta::AddFile>(&action);
-      return add != nullptr && add->data_change;
-    });
-    if (v > start && files + added > max_files) return v - 1;
-    files += added;
+      if (add == nullptr || !add->data_change) continue;
+      added_files++;
+      added_bytes += add->size;
+    }
+    if (v > start && (files + added_files > max_files || bytes + added_bytes > max_bytes)) return v - 1;
+    files += added_files;
+    bytes += added_bytes;
   }
   return end;
 }
@@ -254,8 +268,8 @@ class TableSource final : public BatchSource {
       entry["snapshotVersion"] = end;
       return std::optional<json>(std::move(entry));
     }
-    if (options_.max_files) {
-      ASSIGN_OR_RETURN(end, EndWithinFiles(*latest->store, start, end, *options_.max_files, where_));
+    if (options_.max_files || options_.max_bytes) {
+      ASSIGN_OR_RETURN(end, EndWithinLimits(*latest->store, start, end, options_, where_));
     }
     entry["startVersion"] = start;
     entry["endVersion"] = end;
@@ -323,8 +337,8 @@ Result<std::unique_ptr<BatchSource>> NewTableSource(sql::Session& session, std::
                                                     const sql::grammar::StreamSource& stream,
                                                     std::string where) {
   ASSIGN_OR_RETURN(TableOptions read, ReadTableOptions(stream.options, where));
-  if (sink.complete &&
-      (stream.is_changes || read.starts_later() || read.skip_change_commits || read.max_files)) {
+  if (sink.complete && (stream.is_changes || read.starts_later() || read.skip_change_commits ||
+                        read.max_files || read.max_bytes)) {
     return Status::InvalidArgument(where +
                                    ": a complete sink (INSERT OVERWRITE) reads the whole table every batch; "
                                    "STREAM table_changes(...) and the STREAM(table) options do not apply");

@@ -14,7 +14,9 @@
 // from the first commit at or after that time); skipChangeCommits => true skips commits that
 // removed or rewrote rows, their added rows included, instead of stopping;
 // maxFilesPerTrigger => n ends a batch after the commits that add at most n files together
-// (at least one commit; the first batch's snapshot is read whole). What a batch reads is
+// and maxBytesPerTrigger => '512mb' after those that add at most that many bytes (the
+// first limit reached ends it; at least one commit; the first batch's snapshot is read
+// whole). What a batch reads is
 // recorded in its entry ("startVersion", "endVersion", "skipChangeCommits"), so a batch runs
 // again as it was planned.
 //

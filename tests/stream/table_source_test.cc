@@ -2,9 +2,10 @@
 // snapshot, later batches the rows later commits appended, exactly once across restarts and
 // a batch planned before a crash; commits that change no data add nothing, and one that
 // removed rows stops the stream, naming it, unless skipChangeCommits; the starting options,
-// maxFilesPerTrigger, and STREAM table_changes(...).
+// maxFilesPerTrigger and maxBytesPerTrigger, and STREAM table_changes(...).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -197,6 +198,46 @@ TEST_F(TableSourceTest, MaxFilesPerTriggerBoundsABatchByWholeCommits) {
   EXPECT_EQ(Counts(), std::make_pair(int64_t{36}, int64_t{36}));
 }
 
+// maxBytesPerTrigger is a soft bound: a commit is never split, so a bound below one commit's
+// files still moves the stream a commit a batch; with maxFilesPerTrigger the first reached
+// ends the batch.
+TEST_F(TableSourceTest, MaxBytesPerTriggerBoundsABatchByWholeCommits) {
+  Insert(0, 10);   // version 1, one file of a few hundred bytes each
+  Insert(10, 10);  // version 2
+  Insert(20, 10);  // version 3
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, "
+                                               "startingVersion => 1, maxBytesPerTrigger => 1)"));
+  for (int64_t expected : {10, 10, 10}) EXPECT_EQ(RowsOut(*runner), expected);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
+  EXPECT_FALSE(idle);
+
+  // A byte short of the three files: the first two commits, then the third.
+  auto detail = session_->Execute("DESCRIBE DETAIL bronze");
+  ASSERT_OK(detail.status());
+  const engine::QueryResult& table = detail->back().result;
+  const auto size = std::find(table.column_names.begin(), table.column_names.end(), "sizeInBytes");
+  ASSERT_NE(size, table.column_names.end());
+  const std::string bound =
+      std::to_string(std::stoll(*table.at(0, static_cast<size_t>(size - table.column_names.begin()))) - 1);
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner("INSERT INTO silver SELECT id, v, 2 FROM STREAM(bronze, "
+                                          "startingVersion => 1, maxBytesPerTrigger => " +
+                                          bound + ")"));
+  EXPECT_EQ(RowsOut(*runner), 20);
+  EXPECT_EQ(RowsOut(*runner), 10);
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner("INSERT INTO silver SELECT id, v, 3 FROM STREAM(bronze, "
+                                          "startingVersion => 1, maxBytesPerTrigger => '1g', "
+                                          "maxFilesPerTrigger => 2)"));
+  EXPECT_EQ(RowsOut(*runner), 20);  // the file bound is reached first
+  EXPECT_EQ(RowsOut(*runner), 10);
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner("INSERT INTO silver SELECT id, v, 4 FROM STREAM(bronze, "
+                                          "startingVersion => 1, maxBytesPerTrigger => '1g')"));
+  EXPECT_EQ(RowsOut(*runner), 30);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{30 * 4}, int64_t{30}));
+}
+
 // STREAM table_changes(t, start): every change from `start` on, once each across restarts.
 TEST_F(TableSourceTest, TheChangeFeedAsASource) {
   ASSERT_OK(session_
@@ -246,7 +287,9 @@ TEST_F(TableSourceTest, BadOptionsAreRefusedNamingThem) {
            {"startingTimestamp => 'yesterday'", "startingTimestamp takes a timestamp"},
            {"startingVersion => 1, startingTimestamp => '2026-01-01'", "not both"},
            {"maxFilesPerTrigger => 0", "maxFilesPerTrigger takes a number of files"},
-           {"maxBytesPerTrigger => 10", "no option maxBytesPerTrigger"}}) {
+           {"maxBytesPerTrigger => 'lots'", "maxBytesPerTrigger takes a size in bytes"},
+           {"maxBytesPerTrigger => 0", "maxBytesPerTrigger takes a size in bytes"},
+           {"maxRecordsPerTrigger => 10", "no option maxRecordsPerTrigger"}}) {
     SCOPED_TRACE(options);
     auto runner = OpenRunner("INSERT INTO silver SELECT id, v, 1 FROM STREAM(bronze, " + options + ")");
     ASSERT_FALSE(runner.ok());
