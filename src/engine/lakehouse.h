@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,12 @@ struct Lakehouse {
   std::function<Result<ChangeFeed>(const std::vector<std::string>& table,
                                    std::optional<int64_t> changes_from)>
       stream_table;
+  // read_files('folder', option => value, ...): the query reading the folder's files (a
+  // running stream's batch of them, inside a stream), given the options as text by their
+  // lowercase names. Built above this layer (sql/read_files.h); unset: no read_files.
+  std::function<Result<ChangeFeed>(const std::string& folder,
+                                   const std::map<std::string, std::string>& options)>
+      read_files;
 };
 
 // Per-connection switches and counters of the scans a connection runs.

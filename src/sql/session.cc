@@ -80,6 +80,7 @@ struct Session::Impl : public SessionContext {
   std::function<void(const commands::Progress&)> progress;
   bool streams_allowed_ = false;
   TableStream* table_stream_ = nullptr;
+  FilesStream* files_stream_ = nullptr;
   // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
   // destructor waits for them, which need the database and the snapshot cache's log IO.
   delta::CheckpointWorker checkpoints;
@@ -175,6 +176,20 @@ struct Session::Impl : public SessionContext {
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
                      commands::TableChangesSql(*conn_, store, entry.location, start_version, end_version));
     return FeedOf(std::move(scan));
+  }
+
+  // What read_files(folder, ...) reads: every file of the folder, or the running stream's
+  // batch of them.
+  Result<engine::Lakehouse::ChangeFeed> ReadFiles(const std::string& folder,
+                                                  const std::map<std::string, std::string>& options) {
+    ASSIGN_OR_RETURN(ReadFilesRequest request, ParseReadFilesRequest(folder, options));
+    ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(folder));
+    if (streams_allowed_ && files_stream_ != nullptr) {
+      ASSIGN_OR_RETURN(FilesStreamRead read, files_stream_->Read(request, store));
+      return ReadFilesFeed(request, store, read.files, read.schema);
+    }
+    ASSIGN_OR_RETURN(std::vector<InputFile> files, ListInputFiles(*store));
+    return ReadFilesFeed(request, store, files, request.schema);
   }
 
   // What basin_stream_table(...) reads (STREAM(table), engine/duckdb/table_changes_function.h),
@@ -413,6 +428,10 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
                                                    std::optional<int64_t> changes_from) {
     return session->StreamTable(table, changes_from);
   };
+  lakehouse->read_files = [session = impl.get()](const std::string& folder,
+                                                 const std::map<std::string, std::string>& options) {
+    return session->ReadFiles(folder, options);
+  };
   RETURN_IF_ERROR(engine::AttachLakehouse(*impl->conn_, std::move(lakehouse)));
   engine::ScanSettings settings;
   settings.data_skipping = options.data_skipping;
@@ -430,6 +449,7 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
 const SessionOptions& Session::options() const { return impl_->options; }
 void Session::AllowStreams(bool allowed) { impl_->streams_allowed_ = allowed; }
 void Session::SetTableStream(TableStream* stream) { impl_->table_stream_ = stream; }
+void Session::SetFilesStream(FilesStream* stream) { impl_->files_stream_ = stream; }
 SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,

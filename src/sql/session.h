@@ -23,6 +23,7 @@
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
+#include "sql/read_files.h"
 
 namespace basin::sql {
 
@@ -77,6 +78,21 @@ class TableStream {
                                        std::optional<int64_t> changes_from) = 0;
 };
 
+// What STREAM read_files(...) reads while a stream's batch runs: the files of `folder`
+// (the store of request.folder) the batch takes, and the schema they are read with
+// (nullopt: inferred from them). Called while the statement is bound, on the session's
+// thread.
+struct FilesStreamRead {
+  std::vector<InputFile> files;
+  std::optional<FileSchema> schema;
+};
+class FilesStream {
+ public:
+  virtual ~FilesStream() = default;
+  virtual Result<FilesStreamRead> Read(const ReadFilesRequest& request,
+                                       const std::shared_ptr<ObjectStore>& folder) = 0;
+};
+
 class Session {
  public:
   static Result<std::unique_ptr<Session>> Open(const SessionOptions& options);
@@ -105,6 +121,9 @@ class Session {
   // What STREAM(table) sources read while streams are allowed; null for none (they fail).
   // REQUIRES: `stream` outlives its installation.
   void SetTableStream(TableStream* stream);
+  // What read_files(...) reads while streams are allowed; null: every file of its folder.
+  // REQUIRES: `stream` outlives its installation.
+  void SetFilesStream(FilesStream* stream);
   // What statement handlers get (sql/session_context.h): for callers that run commands on
   // this session's connection and snapshots, as the public API's transactions do.
   SessionContext& context();

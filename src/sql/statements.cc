@@ -39,7 +39,13 @@ Status NotYetRun(std::string_view what, std::string_view issue) {
 
 Status RefuseStreams(const std::vector<grammar::StreamSource>& streams, std::string_view what) {
   if (streams.empty()) return Status::OK();
-  return NotYetRun(std::string(what) + " reading STREAM " + streams[0].source, "streaming");
+  const std::string reading = std::string(what) + " reading STREAM " + streams[0].source;
+  for (const grammar::StreamSource& stream : streams) {
+    if (stream.watermark) return NotYetRun(reading + " with a WATERMARK", "streaming");
+  }
+  return Status::InvalidArgument(reading +
+                                 " runs as a stream, batch after batch: basin stream run --checkpoint DIR -c "
+                                 "'...' (docs/streams.md)");
 }
 
 }  // namespace basin::sql

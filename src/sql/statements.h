@@ -79,7 +79,8 @@ StatementResult CommandResultRow(const std::string& statement, const commands::C
 // NotImplemented for statements of features still to come: "<what> is parsed but not run
 // yet: <feature> arrives with the <issue> issue".
 Status NotYetRun(std::string_view what, std::string_view issue);
-// NotYetRun for `what` when it reads streaming sources (STREAM ...).
+// For `what` when it reads streaming sources (STREAM ...), which only a stream runs:
+// InvalidArgument saying how to run it (NotYetRun with a WATERMARK).
 Status RefuseStreams(const std::vector<grammar::StreamSource>& streams, std::string_view what);
 
 }  // namespace basin::sql

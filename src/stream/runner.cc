@@ -13,6 +13,7 @@
 #include "common/uuid.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
+#include "storage/prefixed_object_store.h"
 #include "stream/dead_letters.h"
 #include "stream/source.h"
 
@@ -189,7 +190,8 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   ASSIGN_OR_RETURN(impl->source,
                    OpenBatchSource(session, impl->statement.source, impl->statement.query,
                                    StreamSink{impl->statement.sink.location, impl->statement.complete},
-                                   *impl->dead_letters, "stream " + stream_id));
+                                   *impl->dead_letters, NewPrefixedObjectStore(checkpoint, "sources/0"),
+                                   "stream " + stream_id));
   ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
   if (impl->checkpoint->metadata().stream_id != stream_id) {
     return Status::Conflict("stream " + impl->checkpoint->metadata().stream_id +

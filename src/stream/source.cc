@@ -1,5 +1,6 @@
 #include "stream/source.h"
 
+#include "stream/files_source.h"
 #include "stream/kafka/kafka_source.h"
 #include "stream/table_source.h"
 
@@ -28,9 +29,12 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
                                                      const std::string& query, const StreamSink& sink,
                                                      DeadLetterWriter& dead_letters,
+                                                     std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where) {
   if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
   if (stream.is_table || stream.is_changes) return NewTableSource(session, query, sink, stream, where);
+  if (stream.is_files && !sink.complete)
+    return NewFilesSource(session, query, std::move(source_store), where);
   if (sink.complete) {
     return Status::NotImplemented(where +
                                   ": INSERT OVERWRITE (a complete sink) reads a table source; over Kafka it "

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "basin/object_store.h"
 #include "basin/status.h"
 #include "common/cancellation.h"
 #include "sql/grammar/statement.h"
@@ -82,13 +83,15 @@ std::optional<int64_t> ReportedInteger(const engine::QueryResult& result, std::s
 Status BindStreamQuery(sql::Session& session, const std::string& query);
 
 // The source `stream` names, read by `query` on `session` for `sink`, writing its dead
-// letters with `dead_letters`; `where` names the stream in messages. NotImplemented for a
-// source the runner cannot read yet (found when the first batch is planned, for a function
-// source), and for a complete sink over a source other than a table.
+// letters with `dead_letters` and what it keeps beside the offsets (a files source's paths)
+// in `source_store`, the checkpoint's sources/0/ folder; `where` names the stream in messages. NotImplemented
+// for a source the runner cannot read yet (found when the first batch is planned, for a function source), and
+// for a complete sink over a source other than a table.
 Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
                                                      const std::string& query, const StreamSink& sink,
                                                      DeadLetterWriter& dead_letters,
+                                                     std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where);
 
 }  // namespace basin::stream

@@ -3,7 +3,8 @@
 // its marker) over more than 20 restarts, with more input arriving between them; a final
 // available-now run drains the rest. The sink then holds every input row exactly once. The
 // same for a Kafka source into an INSERT sink (with malformed records, which the
-// dead-letter table holds once each) and for a table source into a MERGE sink.
+// dead-letter table holds once each), for a folder of files into an INSERT sink, and for a
+// table source into a MERGE sink.
 // The seed is printed; BASIN_CRASH_SEED replays a run.
 #include <signal.h>
 
@@ -11,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <thread>
 
@@ -185,6 +187,29 @@ TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
   const std::string expected =
       std::to_string(malformed) + "," + std::to_string(malformed) + "," + std::to_string(malformed);
   EXPECT_NE(letters.out.find(expected), std::string::npos) << letters.out << " expected " << expected;
+}
+
+TEST_F(StreamCrashTest, FilesIntoInsertSinkExactlyOnce) {
+  testing::TempDir landing;
+  ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT)").exit_code, 0);
+  const std::string statement = "INSERT INTO bronze SELECT id FROM STREAM read_files('" + landing.str() +
+                                "', format => 'json', maxFilesPerTrigger => 3)";
+  // Each round lands files of ten records, each written under a hidden name and renamed,
+  // as a producer that never shows a half-written file does.
+  int next_id = 0;
+  for (int restart = 0; restart < kRestarts; restart++) {
+    for (int file = 0; file < kRowsPerRound / 10; file++) {
+      const std::filesystem::path hidden = landing.path() / "_incoming.json";
+      {
+        std::ofstream out(hidden);
+        for (int i = 0; i < 10; i++) out << "{\"id\": " << next_id++ << "}\n";
+      }
+      std::filesystem::rename(
+          hidden, landing.path() / ("r" + std::to_string(restart) + "-" + std::to_string(file) + ".json"));
+    }
+    RunAndKill(statement, 600);
+  }
+  DrainAndExpectEachOnce(statement, "bronze", next_id);
 }
 
 TEST_F(StreamCrashTest, TableIntoMergeSinkExactlyOnce) {

@@ -328,6 +328,9 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   EXPECT_TRUE(std::holds_alternative<Insert>(insert.body));
   ASSERT_EQ(insert.streams.size(), 1u);
   EXPECT_EQ(insert.streams[0].source, "read_files('/in', format => 'json')");
+  EXPECT_TRUE(insert.streams[0].is_files);
+  EXPECT_FALSE(insert.streams[0].is_changes);
+  EXPECT_FALSE(Parse("SELECT * FROM STREAM f('x')").streams[0].is_files);
 
   ParsedStatement merge = Parse(
       "MERGE INTO t USING (SELECT * FROM STREAM table_changes('s', 0) WATERMARK s.ts DELAY OF INTERVAL '1' "

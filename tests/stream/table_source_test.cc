@@ -459,8 +459,8 @@ TEST_F(TableSourceTest, RefusesWhatItCannotStream) {
   Status loop = itself->RunBatch().status();
   EXPECT_EQ(loop.code(), ErrorCode::kInvalidArgument) << loop.ToString();
   // Outside a stream, STREAM(table) is refused as any STREAM source is.
-  EXPECT_EQ(session_->Execute(kStatement).status().code(), ErrorCode::kNotImplemented);
-  EXPECT_EQ(session_->Execute("SELECT * FROM STREAM(bronze)").status().code(), ErrorCode::kNotImplemented);
+  EXPECT_EQ(session_->Execute(kStatement).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(session_->Execute("SELECT * FROM STREAM(bronze)").status().code(), ErrorCode::kInvalidArgument);
   // A damaged entry in the checkpoint is Corruption naming the object, not a crash.
   checkpoint_ = NewMemoryObjectStore();
   ASSERT_OK_AND_ASSIGN(auto damaged, OpenRunner());

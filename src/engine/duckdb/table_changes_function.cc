@@ -1,5 +1,9 @@
 #include "engine/duckdb/table_changes_function.h"
 
+#include <map>
+#include <string>
+
+#include "duckdb/common/string_util.hpp"
 #include "duckdb/main/extension/extension_loader.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/qualified_name.hpp"
@@ -13,6 +17,7 @@ namespace basin::engine::duckdb_ext {
 namespace {
 
 constexpr char kFunctionName[] = "table_changes";
+constexpr char kReadFilesFunction[] = "read_files";
 
 // The warehouse table the function's first argument names, as name parts.
 std::vector<std::string> TableNameParts(const duckdb::Value& argument) {
@@ -96,6 +101,22 @@ duckdb::unique_ptr<duckdb::TableRef> BindStreamChanges(duckdb::ClientContext& co
                       kStreamChangesFunction);
 }
 
+duckdb::unique_ptr<duckdb::TableRef> BindReadFiles(duckdb::ClientContext& context,
+                                                   duckdb::TableFunctionBindInput& input) {
+  auto& state = GetClientState(context);
+  if (!state.lakehouse || !state.lakehouse->read_files) {
+    throw duckdb::BinderException("read_files: this connection cannot read folders of files");
+  }
+  ThrowOnNull(input, kReadFilesFunction);
+  std::map<std::string, std::string> options;
+  for (const auto& [name, value] : input.named_parameters) {
+    if (value.IsNull()) throw duckdb::BinderException("read_files: option %s must not be NULL", name);
+    options[duckdb::StringUtil::Lower(name)] = value.ToString();
+  }
+  return FeedSubquery(state, state.lakehouse->read_files(duckdb::StringValue::Get(input.inputs[0]), options),
+                      kReadFilesFunction);
+}
+
 }  // namespace
 
 void RegisterTableChanges(duckdb::DatabaseInstance& db) {
@@ -116,6 +137,14 @@ void RegisterTableChanges(duckdb::DatabaseInstance& db) {
   loader.RegisterFunction(set);
   loader.RegisterFunction(stream_table);
   loader.RegisterFunction(stream_changes);
+  duckdb::TableFunction read_files(kReadFilesFunction, {duckdb::LogicalType::VARCHAR}, nullptr, nullptr);
+  for (const char* name : {"format", "schema", "maxBytesPerTrigger"}) {
+    read_files.named_parameters[name] = duckdb::LogicalType::VARCHAR;
+  }
+  read_files.named_parameters["header"] = duckdb::LogicalType::BOOLEAN;
+  read_files.named_parameters["maxFilesPerTrigger"] = duckdb::LogicalType::BIGINT;
+  read_files.bind_replace = BindReadFiles;
+  loader.RegisterFunction(read_files);
 }
 
 }  // namespace basin::engine::duckdb_ext

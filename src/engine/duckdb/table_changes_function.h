@@ -11,6 +11,11 @@
 // stream it fails with the lakehouse's error. basin_stream_changes('table', start) is what
 // `STREAM table_changes('table', start)` reads, the same way: the batch's change feed.
 //
+// read_files('folder', format => 'json' | 'csv' | 'parquet', ...) reads a folder of files,
+// replaced at bind time by the query the lakehouse builds (Lakehouse::read_files: every
+// file outside a stream, the batch's files inside one); its named options reach the
+// lakehouse as text.
+//
 // Thread safety: registered once per database; binding runs on the querying thread.
 #pragma once
 
@@ -19,7 +24,7 @@
 
 namespace basin::engine::duckdb_ext {
 
-// Registers table_changes, basin_stream_table and basin_stream_changes.
+// Registers table_changes, basin_stream_table, basin_stream_changes and read_files.
 void RegisterTableChanges(duckdb::DatabaseInstance& db);
 
 }  // namespace basin::engine::duckdb_ext

@@ -204,6 +204,7 @@ class Rewriter {
       source.source = s.TextBetween(i + 1, close + 1);
       source.offset = s.OffsetOf(i + 1);
       source.is_changes = *name_end == i + 2 && s.IsWordAt(i + 1, "table_changes");
+      source.is_files = *name_end == i + 2 && s.IsWordAt(i + 1, "read_files");
       if (source.is_changes) {  // read through basin_stream_changes, keeping the rows' qualifier
         source.offset = s.OffsetOf(i);
         std::string call =

@@ -61,6 +61,8 @@ struct StreamSource {
   // STREAM table_changes('t', start): a table's change feed, read through
   // basin_stream_changes (`source` is the call as written).
   bool is_changes = false;
+  // STREAM read_files('folder', ...): a folder's new files (`source` is the call as written).
+  bool is_files = false;
   std::vector<StreamOption> options;  // STREAM(t, name => value, ...)
   std::optional<Watermark> watermark;
 };

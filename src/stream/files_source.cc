@@ -1,0 +1,300 @@
+#include "stream/files_source.h"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "sql/read_files.h"
+
+namespace basin::stream {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int64_t kDefaultMaxFiles = 1000;
+constexpr int64_t kCompactEvery = 100;
+constexpr char kListsFolder[] = "files/";
+constexpr char kSeenFolder[] = "seen/";
+
+std::string SeqKey(const char* folder, int64_t seq) {
+  std::string digits = std::to_string(seq);
+  return folder + std::string(20 - std::min<size_t>(20, digits.size()), '0') + digits + ".json";
+}
+
+// The seq of `key` in `folder` ("files/00000000000000000007.json" -> 7); nullopt otherwise.
+std::optional<int64_t> SeqOf(const std::string& key, const std::string& folder) {
+  if (key.rfind(folder, 0) != 0 || key.size() < folder.size() + 5 || key.substr(key.size() - 5) != ".json") {
+    return std::nullopt;
+  }
+  int64_t seq = -1;
+  const char* begin = key.data() + folder.size();
+  const char* end = key.data() + key.size() - 5;
+  auto [at, error] = std::from_chars(begin, end, seq);
+  if (error != std::errc() || at != end) return std::nullopt;
+  return seq;
+}
+
+// A planned batch, as its entry records it.
+struct FilesEntry {
+  int64_t seq = 0;
+  std::vector<sql::InputFile> files;
+  std::optional<sql::FileSchema> schema;
+};
+
+json EntryJson(const FilesEntry& entry) {
+  json files = json::array();
+  for (const sql::InputFile& file : entry.files) {
+    files.push_back(
+        {{"path", file.key}, {"size", file.size}, {"modificationTime", file.modification_time_ms}});
+  }
+  json out = {{"kind", "files"}, {"seq", entry.seq}, {"files", std::move(files)}};
+  if (entry.schema) {
+    json schema = json::array();
+    for (const sql::FileColumn& column : *entry.schema)
+      schema.push_back({{"name", column.name}, {"type", column.type}});
+    out["schema"] = std::move(schema);
+  }
+  return out;
+}
+
+Result<FilesEntry> EntryFrom(const json& entry, const std::string& where) {
+  auto bad = [&](const std::string& what) { return Status::Corruption(where + ": " + what); };
+  if (!entry.is_object() || entry.value("kind", "") != "files" || !entry.contains("seq") ||
+      !entry["seq"].is_number_integer() || !entry.contains("files") || !entry["files"].is_array()) {
+    return bad("the source is not a files source with \"seq\" and \"files\"");
+  }
+  FilesEntry out;
+  out.seq = entry["seq"].get<int64_t>();
+  for (const json& file : entry["files"]) {
+    if (!file.is_object() || !file.contains("path") || !file["path"].is_string()) {
+      return bad("a file of \"files\" has no \"path\"");
+    }
+    out.files.push_back({file["path"].get<std::string>(), file.value("size", int64_t{0}),
+                         file.value("modificationTime", int64_t{0})});
+  }
+  if (entry.contains("schema")) {
+    if (!entry["schema"].is_array()) return bad("\"schema\" must be an array");
+    out.schema.emplace();
+    for (const json& column : entry["schema"]) {
+      if (!column.is_object() || !column.contains("name") || !column["name"].is_string() ||
+          !column.contains("type") || !column["type"].is_string()) {
+        return bad("a column of \"schema\" needs \"name\" and \"type\"");
+      }
+      out.schema->push_back({column["name"].get<std::string>(), column["type"].get<std::string>()});
+    }
+  }
+  return out;
+}
+
+// What read_files reads while the statement is bound or run: a planned batch's files, or
+// while the source learns the statement's options (`entry` null), no file, with the
+// declared schema (without one, binding fails after the options are recorded).
+class FilesBatch final : public sql::FilesStream {
+ public:
+  explicit FilesBatch(const FilesEntry* entry) : entry_(entry) {}
+
+  Result<sql::FilesStreamRead> Read(const sql::ReadFilesRequest& request,
+                                    const std::shared_ptr<ObjectStore>& folder) override {
+    if (request_ && request_->folder != request.folder) {
+      return Status::NotImplemented("a stream reads one folder; this statement names another read_files");
+    }
+    request_ = request;
+    folder_ = folder;
+    if (entry_ != nullptr) return sql::FilesStreamRead{entry_->files, entry_->schema};
+    return sql::FilesStreamRead{{}, request.schema};
+  }
+
+  const std::optional<sql::ReadFilesRequest>& request() const { return request_; }
+  const std::shared_ptr<ObjectStore>& folder() const { return folder_; }
+
+ private:
+  const FilesEntry* entry_;
+  std::optional<sql::ReadFilesRequest> request_;
+  std::shared_ptr<ObjectStore> folder_;
+};
+
+Status WithFilesStream(sql::Session& session, FilesBatch& batch, const std::function<Status()>& run) {
+  session.SetFilesStream(&batch);
+  Status status = WithStreamsAllowed(session, run);
+  session.SetFilesStream(nullptr);
+  return status;
+}
+
+class FilesSource final : public BatchSource {
+ public:
+  FilesSource(sql::Session& session, std::string query, std::shared_ptr<ObjectStore> store, std::string where)
+      : session_(session), query_(std::move(query)), store_(std::move(store)), where_(std::move(where)) {}
+
+  Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
+    FilesEntry next;
+    if (previous) {
+      ASSIGN_OR_RETURN(FilesEntry last, EntryFrom(*previous, where_ + " previous offsets"));
+      RETURN_IF_ERROR(Remember(last));
+      next.seq = last.seq + 1;
+      next.schema = std::move(last.schema);
+    } else {
+      RETURN_IF_ERROR(LoadSeen());
+    }
+    RETURN_IF_ERROR(LearnOptions());
+    ASSIGN_OR_RETURN(std::vector<sql::InputFile> listed, sql::ListInputFiles(*folder_));
+    std::vector<sql::InputFile> fresh;
+    for (sql::InputFile& file : listed) {
+      if (seen_.count(file.key) || (cap_ && !cap_->empty() && !cap_->count(file.key))) continue;
+      fresh.push_back(std::move(file));
+    }
+    if (cap_ && cap_->empty()) {
+      for (const sql::InputFile& file : fresh) cap_->insert(file.key);
+      if (cap_->empty()) cap_->insert("");  // capped at nothing: no key is ""
+    }
+    const int64_t max_files = request_->max_files.value_or(kDefaultMaxFiles);
+    const int64_t max_bytes = request_->max_bytes.value_or(std::numeric_limits<int64_t>::max());
+    int64_t bytes = 0;
+    for (sql::InputFile& file : fresh) {
+      if (static_cast<int64_t>(next.files.size()) >= max_files ||
+          (!next.files.empty() && bytes + file.size > max_bytes)) {
+        break;
+      }
+      bytes += file.size;
+      next.files.push_back(std::move(file));
+    }
+    backlog_ = static_cast<int64_t>(fresh.size() - next.files.size());
+    if (next.files.empty()) return std::optional<json>();
+    if (!next.schema) next.schema = request_->schema;
+    if (!next.schema) {
+      ASSIGN_OR_RETURN(next.schema, InferSchema(next.files));
+    }
+    return std::optional<json>(EntryJson(next));
+  }
+
+  Status Read(const json& planned, BatchRead&, const std::function<Status()>& run) override {
+    ASSIGN_OR_RETURN(FilesEntry entry, EntryFrom(planned, where_ + " offsets"));
+    FilesBatch batch(&entry);
+    return WithFilesStream(session_, batch, run);
+  }
+
+  int64_t RecordsIn(const json&) const override { return 0; }
+  std::optional<int64_t> Backlog() const override { return backlog_; }
+
+  void CapAtCurrentEnd(bool capped) override {
+    cap_.reset();
+    if (capped) cap_.emplace();
+  }
+
+ private:
+  // The statement's read_files options and folder, recorded when binding it reaches
+  // read_files (binding fails there without a declared schema: the columns come from the
+  // first batch's files, InferSchema).
+  Status LearnOptions() {
+    if (request_) return Status::OK();
+    FilesBatch probe(nullptr);
+    Status bound = WithFilesStream(session_, probe, [&] { return BindStreamQuery(session_, query_); });
+    if (!probe.request()) {
+      RETURN_IF_ERROR(bound.WithContext(where_));
+      return Status::NotImplemented(where_ + ": its STREAM source is not read_files(...)");
+    }
+    request_ = probe.request();
+    folder_ = probe.folder();
+    return Status::OK();
+  }
+
+  // The columns DuckDB reads `files` with.
+  Result<sql::FileSchema> InferSchema(const std::vector<sql::InputFile>& files) {
+    ASSIGN_OR_RETURN(engine::Lakehouse::ChangeFeed feed,
+                     sql::ReadFilesFeed(*request_, folder_, files, std::nullopt));
+    ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, session_.connection().DescribeQuery(feed.sql));
+    sql::FileSchema schema;
+    for (const engine::ColumnType& column : columns) schema.push_back({column.name, column.type_name});
+    return schema;
+  }
+
+  // The paths of every batch before the next one: the newest compaction, the lists after it.
+  Status LoadSeen() {
+    if (loaded_) return Status::OK();
+    ASSIGN_OR_RETURN(std::vector<ObjectInfo> compactions, store_->List(kSeenFolder));
+    std::optional<int64_t> compacted;
+    for (const ObjectInfo& info : compactions) {
+      std::optional<int64_t> seq = SeqOf(info.key, kSeenFolder);
+      if (seq && (!compacted || *seq > *compacted)) compacted = seq;
+    }
+    if (compacted) RETURN_IF_ERROR(ReadPaths(SeqKey(kSeenFolder, *compacted)));
+    ASSIGN_OR_RETURN(std::vector<ObjectInfo> lists, store_->List(kListsFolder));
+    for (const ObjectInfo& info : lists) {
+      std::optional<int64_t> seq = SeqOf(info.key, kListsFolder);
+      if (seq && (!compacted || *seq > *compacted)) RETURN_IF_ERROR(ReadPaths(info.key));
+    }
+    loaded_ = true;
+    return Status::OK();
+  }
+
+  Status ReadPaths(const std::string& key) {
+    ASSIGN_OR_RETURN(std::string text, store_->Get(key));
+    json paths = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!paths.is_object() || !paths.contains("paths") || !paths["paths"].is_array()) {
+      return Status::Corruption(where_ + ": " + store_->Describe() + "/" + key + " has no \"paths\" array");
+    }
+    for (const json& path : paths["paths"]) {
+      if (!path.is_string())
+        return Status::Corruption(where_ + ": " + key + " holds a path that is not a string");
+      seen_.insert(path.get<std::string>());
+    }
+    return Status::OK();
+  }
+
+  // `last` (durable in offsets) is read: its paths are seen, kept in files/<seq>.json and,
+  // every 100 batches, compacted with the earlier ones into seen/<seq>.json.
+  Status Remember(const FilesEntry& last) {
+    RETURN_IF_ERROR(LoadSeen());
+    if (remembered_ && *remembered_ >= last.seq) return Status::OK();  // an idle stream plans again
+    json paths = json::array();
+    for (const sql::InputFile& file : last.files) {
+      seen_.insert(file.key);
+      paths.push_back(file.key);
+    }
+    RETURN_IF_ERROR(store_->Put(SeqKey(kListsFolder, last.seq), json{{"paths", std::move(paths)}}.dump()));
+    if ((last.seq + 1) % kCompactEvery != 0) {
+      remembered_ = last.seq;
+      return Status::OK();
+    }
+    RETURN_IF_ERROR(
+        store_->Put(SeqKey(kSeenFolder, last.seq),
+                    json{{"paths", std::vector<std::string>(seen_.begin(), seen_.end())}}.dump()));
+    // The lists it covers and the compactions before it are no longer read.
+    for (const auto& [folder, first_kept] :
+         {std::pair{kListsFolder, last.seq + 1}, std::pair{kSeenFolder, last.seq}}) {
+      ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(folder));
+      for (const ObjectInfo& info : objects) {
+        std::optional<int64_t> seq = SeqOf(info.key, folder);
+        if (seq && *seq < first_kept) RETURN_IF_ERROR(store_->Delete(info.key));
+      }
+    }
+    remembered_ = last.seq;
+    return Status::OK();
+  }
+
+  sql::Session& session_;
+  const std::string query_;
+  std::shared_ptr<ObjectStore> store_;  // the source's checkpoint folder
+  const std::string where_;
+  std::optional<sql::ReadFilesRequest> request_;
+  std::shared_ptr<ObjectStore> folder_;
+  bool loaded_ = false;
+  std::optional<int64_t> remembered_;  // the newest seq whose paths are stored
+  std::set<std::string> seen_;         // paths of every planned batch before the next
+  // available-now: the new files when the first capped plan listed them ("" alone: none).
+  std::optional<std::set<std::string>> cap_;
+  std::optional<int64_t> backlog_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session, std::string query,
+                                                    std::shared_ptr<ObjectStore> source_store,
+                                                    std::string where) {
+  return std::unique_ptr<BatchSource>(
+      std::make_unique<FilesSource>(session, std::move(query), std::move(source_store), std::move(where)));
+}
+
+}  // namespace basin::stream

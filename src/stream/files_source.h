@@ -1,0 +1,34 @@
+// A folder of files as a stream's source (`STREAM read_files('folder', format => ...)`, like
+// Auto Loader), as a BatchSource. Each batch reads files of the folder no earlier batch
+// read, oldest first (by modification time, then path), at most maxFilesPerTrigger (1,000
+// by default) and about maxBytesPerTrigger of them (a batch reads at least one file). A
+// file is read once, whatever the restarts: its path is never planned again, even when it
+// is rewritten or its modification time is older than files already read.
+//
+// The batch's entry in offsets/<N>.json lists its files, with the schema they are read
+// with (docs/stream-checkpoints.md):
+//   {"kind": "files", "seq": 7, "files": [{"path": "2026/12/a.json", "size": 1234,
+//    "modificationTime": 1764600000000}], "schema": [{"name": "id", "type": "BIGINT"}]}
+// The schema is the declared one (schema => '...') or the one DuckDB infers from the first
+// batch's files, kept from then on, so later files are read with the same columns.
+//
+// The paths already read are kept in the source's checkpoint folder, sources/0/: the
+// paths of each batch in files/<seq>.json (written when the next batch is planned, once
+// the batch's entry is durable), compacted every 100 batches into seen/<seq>.json (every
+// path up to that batch, sorted), so a restart reads one compaction and at most 99 lists.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "basin/object_store.h"
+#include "stream/source.h"
+
+namespace basin::stream {
+
+// `stream` is STREAM read_files(...); `source_store` is the source's checkpoint folder.
+Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session, std::string query,
+                                                    std::shared_ptr<ObjectStore> source_store,
+                                                    std::string where);
+
+}  // namespace basin::stream
