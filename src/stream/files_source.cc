@@ -116,9 +116,10 @@ class FilesBatch final : public sql::FilesStream {
   std::shared_ptr<ObjectStore> folder_;
 };
 
+// `run()` with `batch` installed on `session` for STREAM read_files(...) to read.
 Status WithFilesStream(sql::Session& session, FilesBatch& batch, const std::function<Status()>& run) {
   session.SetFilesStream(&batch);
-  Status status = WithStreamsAllowed(session, run);
+  Status status = run();
   session.SetFilesStream(nullptr);
   return status;
 }
@@ -142,12 +143,14 @@ class FilesSource final : public BatchSource {
     ASSIGN_OR_RETURN(std::vector<sql::InputFile> listed, sql::ListInputFiles(*folder_));
     std::vector<sql::InputFile> fresh;
     for (sql::InputFile& file : listed) {
-      if (seen_.count(file.key) || (cap_ && !cap_->empty() && !cap_->count(file.key))) continue;
-      fresh.push_back(std::move(file));
+      if (!seen_.count(file.key)) fresh.push_back(std::move(file));
     }
-    if (cap_ && cap_->empty()) {
-      for (const sql::InputFile& file : fresh) cap_->insert(file.key);
-      if (cap_->empty()) cap_->insert("");  // capped at nothing: no key is ""
+    if (cap_) {
+      if (!cap_->taken) {
+        for (const sql::InputFile& file : fresh) cap_->keys.insert(file.key);
+        cap_->taken = true;
+      }
+      std::erase_if(fresh, [&](const sql::InputFile& file) { return !cap_->keys.count(file.key); });
     }
     const int64_t max_files = request_->max_files.value_or(kDefaultMaxFiles);
     const int64_t max_bytes = request_->max_bytes.value_or(std::numeric_limits<int64_t>::max());
@@ -283,8 +286,12 @@ class FilesSource final : public BatchSource {
   bool loaded_ = false;
   std::optional<int64_t> remembered_;  // the newest seq whose paths are stored
   std::set<std::string> seen_;         // paths of every planned batch before the next
-  // available-now: the new files when the first capped plan listed them ("" alone: none).
-  std::optional<std::set<std::string>> cap_;
+  // available-now: the new files when the first capped plan listed them; batches read no others.
+  struct Cap {
+    bool taken = false;
+    std::set<std::string> keys;
+  };
+  std::optional<Cap> cap_;
   std::optional<int64_t> backlog_;
 };
 

@@ -108,6 +108,16 @@ TEST_F(FilesSourceTest, BatchesAreBoundedAndKeepTheFirstSchema) {
   EXPECT_EQ(Counts(), std::make_pair(int64_t{51 * 2}, int64_t{51}));
 }
 
+// available-now reads the files there when it starts, in bounded batches, and ends; files
+// landing meanwhile wait for the next run.
+TEST_F(FilesSourceTest, AvailableNowEndsAtTheFilesThereWhenItStarted) {
+  for (int i = 0; i < 3; i++) Write("f" + std::to_string(i) + ".json", i * 10, 10);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement(", maxFilesPerTrigger => 2")));
+  EXPECT_EQ(basin::testing::RunAvailableNow(*runner, [&] { Write("late.json", 100, 5); }),
+            (std::vector<int64_t>{20, 10}));
+  EXPECT_EQ(basin::testing::RunAvailableNow(*runner, [] {}), (std::vector<int64_t>{5}));
+}
+
 // After 100 batches the paths are one compacted object; a restart reads it, not the lists.
 TEST_F(FilesSourceTest, PathsAreCompactedEveryHundredBatches) {
   const std::string statement = Statement(", maxFilesPerTrigger => 1");
