@@ -159,6 +159,72 @@ Result<RecordSchema> ParseRecordSchema(std::string_view text) {
   return out;
 }
 
+Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values) {
+  enum class Seen { kNull, kBoolean, kInteger, kDouble, kString };
+  std::vector<std::pair<std::string, Seen>> fields;  // in the order first seen
+  std::map<std::string, size_t> index;
+  simdjson::dom::parser parser;
+  size_t objects = 0;
+  for (std::string_view value : values) {
+    simdjson::dom::object object;
+    if (parser.parse(value.data(), value.size()).get(object) != simdjson::SUCCESS) continue;
+    objects++;
+    for (auto [key, element] : object) {
+      Seen seen = Seen::kString;
+      switch (element.type()) {
+        case simdjson::dom::element_type::NULL_VALUE:
+          seen = Seen::kNull;
+          break;
+        case simdjson::dom::element_type::BOOL:
+          seen = Seen::kBoolean;
+          break;
+        case simdjson::dom::element_type::INT64:
+        case simdjson::dom::element_type::UINT64:
+          seen = Seen::kInteger;
+          break;
+        case simdjson::dom::element_type::DOUBLE:
+          seen = Seen::kDouble;
+          break;
+        default:
+          break;
+      }
+      auto [it, added] = index.emplace(std::string(key), fields.size());
+      if (added) {
+        fields.emplace_back(std::string(key), seen);
+        continue;
+      }
+      Seen& known = fields[it->second].second;
+      const bool numbers = (known == Seen::kInteger || known == Seen::kDouble) &&
+                           (seen == Seen::kInteger || seen == Seen::kDouble);
+      if (known == Seen::kNull || numbers && seen == Seen::kDouble) {
+        known = seen;
+      } else if (seen != Seen::kNull && seen != known && !numbers) {
+        known = Seen::kString;
+      }
+    }
+  }
+  if (objects == 0) {
+    return Status::InvalidArgument("none of the " + std::to_string(values.size()) +
+                                   " records sampled is a JSON object to infer a schema from: give schema => "
+                                   "'name TYPE, ...'");
+  }
+  if (fields.empty()) {
+    return Status::InvalidArgument("the " + std::to_string(objects) +
+                                   " JSON records sampled have no fields to infer a schema from: give "
+                                   "schema => 'name TYPE, ...'");
+  }
+  std::string text;
+  for (const auto& [name, seen] : fields) {
+    if (!text.empty()) text += ", ";
+    const char* type = seen == Seen::kBoolean   ? "BOOLEAN"
+                       : seen == Seen::kInteger ? "BIGINT"
+                       : seen == Seen::kDouble  ? "DOUBLE"
+                                                : "VARCHAR";
+    text += QuoteIdentifier(name) + " " + type;
+  }
+  return text;
+}
+
 bool IsRecordOption(std::string_view name) {
   for (std::string_view option : {"valueFormat", "schema", "deadLetterTable", "maxDeadLetterFraction"}) {
     if (EqualsIgnoreCase(name, option)) return true;
@@ -186,10 +252,9 @@ Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string
       fraction = value;
     }
   }
-  if (out.format != ValueFormat::kRaw && !schema) {
-    return Status::InvalidArgument(std::string("valueFormat '") +
-                                   (out.format == ValueFormat::kJson ? "json" : "csv") +
-                                   "' needs schema => 'name TYPE, ...' (the records' columns)");
+  if (out.format == ValueFormat::kCsv && !schema) {
+    return Status::InvalidArgument(
+        "valueFormat 'csv' needs schema => 'name TYPE, ...' (the records' columns)");
   }
   if (schema) {
     if (out.format == ValueFormat::kRaw) {

@@ -83,7 +83,7 @@ using RecordCell = std::variant<std::monostate, bool, int64_t, double, __int128,
 // The record options every source takes (docs/streams.md "Record formats and dead letters").
 struct RecordOptions {
   ValueFormat format = ValueFormat::kRaw;
-  RecordSchema schema;  // kJson
+  RecordSchema schema;  // kJson, kCsv; empty for json without one (InferJsonSchema)
   // The warehouse table records that do not parse go to, as written ("ops.payments_dlq");
   // empty: none, such a record fails the batch.
   std::string dead_letter_table;
@@ -96,11 +96,18 @@ struct RecordOptions {
 bool IsRecordOption(std::string_view name);
 
 // The record options among `given` ((name, value) pairs, names IsRecordOption's).
-// InvalidArgument naming the option: an unknown format, a schema that does not parse, json
-// without a schema (or a schema without json), a dead-letter table for raw records (which
+// InvalidArgument naming the option: an unknown format, a schema that does not parse, csv
+// without a schema (or a schema without json or csv), a dead-letter table for raw records (which
 // cannot fail to parse), a dead-letter table name that is not one, a fraction outside
 // [0, 1] or without a dead-letter table.
 Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string, std::string>>& given);
+
+// The schema text ("id BIGINT, name VARCHAR, ...", as the schema option takes it) of JSON
+// object records `values`: each top-level field in the order first seen, BOOLEAN, BIGINT,
+// DOUBLE (integers and fractions mixed) or VARCHAR (strings, nested values, anything
+// mixed, and fields only ever null). Values that are not JSON objects are passed over (they
+// are dead letters later). InvalidArgument when none is one.
+Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values);
 
 // The parser of one value format (json or csv) into a schema's cells.
 class RecordParser {

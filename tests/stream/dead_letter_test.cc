@@ -93,6 +93,39 @@ TEST_F(DeadLetterTest, BadRecordsGoToTheDeadLetterTableWithTheirErrorAndCoordina
             std::make_pair(int64_t{4}, int64_t{4}));
 }
 
+// valueFormat 'json' without a schema: the stream's first batch infers one from its records
+// and records it in the offsets; later batches and restarts read with it, so a record that
+// does not fit it is a dead letter rather than a new column type.
+TEST_F(DeadLetterTest, WithoutASchemaTheFirstBatchInfersOneAndKeepsIt) {
+  const std::string statement =
+      "INSERT INTO bronze SELECT id, amount FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() +
+      "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'json', "
+      "deadLetterTable => 'payments_dlq')";
+  for (int id = 0; id < 5; id++) {
+    ProduceValue(id % 2, "{\"id\": " + std::to_string(id) + ", \"amount\": " + std::to_string(id) + ".5}");
+  }
+  ASSERT_OK(producer_->Flush(10'000));
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->rows_out, 5);
+  ASSERT_OK_AND_ASSIGN(std::string offsets, checkpoint_->Get("offsets/00000000000000000000.json"));
+  EXPECT_NE(offsets.find(R"("schema":"\"id\" BIGINT, \"amount\" DOUBLE")"), std::string::npos) << offsets;
+
+  ProduceValue(0, "{\"id\": \"seven\", \"amount\": 1}");
+  ProduceValue(0, "{\"id\": 8, \"amount\": 2, \"extra\": \"x\"}");
+  ASSERT_OK(producer_->Flush(10'000));
+  runner.reset();  // a restart reads with the schema the offsets hold
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> second, runner->RunBatch());
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->rows_out, 1);
+  EXPECT_EQ(second->dead_letters, 1);
+  EXPECT_EQ(Counts("SELECT count(*), sum(amount * 2)::BIGINT FROM bronze"),
+            std::make_pair(int64_t{6}, int64_t{29}));
+}
+
 TEST_F(DeadLetterTest, ABatchRunAgainAfterItsDeadLettersCommittedAddsThemOnce) {
   ProducePayments(0, 10);
   // The sink refuses the batch after its dead letters committed (as a crash between the two

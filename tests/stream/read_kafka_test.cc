@@ -97,6 +97,30 @@ TEST_F(ReadKafkaTest, ReadsTheBoundedRangeInSlices) {
   EXPECT_EQ(latest.at(0, 0), "0");
 }
 
+// valueFormat 'json' without a schema: the columns are inferred from the records read.
+TEST_F(ReadKafkaTest, JsonWithoutASchemaInfersTheColumns) {
+  for (int i = 0; i < 4; i++) {
+    const std::string value = "{\"id\": " + std::to_string(i) + ", \"name\": \"n" + std::to_string(i) + "\"}";
+    ProducerRecord record;
+    record.partition = i % 3;
+    record.value = value;
+    ASSERT_OK(producer_->Produce("payments", record));
+  }
+  ASSERT_OK(producer_->Flush(10'000));
+  ASSERT_OK_AND_ASSIGN(auto rows,
+                       Select("SELECT typeof(id), count(*), sum(id), max(name)",
+                              ", startingOffsets => 'earliest', valueFormat => 'json'", " GROUP BY ALL"));
+  ASSERT_EQ(rows.row_count(), 1u);
+  EXPECT_EQ(rows.at(0, 0), "BIGINT");
+  EXPECT_EQ(rows.at(0, 1), "4");
+  EXPECT_EQ(rows.at(0, 2), "6");
+  EXPECT_EQ(rows.at(0, 3), "n3");
+  // An empty range has nothing to infer from.
+  auto empty = Select("SELECT *", ", startingOffsets => 'latest', valueFormat => 'json'");
+  ASSERT_ERROR_CODE(empty, kInvalidArgument);
+  EXPECT_NE(empty.status().message().find("give schema"), std::string::npos) << empty.status().ToString();
+}
+
 TEST_F(ReadKafkaTest, BadOptionsNameTheOptionWithTheirCode) {
   auto bad_start = Select("SELECT *", ", startingOffsets => 'sometime'");
   ASSERT_ERROR_CODE(bad_start, kInvalidArgument);

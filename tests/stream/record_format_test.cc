@@ -176,6 +176,30 @@ TEST(CsvRecordParserTest, LinesThatDoNotFitAreRefusedWithTheReason) {
   EXPECT_EQ(refusal("1,5"), "");
 }
 
+TEST(InferJsonSchemaTest, FieldsInTheOrderSeenWithTheWidestType) {
+  ASSERT_OK_AND_ASSIGN(std::string schema,
+                       InferJsonSchema({R"({"id": 1, "amount": 2, "ok": null, "tags": [1], "note": "a"})",
+                                        "not json", "[1, 2]",
+                                        R"({"id": 2, "amount": 2.5, "ok": true, "tags": {"a": 1}, "note": 3,)"
+                                        R"( "Last Field": null})"}));
+  EXPECT_EQ(schema,
+            "\"id\" BIGINT, \"amount\" DOUBLE, \"ok\" BOOLEAN, \"tags\" VARCHAR, \"note\" VARCHAR, "
+            "\"Last Field\" VARCHAR");
+  // The text reads back as a schema option.
+  ASSERT_OK_AND_ASSIGN(RecordSchema parsed, ParseRecordSchema(schema));
+  EXPECT_EQ(parsed.size(), 6u);
+  EXPECT_EQ(parsed[5].name, "Last Field");
+
+  for (const std::vector<std::string_view>& none :
+       {std::vector<std::string_view>{}, std::vector<std::string_view>{"1", "oops"}}) {
+    Result<std::string> refused = InferJsonSchema(none);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("give schema"), std::string::npos)
+        << refused.status().ToString();
+  }
+  EXPECT_FALSE(InferJsonSchema({"{}"}).ok());
+}
+
 TEST(RecordOptionsTest, OptionsAreCheckedTogether) {
   ASSERT_OK_AND_ASSIGN(RecordOptions raw, ParseRecordOptions({}));
   EXPECT_EQ(raw.format, ValueFormat::kRaw);
@@ -193,7 +217,8 @@ TEST(RecordOptionsTest, OptionsAreCheckedTogether) {
     return options.ok() ? std::string() : options.status().message();
   };
   EXPECT_NE(refusal({{"valueFormat", "avro"}}).find("'avro'"), std::string::npos);
-  EXPECT_NE(refusal({{"valueFormat", "json"}}).find("needs schema"), std::string::npos);
+  ASSERT_OK_AND_ASSIGN(RecordOptions inferred, ParseRecordOptions({{"valueFormat", "json"}}));
+  EXPECT_TRUE(inferred.schema.empty());  // inferred from the records (InferJsonSchema)
   EXPECT_NE(refusal({{"valueFormat", "csv"}}).find("'csv' needs schema"), std::string::npos);
   ASSERT_OK_AND_ASSIGN(RecordOptions csv, ParseRecordOptions({{"valueFormat", "csv"}, {"schema", "id INT"}}));
   EXPECT_EQ(csv.format, ValueFormat::kCsv);

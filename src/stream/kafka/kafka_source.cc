@@ -67,11 +67,12 @@ class Batch final : public KafkaBatch {
   // nullopt: binding only, to learn the source's options; nothing is read. `reader`, when
   // given, is lent to read_kafka.
   explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr,
-                 const CancellationToken* abandon = nullptr)
-      : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon) {}
+                 const CancellationToken* abandon = nullptr, std::optional<std::string> schema = std::nullopt)
+      : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {}
 
   KafkaReader* Reader() override { return reader_; }
   const CancellationToken* Abandon() override { return abandon_; }
+  std::optional<std::string> Schema() override { return schema_; }
 
   Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
     if (options_ && !SameSource(*options_, options)) {
@@ -94,6 +95,7 @@ class Batch final : public KafkaBatch {
   std::optional<std::vector<PartitionRange>> ranges_;
   KafkaReader* reader_;
   const CancellationToken* abandon_;
+  std::optional<std::string> schema_;
   std::optional<KafkaOptions> options_;
 };
 
@@ -112,6 +114,7 @@ class KafkaSource final : public BatchSource {
       ASSIGN_OR_RETURN(std::vector<PartitionRange> before,
                        RangesFrom(*previous, where_ + " previous offsets"));
       committed = Ends(before);
+      RETURN_IF_ERROR(KeepSchema(*previous));
     }
     ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions,
                      planner_->ListPartitions(options_->subscription));
@@ -132,19 +135,24 @@ class KafkaSource final : public BatchSource {
         backlog_ = *backlog_ + std::max<int64_t>(0, marks->second.high - range.end_offset);
     }
     if (TotalOffsets(ranges) == 0) return std::optional<json>();
-    return std::optional<json>(json{{"kind", "kafka"}, {"ranges", RangesJson(ranges)}});
+    json entry = {{"kind", "kafka"}, {"ranges", RangesJson(ranges)}};
+    if (options_->records.format == ValueFormat::kJson && options_->records.schema.empty()) {
+      // The stream's first batch with no schema option: its records decide the columns.
+      RETURN_IF_ERROR(OpenReader());
+      ASSIGN_OR_RETURN(std::string inferred, SampleJsonSchema(*reader_, ranges, nullptr));
+      RETURN_IF_ERROR(UseSchema(inferred));
+    }
+    if (inferred_schema_) entry["schema"] = *inferred_schema_;
+    return std::optional<json>(std::move(entry));
   }
 
   Status Read(const json& planned, BatchRead& read, const std::function<Status()>& run) override {
     ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(planned, where_ + " offsets"));
     RETURN_IF_ERROR(LearnOptions());
-    // One client reads every batch. It is not the planning client: requests to a broker
-    // are answered in order, so watermark queries would wait behind its last fetch.
-    if (!reader_) {
-      ASSIGN_OR_RETURN(reader_, KafkaReader::OpenToRead(*options_));
-    }
+    RETURN_IF_ERROR(KeepSchema(planned));
+    RETURN_IF_ERROR(OpenReader());
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
-    Batch batch(std::move(ranges), reader_.get(), read.abandon);
+    Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
     ScopedKafkaBatch installed(session_.connection().raw(), &batch);
     return run();
   }
@@ -162,12 +170,43 @@ class KafkaSource final : public BatchSource {
   }
 
  private:
-  // The source's options, from binding the statement's query with nothing to read.
+  // One client reads every batch. It is not the planning client: requests to a broker are
+  // answered in order, so watermark queries would wait behind its last fetch.
+  Status OpenReader() {
+    if (!reader_) {
+      ASSIGN_OR_RETURN(reader_, KafkaReader::OpenToRead(*options_));
+    }
+    return Status::OK();
+  }
+
+  // The schema inferred when the stream began, as `entry` records it (once known, every
+  // batch reads with it; a schema option, when given, is used instead).
+  Status KeepSchema(const json& entry) {
+    if (inferred_schema_ || !entry.contains("schema")) return Status::OK();
+    if (!entry["schema"].is_string()) return Status::Corruption(where_ + ": \"schema\" must be a string");
+    return UseSchema(entry["schema"].get<std::string>());
+  }
+  Status UseSchema(const std::string& text) {
+    Result<RecordSchema> schema = ParseRecordSchema(text);
+    if (!schema.ok()) return schema.status().WithContext(where_ + ": the inferred schema");
+    options_->records.schema = std::move(*schema);
+    inferred_schema_ = text;
+    return Status::OK();
+  }
+
+  // The source's options, from binding the statement's query with nothing to read (which
+  // fails after read_kafka took its options when the schema is to be inferred: there are
+  // no columns yet).
   Status LearnOptions() {
     if (options_) return Status::OK();
     Batch probe(std::nullopt);
     ScopedKafkaBatch installed(session_.connection().raw(), &probe);
-    RETURN_IF_ERROR(BindStreamQuery(session_, query_).WithContext(where_));
+    Status bound = BindStreamQuery(session_, query_);
+    if (probe.options() && probe.options()->records.format == ValueFormat::kJson &&
+        probe.options()->records.schema.empty()) {
+      bound = Status::OK();
+    }
+    RETURN_IF_ERROR(bound.WithContext(where_));
     if (!probe.options()) {
       return Status::NotImplemented(where_ +
                                     ": its STREAM source is not read_kafka(...) or a table "
@@ -225,6 +264,7 @@ class KafkaSource final : public BatchSource {
   std::unique_ptr<RecordParser> parser_;  // with a dead-letter table
   std::vector<RecordCell> cells_;
   std::optional<KafkaOptions> options_;
+  std::optional<std::string> inferred_schema_;  // valueFormat json without a schema option
   std::unique_ptr<KafkaReader> planner_;
   std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
   // available-now: the partitions' high watermarks at the first plan; batches end there.

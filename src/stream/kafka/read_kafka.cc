@@ -139,16 +139,62 @@ Result<std::vector<PartitionRange>> BoundedRanges(const KafkaOptions& options) {
   return PlanRanges(options, std::nullopt, watermarks);
 }
 
+}  // namespace
+
+Result<std::string> SampleJsonSchema(KafkaReader& reader, const std::vector<PartitionRange>& ranges,
+                                     const CancellationToken* abandon) {
+  constexpr int64_t kSample = 1'000;
+  std::vector<PartitionRange> sample;
+  for (const PartitionRange& range : ranges) {
+    if (range.size() > 0) sample.push_back(range);
+  }
+  const int64_t quota =
+      std::max<int64_t>(1, kSample / std::max<int64_t>(1, static_cast<int64_t>(sample.size())));
+  for (PartitionRange& range : sample)
+    range.end_offset = std::min(range.end_offset, range.start_offset + quota);
+  std::vector<std::string> values;
+  RETURN_IF_ERROR(reader.Read(
+      sample,
+      [&](const KafkaRecord& record) {
+        if (record.value) values.emplace_back(*record.value);
+        return Status::OK();
+      },
+      abandon));
+  return InferJsonSchema(std::vector<std::string_view>(values.begin(), values.end()));
+}
+
+namespace {
+
+// With valueFormat 'json' and no schema: the batch's schema, or one inferred from the ranges.
+Status InferMissingSchema(BindData& data, KafkaBatch* batch) {
+  RecordOptions& records = data.options.records;
+  if (records.format != ValueFormat::kJson || !records.schema.empty()) return Status::OK();
+  std::optional<std::string> text = batch != nullptr ? batch->Schema() : std::nullopt;
+  if (!text) {
+    std::unique_ptr<KafkaReader> own;
+    KafkaReader* reader = data.batch_reader;
+    if (reader == nullptr) {
+      ASSIGN_OR_RETURN(own, KafkaReader::OpenToRead(data.options));
+      reader = own.get();
+    }
+    ASSIGN_OR_RETURN(text, SampleJsonSchema(*reader, data.ranges, data.abandon));
+  }
+  ASSIGN_OR_RETURN(records.schema, ParseRecordSchema(*text));
+  return Status::OK();
+}
+
 Status BindStatus(duckdb_bind_info info) {
   auto data = std::make_unique<BindData>();
   ASSIGN_OR_RETURN(data->options, ParseKafkaOptions(GivenOptions(info)));
-  if (KafkaBatch* batch = BatchOf(info)) {
+  KafkaBatch* batch = BatchOf(info);
+  if (batch != nullptr) {
     ASSIGN_OR_RETURN(data->ranges, batch->Ranges(data->options));
     data->batch_reader = batch->Reader();
     data->abandon = batch->Abandon();
   } else {
     ASSIGN_OR_RETURN(data->ranges, BoundedRanges(data->options));
   }
+  RETURN_IF_ERROR(InferMissingSchema(*data, batch));
   if (data->options.records.format != ValueFormat::kRaw) {
     AddRecordColumns(info, data->options.records.schema);
   } else {

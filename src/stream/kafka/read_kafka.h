@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -68,7 +69,15 @@ class KafkaBatch {
   // Cancelled when the batch is abandoned: read_kafka's reads then end (Cancelled) instead
   // of waiting for records. Null for none; it must outlive the query.
   virtual const CancellationToken* Abandon() { return nullptr; }
+  // With valueFormat 'json' and no schema option: the schema text the records are read
+  // with, fixed when the stream began (nullopt: read_kafka infers one from the ranges).
+  virtual std::optional<std::string> Schema() { return std::nullopt; }
 };
+
+// The schema text of the JSON records in `ranges` (InferJsonSchema over at most the first
+// 1,000 of them, shared between the ranges), read with `reader`.
+Result<std::string> SampleJsonSchema(KafkaReader& reader, const std::vector<PartitionRange>& ranges,
+                                     const CancellationToken* abandon);
 
 // Makes read_kafka on DuckDB connection `conn` read `batch` while the guard lives.
 // REQUIRES: one guard per connection at a time; `batch` outlives the guard.
