@@ -208,9 +208,10 @@ class KafkaSource final : public BatchSource {
     }
     RETURN_IF_ERROR(bound.WithContext(where_));
     if (!probe.options()) {
-      return Status::NotImplemented(where_ +
-                                    ": its STREAM source is not read_kafka(...) or a table "
-                                    "(read_files and table_changes come later)");
+      return Status::NotImplemented(
+          where_ +
+          ": its STREAM source is not read_kafka(...), read_files(...), table_changes(...) "
+          "or a table");
     }
     options_ = *probe.options();
     return Status::OK();
