@@ -159,8 +159,39 @@ Result<RecordSchema> ParseRecordSchema(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// What the values of one field seen so far say of its type.
+enum class Seen { kNull, kBoolean, kInteger, kDouble, kString };
+
+Seen SeenOf(simdjson::dom::element_type type) {
+  switch (type) {
+    case simdjson::dom::element_type::NULL_VALUE:
+      return Seen::kNull;
+    case simdjson::dom::element_type::BOOL:
+      return Seen::kBoolean;
+    case simdjson::dom::element_type::INT64:
+    case simdjson::dom::element_type::UINT64:
+      return Seen::kInteger;
+    case simdjson::dom::element_type::DOUBLE:
+      return Seen::kDouble;
+    default:
+      return Seen::kString;  // strings, objects, arrays
+  }
+}
+
+// The type of a field seen as `known` and now as `seen`: nulls say nothing, integers and
+// fractions make DOUBLE, anything else mixed VARCHAR.
+Seen Widest(Seen known, Seen seen) {
+  if (known == seen || seen == Seen::kNull) return known;
+  if (known == Seen::kNull) return seen;
+  const auto number = [](Seen s) { return s == Seen::kInteger || s == Seen::kDouble; };
+  return number(known) && number(seen) ? Seen::kDouble : Seen::kString;
+}
+
+}  // namespace
+
 Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values) {
-  enum class Seen { kNull, kBoolean, kInteger, kDouble, kString };
   std::vector<std::pair<std::string, Seen>> fields;  // in the order first seen
   std::map<std::string, size_t> index;
   simdjson::dom::parser parser;
@@ -170,36 +201,12 @@ Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values)
     if (parser.parse(value.data(), value.size()).get(object) != simdjson::SUCCESS) continue;
     objects++;
     for (auto [key, element] : object) {
-      Seen seen = Seen::kString;
-      switch (element.type()) {
-        case simdjson::dom::element_type::NULL_VALUE:
-          seen = Seen::kNull;
-          break;
-        case simdjson::dom::element_type::BOOL:
-          seen = Seen::kBoolean;
-          break;
-        case simdjson::dom::element_type::INT64:
-        case simdjson::dom::element_type::UINT64:
-          seen = Seen::kInteger;
-          break;
-        case simdjson::dom::element_type::DOUBLE:
-          seen = Seen::kDouble;
-          break;
-        default:
-          break;
-      }
+      const Seen seen = SeenOf(element.type());
       auto [it, added] = index.emplace(std::string(key), fields.size());
       if (added) {
         fields.emplace_back(std::string(key), seen);
-        continue;
-      }
-      Seen& known = fields[it->second].second;
-      const bool numbers = (known == Seen::kInteger || known == Seen::kDouble) &&
-                           (seen == Seen::kInteger || seen == Seen::kDouble);
-      if (known == Seen::kNull || numbers && seen == Seen::kDouble) {
-        known = seen;
-      } else if (seen != Seen::kNull && seen != known && !numbers) {
-        known = Seen::kString;
+      } else {
+        fields[it->second].second = Widest(fields[it->second].second, seen);
       }
     }
   }
