@@ -124,6 +124,12 @@ Status WithFilesStream(sql::Session& session, FilesBatch& batch, const std::func
   return status;
 }
 
+// available-now: the new files when the first capped plan listed them; batches read no others.
+struct AvailableNowCap {
+  bool taken = false;
+  std::set<std::string> keys;
+};
+
 class FilesSource final : public BatchSource {
  public:
   FilesSource(sql::Session& session, std::string query, std::shared_ptr<ObjectStore> store, std::string where)
@@ -286,12 +292,7 @@ class FilesSource final : public BatchSource {
   bool loaded_ = false;
   std::optional<int64_t> remembered_;  // the newest seq whose paths are stored
   std::set<std::string> seen_;         // paths of every planned batch before the next
-  // available-now: the new files when the first capped plan listed them; batches read no others.
-  struct Cap {
-    bool taken = false;
-    std::set<std::string> keys;
-  };
-  std::optional<Cap> cap_;
+  std::optional<AvailableNowCap> cap_;
   std::optional<int64_t> backlog_;
 };
 
