@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 #include <set>
 #include <utility>
 #include <vector>
@@ -158,15 +157,9 @@ class FilesSource final : public BatchSource {
       }
       std::erase_if(fresh, [&](const sql::InputFile& file) { return !cap_->keys.count(file.key); });
     }
-    const int64_t max_files = request_->max_files.value_or(kDefaultMaxFiles);
-    const int64_t max_bytes = request_->max_bytes.value_or(std::numeric_limits<int64_t>::max());
-    int64_t bytes = 0;
+    BatchBound bound(request_->max_files.value_or(kDefaultMaxFiles), request_->max_bytes);
     for (sql::InputFile& file : fresh) {
-      if (static_cast<int64_t>(next.files.size()) >= max_files ||
-          (!next.files.empty() && bytes + file.size > max_bytes)) {
-        break;
-      }
-      bytes += file.size;
+      if (!bound.Take(1, file.size)) break;
       next.files.push_back(std::move(file));
     }
     backlog_ = static_cast<int64_t>(fresh.size() - next.files.size());

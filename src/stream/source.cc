@@ -36,9 +36,10 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
   if (stream.is_files && !sink.complete)
     return NewFilesSource(session, query, std::move(source_store), where);
   if (sink.complete) {
-    return Status::NotImplemented(where +
-                                  ": INSERT OVERWRITE (a complete sink) reads a table source; over Kafka it "
-                                  "needs the stream's state, which comes later");
+    return Status::NotImplemented(
+        where +
+        ": INSERT OVERWRITE (a complete sink) reads a table source; over Kafka or files it "
+        "needs the stream's state, which comes later");
   }
   return kafka::NewKafkaSource(session, query, dead_letters, where);
 }

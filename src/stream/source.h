@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -67,6 +68,31 @@ class BatchSource {
   // Until the next call, plans end where the source ends now (trigger available-now), or,
   // with false, wherever it ends when planning.
   virtual void CapAtCurrentEnd(bool capped) = 0;
+};
+
+// maxFilesPerTrigger and maxBytesPerTrigger as a source bounds a batch: it takes items (files,
+// or commits with the files they add) in order while both bounds hold, and always its first,
+// so that one item larger than a bound still moves the stream.
+class BatchBound {
+ public:
+  BatchBound(std::optional<int64_t> max_files, std::optional<int64_t> max_bytes)
+      : max_files_(max_files.value_or(std::numeric_limits<int64_t>::max())),
+        max_bytes_(max_bytes.value_or(std::numeric_limits<int64_t>::max())) {}
+
+  // Takes an item of `files` files and `bytes` bytes when it fits beside those taken (the
+  // first always does); false, taking nothing, when the batch is full.
+  bool Take(int64_t files, int64_t bytes) {
+    if (taken_ && (files > max_files_ - files_ || bytes > max_bytes_ - bytes_)) return false;
+    taken_ = true;
+    files_ += files;
+    bytes_ += bytes;
+    return true;
+  }
+
+ private:
+  int64_t max_files_, max_bytes_;
+  bool taken_ = false;
+  int64_t files_ = 0, bytes_ = 0;
 };
 
 // `run()` with STREAM sources allowed on `session` (Session::AllowStreams), as a batch's

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <limits>
 #include <string>
 #include <utility>
 
@@ -157,9 +156,7 @@ Result<int64_t> FirstVersionAtOrAfter(const delta::Snapshot& latest, const std::
 // never split).
 Result<int64_t> EndWithinLimits(ObjectStore& store, int64_t start, int64_t end, const TableOptions& options,
                                 const std::string& where) {
-  const int64_t max_files = options.max_files.value_or(std::numeric_limits<int64_t>::max());
-  const int64_t max_bytes = options.max_bytes.value_or(std::numeric_limits<int64_t>::max());
-  int64_t files = 0, bytes = 0;
+  BatchBound bound(options.max_files, options.max_bytes);
   for (int64_t v = start; v <= end; v++) {
     const std::string key = delta::CommitKey(v);
     ASSIGN_OR_RETURN(std::string content, store.Get(key));
@@ -172,9 +169,7 @@ Result<int64_t> EndWithinLimits(ObjectStore& store, int64_t start, int64_t end, 
       added_files++;
       added_bytes += add->size;
     }
-    if (v > start && (files + added_files > max_files || bytes + added_bytes > max_bytes)) return v - 1;
-    files += added_files;
-    bytes += added_bytes;
+    if (!bound.Take(added_files, added_bytes)) return v - 1;
   }
   return end;
 }
