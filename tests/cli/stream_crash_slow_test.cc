@@ -193,7 +193,7 @@ TEST_F(StreamCrashTest, FilesIntoInsertSinkExactlyOnce) {
   testing::TempDir landing;
   ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT)").exit_code, 0);
   const std::string statement = "INSERT INTO bronze SELECT id FROM STREAM read_files('" + landing.str() +
-                                "', format => 'json', maxFilesPerTrigger => 3)";
+                                "', format => 'json', maxFilesPerTrigger => 1)";
   // Each round lands files of ten records, each written under a hidden name and renamed,
   // as a producer that never shows a half-written file does.
   int next_id = 0;
