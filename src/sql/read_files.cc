@@ -1,6 +1,7 @@
 #include "sql/read_files.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <utility>
 
 #include "commands/table_features.h"
@@ -29,6 +30,18 @@ Result<FileFormat> ParseFormat(const std::string& text) {
   if (format == "csv") return FileFormat::kCsv;
   if (format == "parquet") return FileFormat::kParquet;
   return Status::InvalidArgument("read_files: format must be 'json', 'csv' or 'parquet', not '" + text + "'");
+}
+
+Result<SchemaEvolution> ParseEvolution(const std::string& text) {
+  const std::string mode = AsciiLower(text);
+  if (mode == "addnewcolumns") return SchemaEvolution::kAddNewColumns;
+  if (mode == "rescue") return SchemaEvolution::kRescue;
+  if (mode == "failonnewcolumns") return SchemaEvolution::kFailOnNewColumns;
+  if (mode == "none") return SchemaEvolution::kNone;
+  return Status::InvalidArgument(
+      "read_files: schemaEvolutionMode must be 'addNewColumns', 'rescue', 'failOnNewColumns' or 'none', "
+      "not '" +
+      text + "'");
 }
 
 Result<FileSchema> ParseDeclaredSchema(const std::string& text) {
@@ -71,6 +84,107 @@ std::string CastColumns(const FileSchema& schema, const std::string& from) {
   return out + (from.empty() ? " WHERE false" : " FROM " + from);
 }
 
+// Queries that see each row of the files as one JSON object, the column kRow: a JSON file's
+// objects as they are, a CSV or Parquet row as its fields by name (CSV fields as text).
+constexpr char kRow[] = "\"__basin_row\"";
+
+// A column's value in kRow, cast to its type; NULL when it has none or it does not cast.
+std::string ValueOf(const FileColumn& column, bool text_fields) {
+  const bool as_text = text_fields || AsciiLower(column.type) == "varchar";
+  return "TRY_CAST((" + std::string(kRow) + (as_text ? "->>" : "->") + QuoteLiteral(column.name) + ") AS " +
+         column.type + ")";
+}
+
+// kRow's value for `column`, as JSON (NULL when it has none).
+std::string FieldOf(const FileColumn& column) {
+  return "(" + std::string(kRow) + "->" + QuoteLiteral(column.name) + ")";
+}
+
+// Whether kRow has a value for `column` that `cast` (ValueOf's) could not take.
+std::string MisfitOf(const FileColumn& column, const std::string& cast) {
+  const std::string value = FieldOf(column);
+  return value + " IS NOT NULL AND json_type(" + value + ") <> 'NULL' AND " + cast + " IS NULL";
+}
+
+// kRow over each row of `files` (rescue mode without dead letters).
+std::string RowsOf(const ReadFilesRequest& request, const std::string& urls) {
+  const std::string row = " AS " + std::string(kRow);
+  switch (request.format) {
+    case FileFormat::kJson:
+      return "SELECT json" + row + " FROM read_json_objects(" + urls + ", format = 'auto')";
+    case FileFormat::kCsv:
+      return "SELECT to_json(t)" + row + " FROM read_csv(" + urls +
+             ", union_by_name = true, all_varchar = true" +
+             (request.header ? std::string(", header = ") + (*request.header ? "true" : "false")
+                             : std::string()) +
+             ") AS t";
+    case FileFormat::kParquet:
+      return "SELECT to_json(t)" + row + " FROM read_parquet(" + urls + ", union_by_name = true) AS t";
+  }
+  return {};
+}
+
+// `schema`'s columns (ValueOf) from kRow of each row `rows` gives; with `rescue`,
+// kRescuedDataColumn after them: the fields of no column and the values that did not cast,
+// as a JSON object (NULL when there are none; null values are left out).
+std::string TypedRows(const std::string& rows, const FileSchema& schema, bool text_fields, bool rescue) {
+  std::string values, columns, known_removed, misfits;
+  for (const FileColumn& column : schema) {
+    if (column.name == kRescuedDataColumn) continue;
+    const std::string field = QuoteLiteral(column.name);
+    const std::string name = QuoteIdentifier(column.name);
+    values += ", " + ValueOf(column, text_fields) + " AS " + name;
+    columns += (columns.empty() ? "" : ", ") + name;
+    known_removed += (known_removed.empty() ? "" : ", ") + field + ", NULL";
+    misfits += (misfits.empty() ? "" : ", ") + field + ", CASE WHEN " + MisfitOf(column, name) + " THEN " +
+               FieldOf(column) + " END";
+  }
+  if (rescue) {
+    std::string rescued = "json_merge_patch('{}', " + std::string(kRow) + ")";
+    if (!known_removed.empty()) {
+      rescued = "json_merge_patch(json_merge_patch('{}', json_merge_patch(" + std::string(kRow) +
+                ", json_object(" + known_removed + "))), json_object(" + misfits + "))";
+    }
+    columns += std::string(columns.empty() ? "" : ", ") + "NULLIF(CAST(" + rescued +
+               " AS VARCHAR), '{}') AS " + QuoteIdentifier(kRescuedDataColumn);
+  }
+  return "SELECT " + columns + " FROM (SELECT " + kRow + values + " FROM (" + rows + "))";
+}
+
+// JSON lines with dead letters: every non-blank line of `files` (file: the key; line: from
+// 1; text) with kRow (NULL when the line is not JSON) and why it is a dead letter (error;
+// NULL when it is not one): it is not a JSON object, or outside rescue mode, a value of it
+// does not fit its column.
+std::string ClassifiedLines(const engine::StoreHandle& handle, const std::string& urls,
+                            const FileSchema& schema, bool rescue) {
+  const std::string prefix = std::string(engine::kStoreUrlScheme) + std::to_string(handle.id()) + "/";
+  const std::string lines =
+      "SELECT substr(filename, " + std::to_string(prefix.size() + 1) +
+      ") AS file, line, text FROM (SELECT filename, line, rtrim(text, chr(13)) AS text FROM (SELECT "
+      "filename, "
+      "unnest(range(1, len(parts) + 1)) AS line, unnest(parts) AS text FROM (SELECT filename, "
+      "string_split(content, chr(10)) AS parts FROM read_text(" +
+      urls + ")))) WHERE trim(text) <> ''";
+  std::string error = "CASE WHEN " + std::string(kRow) + " IS NULL THEN 'not valid JSON' WHEN json_type(" +
+                      kRow + ") <> 'OBJECT' THEN 'not a JSON object'";
+  for (const FileColumn& column : schema) {
+    if (rescue || column.name == kRescuedDataColumn) continue;
+    error += " WHEN " + MisfitOf(column, ValueOf(column, false)) + " THEN " +
+             QuoteLiteral("column " + column.name + ": ") + " || CAST(" + FieldOf(column) +
+             " AS VARCHAR) || " + QuoteLiteral(" is not a " + column.type);
+  }
+  return "SELECT file, line, text, " + std::string(kRow) + ", " + error +
+         " END AS error FROM (SELECT *, CASE WHEN json_valid(text) THEN CAST(text AS JSON) END AS " + kRow +
+         " FROM (" + lines + "))";
+}
+
+// `schema` with the rescue column last, as rescue mode reads it.
+FileSchema WithRescuedColumn(FileSchema schema) {
+  std::erase_if(schema, [](const FileColumn& column) { return column.name == kRescuedDataColumn; });
+  schema.push_back({kRescuedDataColumn, "VARCHAR"});
+  return schema;
+}
+
 }  // namespace
 
 Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
@@ -95,6 +209,22 @@ Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
       if (files < 1)
         return Status::InvalidArgument("read_files: maxFilesPerTrigger must be 1 or more, not " + value);
       request.max_files = files;
+    } else if (name == "deadlettertable") {
+      if (request.format != FileFormat::kJson) {
+        return Status::InvalidArgument(
+            "read_files: deadLetterTable is for JSON files (CSV and Parquet not yet)");
+      }
+      request.dead_letter_table = value;
+    } else if (name == "maxdeadletterfraction") {
+      char* end = nullptr;
+      const double fraction = std::strtod(value.c_str(), &end);
+      if (value.empty() || *end != '\0' || !(fraction >= 0 && fraction <= 1)) {
+        return Status::InvalidArgument(
+            "read_files: maxDeadLetterFraction must be a number from 0 to 1, not " + value);
+      }
+      request.max_dead_letter_fraction = fraction;
+    } else if (name == "schemaevolutionmode") {
+      ASSIGN_OR_RETURN(request.evolution, ParseEvolution(value));
     } else if (name == "maxbytespertrigger") {
       request.max_bytes = commands::ParseByteSize(value);
       if (!request.max_bytes) {
@@ -104,6 +234,9 @@ Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
             value + "'");
       }
     }
+  }
+  if (request.max_dead_letter_fraction && request.dead_letter_table.empty()) {
+    return Status::InvalidArgument("read_files: maxDeadLetterFraction needs a deadLetterTable");
   }
   return request;
 }
@@ -132,21 +265,36 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
                                      "'): no files to read, so no columns to infer: give schema => "
                                      "'name TYPE, ...'");
     }
-    return engine::Lakehouse::ChangeFeed{CastColumns(*schema, ""), nullptr};
+    const bool rescue = request.EvolutionMode() == SchemaEvolution::kRescue;
+    return engine::Lakehouse::ChangeFeed{CastColumns(rescue ? WithRescuedColumn(*schema) : *schema, ""),
+                                         nullptr};
   }
   auto handle = std::make_shared<engine::StoreHandle>(engine::RegisterStore(store));
   const std::string urls = UrlList(*handle, files);
+  const bool rescue = schema && request.EvolutionMode() == SchemaEvolution::kRescue;
+  if (schema && !request.dead_letter_table.empty()) {
+    const std::string good = "SELECT " + std::string(kRow) + " FROM (" +
+                             ClassifiedLines(*handle, urls, *schema, rescue) + ") WHERE error IS NULL";
+    return engine::Lakehouse::ChangeFeed{TypedRows(good, *schema, false, rescue), std::move(handle)};
+  }
+  if (rescue) {
+    return engine::Lakehouse::ChangeFeed{
+        TypedRows(RowsOf(request, urls), *schema, request.format == FileFormat::kCsv, true),
+        std::move(handle)};
+  }
+  // Columns inferred from every file, matched by name, so a field that only later files
+  // have is one of them.
+  const std::string columns = schema ? ", columns = " + ColumnsStruct(*schema) : ", union_by_name = true";
   std::string sql;
   switch (request.format) {
     case FileFormat::kJson:
-      sql = "SELECT * FROM read_json(" + urls + ", format = 'auto'" +
-            (schema ? ", columns = " + ColumnsStruct(*schema) : std::string()) + ")";
+      sql = "SELECT * FROM read_json(" + urls + ", format = 'auto'" + columns + ")";
       break;
     case FileFormat::kCsv:
       sql = "SELECT * FROM read_csv(" + urls +
             (request.header ? std::string(", header = ") + (*request.header ? "true" : "false")
                             : std::string()) +
-            (schema ? ", columns = " + ColumnsStruct(*schema) : std::string()) + ")";
+            columns + ")";
       break;
     case FileFormat::kParquet: {
       const std::string from = "read_parquet(" + urls + ", union_by_name = true)";
@@ -154,6 +302,18 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
       break;
     }
   }
+  return engine::Lakehouse::ChangeFeed{std::move(sql), std::move(handle)};
+}
+
+Result<engine::Lakehouse::ChangeFeed> ReadFilesDeadLetters(const ReadFilesRequest& request,
+                                                           const std::shared_ptr<ObjectStore>& store,
+                                                           const std::vector<InputFile>& files,
+                                                           const FileSchema& schema) {
+  auto handle = std::make_shared<engine::StoreHandle>(engine::RegisterStore(store));
+  const bool rescue = request.EvolutionMode() == SchemaEvolution::kRescue;
+  std::string sql = "SELECT file, line, text, error, count(*) OVER () AS records FROM (" +
+                    ClassifiedLines(*handle, UrlList(*handle, files), schema, rescue) +
+                    ") QUALIFY error IS NOT NULL ORDER BY file, line";
   return engine::Lakehouse::ChangeFeed{std::move(sql), std::move(handle)};
 }
 

@@ -7,9 +7,10 @@
 //
 // Options: format (required), schema => 'id BIGINT, amount DECIMAL(12,2)' (the columns and
 // their types; without it DuckDB infers them from the files read), header => true|false
-// (CSV; DuckDB detects it otherwise), and for streams maxFilesPerTrigger => n and
-// maxBytesPerTrigger => '64mb'. Hidden files (a path part starting with '.' or '_', as
-// Spark's _SUCCESS) are not read.
+// (CSV; DuckDB detects it otherwise), and for streams deadLetterTable => 'name' and
+// maxDeadLetterFraction => 0.1 (JSON files), maxFilesPerTrigger => n and
+// maxBytesPerTrigger => '64mb', and schemaEvolutionMode (SchemaEvolution). Hidden files (a
+// path part starting with '.' or '_', as Spark's _SUCCESS) are not read.
 //
 // Thread safety: functions only.
 #pragma once
@@ -43,6 +44,20 @@ struct FileColumn {
 };
 using FileSchema = std::vector<FileColumn>;
 
+// What a stream does with columns its files have beyond the schema it reads them with, in
+// Auto Loader's spelling (schemaEvolutionMode => 'addNewColumns' | 'rescue' |
+// 'failOnNewColumns' | 'none'; stream/files_source.h acts on them):
+enum class SchemaEvolution {
+  kAddNewColumns,     // stop, naming them; the schema is widened with them for the next run
+  kRescue,            // keep the schema; unknown fields and values of the wrong type go to
+                      // a _rescued_data JSON column (also outside streams)
+  kFailOnNewColumns,  // stop, naming them, until the schema or the files change
+  kNone,              // leave them out
+};
+
+// The column that SchemaEvolution::kRescue adds.
+inline constexpr char kRescuedDataColumn[] = "_rescued_data";
+
 struct ReadFilesRequest {
   std::string folder;  // as given
   FileFormat format = FileFormat::kJson;
@@ -50,6 +65,17 @@ struct ReadFilesRequest {
   std::optional<bool> header;        // CSV
   std::optional<int64_t> max_files;  // a stream's batch: at most this many files
   std::optional<int64_t> max_bytes;  // and about this many bytes
+  // A stream's JSON files: the warehouse table their records that are not JSON objects or
+  // do not fit the schema go to (stream/dead_letters.h); empty: none, such a file fails the
+  // batch. With one, files are read as JSON lines.
+  std::string dead_letter_table;
+  std::optional<double> max_dead_letter_fraction;  // of a batch's records, with a table
+  // Unset: kAddNewColumns without a declared schema, kNone with one (as Auto Loader).
+  std::optional<SchemaEvolution> evolution;
+
+  SchemaEvolution EvolutionMode() const {
+    return evolution.value_or(schema ? SchemaEvolution::kNone : SchemaEvolution::kAddNewColumns);
+  }
 };
 
 // The request of read_files(folder, options) (options by lowercase name, as text).
@@ -63,11 +89,23 @@ Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
 Result<std::vector<InputFile>> ListInputFiles(ObjectStore& store);
 
 // The query reading `files` of `store` as `request` says, with `schema`'s columns when
-// given; it keeps `store` registered (basin:// URLs) while the query runs. No files with
-// no schema is InvalidArgument (there are no columns to infer); with one, no rows.
+// given (and kRescuedDataColumn after them in rescue mode); it keeps `store` registered
+// (basin:// URLs) while the query runs. Without a schema DuckDB infers the columns from
+// every file (by name). No files with no schema is InvalidArgument (there are no columns to
+// infer); with one, no rows.
 Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& request,
                                                     const std::shared_ptr<ObjectStore>& store,
                                                     const std::vector<InputFile>& files,
                                                     const std::optional<FileSchema>& schema);
+
+// JSON files with a dead-letter table, a stream's batch: the query of their records (JSON
+// lines; blank lines are none) that are dead letters: file (the key), line (from 1), text,
+// error ("not valid JSON", "not a JSON object", outside rescue mode "column amount: \"x\" is
+// not a DECIMAL(12,2)"), and on every row `records`, how many the files hold. ReadFilesFeed's
+// query over the same files reads the others. REQUIRES: files are not empty.
+Result<engine::Lakehouse::ChangeFeed> ReadFilesDeadLetters(const ReadFilesRequest& request,
+                                                           const std::shared_ptr<ObjectStore>& store,
+                                                           const std::vector<InputFile>& files,
+                                                           const FileSchema& schema);
 
 }  // namespace basin::sql

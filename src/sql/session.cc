@@ -188,6 +188,11 @@ struct Session::Impl : public SessionContext {
       ASSIGN_OR_RETURN(FilesStreamRead read, files_stream_->Read(request, store));
       return ReadFilesFeed(request, store, read.files, read.schema);
     }
+    if (!request.dead_letter_table.empty()) {
+      return Status::InvalidArgument("read_files('" + folder +
+                                     "'): deadLetterTable is for STREAM read_files(...), whose batches "
+                                     "commit dead letters once each");
+    }
     ASSIGN_OR_RETURN(std::vector<InputFile> files, ListInputFiles(*store));
     return ReadFilesFeed(request, store, files, request.schema);
   }

@@ -1,5 +1,6 @@
 #include "stream/dead_letters.h"
 
+#include <cstdio>
 #include <string_view>
 #include <utility>
 
@@ -26,6 +27,13 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
+// 0.05 as "0.05": the shortest text that reads back as `fraction`.
+std::string FormatFraction(double fraction) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", fraction);
+  return text;
+}
+
 Status AppendOptional(engine::Appender& appender, const std::optional<std::string>& bytes) {
   return bytes ? appender.Append(std::string_view(Hex(*bytes))) : appender.AppendNull();
 }
@@ -39,16 +47,24 @@ Status DeadLetterWriter::Stage(const std::vector<DeadLetter>& letters) {
   engine::Connection& conn = session_.connection();
   if (!staging_ready_) {
     RETURN_IF_ERROR(conn.Execute(std::string("CREATE TEMP TABLE IF NOT EXISTS ") + kStagingTable +
-                                 " (topic VARCHAR, partition INTEGER, \"offset\" BIGINT, key_hex VARCHAR, "
-                                 "value_hex VARCHAR, error VARCHAR)"));
+                                 " (topic VARCHAR, partition INTEGER, \"offset\" BIGINT, file VARCHAR, "
+                                 "line BIGINT, key_hex VARCHAR, value_hex VARCHAR, error VARCHAR)"));
     staging_ready_ = true;
   }
   RETURN_IF_ERROR(conn.Execute(std::string("DELETE FROM temp.") + kStagingTable));
   ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", kStagingTable));
   for (const DeadLetter& letter : letters) {
-    RETURN_IF_ERROR(appender->Append(std::string_view(letter.topic)));
-    RETURN_IF_ERROR(appender->Append(int64_t{letter.partition}));
-    RETURN_IF_ERROR(appender->Append(letter.offset));
+    if (letter.file.empty()) {
+      RETURN_IF_ERROR(appender->Append(std::string_view(letter.topic)));
+      RETURN_IF_ERROR(appender->Append(int64_t{letter.partition}));
+      RETURN_IF_ERROR(appender->Append(letter.offset));
+      RETURN_IF_ERROR(appender->AppendNull());
+      RETURN_IF_ERROR(appender->AppendNull());
+    } else {
+      for (int coordinate = 0; coordinate < 3; coordinate++) RETURN_IF_ERROR(appender->AppendNull());
+      RETURN_IF_ERROR(appender->Append(std::string_view(letter.file)));
+      RETURN_IF_ERROR(appender->Append(letter.line));
+    }
     RETURN_IF_ERROR(AppendOptional(*appender, letter.key));
     RETURN_IF_ERROR(AppendOptional(*appender, letter.value));
     RETURN_IF_ERROR(appender->Append(std::string_view(letter.error)));
@@ -77,13 +93,27 @@ Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table,
       "SET basin.txn_app_id = " + QuoteLiteral(stream_id_ + "/dead-letters") +
       "; SET basin.txn_version = " + batch + "; INSERT INTO " + name + " BY NAME SELECT " +
       QuoteLiteral(stream_id_) + " AS stream_id, " + batch +
-      " AS batch_id, topic, partition, \"offset\", unhex(key_hex) AS key, unhex(value_hex) AS "
+      " AS batch_id, topic, partition, \"offset\", file, line, unhex(key_hex) AS key, unhex(value_hex) AS "
       "value, error, current_timestamp AS dead_lettered_at FROM temp." +
       kStagingTable);
   if (!results.ok()) return results.status().WithContext(where);
   const engine::QueryResult& row = results->back().result;
   if (auto version = ReportedInteger(row, "version")) return version;
   return Status::Internal(where + ": the INSERT reported no table version");
+}
+
+Status DeadLetterWriter::SetAside(const std::string& table, std::optional<double> max_fraction,
+                                  int64_t records, const std::vector<DeadLetter>& letters, BatchRead& read) {
+  const auto dead = static_cast<int64_t>(letters.size());
+  if (max_fraction && dead > 0 && static_cast<double>(dead) > *max_fraction * static_cast<double>(records)) {
+    return Status::InvalidArgument(std::to_string(dead) + " of " + std::to_string(records) +
+                                   " records do not parse, more than maxDeadLetterFraction " +
+                                   FormatFraction(*max_fraction) +
+                                   " allows; the first: " + letters.front().error);
+  }
+  ASSIGN_OR_RETURN(read.dead_letter_version, Write(table, read.batch_id, letters));
+  read.dead_letters = dead;
+  return Status::OK();
 }
 
 }  // namespace basin::stream

@@ -24,13 +24,19 @@
 
 namespace basin::stream {
 
+struct BatchRead;
+
 struct DeadLetter {
   std::string error;
   std::optional<std::string> key;
   std::optional<std::string> value;
+  // Where it came from: a Kafka record's topic, partition and offset, or (`file` not
+  // empty) a file's key in its folder and line, from 1.
   std::string topic;
   int32_t partition = 0;
   int64_t offset = 0;
+  std::string file;
+  int64_t line = 0;
 };
 
 class DeadLetterWriter {
@@ -43,6 +49,12 @@ class DeadLetterWriter {
   // them; a re-run's is the table's current one); nullopt when `letters` is empty.
   Result<std::optional<int64_t>> Write(const std::string& table, int64_t batch_id,
                                        const std::vector<DeadLetter>& letters);
+
+  // Writes `letters`, those of the `records` records of batch `read.batch_id`, into `table`
+  // and counts them in `read`; InvalidArgument instead, writing none, when they are more
+  // than `max_fraction` of the records.
+  Status SetAside(const std::string& table, std::optional<double> max_fraction, int64_t records,
+                  const std::vector<DeadLetter>& letters, BatchRead& read);
 
  private:
   Status Stage(const std::vector<DeadLetter>& letters);

@@ -6,7 +6,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/strings.h"
 #include "sql/read_files.h"
+#include "stream/dead_letters.h"
 
 namespace basin::stream {
 namespace {
@@ -17,6 +19,7 @@ constexpr int64_t kDefaultMaxFiles = 1000;
 constexpr int64_t kCompactEvery = 100;
 constexpr char kListsFolder[] = "files/";
 constexpr char kSeenFolder[] = "seen/";
+constexpr char kSchemaKey[] = "schema.json";
 
 std::string SeqKey(const char* folder, int64_t seq) {
   std::string digits = std::to_string(seq);
@@ -43,6 +46,25 @@ struct FilesEntry {
   std::optional<sql::FileSchema> schema;
 };
 
+json SchemaJson(const sql::FileSchema& schema) {
+  json out = json::array();
+  for (const sql::FileColumn& column : schema) out.push_back({{"name", column.name}, {"type", column.type}});
+  return out;
+}
+
+Result<sql::FileSchema> SchemaFrom(const json& schema, const std::string& where) {
+  if (!schema.is_array()) return Status::Corruption(where + ": \"schema\" must be an array");
+  sql::FileSchema out;
+  for (const json& column : schema) {
+    if (!column.is_object() || !column.contains("name") || !column["name"].is_string() ||
+        !column.contains("type") || !column["type"].is_string()) {
+      return Status::Corruption(where + ": a column of \"schema\" needs \"name\" and \"type\"");
+    }
+    out.push_back({column["name"].get<std::string>(), column["type"].get<std::string>()});
+  }
+  return out;
+}
+
 json EntryJson(const FilesEntry& entry) {
   json files = json::array();
   for (const sql::InputFile& file : entry.files) {
@@ -50,12 +72,7 @@ json EntryJson(const FilesEntry& entry) {
         {{"path", file.key}, {"size", file.size}, {"modificationTime", file.modification_time_ms}});
   }
   json out = {{"kind", "files"}, {"seq", entry.seq}, {"files", std::move(files)}};
-  if (entry.schema) {
-    json schema = json::array();
-    for (const sql::FileColumn& column : *entry.schema)
-      schema.push_back({{"name", column.name}, {"type", column.type}});
-    out["schema"] = std::move(schema);
-  }
+  if (entry.schema) out["schema"] = SchemaJson(*entry.schema);
   return out;
 }
 
@@ -75,15 +92,7 @@ Result<FilesEntry> EntryFrom(const json& entry, const std::string& where) {
                          file.value("modificationTime", int64_t{0})});
   }
   if (entry.contains("schema")) {
-    if (!entry["schema"].is_array()) return bad("\"schema\" must be an array");
-    out.schema.emplace();
-    for (const json& column : entry["schema"]) {
-      if (!column.is_object() || !column.contains("name") || !column["name"].is_string() ||
-          !column.contains("type") || !column["type"].is_string()) {
-        return bad("a column of \"schema\" needs \"name\" and \"type\"");
-      }
-      out.schema->push_back({column["name"].get<std::string>(), column["type"].get<std::string>()});
-    }
+    ASSIGN_OR_RETURN(out.schema, SchemaFrom(entry["schema"], where));
   }
   return out;
 }
@@ -131,8 +140,13 @@ struct AvailableNowCap {
 
 class FilesSource final : public BatchSource {
  public:
-  FilesSource(sql::Session& session, std::string query, std::shared_ptr<ObjectStore> store, std::string where)
-      : session_(session), query_(std::move(query)), store_(std::move(store)), where_(std::move(where)) {}
+  FilesSource(sql::Session& session, std::string query, std::shared_ptr<ObjectStore> store,
+              DeadLetterWriter& dead_letters, std::string where)
+      : session_(session),
+        query_(std::move(query)),
+        store_(std::move(store)),
+        dead_letters_(dead_letters),
+        where_(std::move(where)) {}
 
   Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
     FilesEntry next;
@@ -164,15 +178,21 @@ class FilesSource final : public BatchSource {
     }
     backlog_ = static_cast<int64_t>(fresh.size() - next.files.size());
     if (next.files.empty()) return std::optional<json>();
+    if (widened_) next.schema = widened_;
     if (!next.schema) next.schema = request_->schema;
     if (!next.schema) {
-      ASSIGN_OR_RETURN(next.schema, InferSchema(next.files));
+      ASSIGN_OR_RETURN(next.schema, ColumnsOf(next.files));
+    } else {
+      RETURN_IF_ERROR(CheckNewColumns(next));
     }
     return std::optional<json>(EntryJson(next));
   }
 
-  Status Read(const json& planned, BatchRead&, const std::function<Status()>& run) override {
+  Status Read(const json& planned, BatchRead& read, const std::function<Status()>& run) override {
     ASSIGN_OR_RETURN(FilesEntry entry, EntryFrom(planned, where_ + " offsets"));
+    RETURN_IF_ERROR(LearnOptions());
+    if (!request_->dead_letter_table.empty() && entry.schema)
+      RETURN_IF_ERROR(SetAsideDeadLetters(entry, read));
     FilesBatch batch(&entry);
     return WithFilesStream(session_, batch, run);
   }
@@ -188,7 +208,7 @@ class FilesSource final : public BatchSource {
  private:
   // The statement's read_files options and folder, recorded when binding it reaches
   // read_files (binding fails there without a declared schema: the columns come from the
-  // first batch's files, InferSchema).
+  // first batch's files, ColumnsOf).
   Status LearnOptions() {
     if (request_) return Status::OK();
     FilesBatch probe(nullptr);
@@ -202,8 +222,8 @@ class FilesSource final : public BatchSource {
     return Status::OK();
   }
 
-  // The columns DuckDB reads `files` with.
-  Result<sql::FileSchema> InferSchema(const std::vector<sql::InputFile>& files) {
+  // The columns DuckDB reads `files` with (inferred from every file, by name).
+  Result<sql::FileSchema> ColumnsOf(const std::vector<sql::InputFile>& files) {
     ASSIGN_OR_RETURN(engine::Lakehouse::ChangeFeed feed,
                      sql::ReadFilesFeed(*request_, folder_, files, std::nullopt));
     ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, session_.connection().DescribeQuery(feed.sql));
@@ -212,9 +232,83 @@ class FilesSource final : public BatchSource {
     return schema;
   }
 
-  // The paths of every batch before the next one: the newest compaction, the lists after it.
+  // schemaEvolutionMode addNewColumns and failOnNewColumns: the columns `next`'s files have
+  // beyond its schema stop the stream, naming them; addNewColumns first keeps the schema
+  // widened with them (schema.json), which the next run reads the files with.
+  Status CheckNewColumns(const FilesEntry& next) {
+    const sql::SchemaEvolution mode = request_->EvolutionMode();
+    if (mode != sql::SchemaEvolution::kAddNewColumns && mode != sql::SchemaEvolution::kFailOnNewColumns) {
+      return Status::OK();
+    }
+    ASSIGN_OR_RETURN(sql::FileSchema found, ColumnsOf(next.files));
+    std::set<std::string> known;
+    for (const sql::FileColumn& column : *next.schema) known.insert(AsciiLower(column.name));
+    sql::FileSchema added;
+    std::string named;
+    for (sql::FileColumn& column : found) {
+      if (known.count(AsciiLower(column.name)) || column.name == sql::kRescuedDataColumn) continue;
+      named += (named.empty() ? "" : ", ") + column.name + " " + column.type;
+      added.push_back(std::move(column));
+    }
+    if (added.empty()) return Status::OK();
+    const std::string found_in = where_ + ": the " + std::to_string(next.files.size()) + " files of batch " +
+                                 std::to_string(next.seq) + " (the first " + next.files.front().key +
+                                 ") have columns its schema lacks: " + named;
+    if (mode == sql::SchemaEvolution::kFailOnNewColumns) {
+      return Status::InvalidArgument(
+          found_in +
+          "; schemaEvolutionMode 'failOnNewColumns' stops the stream until they are "
+          "in schema => '...' or the files are moved away");
+    }
+    sql::FileSchema widened = *next.schema;
+    widened.insert(widened.end(), added.begin(), added.end());
+    RETURN_IF_ERROR(store_->Put(kSchemaKey, json{{"schema", SchemaJson(widened)}}.dump()));
+    widened_ = std::move(widened);
+    return Status::InvalidArgument(
+        found_in +
+        "; the stream's schema now has them (schemaEvolutionMode 'addNewColumns'): run "
+        "it again to read them, with INSERT WITH SCHEMA EVOLUTION if the sink "
+        "lacks them");
+  }
+
+  // With a dead-letter table: the records of `entry`'s files that are dead letters, committed
+  // there (once per batch, whatever the re-runs) before the statement reads the others,
+  // unless they are more than maxDeadLetterFraction of the batch.
+  Status SetAsideDeadLetters(const FilesEntry& entry, BatchRead& read) {
+    ASSIGN_OR_RETURN(engine::Lakehouse::ChangeFeed feed,
+                     sql::ReadFilesDeadLetters(*request_, folder_, entry.files, *entry.schema));
+    ASSIGN_OR_RETURN(engine::QueryResult rows, session_.connection().Query(feed.sql));
+    std::vector<DeadLetter> letters;
+    int64_t records = 0;
+    for (const auto& row : rows.rows) {
+      DeadLetter letter;
+      letter.file = row[0].value_or("");
+      letter.line = std::stoll(row[1].value_or("0"));
+      letter.value = row[2];
+      letter.error =
+          "file " + letter.file + " line " + std::to_string(letter.line) + ": " + row[3].value_or("");
+      records = std::stoll(row[4].value_or("0"));
+      letters.push_back(std::move(letter));
+    }
+    return dead_letters_.SetAside(request_->dead_letter_table, request_->max_dead_letter_fraction, records,
+                                  letters, read);
+  }
+
+  // The paths of every batch before the next one: the newest compaction, the lists after it;
+  // and the schema addNewColumns widened, when it did.
   Status LoadSeen() {
     if (loaded_) return Status::OK();
+    Result<std::string> widened = store_->Get(kSchemaKey);
+    if (widened.ok()) {
+      json schema = json::parse(*widened, nullptr, /*allow_exceptions=*/false);
+      if (!schema.is_object() || !schema.contains("schema")) {
+        return Status::Corruption(where_ + ": " + store_->Describe() + "/" + kSchemaKey +
+                                  " has no \"schema\"");
+      }
+      ASSIGN_OR_RETURN(widened_, SchemaFrom(schema["schema"], where_ + ": " + kSchemaKey));
+    } else if (widened.status().code() != ErrorCode::kNotFound) {
+      return widened.status();
+    }
     ASSIGN_OR_RETURN(std::vector<ObjectInfo> compactions, store_->List(kSeenFolder));
     std::optional<int64_t> compacted;
     for (const ObjectInfo& info : compactions) {
@@ -279,12 +373,14 @@ class FilesSource final : public BatchSource {
   sql::Session& session_;
   const std::string query_;
   std::shared_ptr<ObjectStore> store_;  // the source's checkpoint folder
+  DeadLetterWriter& dead_letters_;
   const std::string where_;
   std::optional<sql::ReadFilesRequest> request_;
   std::shared_ptr<ObjectStore> folder_;
   bool loaded_ = false;
-  std::optional<int64_t> remembered_;  // the newest seq whose paths are stored
-  std::set<std::string> seen_;         // paths of every planned batch before the next
+  std::optional<int64_t> remembered_;       // the newest seq whose paths are stored
+  std::set<std::string> seen_;              // paths of every planned batch before the next
+  std::optional<sql::FileSchema> widened_;  // by addNewColumns, kept in schema.json
   std::optional<AvailableNowCap> cap_;
   std::optional<int64_t> backlog_;
 };
@@ -293,9 +389,9 @@ class FilesSource final : public BatchSource {
 
 Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session, std::string query,
                                                     std::shared_ptr<ObjectStore> source_store,
-                                                    std::string where) {
-  return std::unique_ptr<BatchSource>(
-      std::make_unique<FilesSource>(session, std::move(query), std::move(source_store), std::move(where)));
+                                                    DeadLetterWriter& dead_letters, std::string where) {
+  return std::unique_ptr<BatchSource>(std::make_unique<FilesSource>(
+      session, std::move(query), std::move(source_store), dead_letters, std::move(where)));
 }
 
 }  // namespace basin::stream

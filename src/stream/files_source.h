@@ -11,6 +11,15 @@
 //    "modificationTime": 1764600000000}], "schema": [{"name": "id", "type": "BIGINT"}]}
 // The schema is the declared one (schema => '...') or the one DuckDB infers from the first
 // batch's files, kept from then on, so later files are read with the same columns.
+// schemaEvolutionMode (sql/read_files.h) says what columns later files add do: with
+// addNewColumns (the default without a declared schema) and failOnNewColumns, planning a
+// batch whose files have such columns stops the stream with a message naming them; first,
+// addNewColumns keeps the schema widened with them in the source's folder (schema.json),
+// read by the next run. rescue reads unknown fields into _rescued_data; none leaves them out.
+//
+// With deadLetterTable (JSON lines), a batch's records that are not JSON objects or do not
+// fit the schema go to that table (file and line, the line's text, the error) before the
+// statement reads the others, as a Kafka source's do (stream/dead_letters.h).
 //
 // The paths already read are kept in the source's checkpoint folder, sources/0/: the
 // paths of each batch in files/<seq>.json (written when the next batch is planned, once
@@ -26,9 +35,9 @@
 
 namespace basin::stream {
 
-// `stream` is STREAM read_files(...); `source_store` is the source's checkpoint folder.
+// `query` reads STREAM read_files(...); `source_store` is the source's checkpoint folder.
 Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session, std::string query,
                                                     std::shared_ptr<ObjectStore> source_store,
-                                                    std::string where);
+                                                    DeadLetterWriter& dead_letters, std::string where);
 
 }  // namespace basin::stream

@@ -34,7 +34,7 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
   if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
   if (stream.is_table || stream.is_changes) return NewTableSource(session, query, sink, stream, where);
   if (stream.is_files && !sink.complete)
-    return NewFilesSource(session, query, std::move(source_store), where);
+    return NewFilesSource(session, query, std::move(source_store), dead_letters, where);
   if (sink.complete) {
     return Status::NotImplemented(
         where +

@@ -3,8 +3,9 @@
 // its marker) over more than 20 restarts, with more input arriving between them; a final
 // available-now run drains the rest. The sink then holds every input row exactly once. The
 // same for a Kafka source into an INSERT sink (with malformed records, which the
-// dead-letter table holds once each), for a folder of files into an INSERT sink, and for a
-// table source into a MERGE sink.
+// dead-letter table holds once each), for a folder of files into an INSERT sink (with a
+// malformed line in each file, dead-lettered once each), and for a table source into a
+// MERGE sink.
 // The seed is printed; BASIN_CRASH_SEED replays a run.
 #include <signal.h>
 
@@ -193,16 +194,21 @@ TEST_F(StreamCrashTest, FilesIntoInsertSinkExactlyOnce) {
   testing::TempDir landing;
   ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT)").exit_code, 0);
   const std::string statement = "INSERT INTO bronze SELECT id FROM STREAM read_files('" + landing.str() +
-                                "', format => 'json', maxFilesPerTrigger => 1)";
-  // Each round lands files of ten records, each written under a hidden name and renamed,
-  // as a producer that never shows a half-written file does.
+                                "', format => 'json', schema => 'id BIGINT', deadLetterTable => 'files_dlq', "
+                                "maxFilesPerTrigger => 1)";
+  // Each round lands files of ten records and one malformed line, each written under a
+  // hidden name and renamed, as a producer that never shows a half-written file does.
   int next_id = 0;
+  int files = 0;
   for (int restart = 0; restart < kRestarts; restart++) {
-    for (int file = 0; file < kRowsPerRound / 10; file++) {
+    for (int file = 0; file < kRowsPerRound / 10; file++, files++) {
       const std::filesystem::path hidden = landing.path() / "_incoming.json";
       {
         std::ofstream out(hidden);
-        for (int i = 0; i < 10; i++) out << "{\"id\": " << next_id++ << "}\n";
+        for (int i = 0; i < 10; i++) {
+          out << "{\"id\": " << next_id++ << "}\n";
+          if (i == file % 10) out << "{\"id\": " << next_id << "\n";
+        }
       }
       std::filesystem::rename(
           hidden, landing.path() / ("r" + std::to_string(restart) + "-" + std::to_string(file) + ".json"));
@@ -210,6 +216,10 @@ TEST_F(StreamCrashTest, FilesIntoInsertSinkExactlyOnce) {
     RunAndKill(statement, 600);
   }
   DrainAndExpectEachOnce(statement, "bronze", next_id);
+  RunOutput letters = Sql("SELECT count(*) || ',' || count(DISTINCT file) FROM files_dlq");
+  ASSERT_EQ(letters.exit_code, 0) << letters.err;
+  const std::string expected = std::to_string(files) + "," + std::to_string(files);
+  EXPECT_NE(letters.out.find(expected), std::string::npos) << letters.out << " expected " << expected;
 }
 
 TEST_F(StreamCrashTest, TableIntoMergeSinkExactlyOnce) {

@@ -1,7 +1,8 @@
 // STREAM read_files(...): a folder's files as a stream's source. Each file is read once
 // across restarts, rewrites and hidden files aside; batches are bounded by
 // maxFilesPerTrigger and maxBytesPerTrigger; the first batch's inferred schema is kept in
-// the offsets; the paths read are compacted every 100 batches.
+// the offsets; the paths read are compacted every 100 batches; schemaEvolutionMode decides
+// what columns later files add do.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -88,7 +89,8 @@ TEST_F(FilesSourceTest, EachFileOnceAcrossRestartsAndRewrites) {
 
 TEST_F(FilesSourceTest, BatchesAreBoundedAndKeepTheFirstSchema) {
   for (int i = 0; i < 5; i++) Write("f" + std::to_string(i) + ".json", i * 10, 10);
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement(", maxFilesPerTrigger => 2")));
+  const std::string statement = Statement(", maxFilesPerTrigger => 2, schemaEvolutionMode => 'none'");
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
   for (int64_t expected : {20, 20, 10}) EXPECT_EQ(RowsOut(*runner), expected);
   EXPECT_TRUE(Idle(*runner));
   // The offsets record the files and the schema inferred from the first batch's.
@@ -96,13 +98,15 @@ TEST_F(FilesSourceTest, BatchesAreBoundedAndKeepTheFirstSchema) {
   EXPECT_NE(offsets.find("\"path\":\"f4.json\""), std::string::npos) << offsets;
   EXPECT_NE(offsets.find("{\"name\":\"id\",\"type\":\"BIGINT\"}"), std::string::npos) << offsets;
 
-  // A later file with another field and a quoted number is read with the kept columns.
+  // With schemaEvolutionMode 'none', a later file with another field and a quoted number is
+  // read with the kept columns.
   ASSERT_OK(folder_->Put("g.json", "{\"id\": \"60\", \"v\": \"x\", \"extra\": true}\n"));
   EXPECT_EQ(RowsOut(*runner), 1);
 
   // maxBytesPerTrigger: a byte bound below one file still reads a file a batch.
   checkpoint_ = NewMemoryObjectStore();
-  ASSERT_OK_AND_ASSIGN(runner, OpenRunner(Statement(", maxBytesPerTrigger => 1")));
+  ASSERT_OK_AND_ASSIGN(runner,
+                       OpenRunner(Statement(", maxBytesPerTrigger => 1, schemaEvolutionMode => 'none'")));
   for (int i = 0; i < 6; i++) EXPECT_GT(RowsOut(*runner), 0);
   EXPECT_TRUE(Idle(*runner));
   EXPECT_EQ(Counts(), std::make_pair(int64_t{51 * 2}, int64_t{51}));
@@ -140,12 +144,123 @@ TEST_F(FilesSourceTest, PathsAreCompactedEveryHundredBatches) {
   EXPECT_EQ(Counts(), std::make_pair(int64_t{104}, int64_t{104}));
 }
 
+// addNewColumns (the default without a declared schema): a file with a new field stops the
+// stream, naming it, before the batch is planned; run again, the stream reads with the wider
+// schema, and INSERT WITH SCHEMA EVOLUTION adds the column to the sink.
+TEST_F(FilesSourceTest, AddNewColumnsStopsNamingThemThenReadsThem) {
+  const std::string statement =
+      "INSERT WITH SCHEMA EVOLUTION INTO bronze BY NAME SELECT * FROM STREAM read_files('memory://" + name_ +
+      "', format => 'json')";
+  Write("a.json", 0, 2);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  EXPECT_EQ(RowsOut(*runner), 2);
+  ASSERT_OK(folder_->Put("b.json", "{\"id\": 2, \"v\": \"v2\", \"flag\": true, \"score\": 1.5}\n"));
+  Status stopped = runner->RunBatch().status();
+  EXPECT_EQ(stopped.code(), ErrorCode::kInvalidArgument) << stopped.ToString();
+  for (const char* expected : {"flag BOOLEAN, score DOUBLE", "b.json", "addNewColumns", "run it again"}) {
+    EXPECT_NE(stopped.message().find(expected), std::string::npos) << stopped.ToString();
+  }
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{2}, int64_t{2}));
+
+  runner.reset();
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner(statement));
+  EXPECT_EQ(RowsOut(*runner), 1);
+  EXPECT_EQ(basin::testing::TwoCounts(*session_,
+                                      "SELECT count(*) FILTER (flag), (sum(score) * 2)::BIGINT FROM bronze"),
+            std::make_pair(int64_t{1}, int64_t{3}));
+  Write("c.json", 3, 1);  // without the new fields: NULL in them
+  EXPECT_EQ(RowsOut(*runner), 1);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{4}, int64_t{4}));
+}
+
+// failOnNewColumns stops the stream at such a file on every run, committing nothing.
+TEST_F(FilesSourceTest, FailOnNewColumnsStopsEveryRun) {
+  const std::string statement =
+      Statement(", schema => 'id BIGINT, v STRING', schemaEvolutionMode => 'failOnNewColumns'");
+  ASSERT_OK(folder_->Put("a.json", "{\"id\": 1, \"v\": \"a\", \"region\": \"eu\"}\n"));
+  for (int run = 0; run < 2; run++) {
+    ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+    Status stopped = runner->RunBatch().status();
+    EXPECT_EQ(stopped.code(), ErrorCode::kInvalidArgument) << stopped.ToString();
+    for (const char* expected : {"region VARCHAR", "failOnNewColumns"}) {
+      EXPECT_NE(stopped.message().find(expected), std::string::npos) << stopped.ToString();
+    }
+  }
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{0}, int64_t{0}));
+}
+
+// rescue keeps the declared schema; unknown fields and values that are not of their
+// column's type go to _rescued_data as JSON, so nothing is lost.
+TEST_F(FilesSourceTest, RescueKeepsUnknownFieldsAndMisfitValues) {
+  ASSERT_OK(session_->Execute("CREATE TABLE rescued (id BIGINT, v VARCHAR, _rescued_data VARCHAR)").status());
+  ASSERT_OK(folder_->Put("a.json",
+                         "{\"id\": 1, \"v\": \"a\"}\n"
+                         "{\"id\": \"x\", \"v\": \"b\", \"tags\": [1, 2]}\n"
+                         "{\"id\": 3, \"v\": \"c\", \"gone\": null}\n"));
+  ASSERT_OK_AND_ASSIGN(
+      auto runner, OpenRunner("INSERT INTO rescued SELECT * FROM STREAM read_files('memory://" + name_ +
+                              "', format => 'json', schema => 'id BIGINT, v STRING', schemaEvolutionMode => "
+                              "'rescue')"));
+  EXPECT_EQ(RowsOut(*runner), 3);
+  EXPECT_EQ(basin::testing::FirstColumn(*session_,
+                                        "SELECT coalesce(id::VARCHAR, '-') || '|' || v || '|' || "
+                                        "coalesce(_rescued_data, '-') FROM rescued ORDER BY v"),
+            (std::vector<std::string>{"1|a|-", "-|b|{\"tags\":[1,2],\"id\":\"x\"}", "3|c|-"}));
+}
+
+// deadLetterTable: lines that are not JSON objects or do not fit the schema go to the
+// dead-letter table with their file, line and text; the others reach the sink; a batch with
+// more of them than maxDeadLetterFraction allows stops, committing nothing.
+TEST_F(FilesSourceTest, MalformedLinesAreDeadLettered) {
+  ASSERT_OK(folder_->Put("a.json",
+                         "{\"id\": 1, \"v\": \"a\"}\n"
+                         "not json\n"
+                         "\n"
+                         "[1, 2]\r\n"
+                         "{\"id\": \"abc\", \"v\": \"b\"}\n"
+                         "{\"id\": 2, \"v\": \"c\", \"extra\": 1}"));
+  const std::string options = ", schema => 'id BIGINT, v STRING', deadLetterTable => 'files_dlq'";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement(options)));
+  auto commit = runner->RunBatch();
+  ASSERT_OK(commit.status());
+  ASSERT_TRUE(*commit);
+  EXPECT_EQ((*commit)->rows_out, 2);
+  EXPECT_EQ((*commit)->dead_letters, 3);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_EQ(basin::testing::FirstColumn(
+                *session_,
+                "SELECT file || ':' || line || ':' || decode(value) || ':' || error || ':' || "
+                "coalesce(topic, '-') || ':' || batch_id FROM files_dlq ORDER BY line"),
+            (std::vector<std::string>{"a.json:2:not json:file a.json line 2: not valid JSON:-:0",
+                                      "a.json:4:[1, 2]:file a.json line 4: not a JSON object:-:0",
+                                      "a.json:5:{\"id\": \"abc\", \"v\": \"b\"}:file a.json line 5: column "
+                                      "id: \"abc\" is not a BIGINT:-:0"}));
+
+  // A new stream over both files: four bad lines of seven are more than 0.4 allows, so the
+  // batch stops and commits nothing.
+  runner.reset();
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK(folder_->Put("b.json", "{\"id\": 3, \"v\": \"d\"}\n{\"id\": [3], \"v\": \"e\"}\n"));
+  ASSERT_OK_AND_ASSIGN(runner, OpenRunner(Statement(options + ", maxDeadLetterFraction => 0.4")));
+  Status stopped = runner->RunBatch().status();
+  EXPECT_EQ(stopped.code(), ErrorCode::kInvalidArgument) << stopped.ToString();
+  EXPECT_NE(stopped.message().find("4 of 7 records"), std::string::npos) << stopped.ToString();
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_EQ(basin::testing::FirstColumn(*session_, "SELECT count(*) FROM files_dlq"),
+            (std::vector<std::string>{"3"}));
+}
+
 TEST_F(FilesSourceTest, BadOptionsAreRefusedNamingThem) {
   Write("a.json", 0, 1);
   for (const auto& [statement, expected] : std::vector<std::pair<std::string, std::string>>{
            {"INSERT INTO bronze SELECT * FROM STREAM read_files('memory://" + name_ + "')", "format"},
            {Statement(", maxFilesPerTrigger => 0"), "maxFilesPerTrigger must be 1 or more"},
-           {Statement(", maxBytesPerTrigger => 'lots'"), "maxBytesPerTrigger takes a size"}}) {
+           {Statement(", maxBytesPerTrigger => 'lots'"), "maxBytesPerTrigger takes a size"},
+           {Statement(", schemaEvolutionMode => 'merge'"), "schemaEvolutionMode must be"},
+           {Statement(", maxDeadLetterFraction => 0.5"), "needs a deadLetterTable"},
+           {"INSERT INTO bronze SELECT * FROM STREAM read_files('memory://" + name_ +
+                "', format => 'csv', deadLetterTable => 'dlq')",
+            "deadLetterTable is for JSON files"}}) {
     SCOPED_TRACE(statement);
     checkpoint_ = NewMemoryObjectStore();
     auto runner = OpenRunner(statement);

@@ -1,6 +1,6 @@
 // What the stream runner's tests share: two counts of a sink table (rows, and distinct keys
-// among them) from one query, and an available-now run that adds input after its first
-// batch.
+// among them) from one query, a query's first column, and an available-now run that adds
+// input after its first batch.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -23,6 +23,17 @@ inline std::pair<int64_t, int64_t> TwoCounts(sql::Session& session, const std::s
   if (!result.ok()) return {-1, -1};
   const auto& row = result->back().result;
   return {std::stoll(*row.at(0, 0)), std::stoll(*row.at(0, 1))};
+}
+
+// The first column of what `query` returns, NULL as "NULL" (empty, and a test failure, when
+// it fails).
+inline std::vector<std::string> FirstColumn(sql::Session& session, const std::string& query) {
+  auto result = session.Execute(query);
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  std::vector<std::string> cells;
+  if (!result.ok()) return cells;
+  for (const auto& row : result->back().result.rows) cells.push_back(row.at(0).value_or("NULL"));
+  return cells;
 }
 
 // Runs `runner` with trigger available-now; `after_first_batch` runs once the first batch

@@ -138,11 +138,13 @@ void RegisterTableChanges(duckdb::DatabaseInstance& db) {
   loader.RegisterFunction(stream_table);
   loader.RegisterFunction(stream_changes);
   duckdb::TableFunction read_files(kReadFilesFunction, {duckdb::LogicalType::VARCHAR}, nullptr, nullptr);
-  for (const char* name : {"format", "schema", "maxBytesPerTrigger"}) {
+  for (const char* name :
+       {"format", "schema", "maxBytesPerTrigger", "schemaEvolutionMode", "deadLetterTable"}) {
     read_files.named_parameters[name] = duckdb::LogicalType::VARCHAR;
   }
   read_files.named_parameters["header"] = duckdb::LogicalType::BOOLEAN;
   read_files.named_parameters["maxFilesPerTrigger"] = duckdb::LogicalType::BIGINT;
+  read_files.named_parameters["maxDeadLetterFraction"] = duckdb::LogicalType::DOUBLE;
   read_files.bind_replace = BindReadFiles;
   loader.RegisterFunction(read_files);
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -45,13 +44,6 @@ Result<std::vector<PartitionRange>> RangesFrom(const json& entry, const std::str
     }
   }
   return ranges;
-}
-
-// 0.05 as "0.05": the shortest text that reads back as `fraction`.
-std::string FormatFraction(double fraction) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", fraction);
-  return text;
 }
 
 // Where each partition's next batch starts: the ends of `ranges`.
@@ -244,18 +236,8 @@ class KafkaSource final : public BatchSource {
           return Status::OK();
         },
         read.abandon));
-    const auto dead = static_cast<int64_t>(letters.size());
-    if (records.max_dead_letter_fraction && dead > 0 &&
-        static_cast<double>(dead) > *records.max_dead_letter_fraction * static_cast<double>(total)) {
-      return Status::InvalidArgument(
-          where_ + " batch " + std::to_string(read.batch_id) + ": " + std::to_string(dead) + " of " +
-          std::to_string(total) + " records do not parse, more than maxDeadLetterFraction " +
-          FormatFraction(*records.max_dead_letter_fraction) + " allows; the first: " + letters.front().error);
-    }
-    ASSIGN_OR_RETURN(read.dead_letter_version,
-                     dead_letters_.Write(records.dead_letter_table, read.batch_id, letters));
-    read.dead_letters = dead;
-    return Status::OK();
+    return dead_letters_.SetAside(records.dead_letter_table, records.max_dead_letter_fraction, total, letters,
+                                  read);
   }
 
   sql::Session& session_;
