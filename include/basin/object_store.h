@@ -187,6 +187,9 @@ Result<std::shared_ptr<ObjectStore>> OpenStoreAt(const std::string& location);
 // a disk, for tests and trials.
 std::shared_ptr<ObjectStore> NamedMemoryStore(const std::string& name);
 void ForgetNamedMemoryStore(const std::string& name);
+// Puts `store` under `name` in place of the store NamedMemoryStore would make (a test's
+// fault-injecting store over one, say), until ForgetNamedMemoryStore(name).
+void SetNamedMemoryStore(const std::string& name, std::shared_ptr<ObjectStore> store);
 inline constexpr std::string_view kMemoryStoreScheme = "memory://";
 
 // Whether `key` names a temporary file a local store writes an object to before moving it

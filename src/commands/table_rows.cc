@@ -330,61 +330,83 @@ struct RowCheck {
   std::string condition;
 };
 
-// The checks on whole rows: the table's CHECK constraints, and the caller's condition.
-std::vector<RowCheck> RowChecks(const delta::Metadata& metadata,
-                                const std::optional<std::string>& row_condition) {
+// The table's CHECK constraints.
+std::vector<RowCheck> CheckConstraints(const delta::Metadata& metadata) {
   std::vector<RowCheck> checks;
   for (const auto& [key, value] : metadata.configuration) {
     if (key.rfind(kConstraintPrefix, 0) != 0) continue;
     checks.push_back(
         {"CHECK constraint " + key.substr(kConstraintPrefix.size()) + " (" + value + ")", value});
   }
-  if (row_condition) checks.push_back({"the condition (" + *row_condition + ")", *row_condition});
+  return checks;
+}
+
+// The constraints a write may set rows aside for (WriteTarget's refused rows): the top-level
+// NOT NULL columns, then the CHECK constraints.
+std::vector<RowCheck> RefusableChecks(const StructType& schema, const delta::Metadata& metadata) {
+  std::vector<RowCheck> checks;
+  for (const StructField& f : schema.fields) {
+    if (!f.nullable) {
+      checks.push_back(
+          {"NOT NULL constraint violated for column: " + f.name, QuoteIdentifier(f.name) + " IS NOT NULL"});
+    }
+  }
+  for (RowCheck& check : CheckConstraints(metadata)) {
+    check.description += " violated";
+    checks.push_back(std::move(check));
+  }
   return checks;
 }
 
 // From typed rows (every non-generated column under its logical name and table type, and
-// the generated columns listed in `generated_given`) to stored rows: generated columns
-// computed or checked, NOT NULL and row checks applied, physical names.
-std::string StoredFromTyped(const StructType& schema, const delta::Metadata& metadata,
-                            const std::string& typed_sql, const std::set<std::string>& generated_given,
-                            const std::optional<std::string>& row_condition) {
-  std::string rows = typed_sql;
+// the generated columns listed in `generated_given`) to the same rows with the generated
+// columns computed or checked.
+std::string WithGenerated(const StructType& schema, const std::string& typed_sql,
+                          const std::set<std::string>& generated_given) {
   bool any_generated = std::any_of(schema.fields.begin(), schema.fields.end(),
                                    [](const StructField& f) { return f.GenerationExpression().has_value(); });
-  if (any_generated) {
-    std::string select;
-    for (const StructField& f : schema.fields) {
-      const std::string name = QuoteIdentifier(f.name);
-      std::string value = name;
-      if (auto generation = f.GenerationExpression()) {
-        const std::string computed = "CAST((" + *generation + ") AS " + f.type->ToDuckDBType() + ")";
-        if (generated_given.count(f.name) == 0) {
-          value = computed;
-        } else {
-          value = "CASE WHEN " + name + " IS NOT DISTINCT FROM " + computed + " THEN " + name + " ELSE " +
-                  RaiseSql(QuoteLiteral("column " + f.name + " is generated as (" + *generation +
-                                        "); the value given, ") +
-                           " || " + ValueTextSql(name) + " || " + QuoteLiteral(", is not ") + " || " +
-                           ValueTextSql(computed)) +
-                  " END";
-        }
+  if (!any_generated) return typed_sql;
+  std::string select;
+  for (const StructField& f : schema.fields) {
+    const std::string name = QuoteIdentifier(f.name);
+    std::string value = name;
+    if (auto generation = f.GenerationExpression()) {
+      const std::string computed = "CAST((" + *generation + ") AS " + f.type->ToDuckDBType() + ")";
+      if (generated_given.count(f.name) == 0) {
+        value = computed;
+      } else {
+        value = "CASE WHEN " + name + " IS NOT DISTINCT FROM " + computed + " THEN " + name + " ELSE " +
+                RaiseSql(QuoteLiteral("column " + f.name + " is generated as (" + *generation +
+                                      "); the value given, ") +
+                         " || " + ValueTextSql(name) + " || " + QuoteLiteral(", is not ") + " || " +
+                         ValueTextSql(computed)) +
+                " END";
       }
-      select += (select.empty() ? "" : ", ") + value + " AS " + name;
     }
-    rows = "SELECT " + select + " FROM (" + rows + "\n) AS __basin_typed";
+    select += (select.empty() ? "" : ", ") + value + " AS " + name;
   }
+  return "SELECT " + select + " FROM (" + typed_sql + "\n) AS __basin_typed";
+}
 
+// From rows with every column under its logical name (WithGenerated's) to stored rows: NOT
+// NULL and row checks applied, physical names. With `leave_refused_out`, rows that break a
+// RefusableChecks constraint are left out instead of failing the write.
+std::string CheckedRows(const StructType& schema, const delta::Metadata& metadata, const std::string& rows,
+                        const std::optional<std::string>& row_condition, bool leave_refused_out) {
   const bool mapped = delta::ColumnMappingEnabled(metadata);
   std::string select;
-  const std::vector<RowCheck> checks = RowChecks(metadata, row_condition);
+  // Checks on whole rows: the CHECK constraints (unless refused rows are left out), and the
+  // caller's condition.
+  std::vector<RowCheck> checks;
+  if (!leave_refused_out) checks = CheckConstraints(metadata);
+  if (row_condition) checks.push_back({"the condition (" + *row_condition + ")", *row_condition});
   bool as_given = true;  // every column kept as `rows` has it: no projection needed
   for (size_t i = 0; i < schema.fields.size(); i++) {
     const StructField& f = schema.fields[i];
     const std::string name = QuoteIdentifier(f.name);
     std::string value = Rebuild(name, *f.type, mapped ? Naming::kToPhysical : Naming::kKeep, true, f.name, 0);
     std::string when;
-    if (!f.nullable) {
+    if (!f.nullable && !leave_refused_out) {
       when += " WHEN " + name + " IS NULL THEN " +
               RaiseSql(QuoteLiteral("NOT NULL constraint violated for column: " + f.name));
     }
@@ -401,8 +423,23 @@ std::string StoredFromTyped(const StructType& schema, const delta::Metadata& met
     as_given = as_given && value == name && stored_name == name;
     select += (i > 0 ? ", " : "") + value + " AS " + stored_name;
   }
-  if (as_given) return rows;
-  return "SELECT " + select + " FROM (" + rows + "\n) AS __basin_checked";
+  std::string kept;
+  if (leave_refused_out) {
+    for (const RowCheck& check : RefusableChecks(schema, metadata)) {
+      kept +=
+          (kept.empty() ? " WHERE " : " AND ") + std::string("COALESCE((") + check.condition + "), FALSE)";
+    }
+  }
+  if (as_given && kept.empty()) return rows;
+  return "SELECT " + select + " FROM (" + rows + "\n) AS __basin_checked" + kept;
+}
+
+// From typed rows (WithGenerated's input) to stored rows, every check failing the write.
+std::string StoredFromTyped(const StructType& schema, const delta::Metadata& metadata,
+                            const std::string& typed_sql, const std::set<std::string>& generated_given,
+                            const std::optional<std::string>& row_condition) {
+  return CheckedRows(schema, metadata, WithGenerated(schema, typed_sql, generated_given), row_condition,
+                     false);
 }
 
 // --- schema evolution --------------------------------------------------------------------
@@ -700,8 +737,25 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
     select += (select.empty() ? "" : ", ") + value + " AS " + QuoteIdentifier(f.name);
   }
   const std::string typed = "SELECT " + select + " FROM " + positional;
-  planned.stored_rows_sql = StoredFromTyped(schema, metadata, typed, generated_given, shape.row_condition);
+  planned.logical_rows_sql = WithGenerated(schema, typed, generated_given);
+  planned.stored_rows_sql =
+      CheckedRows(schema, metadata, planned.logical_rows_sql, shape.row_condition, false);
   return planned;
+}
+
+std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql) {
+  std::string error;
+  for (const RowCheck& check : RefusableChecks(target.schema, target.metadata)) {
+    error += " WHEN NOT COALESCE((" + check.condition + "), FALSE) THEN " + QuoteLiteral(check.description);
+  }
+  if (error.empty()) return {};
+  return "SELECT value, error FROM (SELECT CAST(to_json(__basin_refused) AS VARCHAR) AS value, CASE" + error +
+         " END AS error FROM (" + logical_rows_sql + "\n) AS __basin_refused) WHERE error IS NOT NULL";
+}
+
+std::string AcceptedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql,
+                            const std::optional<std::string>& row_condition) {
+  return CheckedRows(target.schema, target.metadata, logical_rows_sql, row_condition, true);
 }
 
 Result<std::string> StoredRowsSql(const WriteTarget& target, const std::string& logical_rows_sql) {

@@ -55,6 +55,9 @@ struct PlannedRows {
   // Produces the table's columns in schema order, named by physical name, typed as the
   // table stores them, with every constraint checked (raising an error from DuckDB).
   std::string stored_rows_sql;
+  // The same rows before the NOT NULL and CHECK constraints and under logical names, for
+  // RefusedRowsSql and AcceptedRowsSql.
+  std::string logical_rows_sql;
   // Set when schema evolution changed the schema: the metadata (and, when the change
   // needs a feature, protocol) the transaction must commit with the files.
   std::optional<delta::Metadata> new_metadata;
@@ -77,6 +80,18 @@ struct PlannedRows {
 // SQL is.
 Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target,
                              const std::string& source_sql, const RowShape& shape = {});
+
+// Rows that break `target`'s top-level NOT NULL columns or CHECK constraints, of
+// `logical_rows_sql` (PlannedRows::logical_rows_sql): value (the row as JSON text), error
+// (the first constraint it breaks: "NOT NULL constraint violated for column: id", "CHECK
+// constraint positive (amount > 0) violated"). Empty when the table has no such constraint.
+std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql);
+
+// Stored rows of `logical_rows_sql` as PlannedRows::stored_rows_sql has them, but the rows
+// RefusedRowsSql lists left out instead of failing the write (NOT NULL struct fields and
+// `row_condition` still fail it).
+std::string AcceptedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql,
+                            const std::optional<std::string>& row_condition);
 
 // As PlanRows for rows that already have every table column under its logical name, in
 // any order (UPDATE and MERGE build them): adds the checks, casts (plain CASTs: a value

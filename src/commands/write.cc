@@ -156,6 +156,28 @@ Result<std::vector<delta::CdcFile>> WriteReplacedChanges(engine::Connection& con
   return changes;
 }
 
+// Writes the planned rows; with ctx.set_aside_refused, those the table's constraints refuse
+// go to it first, and the rest are written. The rows are then read once, into a temporary
+// table both read.
+Result<std::vector<delta::AddFile>> WriteAccepted(const CommandContext& ctx, const WriteTarget& target,
+                                                  const PlannedRows& planned, const RowShape& shape) {
+  engine::Connection& conn = *ctx.conn;
+  if (!ctx.set_aside_refused || RefusedRowsSql(target, planned.logical_rows_sql).empty()) {
+    return WriteRows(conn, target, planned.stored_rows_sql);
+  }
+  constexpr char kRows[] = "temp.basin_write_rows";
+  RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE basin_write_rows AS ") +
+                               planned.logical_rows_sql));
+  const std::string rows = std::string("SELECT * FROM ") + kRows;
+  Status set_aside = ctx.set_aside_refused(RefusedRowsSql(target, rows));
+  Result<std::vector<delta::AddFile>> written =
+      set_aside.ok() ? WriteRows(conn, target, AcceptedRowsSql(target, rows, shape.row_condition))
+                     : Result<std::vector<delta::AddFile>>(set_aside);
+  Status dropped = conn.Execute(std::string("DROP TABLE IF EXISTS ") + kRows);
+  if (written.ok() && !dropped.ok()) return dropped;
+  return written;
+}
+
 }  // namespace
 
 Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> table,
@@ -220,7 +242,7 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
   }
 
   ctx.Report("writing", 0);
-  ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds, WriteRows(conn, target, planned.stored_rows_sql));
+  ASSIGN_OR_RETURN(std::vector<delta::AddFile> adds, WriteAccepted(ctx, target, planned, shape));
   int64_t output_rows = 0, output_bytes = 0;
   for (const delta::AddFile& add : adds) {
     output_rows += NumRecords(add);

@@ -527,12 +527,17 @@ Result<std::vector<ColumnType>> Connection::DescribeQuery(const std::string& sel
   }
   duckdb_destroy_prepare(&prepared);
   if (ok) return out;
-  // A failed prepare's error has no type; running the query gives DuckDB's typed error.
+  // A failed prepare's error has no type; running the query gives DuckDB's typed error. When
+  // it runs (the prepare's failure passed, as a store's failed read), its result's columns.
   ResultGuard guard;
-  if (duckdb_query(conn_, (sql + " LIMIT 0").c_str(), &guard.result) == DuckDBSuccess) {
-    return Status::Internal("DuckDB could not prepare a query it runs: " + select_sql);
+  if (duckdb_query(conn_, (sql + " LIMIT 0").c_str(), &guard.result) != DuckDBSuccess) {
+    return StatusFromDuckDB(duckdb_result_error(&guard.result), duckdb_result_error_type(&guard.result));
   }
-  return StatusFromDuckDB(duckdb_result_error(&guard.result), duckdb_result_error_type(&guard.result));
+  for (idx_t c = 0; c < duckdb_column_count(&guard.result); c++) {
+    LogicalTypeGuard type{duckdb_column_logical_type(&guard.result, c)};
+    out.push_back(DescribeType(duckdb_column_name(&guard.result, c), type.type));
+  }
+  return out;
 }
 
 Result<uint64_t> Connection::CountRows(const std::string& sql) {

@@ -16,6 +16,7 @@
 #include "delta/parsed_stats.h"
 #include "delta/predicate.h"
 #include "delta/temporal.h"
+#include "engine/status_transport.h"
 #include "engine/store_registry.h"
 #include "engine/vector_access.h"
 
@@ -343,27 +344,35 @@ class ParsedStatsReader {
     auto real = [&](uint32_t row, double v) { stats.SetReal(leaf, row, v); };
     switch (c.id) {
       case DUCKDB_TYPE_BOOLEAN:
-        return Each(c, cells, [&](idx_t r) { return int64_t{c.At<bool>(r) ? 1 : 0}; }, integer);
+        return Each(
+            c, cells, [&](idx_t r) { return int64_t{c.At<bool>(r) ? 1 : 0}; }, integer);
       case DUCKDB_TYPE_DATE:
-        return Each(c, cells, [&](idx_t r) { return int64_t{c.At<int32_t>(r)}; }, integer);
+        return Each(
+            c, cells, [&](idx_t r) { return int64_t{c.At<int32_t>(r)}; }, integer);
       case DUCKDB_TYPE_FLOAT:
-        return Each(c, cells, [&](idx_t r) { return double{c.At<float>(r)}; }, real);
+        return Each(
+            c, cells, [&](idx_t r) { return double{c.At<float>(r)}; }, real);
       case DUCKDB_TYPE_DOUBLE:
-        return Each(c, cells, [&](idx_t r) { return c.At<double>(r); }, real);
+        return Each(
+            c, cells, [&](idx_t r) { return c.At<double>(r); }, real);
       case DUCKDB_TYPE_DECIMAL:
-        return Each(c, cells, [&](idx_t r) { return UnscaledAt(c, r); },
-                    [&](uint32_t row, Int128 v) { stats.SetDecimal(leaf, row, v); });
+        return Each(
+            c, cells, [&](idx_t r) { return UnscaledAt(c, r); },
+            [&](uint32_t row, Int128 v) { stats.SetDecimal(leaf, row, v); });
       case DUCKDB_TYPE_VARCHAR:
-        return Each(c, cells, [&](idx_t r) { return c.Bytes(r); },
-                    [&](uint32_t row, std::string_view v) { stats.SetString(leaf, row, v); });
+        return Each(
+            c, cells, [&](idx_t r) { return c.Bytes(r); },
+            [&](uint32_t row, std::string_view v) { stats.SetString(leaf, row, v); });
       case DUCKDB_TYPE_TIMESTAMP:
       case DUCKDB_TYPE_TIMESTAMP_TZ:
       case DUCKDB_TYPE_TIMESTAMP_S:
       case DUCKDB_TYPE_TIMESTAMP_MS:
       case DUCKDB_TYPE_TIMESTAMP_NS:
-        return Each(c, cells, [&](idx_t r) { return *MicrosAt(c, r); }, integer);
+        return Each(
+            c, cells, [&](idx_t r) { return *MicrosAt(c, r); }, integer);
       case DUCKDB_TYPE_BIGINT:
-        return Each(c, cells, [&](idx_t r) { return c.At<int64_t>(r); }, integer);
+        return Each(
+            c, cells, [&](idx_t r) { return c.At<int64_t>(r); }, integer);
       default:
         // Other integer widths; an unsigned value beyond int64 is left NULL.
         for (const Cell& cell : cells) {
@@ -375,7 +384,7 @@ class ParsedStatsReader {
   }
 
   std::shared_ptr<delta::ParsedStats> stats_;
-  std::vector<size_t> leaves_;  // per scalar field in struct order: the leaf, or kNoLeaf
+  std::vector<size_t> leaves_;      // per scalar field in struct order: the leaf, or kNoLeaf
   const Column* column_ = nullptr;  // the stats_parsed column of the current chunk
   std::vector<Cell> pending_;       // cells read since the last EndChunk
 };
@@ -672,7 +681,8 @@ Status Store(Result<T> read, Action& out) {
 }
 
 // Reads the action in `cell` (of action column `name`) into `out`.
-Status ReadAction(std::string_view name, const StructCell& cell, ParsedStatsReader& parsed_stats, Action& out) {
+Status ReadAction(std::string_view name, const StructCell& cell, ParsedStatsReader& parsed_stats,
+                  Action& out) {
   if (name == "add") return ReadAdd(cell, parsed_stats, out.emplace<delta::AddFile>());
   if (name == "remove") return Store(ReadRemove(cell), out);
   if (name == "metaData") return Store(ReadMetadata(cell), out);
@@ -842,12 +852,18 @@ std::string Projection(const ColumnType& type) {
 
 Status ReadParquetActions(Connection& conn, const std::string& path, const std::string& key,
                           std::vector<Action>* out) {
-  auto fail = [&](const std::string& message) {
-    return Status::Corruption(key + ": cannot read checkpoint Parquet: " + message);
+  // A store that failed while DuckDB read it is that failure, retryable as it was; anything
+  // else DuckDB cannot read is a damaged checkpoint.
+  auto fail = [&](const Status& cause) {
+    const std::string context = key + ": cannot read checkpoint Parquet";
+    if (cause.code() == ErrorCode::kIOError || cause.code() == ErrorCode::kCancelled) {
+      return cause.WithContext(context);
+    }
+    return Status::Corruption(context + ": " + cause.message());
   };
   const std::string source = "read_parquet(" + QuoteLiteral(path) + ")";
   auto described = conn.DescribeQuery("SELECT * FROM " + source);
-  if (!described.ok()) return fail(described.status().message());
+  if (!described.ok()) return fail(described.status());
   std::vector<std::string> names;
   std::string select, any_action;
   for (const char* wanted : kActionColumns) {
@@ -902,7 +918,7 @@ Status ReadParquetActions(Connection& conn, const std::string& path, const std::
     }
     parsed_stats.EndChunk();
   }
-  if (auto error = chunks.error()) return fail(*error);
+  if (auto error = chunks.error()) return fail(DecodeStatus(*error).value_or(Status::Corruption(*error)));
   parsed_stats.Finish();
   return Status::OK();
 }

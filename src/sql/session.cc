@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <utility>
 
 #include "commands/table_changes.h"
 #include "delta/checkpoint_worker.h"
@@ -81,6 +82,7 @@ struct Session::Impl : public SessionContext {
   bool streams_allowed_ = false;
   TableStream* table_stream_ = nullptr;
   FilesStream* files_stream_ = nullptr;
+  std::function<Status(const std::string&)> set_aside_refused_;  // for the next write
   // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
   // destructor waits for them, which need the database and the snapshot cache's log IO.
   delta::CheckpointWorker checkpoints;
@@ -129,6 +131,7 @@ struct Session::Impl : public SessionContext {
     // Ctrl-C (Connection::Interrupt) also stops a commit waiting to retry.
     ctx.txn_options.cancellation = &conn_->cancellation();
     ctx.progress = progress;
+    ctx.set_aside_refused = std::exchange(set_aside_refused_, nullptr);
     auto app = settings.find("txn_app_id");
     auto version = settings.find("txn_version");
     if (app != settings.end() && version != settings.end()) {
@@ -455,6 +458,10 @@ const SessionOptions& Session::options() const { return impl_->options; }
 void Session::AllowStreams(bool allowed) { impl_->streams_allowed_ = allowed; }
 void Session::SetTableStream(TableStream* stream) { impl_->table_stream_ = stream; }
 void Session::SetFilesStream(FilesStream* stream) { impl_->files_stream_ = stream; }
+
+void Session::SetAsideRefusedRows(std::function<Status(const std::string&)> set_aside) {
+  impl_->set_aside_refused_ = std::move(set_aside);
+}
 SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,

@@ -124,6 +124,10 @@ class Session {
   // What read_files(...) reads while streams are allowed; null: every file of its folder.
   // REQUIRES: `stream` outlives its installation.
   void SetFilesStream(FilesStream* stream);
+  // The next write's rows that its table's NOT NULL and CHECK constraints refuse are handed
+  // to `set_aside` (commands::CommandContext::set_aside_refused: a query of them, run on this
+  // session) instead of failing it; the write consumes it. Null: none.
+  void SetAsideRefusedRows(std::function<Status(const std::string& refused_rows_sql)> set_aside);
   // What statement handlers get (sql/session_context.h): for callers that run commands on
   // this session's connection and snapshots, as the public API's transactions do.
   SessionContext& context();

@@ -1,5 +1,6 @@
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "basin/object_store.h"
 #include "storage/prefixed_object_store.h"
@@ -41,6 +42,12 @@ std::shared_ptr<ObjectStore> NamedMemoryStore(const std::string& name) {
   std::shared_ptr<ObjectStore>& store = named.stores[name];
   if (store == nullptr) store = NewMemoryObjectStore();
   return store;
+}
+
+void SetNamedMemoryStore(const std::string& name, std::shared_ptr<ObjectStore> store) {
+  NamedMemoryStores& named = NamedMemoryStores::Get();
+  std::lock_guard<std::mutex> lock(named.mu);
+  named.stores[name] = std::move(store);
 }
 
 void ForgetNamedMemoryStore(const std::string& name) {

@@ -1,5 +1,6 @@
 #include "stream/dead_letters.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string_view>
 #include <utility>
@@ -73,33 +74,71 @@ Status DeadLetterWriter::Stage(const std::vector<DeadLetter>& letters) {
   return appender->Close();
 }
 
-Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table, int64_t batch_id,
-                                                       const std::vector<DeadLetter>& letters) {
-  if (letters.empty()) return std::optional<int64_t>();
+Result<std::string> DeadLetterWriter::EnsureTable(const std::string& table) {
   ASSIGN_OR_RETURN(std::vector<std::string> parts, sql::grammar::ParseQualifiedName(table));
   std::string name;
   for (const std::string& part : parts) name += (name.empty() ? "" : ".") + QuoteIdentifier(part);
-  const std::string where = "dead-letter table " + table;
   RETURN_IF_ERROR(session_
                       .Execute("CREATE TABLE IF NOT EXISTS " + name +
                                " (stream_id STRING, batch_id BIGINT, topic STRING, partition INT, "
                                "\"offset\" BIGINT, file STRING, line BIGINT, key BINARY, value BINARY, "
                                "error STRING, dead_lettered_at TIMESTAMP)")
-                      .status()
-                      .WithContext(where));
-  RETURN_IF_ERROR(Stage(letters).WithContext(where));
+                      .status());
+  return name;
+}
+
+Result<int64_t> DeadLetterWriter::Insert(const std::string& name, const std::string& app_suffix,
+                                         int64_t batch_id, const std::string& columns_sql) {
   const std::string batch = std::to_string(batch_id);
-  Result<std::vector<sql::StatementResult>> results = session_.Execute(
-      "SET basin.txn_app_id = " + QuoteLiteral(stream_id_ + "/dead-letters") +
-      "; SET basin.txn_version = " + batch + "; INSERT INTO " + name + " BY NAME SELECT " +
-      QuoteLiteral(stream_id_) + " AS stream_id, " + batch +
-      " AS batch_id, topic, partition, \"offset\", file, line, unhex(key_hex) AS key, unhex(value_hex) AS "
-      "value, error, current_timestamp AS dead_lettered_at FROM temp." +
-      kStagingTable);
-  if (!results.ok()) return results.status().WithContext(where);
-  const engine::QueryResult& row = results->back().result;
-  if (auto version = ReportedInteger(row, "version")) return version;
-  return Status::Internal(where + ": the INSERT reported no table version");
+  ASSIGN_OR_RETURN(std::vector<sql::StatementResult> results,
+                   session_.Execute("SET basin.txn_app_id = " + QuoteLiteral(stream_id_ + app_suffix) +
+                                    "; SET basin.txn_version = " + batch + "; INSERT INTO " + name +
+                                    " BY NAME SELECT " + QuoteLiteral(stream_id_) + " AS stream_id, " +
+                                    batch + " AS batch_id, " + columns_sql));
+  if (auto version = ReportedInteger(results.back().result, "version")) return *version;
+  return Status::Internal("the INSERT reported no table version");
+}
+
+Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table, int64_t batch_id,
+                                                       const std::vector<DeadLetter>& letters) {
+  if (letters.empty()) return std::optional<int64_t>();
+  const std::string where = "dead-letter table " + table;
+  Result<std::string> name = EnsureTable(table);
+  if (!name.ok()) return name.status().WithContext(where);
+  RETURN_IF_ERROR(Stage(letters).WithContext(where));
+  Result<int64_t> version =
+      Insert(*name, "/dead-letters", batch_id,
+             "topic, partition, \"offset\", file, line, unhex(key_hex) AS key, "
+             "unhex(value_hex) AS value, error, current_timestamp AS dead_lettered_at FROM temp." +
+                 std::string(kStagingTable));
+  if (!version.ok()) return version.status().WithContext(where);
+  return std::optional<int64_t>(*version);
+}
+
+Status DeadLetterWriter::WithRefusedRowsSetAside(const std::string& table, BatchRead& read,
+                                                 const std::function<Status()>& run) {
+  if (table.empty()) return run();
+  session_.SetAsideRefusedRows([&](const std::string& refused_rows_sql) -> Status {
+    const std::string where = "dead-letter table " + table;
+    ASSIGN_OR_RETURN(engine::QueryResult count,
+                     session_.connection().Query("SELECT count(*) FROM (" + refused_rows_sql + ")"));
+    const int64_t refused = std::stoll(count.at(0, 0).value_or("0"));
+    if (refused == 0) return Status::OK();
+    Result<std::string> name = EnsureTable(table);
+    if (!name.ok()) return name.status().WithContext(where);
+    // Their own txn: a batch's records that did not parse are committed first with another.
+    Result<int64_t> version =
+        Insert(*name, "/refused-rows", read.batch_id,
+               "encode(value) AS value, error, current_timestamp AS dead_lettered_at FROM (" +
+                   refused_rows_sql + ")");
+    if (!version.ok()) return version.status().WithContext(where);
+    read.dead_letters += refused;
+    read.dead_letter_version = std::max(read.dead_letter_version.value_or(-1), *version);
+    return Status::OK();
+  });
+  Status ran = run();
+  session_.SetAsideRefusedRows(nullptr);
+  return ran;
 }
 
 Status DeadLetterWriter::SetAside(const std::string& table, std::optional<double> max_fraction,

@@ -1,10 +1,12 @@
 // Dead letters: the records of a stream's batch that did not parse or fit the declared
-// schema, kept in a Delta table of the warehouse with the error and where each came from,
-// so that the stream keeps going and nothing is lost (docs/streams.md "Dead letters").
+// schema, and the rows its sink's NOT NULL and CHECK constraints refused, kept in a Delta
+// table of the warehouse with the error and where each came from, so that the stream keeps
+// going and nothing is lost (docs/streams.md "Dead letters").
 //
 // A batch's dead letters are committed before its sink commit, with txn(appId = "<stream
-// id>/dead-letters", version = batch id): a batch run again after a crash finds them
-// committed and adds nothing, so no record is dead-lettered twice.
+// id>/dead-letters" for records, "<stream id>/refused-rows" for rows, version = batch id):
+// a batch run again after a crash finds them committed and adds nothing, so none is
+// dead-lettered twice.
 //
 // The table (created on first use when absent): stream_id STRING, batch_id BIGINT, topic
 // STRING, partition INT, offset BIGINT (Kafka coordinates), file STRING, line BIGINT (file
@@ -15,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,8 +59,21 @@ class DeadLetterWriter {
   Status SetAside(const std::string& table, std::optional<double> max_fraction, int64_t records,
                   const std::vector<DeadLetter>& letters, BatchRead& read);
 
+  // Runs `run` (the batch's statement) with the rows its sink's NOT NULL and CHECK
+  // constraints refuse committed into `table` (before the sink's commit, with their own txn,
+  // "<stream id>/refused-rows") instead of failing it: value (the row as JSON), error (the
+  // constraint), no coordinates. Counted in `read`. With `table` empty, runs `run` alone.
+  Status WithRefusedRowsSetAside(const std::string& table, BatchRead& read,
+                                 const std::function<Status()>& run);
+
  private:
   Status Stage(const std::vector<DeadLetter>& letters);
+  // `table` as a quoted name, created when absent.
+  Result<std::string> EnsureTable(const std::string& table);
+  // INSERT INTO `name` of the stream and batch, and `columns_sql` (the other columns and
+  // FROM), with txn(stream id + `app_suffix`, batch id). The table's version after it.
+  Result<int64_t> Insert(const std::string& name, const std::string& app_suffix, int64_t batch_id,
+                         const std::string& columns_sql);
 
   sql::Session& session_;
   const std::string stream_id_;

@@ -194,7 +194,9 @@ class FilesSource final : public BatchSource {
     if (!request_->dead_letter_table.empty() && entry.schema)
       RETURN_IF_ERROR(SetAsideDeadLetters(entry, read));
     FilesBatch batch(&entry);
-    return WithFilesStream(session_, batch, run);
+    return WithFilesStream(session_, batch, [&] {
+      return dead_letters_.WithRefusedRowsSetAside(request_->dead_letter_table, read, run);
+    });
   }
 
   int64_t RecordsIn(const json&) const override { return 0; }

@@ -2,9 +2,9 @@
 // writing data files, between the data files and the Delta commit, between the commit and
 // its marker) over more than 20 restarts, with more input arriving between them; a final
 // available-now run drains the rest. The sink then holds every input row exactly once. The
-// same for a Kafka source into an INSERT sink (with malformed records, which the
-// dead-letter table holds once each), for a folder of files into an INSERT sink (with a
-// malformed line in each file, dead-lettered once each), and for a table source into a
+// same for a Kafka source into an INSERT sink (with malformed records and rows the sink's
+// CHECK constraint refuses, which the dead-letter table holds once each), for a folder of files into an
+// INSERT sink (with a malformed line in each file, dead-lettered once each), and for a table source into a
 // MERGE sink.
 // The seed is printed; BASIN_CRASH_SEED replays a run.
 #include <signal.h>
@@ -154,23 +154,28 @@ class StreamCrashTest : public ::testing::Test {
 TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
   ASSERT_OK_AND_ASSIGN(auto cluster, KafkaDevCluster::Start({{"events", 3}}));
   ASSERT_OK_AND_ASSIGN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
-  ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT)").exit_code, 0);
+  ASSERT_EQ(Sql("CREATE TABLE bronze (id BIGINT, CONSTRAINT known CHECK (id >= 0))").exit_code, 0);
   const std::string statement =
       "INSERT INTO bronze SELECT id FROM STREAM read_kafka(bootstrapServers => '" +
       cluster->bootstrap_servers() +
       "', subscribe => 'events', startingOffsets => 'earliest', maxOffsetsPerTrigger => 25, "
       "valueFormat => 'json', schema => 'id BIGINT NOT NULL', deadLetterTable => 'events_dlq')";
-  // Every seventh record is malformed (in two ways), and goes to the dead-letter table.
+  // Every seventh record is malformed (in two ways), and goes to the dead-letter table; so
+  // does every eleventh, whose negative id the sink's CHECK constraint refuses.
   int good = 0;
   int malformed = 0;
+  int refused = 0;
   for (int restart = 0; restart < kRestarts; restart++) {
     for (int i = 0; i < kRowsPerRound; i++) {
       stream::kafka::ProducerRecord record;
-      record.partition = (good + malformed) % 3;
-      if ((good + malformed) % 7 == 6) {
+      const int n = good + malformed + refused;
+      record.partition = n % 3;
+      if (n % 7 == 6) {
         record.value = malformed % 2 == 0 ? "{\"id\": \"m" + std::to_string(malformed) + "\"}"
                                           : "m" + std::to_string(malformed);
         malformed++;
+      } else if (n % 11 == 10) {
+        record.value = "{\"id\": " + std::to_string(-1 - refused++) + "}";
       } else {
         record.value = "{\"id\": " + std::to_string(good++) + "}";
       }
@@ -180,13 +185,15 @@ TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
     RunAndKill(statement, 900);
   }
   DrainAndExpectEachOnce(statement, "bronze", good);
-  // Each malformed record once: by its coordinates and by its bytes.
-  RunOutput letters =
-      Sql("SELECT count(*) || ',' || count(DISTINCT (partition, \"offset\")) || ',' || count(DISTINCT value) "
-          "FROM events_dlq");
+  // Each malformed record once, by its coordinates and by its bytes; each refused row once,
+  // by its values.
+  RunOutput letters = Sql(
+      "SELECT count(*) FILTER (topic IS NOT NULL) || ',' || count(DISTINCT (partition, \"offset\")) FILTER "
+      "(topic IS NOT NULL) || ',' || count(*) FILTER (topic IS NULL) || ',' || count(DISTINCT value) FROM "
+      "events_dlq");
   ASSERT_EQ(letters.exit_code, 0) << letters.err;
-  const std::string expected =
-      std::to_string(malformed) + "," + std::to_string(malformed) + "," + std::to_string(malformed);
+  const std::string expected = std::to_string(malformed) + "," + std::to_string(malformed) + "," +
+                               std::to_string(refused) + "," + std::to_string(malformed + refused);
   EXPECT_NE(letters.out.find(expected), std::string::npos) << letters.out << " expected " << expected;
 }
 

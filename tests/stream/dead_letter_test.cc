@@ -1,7 +1,8 @@
 // Streams of JSON records with a declared schema: good records land in the sink, those that
 // do not parse or fit in the dead-letter table with the error and their coordinates, once
-// each however often a batch runs; maxDeadLetterFraction stops the stream instead; without
-// a dead-letter table a bad record fails the batch, naming it.
+// each however often a batch runs, and so do rows the sink's constraints refuse;
+// maxDeadLetterFraction stops the stream instead; without a dead-letter table a bad record
+// fails the batch, naming it.
 #include <gtest/gtest.h>
 
 #include "kafka_test_util.h"
@@ -128,14 +129,19 @@ TEST_F(DeadLetterTest, WithoutASchemaTheFirstBatchInfersOneAndKeepsIt) {
 
 TEST_F(DeadLetterTest, ABatchRunAgainAfterItsDeadLettersCommittedAddsThemOnce) {
   ProducePayments(0, 10);
-  // The sink refuses the batch after its dead letters committed (as a crash between the two
-  // commits would leave it); once the constraint is gone the batch runs again.
-  ASSERT_OK(session_->Execute("ALTER TABLE bronze ADD CONSTRAINT small CHECK (id < 5)").status());
+  // The sink's statement fails after the dead letters committed (as a crash between the two
+  // commits would leave it: a generated column that cannot be computed); once the sink is
+  // replaced by one that takes the rows, the batch runs again.
+  ASSERT_OK(session_
+                ->Execute("CREATE OR REPLACE TABLE bronze (id BIGINT NOT NULL, amount DECIMAL(12,2), "
+                          "broken BIGINT GENERATED ALWAYS AS (CAST('x' || id AS BIGINT)))")
+                .status());
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
   EXPECT_FALSE(runner->RunBatch().ok());
   EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT \"offset\") FROM payments_dlq"),
             std::make_pair(int64_t{2}, int64_t{2}));
-  ASSERT_OK(session_->Execute("ALTER TABLE bronze DROP CONSTRAINT small").status());
+  ASSERT_OK(session_->Execute("CREATE OR REPLACE TABLE bronze (id BIGINT NOT NULL, amount DECIMAL(12,2))")
+                .status());
   runner.reset();
   ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner(Statement()));
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> rerun, restarted->RunBatch());
@@ -147,6 +153,37 @@ TEST_F(DeadLetterTest, ABatchRunAgainAfterItsDeadLettersCommittedAddsThemOnce) {
             std::make_pair(int64_t{2}, int64_t{2}));
   EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT id) FROM bronze"),
             std::make_pair(int64_t{10}, int64_t{10}));
+}
+
+// Rows the sink's NOT NULL and CHECK constraints refuse go to the dead-letter table too (the
+// row as JSON, the constraint), beside the records that do not parse; the rest commit.
+TEST_F(DeadLetterTest, RowsTheSinkRefusesAreDeadLettered) {
+  ASSERT_OK(session_->Execute("ALTER TABLE bronze ADD CONSTRAINT small CHECK (amount < 100)").status());
+  ProduceValue(0, "{\"id\": 1, \"amount\": 5}");
+  ProduceValue(0, "{\"amount\": 7}");
+  ProduceValue(0, "{\"id\": 3, \"amount\": 500}");
+  ProduceValue(0, "{oops");
+  ASSERT_OK(producer_->Flush(10'000));
+  ASSERT_OK_AND_ASSIGN(
+      auto runner,
+      OpenRunner("INSERT INTO bronze SELECT id, amount FROM STREAM read_kafka(bootstrapServers => '" +
+                 cluster_->bootstrap_servers() +
+                 "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => "
+                 "'json', schema => 'id BIGINT, amount DECIMAL(12,2)', deadLetterTable => "
+                 "'payments_dlq')"));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_out, 1);
+  EXPECT_EQ(commit->dead_letters, 3);
+  EXPECT_EQ(Counts("SELECT count(*), sum(id) FROM bronze"), std::make_pair(int64_t{1}, int64_t{1}));
+  EXPECT_EQ(basin::testing::FirstColumn(
+                *session_,
+                "SELECT coalesce(\"offset\"::VARCHAR, '-') || ' ' || decode(value) || ' ' || "
+                "error FROM payments_dlq ORDER BY error"),
+            (std::vector<std::string>{
+                "- {\"id\":3,\"amount\":500.0} CHECK constraint small (amount < 100) violated",
+                "- {\"id\":null,\"amount\":7.0} NOT NULL constraint violated for column: id",
+                "3 {oops payments/0 offset 3: not valid JSON"}));
 }
 
 TEST_F(DeadLetterTest, TooManyDeadLettersStopTheStreamAndCommitNothing) {

@@ -304,5 +304,61 @@ TEST_F(StreamRunnerTest, CheckpointStoreFailuresNeitherLoseNorRepeatARecord) {
   EXPECT_EQ(Counts(), std::make_pair(int64_t{400}, int64_t{400}));
 }
 
+// The warehouse's store (the catalog, the sink's log and data files, which DuckDB reads
+// through it) fails one call in eight at random, half the time after the write took effect;
+// the runner, and at times the session, are reopened after failures, as a restarted process
+// would be. Every failure is an injected one, and every record lands once.
+TEST_F(StreamRunnerTest, WarehouseStoreFailuresNeitherLoseNorRepeatARecord) {
+  const std::string name = "faulty-warehouse-" + std::to_string(reinterpret_cast<uintptr_t>(this));
+  auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
+  SetNamedMemoryStore(name, faulty);
+  auto open_session = [&]() -> Status {
+    ASSIGN_OR_RETURN(session_, sql::Session::Open({.warehouse_dir = "memory://" + name}));
+    return kafka::RegisterReadKafka(session_->connection().raw());
+  };
+  ASSERT_OK(open_session());
+  ASSERT_OK(session_->Execute("CREATE TABLE bronze (v VARCHAR, p INTEGER, o BIGINT)").status());
+  int produced = 0;
+  std::unique_ptr<StreamRunner> runner;
+  int failures = 0;
+  for (uint64_t attempt = 1; attempt < 2'000; attempt++) {
+    if (attempt % 40 == 1 && produced < 400) {
+      Produce("payments", static_cast<int32_t>(attempt % 3), produced, 50);
+      produced += 50;
+    }
+    faulty->SetOptions(
+        {.failure_probability = 1.0 / 8, .seed = attempt, .fail_after_write = attempt % 2 == 0});
+    Result<std::optional<BatchCommit>> ran = std::optional<BatchCommit>();
+    if (!runner) {
+      Result<std::unique_ptr<StreamRunner>> opened = OpenRunner(Statement(20));
+      if (opened.ok()) runner = std::move(opened).value();
+      if (!opened.ok()) ran = opened.status();
+    }
+    if (runner) ran = runner->RunBatch();
+    if (!ran.ok()) {
+      EXPECT_NE(ran.status().message().find("injected fault"), std::string::npos) << ran.status().ToString();
+      failures++;
+      runner.reset();
+      if (attempt % 4 == 0) {
+        faulty->SetOptions({});
+        ASSERT_OK(open_session());
+      }
+      continue;
+    }
+    if (!*ran && produced >= 400) break;
+  }
+  faulty->SetOptions({});
+  runner.reset();
+  ASSERT_OK(open_session());
+  ASSERT_OK_AND_ASSIGN(auto last, OpenRunner(Statement(20)));
+  basin::testing::RunAvailableNow(*last, [] {});
+  EXPECT_GT(failures, 5);
+  EXPECT_EQ(produced, 400);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{400}, int64_t{400}));
+  last.reset();
+  session_.reset();
+  ForgetNamedMemoryStore(name);
+}
+
 }  // namespace
 }  // namespace basin::stream

@@ -146,7 +146,7 @@ class KafkaSource final : public BatchSource {
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
     Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
     ScopedKafkaBatch installed(session_.connection().raw(), &batch);
-    return run();
+    return dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
   }
 
   int64_t RecordsIn(const json& planned) const override {
