@@ -1,10 +1,14 @@
 // Feeds arbitrary bytes to the stream record parsers (stream/record_format.h): as a Kafka
 // value to the JSON parser (or, after a first ',', the CSV parser) of a schema with every
-// supported type, and (after a first '#') as a schema option's text. Any outcome but a crash, a sanitizer
-// report, or an accepted record whose cells break the schema (a NULL in a NOT NULL column, a cell of another
-// kind, a decimal beyond its precision) is fine.
+// supported type, (after a first '#') as a schema option's text, and (after a first '?') as
+// records, one a line, to infer a schema from. Any outcome but a crash, a sanitizer report,
+// an accepted record whose cells break the schema (a NULL in a NOT NULL column, a cell of
+// another kind, a decimal beyond its precision), an inferred schema that does not parse, or
+// a CSV record of the inferred field count that the inferred schema does not read is fine.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -55,12 +59,43 @@ bool Fits(const basin::stream::RecordColumn& column, const RecordCell& cell) {
   }
 }
 
+// Infers a schema of each format from `text`'s lines; both must parse, and the CSV one must
+// read every line it was inferred from that is CSV of its field count.
+void CheckInference(std::string_view text) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start <= text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  if (auto json = basin::stream::InferJsonSchema(lines); json.ok()) {
+    if (!basin::stream::ParseRecordSchema(*json).ok()) __builtin_trap();
+  }
+  auto csv = basin::stream::InferCsvSchema(lines);
+  if (!csv.ok()) return;
+  auto schema = basin::stream::ParseRecordSchema(*csv);
+  if (!schema.ok()) __builtin_trap();
+  basin::stream::CsvRecordParser parser(*schema);
+  std::vector<RecordCell> cells;
+  for (std::string_view line : lines) {
+    basin::Status parsed = parser.Parse(line, &cells);
+    if (!parsed.ok() && parsed.message().find("fields, the schema") == std::string::npos &&
+        parsed.message().find("not valid") == std::string::npos) {
+      __builtin_trap();
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   if (size > 0 && data[0] == '#') {
     (void)basin::stream::ParseRecordSchema(bytes.substr(1));
+    return 0;
+  }
+  if (size > 0 && data[0] == '?') {
+    CheckInference(bytes.substr(1));
     return 0;
   }
   const bool csv = size > 0 && data[0] == ',';

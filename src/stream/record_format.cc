@@ -126,6 +126,44 @@ Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, s
   return Mismatch(column, quoted);
 }
 
+// `bytes` (one CSV record, a trailing newline dropped) split into its fields, RFC 4180
+// quoting undone; `quoted[i]` says field i was quoted. InvalidArgument when it is not CSV.
+Status SplitCsv(std::string_view bytes, std::vector<std::string>& fields, std::vector<bool>& quoted) {
+  if (bytes.ends_with("\r\n")) {
+    bytes.remove_suffix(2);
+  } else if (bytes.ends_with("\n")) {
+    bytes.remove_suffix(1);
+  }
+  fields.assign(1, std::string());
+  quoted.assign(1, false);
+  for (size_t i = 0; i < bytes.size(); i++) {
+    const char c = bytes[i];
+    if (c == ',') {
+      fields.emplace_back();
+      quoted.push_back(false);
+    } else if (c == '"' && fields.back().empty() && !quoted.back()) {
+      quoted.back() = true;
+      for (i++;; i++) {
+        if (i >= bytes.size()) return Status::InvalidArgument("not valid CSV (a quoted field is not closed)");
+        if (bytes[i] != '"') {
+          fields.back() += bytes[i];
+        } else if (i + 1 < bytes.size() && bytes[i + 1] == '"') {
+          fields.back() += '"';
+          i++;
+        } else {
+          break;
+        }
+      }
+      if (i + 1 < bytes.size() && bytes[i + 1] != ',') {
+        return Status::InvalidArgument("not valid CSV (text after a quoted field)");
+      }
+    } else {
+      fields.back() += c;
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<ValueFormat> ParseValueFormat(std::string_view name) {
@@ -189,6 +227,38 @@ Seen Widest(Seen known, Seen seen) {
   return number(known) && number(seen) ? Seen::kDouble : Seen::kString;
 }
 
+// What a CSV field's text says of its column's type, as FromText reads it: an empty
+// unquoted field nothing, true or false a boolean, then integers and numbers.
+Seen SeenOfText(std::string_view text, bool quoted) {
+  if (text.empty() && !quoted) return Seen::kNull;
+  if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) return Seen::kBoolean;
+  int64_t n = 0;
+  if (auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+      ec == std::errc() && end == text.data() + text.size()) {
+    return Seen::kInteger;
+  }
+  double d = 0;
+  if (auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      ec == std::errc() && end == text.data() + text.size()) {
+    return Seen::kDouble;
+  }
+  return Seen::kString;
+}
+
+// The schema option's text of `fields`, in order.
+std::string SchemaText(const std::vector<std::pair<std::string, Seen>>& fields) {
+  std::string text;
+  for (const auto& [name, seen] : fields) {
+    if (!text.empty()) text += ", ";
+    const char* type = seen == Seen::kBoolean   ? "BOOLEAN"
+                       : seen == Seen::kInteger ? "BIGINT"
+                       : seen == Seen::kDouble  ? "DOUBLE"
+                                                : "VARCHAR";
+    text += QuoteIdentifier(name) + " " + type;
+  }
+  return text;
+}
+
 }  // namespace
 
 Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values) {
@@ -220,16 +290,33 @@ Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values)
                                    " JSON records sampled have no fields to infer a schema from: give "
                                    "schema => 'name TYPE, ...'");
   }
-  std::string text;
-  for (const auto& [name, seen] : fields) {
-    if (!text.empty()) text += ", ";
-    const char* type = seen == Seen::kBoolean   ? "BOOLEAN"
-                       : seen == Seen::kInteger ? "BIGINT"
-                       : seen == Seen::kDouble  ? "DOUBLE"
-                                                : "VARCHAR";
-    text += QuoteIdentifier(name) + " " + type;
+  return SchemaText(fields);
+}
+
+Result<std::string> InferCsvSchema(const std::vector<std::string_view>& values) {
+  std::vector<std::pair<std::string, Seen>> columns;
+  std::vector<std::string> fields;
+  std::vector<bool> quoted;
+  for (std::string_view value : values) {
+    if (!SplitCsv(value, fields, quoted).ok()) continue;
+    if (columns.empty()) {
+      for (size_t c = 0; c < fields.size(); c++) columns.emplace_back("_c" + std::to_string(c), Seen::kNull);
+    }
+    if (fields.size() != columns.size()) continue;  // a dead letter later
+    for (size_t c = 0; c < fields.size(); c++) {
+      columns[c].second = Widest(columns[c].second, SeenOfText(fields[c], quoted[c]));
+    }
   }
-  return text;
+  if (columns.empty()) {
+    return Status::InvalidArgument("none of the " + std::to_string(values.size()) +
+                                   " records sampled is a CSV line to infer a schema from: give schema => "
+                                   "'name TYPE, ...'");
+  }
+  return SchemaText(columns);
+}
+
+Result<std::string> InferRecordSchema(ValueFormat format, const std::vector<std::string_view>& values) {
+  return format == ValueFormat::kCsv ? InferCsvSchema(values) : InferJsonSchema(values);
 }
 
 bool IsRecordOption(std::string_view name) {
@@ -258,10 +345,6 @@ Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string
     } else if (EqualsIgnoreCase(name, "maxDeadLetterFraction")) {
       fraction = value;
     }
-  }
-  if (out.format == ValueFormat::kCsv && !schema) {
-    return Status::InvalidArgument(
-        "valueFormat 'csv' needs schema => 'name TYPE, ...' (the records' columns)");
   }
   if (schema) {
     if (out.format == ValueFormat::kRaw) {
@@ -451,39 +534,7 @@ Status JsonRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* 
 
 Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
   if (!simdjson::validate_utf8(bytes.data(), bytes.size())) return Status::InvalidArgument("not valid UTF-8");
-  if (bytes.ends_with("\r\n")) {
-    bytes.remove_suffix(2);
-  } else if (bytes.ends_with("\n")) {
-    bytes.remove_suffix(1);
-  }
-  // Split into fields (RFC 4180 quoting).
-  fields_.assign(1, std::string());
-  quoted_.assign(1, false);
-  for (size_t i = 0; i < bytes.size(); i++) {
-    const char c = bytes[i];
-    if (c == ',') {
-      fields_.emplace_back();
-      quoted_.push_back(false);
-    } else if (c == '"' && fields_.back().empty() && !quoted_.back()) {
-      quoted_.back() = true;
-      for (i++;; i++) {
-        if (i >= bytes.size()) return Status::InvalidArgument("not valid CSV (a quoted field is not closed)");
-        if (bytes[i] != '"') {
-          fields_.back() += bytes[i];
-        } else if (i + 1 < bytes.size() && bytes[i + 1] == '"') {
-          fields_.back() += '"';
-          i++;
-        } else {
-          break;
-        }
-      }
-      if (i + 1 < bytes.size() && bytes[i + 1] != ',') {
-        return Status::InvalidArgument("not valid CSV (text after a quoted field)");
-      }
-    } else {
-      fields_.back() += c;
-    }
-  }
+  RETURN_IF_ERROR(SplitCsv(bytes, fields_, quoted_));
   const RecordSchema& columns = schema();
   if (fields_.size() != columns.size()) {
     return Status::InvalidArgument("the record has " + std::to_string(fields_.size()) +

@@ -83,12 +83,15 @@ using RecordCell = std::variant<std::monostate, bool, int64_t, double, __int128,
 // The record options every source takes (docs/streams.md "Record formats and dead letters").
 struct RecordOptions {
   ValueFormat format = ValueFormat::kRaw;
-  RecordSchema schema;  // kJson, kCsv; empty for json without one (InferJsonSchema)
+  RecordSchema schema;  // kJson, kCsv; empty without one (InferRecordSchema)
   // The warehouse table records that do not parse go to, as written ("ops.payments_dlq");
   // empty: none, such a record fails the batch.
   std::string dead_letter_table;
   // Fail a batch instead when more than this share of its records are dead letters.
   std::optional<double> max_dead_letter_fraction;
+
+  // Parsed records without a schema option: the columns come from a sample of them.
+  bool InfersSchema() const { return format != ValueFormat::kRaw && schema.empty(); }
 };
 
 // Whether `name` (any case) is one of RecordOptions': valueFormat, schema, deadLetterTable,
@@ -96,8 +99,8 @@ struct RecordOptions {
 bool IsRecordOption(std::string_view name);
 
 // The record options among `given` ((name, value) pairs, names IsRecordOption's).
-// InvalidArgument naming the option: an unknown format, a schema that does not parse, csv
-// without a schema (or a schema without json or csv), a dead-letter table for raw records (which
+// InvalidArgument naming the option: an unknown format, a schema that does not parse, a
+// schema without json or csv, a dead-letter table for raw records (which
 // cannot fail to parse), a dead-letter table name that is not one, a fraction outside
 // [0, 1] or without a dead-letter table.
 Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string, std::string>>& given);
@@ -108,6 +111,16 @@ Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string
 // mixed, and fields only ever null). Values that are not JSON objects are passed over (they
 // are dead letters later). InvalidArgument when none is one.
 Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values);
+
+// The schema text of CSV records `values` (one line each, no header): columns _c0, _c1, ...
+// as many as the first record that is CSV has fields, each BOOLEAN (true/false in any
+// case), BIGINT, DOUBLE (integers and fractions mixed) or VARCHAR (anything else, anything
+// mixed, and columns only ever empty). Records that are not CSV or have another field count
+// are passed over (they are dead letters later). InvalidArgument when none is CSV.
+Result<std::string> InferCsvSchema(const std::vector<std::string_view>& values);
+
+// InferCsvSchema for kCsv, InferJsonSchema for kJson.
+Result<std::string> InferRecordSchema(ValueFormat format, const std::vector<std::string_view>& values);
 
 // The parser of one value format (json or csv) into a schema's cells.
 class RecordParser {

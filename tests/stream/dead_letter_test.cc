@@ -245,6 +245,30 @@ TEST_F(DeadLetterTest, CsvValuesAreParsedAndDeadLetteredAlike) {
             "payments/0 offset 1: column amount: not a number is not a decimal(12,2)");
 }
 
+// valueFormat 'csv' without a schema: columns _c0, _c1, ... with the types the first
+// batch's sample shows, kept for the stream; a record with another field count is a dead
+// letter.
+TEST_F(DeadLetterTest, CsvValuesWithoutASchemaAreReadWithAnInferredOne) {
+  ProduceValue(0, "1,2.50");
+  ProduceValue(0, "7");
+  ProduceValue(0, "3,\"4\"\n");
+  ASSERT_OK(producer_->Flush(10'000));
+  const std::string statement =
+      "INSERT INTO bronze SELECT _c0 AS id, _c1 AS amount FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() +
+      "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'csv', deadLetterTable => "
+      "'payments_dlq')";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_out, 2);
+  EXPECT_EQ(commit->dead_letters, 1);
+  EXPECT_EQ(Counts("SELECT count(*), (sum(amount) * 100)::BIGINT FROM bronze"),
+            std::make_pair(int64_t{2}, int64_t{650}));
+  ASSERT_OK_AND_ASSIGN(std::string offsets, checkpoint_->Get("offsets/00000000000000000000.json"));
+  EXPECT_NE(offsets.find(R"("schema":"\"_c0\" BIGINT, \"_c1\" DOUBLE")"), std::string::npos) << offsets;
+}
+
 TEST_F(DeadLetterTest, AQueryOutsideAStreamReadsTypedColumns) {
   ProducePayments(0, 5);
   ASSERT_OK_AND_ASSIGN(auto described, session_->connection().DescribeQuery("SELECT * FROM " + Source("")));

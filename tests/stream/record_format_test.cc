@@ -200,6 +200,24 @@ TEST(InferJsonSchemaTest, FieldsInTheOrderSeenWithTheWidestType) {
   EXPECT_FALSE(InferJsonSchema({"{}"}).ok());
 }
 
+TEST(InferCsvSchemaTest, ColumnsByPositionWithTheWidestType) {
+  ASSERT_OK_AND_ASSIGN(std::string schema, InferCsvSchema({"1,2,true,,\"a,b\",7\n", "\"open", "1,2",
+                                                           "2,2.5,FALSE,,3,\"\"\r\n", "-3,1e3,true,,x,8"}));
+  EXPECT_EQ(
+      schema,
+      "\"_c0\" BIGINT, \"_c1\" DOUBLE, \"_c2\" BOOLEAN, \"_c3\" VARCHAR, \"_c4\" VARCHAR, \"_c5\" VARCHAR");
+  // What it infers, the parser reads.
+  ASSERT_OK_AND_ASSIGN(RecordSchema parsed, ParseRecordSchema(schema));
+  CsvRecordParser parser(parsed);
+  std::vector<RecordCell> cells;
+  EXPECT_OK(parser.Parse("-3,1e3,true,,x,8", &cells));
+  EXPECT_EQ(std::get<int64_t>(cells[0]), -3);
+  EXPECT_EQ(std::get<double>(cells[1]), 1000.0);
+  Result<std::string> refused = InferCsvSchema({"\"open"});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("give schema"), std::string::npos) << refused.status().ToString();
+}
+
 TEST(RecordOptionsTest, OptionsAreCheckedTogether) {
   ASSERT_OK_AND_ASSIGN(RecordOptions raw, ParseRecordOptions({}));
   EXPECT_EQ(raw.format, ValueFormat::kRaw);
@@ -218,8 +236,10 @@ TEST(RecordOptionsTest, OptionsAreCheckedTogether) {
   };
   EXPECT_NE(refusal({{"valueFormat", "avro"}}).find("'avro'"), std::string::npos);
   ASSERT_OK_AND_ASSIGN(RecordOptions inferred, ParseRecordOptions({{"valueFormat", "json"}}));
-  EXPECT_TRUE(inferred.schema.empty());  // inferred from the records (InferJsonSchema)
-  EXPECT_NE(refusal({{"valueFormat", "csv"}}).find("'csv' needs schema"), std::string::npos);
+  EXPECT_TRUE(inferred.InfersSchema());  // inferred from the records (InferRecordSchema)
+  ASSERT_OK_AND_ASSIGN(RecordOptions csv_inferred, ParseRecordOptions({{"valueFormat", "csv"}}));
+  EXPECT_TRUE(csv_inferred.InfersSchema());
+  EXPECT_FALSE(raw.InfersSchema());
   ASSERT_OK_AND_ASSIGN(RecordOptions csv, ParseRecordOptions({{"valueFormat", "csv"}, {"schema", "id INT"}}));
   EXPECT_EQ(csv.format, ValueFormat::kCsv);
   EXPECT_NE(refusal({{"schema", "id BIGINT"}}).find("valueFormat"), std::string::npos);

@@ -128,10 +128,11 @@ class KafkaSource final : public BatchSource {
     }
     if (TotalOffsets(ranges) == 0) return std::optional<json>();
     json entry = {{"kind", "kafka"}, {"ranges", RangesJson(ranges)}};
-    if (options_->records.format == ValueFormat::kJson && options_->records.schema.empty()) {
+    if (options_->records.InfersSchema()) {
       // The stream's first batch with no schema option: its records decide the columns.
       RETURN_IF_ERROR(OpenReader());
-      ASSIGN_OR_RETURN(std::string inferred, SampleJsonSchema(*reader_, ranges, nullptr));
+      ASSIGN_OR_RETURN(std::string inferred,
+                       SampleSchema(*reader_, options_->records.format, ranges, nullptr));
       RETURN_IF_ERROR(UseSchema(inferred));
     }
     if (inferred_schema_) entry["schema"] = *inferred_schema_;
@@ -194,10 +195,7 @@ class KafkaSource final : public BatchSource {
     Batch probe(std::nullopt);
     ScopedKafkaBatch installed(session_.connection().raw(), &probe);
     Status bound = BindStreamQuery(session_, query_);
-    if (probe.options() && probe.options()->records.format == ValueFormat::kJson &&
-        probe.options()->records.schema.empty()) {
-      bound = Status::OK();
-    }
+    if (probe.options() && probe.options()->records.InfersSchema()) bound = Status::OK();
     RETURN_IF_ERROR(bound.WithContext(where_));
     if (!probe.options()) {
       return Status::NotImplemented(

@@ -141,8 +141,9 @@ Result<std::vector<PartitionRange>> BoundedRanges(const KafkaOptions& options) {
 
 }  // namespace
 
-Result<std::string> SampleJsonSchema(KafkaReader& reader, const std::vector<PartitionRange>& ranges,
-                                     const CancellationToken* abandon) {
+Result<std::string> SampleSchema(KafkaReader& reader, ValueFormat format,
+                                 const std::vector<PartitionRange>& ranges,
+                                 const CancellationToken* abandon) {
   constexpr int64_t kSample = 1'000;
   std::vector<PartitionRange> sample;
   for (const PartitionRange& range : ranges) {
@@ -160,15 +161,16 @@ Result<std::string> SampleJsonSchema(KafkaReader& reader, const std::vector<Part
         return Status::OK();
       },
       abandon));
-  return InferJsonSchema(std::vector<std::string_view>(values.begin(), values.end()));
+  return InferRecordSchema(format, std::vector<std::string_view>(values.begin(), values.end()));
 }
 
 namespace {
 
-// With valueFormat 'json' and no schema: the batch's schema, or one inferred from the ranges.
+// With valueFormat 'json' or 'csv' and no schema: the batch's schema, or one inferred from
+// the ranges.
 Status InferMissingSchema(BindData& data, KafkaBatch* batch) {
   RecordOptions& records = data.options.records;
-  if (records.format != ValueFormat::kJson || !records.schema.empty()) return Status::OK();
+  if (!records.InfersSchema()) return Status::OK();
   std::optional<std::string> text = batch != nullptr ? batch->Schema() : std::nullopt;
   if (!text) {
     std::unique_ptr<KafkaReader> own;
@@ -177,7 +179,7 @@ Status InferMissingSchema(BindData& data, KafkaBatch* batch) {
       ASSIGN_OR_RETURN(own, KafkaReader::OpenToRead(data.options));
       reader = own.get();
     }
-    ASSIGN_OR_RETURN(text, SampleJsonSchema(*reader, data.ranges, data.abandon));
+    ASSIGN_OR_RETURN(text, SampleSchema(*reader, records.format, data.ranges, data.abandon));
   }
   ASSIGN_OR_RETURN(records.schema, ParseRecordSchema(*text));
   return Status::OK();

@@ -74,10 +74,10 @@ class KafkaBatch {
   virtual std::optional<std::string> Schema() { return std::nullopt; }
 };
 
-// The schema text of the JSON records in `ranges` (InferJsonSchema over at most the first
-// 1,000 of them, shared between the ranges), read with `reader`.
-Result<std::string> SampleJsonSchema(KafkaReader& reader, const std::vector<PartitionRange>& ranges,
-                                     const CancellationToken* abandon);
+// The schema text of the `format` (json or csv) records in `ranges` (InferRecordSchema over
+// at most the first 1,000 of them, shared between the ranges), read with `reader`.
+Result<std::string> SampleSchema(KafkaReader& reader, ValueFormat format,
+                                 const std::vector<PartitionRange>& ranges, const CancellationToken* abandon);
 
 // Makes read_kafka on DuckDB connection `conn` read `batch` while the guard lives.
 // REQUIRES: one guard per connection at a time; `batch` outlives the guard.
