@@ -1,19 +1,26 @@
 // Feeds arbitrary bytes to the stream record parsers (stream/record_format.h): as a Kafka
 // value to the JSON parser (or, after a first ',', the CSV parser) of a schema with every
-// supported type, (after a first '#') as a schema option's text, and (after a first '?') as
-// records, one a line, to infer a schema from. Any outcome but a crash, a sanitizer report,
+// supported type, (after a first '!') as an Avro record in Confluent's wire format whose writer
+// schema (a field of every Avro type a column reads) an in-process schema registry serves,
+// (after a first '#') as a schema option's text, and (after a first '?') as records, one a
+// line, to infer a schema from. Any outcome but a crash, a sanitizer report,
 // an accepted record whose cells break the schema (a NULL in a NOT NULL column, a cell of
 // another kind, a decimal beyond its precision), an inferred schema that does not parse, or
 // a CSV record of the inferred field count that the inferred schema does not read is fine.
+#include <httplib.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 #include <vector>
 
 #include "delta/decimal_text.h"
+#include "stream/avro/avro_record.h"
+#include "stream/avro/schema_registry.h"
 #include "stream/record_format.h"
 
 namespace {
@@ -36,6 +43,34 @@ basin::stream::RecordParser& Parser(basin::stream::ValueFormat format) {
   static auto* json = make(basin::stream::ValueFormat::kJson);
   static auto* csv = make(basin::stream::ValueFormat::kCsv);
   return format == basin::stream::ValueFormat::kCsv ? *csv : *json;
+}
+
+// The Avro parser of the record schema Parser's have, over a registry on loopback that
+// serves one writer schema, id 1, with a field for each column.
+basin::stream::RecordParser& AvroParser() {
+  static basin::stream::RecordParser* parser = [] {
+    static httplib::Server server;
+    server.Get("/schemas/ids/1", [](const httplib::Request&, httplib::Response& response) {
+      response.set_content(
+          R"({"schema": "{\"type\": \"record\", \"name\": \"r\", \"fields\": [)"
+          R"({\"name\": \"id\", \"type\": \"long\"}, {\"name\": \"t\", \"type\": \"int\"}, )"
+          R"({\"name\": \"s\", \"type\": [\"null\", \"int\"]}, {\"name\": \"i\", \"type\": \"long\"}, )"
+          R"({\"name\": \"f\", \"type\": \"float\"}, {\"name\": \"d\", \"type\": \"double\"}, )"
+          R"({\"name\": \"m\", \"type\": {\"type\": \"bytes\", \"logicalType\": \"decimal\", \"precision\": 5, \"scale\": 2}}, )"
+          R"({\"name\": \"h\", \"type\": {\"type\": \"fixed\", \"name\": \"h16\", \"size\": 16, \"logicalType\": \"decimal\", \"precision\": 38, \"scale\": 10}}, )"
+          R"({\"name\": \"b\", \"type\": \"boolean\"}, {\"name\": \"name\", \"type\": {\"type\": \"enum\", \"name\": \"e\", \"symbols\": [\"A\", \"B\"]}}, )"
+          R"({\"name\": \"raw\", \"type\": \"bytes\"}, {\"name\": \"day\", \"type\": {\"type\": \"int\", \"logicalType\": \"date\"}}, )"
+          R"({\"name\": \"ts\", \"type\": {\"type\": \"long\", \"logicalType\": \"timestamp-millis\"}}, )"
+          R"({\"name\": \"local\", \"type\": [\"string\", {\"type\": \"array\", \"items\": \"long\"}]}]}"})",
+          "application/json");
+    });
+    const int port = server.bind_to_any_port("127.0.0.1");
+    static std::thread listener([] { server.listen_after_bind(); });
+    while (!server.is_running()) std::this_thread::yield();
+    auto registry = basin::stream::SchemaRegistry::At("http://127.0.0.1:" + std::to_string(port)).value();
+    return new basin::stream::AvroRecordParser(Parser(basin::stream::ValueFormat::kJson).schema(), registry);
+  }();
+  return *parser;
 }
 
 bool Fits(const basin::stream::RecordColumn& column, const RecordCell& cell) {
@@ -99,10 +134,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const bool csv = size > 0 && data[0] == ',';
+  const bool avro = size > 0 && data[0] == '!';
   basin::stream::RecordParser& parser =
-      Parser(csv ? basin::stream::ValueFormat::kCsv : basin::stream::ValueFormat::kJson);
+      avro ? AvroParser()
+           : Parser(csv ? basin::stream::ValueFormat::kCsv : basin::stream::ValueFormat::kJson);
   std::vector<RecordCell> cells;
-  if (!parser.Parse(csv ? bytes.substr(1) : bytes, &cells).ok()) return 0;
+  const std::string framed =
+      avro ? std::string("\0\0\0\0\1", 5) + std::string(bytes.substr(1)) : std::string();
+  if (!parser.Parse(avro ? std::string_view(framed) : csv ? bytes.substr(1) : bytes, &cells).ok()) return 0;
   const auto& schema = parser.schema();
   if (cells.size() != schema.size()) __builtin_trap();
   for (size_t c = 0; c < schema.size(); c++) {

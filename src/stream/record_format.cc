@@ -16,6 +16,8 @@
 #include "delta/temporal.h"
 #include "sql/grammar/parse.h"
 #include "sql/type_names.h"
+#include "stream/avro/avro_record.h"
+#include "stream/avro/schema_registry.h"
 
 namespace basin::stream {
 namespace {
@@ -68,12 +70,6 @@ std::string Quoted(std::string_view raw) {
 Status Mismatch(const RecordColumn& column, std::string_view raw) {
   return Status::InvalidArgument("column " + column.name + ": " + Quoted(raw) + " is not a " +
                                  column.type_name);
-}
-
-// Whether `n` is in the range of the integer column `kind`.
-bool IntegerFits(Kind kind, int64_t n) {
-  const int bits = kind == Kind::kInt8 ? 8 : kind == Kind::kInt16 ? 16 : kind == Kind::kInt32 ? 32 : 64;
-  return bits == 64 || (n >= -(int64_t{1} << (bits - 1)) && n < (int64_t{1} << (bits - 1)));
 }
 
 // The cell of `column` from a value's text (a CSV field, a JSON string; `quoted` is how
@@ -166,12 +162,18 @@ Status SplitCsv(std::string_view bytes, std::vector<std::string>& fields, std::v
 
 }  // namespace
 
+bool IntegerFits(RecordColumn::Kind kind, int64_t n) {
+  const int bits = kind == Kind::kInt8 ? 8 : kind == Kind::kInt16 ? 16 : kind == Kind::kInt32 ? 32 : 64;
+  return bits == 64 || (n >= -(int64_t{1} << (bits - 1)) && n < (int64_t{1} << (bits - 1)));
+}
+
 Result<ValueFormat> ParseValueFormat(std::string_view name) {
   if (EqualsIgnoreCase(name, "raw")) return ValueFormat::kRaw;
   if (EqualsIgnoreCase(name, "json")) return ValueFormat::kJson;
   if (EqualsIgnoreCase(name, "csv")) return ValueFormat::kCsv;
-  return Status::InvalidArgument("valueFormat must be 'raw', 'json' or 'csv', got '" + std::string(name) +
-                                 "'");
+  if (EqualsIgnoreCase(name, "avro")) return ValueFormat::kAvro;
+  return Status::InvalidArgument("valueFormat must be 'raw', 'json', 'csv' or 'avro', got '" +
+                                 std::string(name) + "'");
 }
 
 Result<RecordSchema> ParseRecordSchema(std::string_view text) {
@@ -315,12 +317,24 @@ Result<std::string> InferCsvSchema(const std::vector<std::string_view>& values) 
   return SchemaText(columns);
 }
 
-Result<std::string> InferRecordSchema(ValueFormat format, const std::vector<std::string_view>& values) {
-  return format == ValueFormat::kCsv ? InferCsvSchema(values) : InferJsonSchema(values);
+Result<std::string> InferRecordSchema(const RecordOptions& options,
+                                      const std::vector<std::string_view>& values) {
+  switch (options.format) {
+    case ValueFormat::kCsv:
+      return InferCsvSchema(values);
+    case ValueFormat::kAvro: {
+      ASSIGN_OR_RETURN(std::shared_ptr<SchemaRegistry> registry,
+                       SchemaRegistry::At(options.schema_registry_url));
+      return InferAvroSchema(values, *registry);
+    }
+    default:
+      return InferJsonSchema(values);
+  }
 }
 
 bool IsRecordOption(std::string_view name) {
-  for (std::string_view option : {"valueFormat", "schema", "deadLetterTable", "maxDeadLetterFraction"}) {
+  for (std::string_view option :
+       {"valueFormat", "schema", "deadLetterTable", "maxDeadLetterFraction", "schemaRegistryUrl"}) {
     if (EqualsIgnoreCase(name, option)) return true;
   }
   return false;
@@ -344,19 +358,29 @@ Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string
       out.dead_letter_table = value;
     } else if (EqualsIgnoreCase(name, "maxDeadLetterFraction")) {
       fraction = value;
+    } else if (EqualsIgnoreCase(name, "schemaRegistryUrl")) {
+      RETURN_IF_ERROR(SchemaRegistry::At(value).status());
+      out.schema_registry_url = value;
     }
+  }
+  if ((out.format == ValueFormat::kAvro) != !out.schema_registry_url.empty()) {
+    return Status::InvalidArgument(
+        out.format == ValueFormat::kAvro
+            ? "valueFormat 'avro' needs schemaRegistryUrl => 'http://host:port' (where "
+              "the records' writer schemas are)"
+            : "schemaRegistryUrl is for valueFormat => 'avro'");
   }
   if (schema) {
     if (out.format == ValueFormat::kRaw) {
       return Status::InvalidArgument(
-          "schema applies to parsed records: give valueFormat => 'json' or 'csv' too");
+          "schema applies to parsed records: give valueFormat => 'json', 'csv' or 'avro' too");
     }
     ASSIGN_OR_RETURN(out.schema, ParseRecordSchema(*schema));
   }
   if (!out.dead_letter_table.empty() && out.format == ValueFormat::kRaw) {
     return Status::InvalidArgument(
         "deadLetterTable keeps records that do not parse; raw records always do (give valueFormat => "
-        "'json' or 'csv')");
+        "'json', 'csv' or 'avro')");
   }
   if (fraction) {
     char* end = nullptr;
@@ -519,6 +543,11 @@ Status RecordParser::CheckNotNull(const std::vector<RecordCell>& cells,
 
 std::unique_ptr<RecordParser> MakeRecordParser(const RecordOptions& options) {
   if (options.format == ValueFormat::kCsv) return std::make_unique<CsvRecordParser>(options.schema);
+  if (options.format == ValueFormat::kAvro) {
+    // ParseRecordOptions checked the URL.
+    return std::make_unique<AvroRecordParser>(options.schema,
+                                              SchemaRegistry::At(options.schema_registry_url).value());
+  }
   return std::make_unique<JsonRecordParser>(options.schema);
 }
 

@@ -41,9 +41,10 @@ enum class ValueFormat {
   kRaw,   // the record's bytes as they are (read_kafka's key, value, topic, ... columns)
   kJson,  // one JSON object per record, into the schema's columns
   kCsv,   // one CSV line per record, into the schema's columns in order
+  kAvro,  // Avro in Confluent's wire format, by field name (stream/avro/avro_record.h)
 };
 
-// "raw", "json" or "csv" (any case). InvalidArgument naming the value otherwise.
+// "raw", "json", "csv" or "avro" (any case). InvalidArgument naming the value otherwise.
 Result<ValueFormat> ParseValueFormat(std::string_view name);
 
 struct RecordColumn {
@@ -89,13 +90,15 @@ struct RecordOptions {
   std::string dead_letter_table;
   // Fail a batch instead when more than this share of its records are dead letters.
   std::optional<double> max_dead_letter_fraction;
+  // kAvro: the schema registry the writer schemas are read from.
+  std::string schema_registry_url;
 
   // Parsed records without a schema option: the columns come from a sample of them.
   bool InfersSchema() const { return format != ValueFormat::kRaw && schema.empty(); }
 };
 
 // Whether `name` (any case) is one of RecordOptions': valueFormat, schema, deadLetterTable,
-// maxDeadLetterFraction.
+// maxDeadLetterFraction, schemaRegistryUrl.
 bool IsRecordOption(std::string_view name);
 
 // The record options among `given` ((name, value) pairs, names IsRecordOption's).
@@ -119,8 +122,13 @@ Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values)
 // are passed over (they are dead letters later). InvalidArgument when none is CSV.
 Result<std::string> InferCsvSchema(const std::vector<std::string_view>& values);
 
-// InferCsvSchema for kCsv, InferJsonSchema for kJson.
-Result<std::string> InferRecordSchema(ValueFormat format, const std::vector<std::string_view>& values);
+// InferCsvSchema for kCsv, InferJsonSchema for kJson, InferAvroSchema (with the options'
+// registry) for kAvro.
+Result<std::string> InferRecordSchema(const RecordOptions& options,
+                                      const std::vector<std::string_view>& values);
+
+// Whether `n` is in the range of an integer column of `kind` (kInt8 ... kInt64).
+bool IntegerFits(RecordColumn::Kind kind, int64_t n);
 
 // The parser of one value format (json or csv) into a schema's cells.
 class RecordParser {
@@ -145,7 +153,8 @@ class RecordParser {
   RecordSchema schema_;
 };
 
-// The parser of `options.format`. REQUIRES: the format is json or csv.
+// The parser of `options.format`. REQUIRES: the format is json, csv or avro (with the URL
+// ParseRecordOptions checked).
 std::unique_ptr<RecordParser> MakeRecordParser(const RecordOptions& options);
 
 class JsonRecordParser final : public RecordParser {

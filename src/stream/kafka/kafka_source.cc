@@ -131,8 +131,7 @@ class KafkaSource final : public BatchSource {
     if (options_->records.InfersSchema()) {
       // The stream's first batch with no schema option: its records decide the columns.
       RETURN_IF_ERROR(OpenReader());
-      ASSIGN_OR_RETURN(std::string inferred,
-                       SampleSchema(*reader_, options_->records.format, ranges, nullptr));
+      ASSIGN_OR_RETURN(std::string inferred, SampleSchema(*reader_, options_->records, ranges, nullptr));
       RETURN_IF_ERROR(UseSchema(inferred));
     }
     if (inferred_schema_) entry["schema"] = *inferred_schema_;
@@ -223,6 +222,7 @@ class KafkaSource final : public BatchSource {
           Status parsed = ParseRecordValue(*parser_, record.value, record.topic, record.partition,
                                            record.offset, &cells_);
           if (parsed.ok()) return Status::OK();
+          if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
           DeadLetter letter;
           letter.error = parsed.message();
           if (record.key) letter.key = std::string(*record.key);

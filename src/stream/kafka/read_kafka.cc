@@ -24,9 +24,9 @@ namespace basin::stream::kafka {
 namespace {
 
 // The named arguments taken as text, and those taken as numbers.
-constexpr std::array<const char*, 7> kTextOptions = {"bootstrapServers", "subscribe",   "subscribePattern",
-                                                     "startingOffsets",  "valueFormat", "schema",
-                                                     "deadLetterTable"};
+constexpr std::array<const char*, 8> kTextOptions = {
+    "bootstrapServers", "subscribe", "subscribePattern", "startingOffsets",
+    "valueFormat",      "schema",    "deadLetterTable",  "schemaRegistryUrl"};
 constexpr char kMaxOffsetsOption[] = "maxOffsetsPerTrigger";
 constexpr char kMaxDeadLetterFractionOption[] = "maxDeadLetterFraction";
 // librdkafka properties as a MAP(VARCHAR, VARCHAR): {'security.protocol': 'SASL_SSL'} is the
@@ -141,7 +141,7 @@ Result<std::vector<PartitionRange>> BoundedRanges(const KafkaOptions& options) {
 
 }  // namespace
 
-Result<std::string> SampleSchema(KafkaReader& reader, ValueFormat format,
+Result<std::string> SampleSchema(KafkaReader& reader, const RecordOptions& records,
                                  const std::vector<PartitionRange>& ranges,
                                  const CancellationToken* abandon) {
   constexpr int64_t kSample = 1'000;
@@ -161,7 +161,7 @@ Result<std::string> SampleSchema(KafkaReader& reader, ValueFormat format,
         return Status::OK();
       },
       abandon));
-  return InferRecordSchema(format, std::vector<std::string_view>(values.begin(), values.end()));
+  return InferRecordSchema(records, std::vector<std::string_view>(values.begin(), values.end()));
 }
 
 namespace {
@@ -179,7 +179,7 @@ Status InferMissingSchema(BindData& data, KafkaBatch* batch) {
       ASSIGN_OR_RETURN(own, KafkaReader::OpenToRead(data.options));
       reader = own.get();
     }
-    ASSIGN_OR_RETURN(text, SampleSchema(*reader, records.format, data.ranges, data.abandon));
+    ASSIGN_OR_RETURN(text, SampleSchema(*reader, records, data.ranges, data.abandon));
   }
   ASSIGN_OR_RETURN(records.schema, ParseRecordSchema(*text));
   return Status::OK();
@@ -329,6 +329,7 @@ Status EmitParsed(ScanState& state, bool skip_bad, duckdb_data_chunk output) {
     Status parsed = ParseRecordValue(*state.parser, record.value, record.topic, record.partition,
                                      record.offset, &state.cells);
     if (!parsed.ok()) {
+      if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;
       if (skip_bad) continue;
       return Status::InvalidArgument(parsed.message() +
                                      " (give deadLetterTable => 'name' to set such records aside)");
@@ -378,8 +379,11 @@ Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> va
   Status parsed =
       value ? parser.Parse(*value, cells) : Status::InvalidArgument("the record has no value (a tombstone)");
   if (parsed.ok()) return parsed;
-  return Status::InvalidArgument(ToString(TopicPartition{std::string(topic), partition}) + " offset " +
-                                 std::to_string(offset) + ": " + parsed.message());
+  const std::string where =
+      ToString(TopicPartition{std::string(topic), partition}) + " offset " + std::to_string(offset);
+  // Not the record's fault (a schema registry out of reach): the batch fails, as it came.
+  if (parsed.code() != ErrorCode::kInvalidArgument) return parsed.WithContext(where);
+  return Status::InvalidArgument(where + ": " + parsed.message());
 }
 
 ScopedKafkaBatch::ScopedKafkaBatch(duckdb_connection conn, KafkaBatch* batch) {

@@ -74,9 +74,9 @@ class KafkaBatch {
   virtual std::optional<std::string> Schema() { return std::nullopt; }
 };
 
-// The schema text of the `format` (json or csv) records in `ranges` (InferRecordSchema over
+// The schema text of the parsed (json, csv or avro) records in `ranges` (InferRecordSchema over
 // at most the first 1,000 of them, shared between the ranges), read with `reader`.
-Result<std::string> SampleSchema(KafkaReader& reader, ValueFormat format,
+Result<std::string> SampleSchema(KafkaReader& reader, const RecordOptions& records,
                                  const std::vector<PartitionRange>& ranges, const CancellationToken* abandon);
 
 // Makes read_kafka on DuckDB connection `conn` read `batch` while the guard lives.
@@ -92,9 +92,10 @@ class ScopedKafkaBatch {
   uint64_t connection_id_;
 };
 
-// Parses the value of the record at topic/partition/offset (valueFormat json or csv) into `cells`.
-// InvalidArgument "payments/3 offset 17: <why>" when it does not parse or fit, or has no
-// value (a tombstone).
+// Parses the value of the record at topic/partition/offset (valueFormat json, csv or avro)
+// into `cells`. InvalidArgument "payments/3 offset 17: <why>" when it does not parse or fit,
+// or has no value (a tombstone): a bad record; another error (a schema registry out of
+// reach) is no fault of the record's, and fails the batch.
 Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
                         int32_t partition, int64_t offset, std::vector<RecordCell>* cells);
 
