@@ -63,6 +63,11 @@ std::string UrlList(const engine::StoreHandle& handle, const std::vector<InputFi
   return out + "]";
 }
 
+// read_csv's options beyond the files that `request` gives (its header).
+std::string CsvOptions(const ReadFilesRequest& request) {
+  return request.header ? std::string(", header = ") + (*request.header ? "true" : "false") : std::string();
+}
+
 // {'id': 'BIGINT', ...}: the columns option of read_json and read_csv.
 std::string ColumnsStruct(const FileSchema& schema) {
   std::string out = "{";
@@ -210,9 +215,9 @@ Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
         return Status::InvalidArgument("read_files: maxFilesPerTrigger must be 1 or more, not " + value);
       request.max_files = files;
     } else if (name == "deadlettertable") {
-      if (request.format != FileFormat::kJson) {
+      if (request.format == FileFormat::kParquet) {
         return Status::InvalidArgument(
-            "read_files: deadLetterTable is for JSON files (CSV and Parquet not yet)");
+            "read_files: deadLetterTable is for JSON and CSV files (Parquet not yet)");
       }
       request.dead_letter_table = value;
     } else if (name == "maxdeadletterfraction") {
@@ -234,6 +239,11 @@ Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
             value + "'");
       }
     }
+  }
+  if (request.format == FileFormat::kCsv && !request.dead_letter_table.empty() &&
+      request.evolution == SchemaEvolution::kRescue) {
+    return Status::InvalidArgument(
+        "read_files: CSV files take deadLetterTable or schemaEvolutionMode 'rescue', not both yet");
   }
   if (request.max_dead_letter_fraction && request.dead_letter_table.empty()) {
     return Status::InvalidArgument("read_files: maxDeadLetterFraction needs a deadLetterTable");
@@ -272,7 +282,7 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
   auto handle = std::make_shared<engine::StoreHandle>(engine::RegisterStore(store));
   const std::string urls = UrlList(*handle, files);
   const bool rescue = schema && request.EvolutionMode() == SchemaEvolution::kRescue;
-  if (schema && !request.dead_letter_table.empty()) {
+  if (schema && !request.dead_letter_table.empty() && request.format == FileFormat::kJson) {
     const std::string good = "SELECT " + std::string(kRow) + " FROM (" +
                              ClassifiedLines(*handle, urls, *schema, rescue) + ") WHERE error IS NULL";
     return engine::Lakehouse::ChangeFeed{TypedRows(good, *schema, false, rescue), std::move(handle)};
@@ -291,10 +301,11 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
       sql = "SELECT * FROM read_json(" + urls + ", format = 'auto'" + columns + ")";
       break;
     case FileFormat::kCsv:
-      sql = "SELECT * FROM read_csv(" + urls +
-            (request.header ? std::string(", header = ") + (*request.header ? "true" : "false")
-                            : std::string()) +
-            columns + ")";
+      sql = "SELECT * FROM read_csv(" + urls + CsvOptions(request) + columns +
+            (request.dead_letter_table.empty() ? ")" : ", ignore_errors = true) AS r WHERE r IS NOT NULL");
+      // With dead letters, the lines ReadFilesDeadLetters found are skipped: every column is
+      // read, as it read them, whatever the statement uses (a value of an unused column that
+      // does not convert skips its line here too).
       break;
     case FileFormat::kParquet: {
       const std::string from = "read_parquet(" + urls + ", union_by_name = true)";
@@ -305,16 +316,36 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
   return engine::Lakehouse::ChangeFeed{std::move(sql), std::move(handle)};
 }
 
-Result<engine::Lakehouse::ChangeFeed> ReadFilesDeadLetters(const ReadFilesRequest& request,
-                                                           const std::shared_ptr<ObjectStore>& store,
-                                                           const std::vector<InputFile>& files,
-                                                           const FileSchema& schema) {
+Result<FilesDeadLetters> ReadFilesDeadLetters(const ReadFilesRequest& request,
+                                              const std::shared_ptr<ObjectStore>& store,
+                                              const std::vector<InputFile>& files, const FileSchema& schema) {
   auto handle = std::make_shared<engine::StoreHandle>(engine::RegisterStore(store));
-  const bool rescue = request.EvolutionMode() == SchemaEvolution::kRescue;
-  std::string sql = "SELECT file, line, text, error, count(*) OVER () AS records FROM (" +
-                    ClassifiedLines(*handle, UrlList(*handle, files), schema, rescue) +
-                    ") QUALIFY error IS NOT NULL ORDER BY file, line";
-  return engine::Lakehouse::ChangeFeed{std::move(sql), std::move(handle)};
+  const std::string urls = UrlList(*handle, files);
+  FilesDeadLetters out;
+  if (request.format == FileFormat::kCsv) {
+    // DuckDB's CSV reader notes the lines it cannot read (the same it skips with
+    // ignore_errors, as the batch's read does) in the rejects tables.
+    const std::string prefix = std::string(engine::kStoreUrlScheme) + std::to_string(handle->id()) + "/";
+    // The rejects tables keep every scan's: emptied first. count(r) of the whole row: every
+    // column is read (count(*) would read none, and so find no value that does not convert).
+    out.prepare_sql =
+        "DROP TABLE IF EXISTS temp.basin_file_rejects; DROP TABLE IF EXISTS temp.basin_file_reject_scans; "
+        "CREATE OR REPLACE TEMP TABLE basin_file_records AS SELECT count(r) AS n FROM read_csv(" +
+        urls + CsvOptions(request) + ", columns = " + ColumnsStruct(schema) +
+        ", store_rejects = true, rejects_table = 'basin_file_rejects', rejects_scan = "
+        "'basin_file_reject_scans') AS r";
+    out.letters_sql = "SELECT substr(s.file_path, " + std::to_string(prefix.size() + 1) +
+                      ") AS file, e.line, e.csv_line AS text, e.error_message AS error, (SELECT n FROM "
+                      "basin_file_records) + count(*) OVER () AS records FROM basin_file_rejects e JOIN "
+                      "basin_file_reject_scans s USING (scan_id, file_id) ORDER BY file, line";
+  } else {
+    const bool rescue = request.EvolutionMode() == SchemaEvolution::kRescue;
+    out.letters_sql = "SELECT file, line, text, error, count(*) OVER () AS records FROM (" +
+                      ClassifiedLines(*handle, urls, schema, rescue) +
+                      ") QUALIFY error IS NOT NULL ORDER BY file, line";
+  }
+  out.keepalive = std::move(handle);
+  return out;
 }
 
 }  // namespace basin::sql

@@ -65,9 +65,9 @@ struct ReadFilesRequest {
   std::optional<bool> header;        // CSV
   std::optional<int64_t> max_files;  // a stream's batch: at most this many files
   std::optional<int64_t> max_bytes;  // and about this many bytes
-  // A stream's JSON files: the warehouse table their records that are not JSON objects or
-  // do not fit the schema go to (stream/dead_letters.h); empty: none, such a file fails the
-  // batch. With one, files are read as JSON lines.
+  // A stream's JSON or CSV files: the warehouse table their records that do not parse or fit
+  // the schema go to (stream/dead_letters.h, ReadFilesDeadLetters); empty: none, such a file
+  // fails the batch. With one, JSON files are read as JSON lines.
   std::string dead_letter_table;
   std::optional<double> max_dead_letter_fraction;  // of a batch's records, with a table
   // Unset: kAddNewColumns without a declared schema, kNone with one (as Auto Loader).
@@ -98,14 +98,22 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
                                                     const std::vector<InputFile>& files,
                                                     const std::optional<FileSchema>& schema);
 
-// JSON files with a dead-letter table, a stream's batch: the query of their records (JSON
-// lines; blank lines are none) that are dead letters: file (the key), line (from 1), text,
-// error ("not valid JSON", "not a JSON object", outside rescue mode "column amount: \"x\" is
-// not a DECIMAL(12,2)"), and on every row `records`, how many the files hold. ReadFilesFeed's
-// query over the same files reads the others. REQUIRES: files are not empty.
-Result<engine::Lakehouse::ChangeFeed> ReadFilesDeadLetters(const ReadFilesRequest& request,
-                                                           const std::shared_ptr<ObjectStore>& store,
-                                                           const std::vector<InputFile>& files,
-                                                           const FileSchema& schema);
+// A stream's batch of files with a dead-letter table: the queries of their records that are
+// dead letters: run `prepare_sql` (when not empty), then `letters_sql`, whose rows are file
+// (the key), line (from 1), text (the line), error, and on every row `records`, how many the
+// files hold. JSON files are read as JSON lines (blank lines are none): a line that is not a
+// JSON object or (outside rescue mode) has a value that does not fit its column is a dead
+// letter ("not valid JSON", "not a JSON object", "column amount: \"x\" is not a
+// DECIMAL(12,2)"); for CSV files, a line DuckDB's CSV reader cannot read with the schema
+// (its error). ReadFilesFeed's query over the same files reads the others. REQUIRES: files
+// are not empty; the format is JSON or CSV.
+struct FilesDeadLetters {
+  std::string prepare_sql;
+  std::string letters_sql;
+  std::shared_ptr<const void> keepalive;  // keeps the files' store registered
+};
+Result<FilesDeadLetters> ReadFilesDeadLetters(const ReadFilesRequest& request,
+                                              const std::shared_ptr<ObjectStore>& store,
+                                              const std::vector<InputFile>& files, const FileSchema& schema);
 
 }  // namespace basin::sql

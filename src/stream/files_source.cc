@@ -277,9 +277,10 @@ class FilesSource final : public BatchSource {
   // there (once per batch, whatever the re-runs) before the statement reads the others,
   // unless they are more than maxDeadLetterFraction of the batch.
   Status SetAsideDeadLetters(const FilesEntry& entry, BatchRead& read) {
-    ASSIGN_OR_RETURN(engine::Lakehouse::ChangeFeed feed,
+    ASSIGN_OR_RETURN(sql::FilesDeadLetters queries,
                      sql::ReadFilesDeadLetters(*request_, folder_, entry.files, *entry.schema));
-    ASSIGN_OR_RETURN(engine::QueryResult rows, session_.connection().Query(feed.sql));
+    if (!queries.prepare_sql.empty()) RETURN_IF_ERROR(session_.connection().Execute(queries.prepare_sql));
+    ASSIGN_OR_RETURN(engine::QueryResult rows, session_.connection().Query(queries.letters_sql));
     std::vector<DeadLetter> letters;
     int64_t records = 0;
     for (const auto& row : rows.rows) {

@@ -250,6 +250,43 @@ TEST_F(FilesSourceTest, MalformedLinesAreDeadLettered) {
             (std::vector<std::string>{"3"}));
 }
 
+// CSV files: the lines DuckDB's CSV reader cannot read with the schema go to the dead-letter
+// table with their file, line and text; the batch reads the others.
+TEST_F(FilesSourceTest, CsvLinesThatDoNotReadAreDeadLettered) {
+  ASSERT_OK(folder_->Put("a.csv", "id,v\n1,a\nx,b\n3,c,extra\n4,d\n"));
+  ASSERT_OK_AND_ASSIGN(
+      auto runner, OpenRunner("INSERT INTO bronze SELECT id, v FROM STREAM read_files('memory://" + name_ +
+                              "', format => 'csv', header => true, schema => 'id BIGINT, v "
+                              "STRING', deadLetterTable => 'files_dlq')"));
+  auto commit = runner->RunBatch();
+  ASSERT_OK(commit.status());
+  ASSERT_TRUE(*commit);
+  EXPECT_EQ((*commit)->rows_out, 2);
+  EXPECT_EQ((*commit)->dead_letters, 2);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_EQ(basin::testing::FirstColumn(
+                *session_, "SELECT file || ':' || line || ':' || decode(value) FROM files_dlq ORDER BY line"),
+            (std::vector<std::string>{"a.csv:3:x,b", "a.csv:4:3,c,extra"}));
+  EXPECT_EQ(basin::testing::FirstColumn(
+                *session_, "SELECT count(*) FROM files_dlq WHERE error LIKE '%Could not convert%'"),
+            (std::vector<std::string>{"1"}));
+
+  // A statement that reads one column skips the lines whose other columns do not convert,
+  // as the dead letters have them, so no line is both written and dead-lettered.
+  runner.reset();
+  checkpoint_ = NewMemoryObjectStore();
+  ASSERT_OK(session_->Execute("DELETE FROM bronze").status());
+  ASSERT_OK(folder_->Put("a.csv", "id,n\n1,5\n2,x\n"));
+  ASSERT_OK_AND_ASSIGN(
+      runner, OpenRunner("INSERT INTO bronze (id) SELECT id FROM STREAM read_files('memory://" + name_ +
+                         "', format => 'csv', header => true, schema => 'id BIGINT, n BIGINT', "
+                         "deadLetterTable => 'numbers_dlq')"));
+  EXPECT_EQ(RowsOut(*runner), 1);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{1}, int64_t{1}));
+  EXPECT_EQ(basin::testing::FirstColumn(*session_, "SELECT line FROM numbers_dlq"),
+            (std::vector<std::string>{"3"}));
+}
+
 TEST_F(FilesSourceTest, BadOptionsAreRefusedNamingThem) {
   Write("a.json", 0, 1);
   for (const auto& [statement, expected] : std::vector<std::pair<std::string, std::string>>{
@@ -259,8 +296,12 @@ TEST_F(FilesSourceTest, BadOptionsAreRefusedNamingThem) {
            {Statement(", schemaEvolutionMode => 'merge'"), "schemaEvolutionMode must be"},
            {Statement(", maxDeadLetterFraction => 0.5"), "needs a deadLetterTable"},
            {"INSERT INTO bronze SELECT * FROM STREAM read_files('memory://" + name_ +
-                "', format => 'csv', deadLetterTable => 'dlq')",
-            "deadLetterTable is for JSON files"}}) {
+                "', format => 'csv', schema => 'id BIGINT', deadLetterTable => 'dlq', schemaEvolutionMode => "
+                "'rescue')",
+            "not both yet"},
+           {"INSERT INTO bronze SELECT * FROM STREAM read_files('memory://" + name_ +
+                "', format => 'parquet', deadLetterTable => 'dlq')",
+            "deadLetterTable is for JSON and CSV files"}}) {
     SCOPED_TRACE(statement);
     checkpoint_ = NewMemoryObjectStore();
     auto runner = OpenRunner(statement);

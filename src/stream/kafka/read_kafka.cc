@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,7 +50,9 @@ struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
   KafkaReader* reader = nullptr;
   const CancellationToken* abandon = nullptr;
-  std::vector<PartitionRange> ranges;
+  std::vector<PartitionRange> ranges;  // what is left to read once `ahead` is read
+  // The next slice, read on a thread of its own while the scan hands out the current one.
+  std::future<Result<std::vector<OwnedKafkaRecord>>> ahead;
   std::vector<OwnedKafkaRecord> slice;
   size_t handed_out = 0;                 // records of `slice` already in an output chunk
   std::unique_ptr<RecordParser> parser;  // valueFormat json or csv
@@ -236,37 +239,60 @@ void Init(duckdb_init_info info) {
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
 }
 
-// Reads the next slice: the next offsets of every range not read yet, about kSliceRecords
-// in all (at least kMinSliceOffsets of each), in one fetch of all their partitions: a fetch
-// costs about the same whatever it brings, so slices of one partition at a time would
-// spend most of the scan waiting. False when every range is read.
-Result<bool> ReadSlice(ScanState& state) {
+// The next slice: the next offsets of every range not read yet, about kSliceRecords in all
+// (at least kMinSliceOffsets of each), to read in one fetch of all their partitions (a fetch
+// costs about the same whatever it brings, so slices of one partition at a time would spend
+// most of the scan waiting), taken off `state.ranges`. Empty when every range is read.
+std::vector<PartitionRange> TakeSlice(ScanState& state) {
   constexpr int64_t kSliceRecords = 16'384;
   constexpr int64_t kMinSliceOffsets = 256;
   std::vector<PartitionRange> slice;
   for (const PartitionRange& range : state.ranges) {
     if (range.size() > 0) slice.push_back(range);
   }
-  if (slice.empty()) return false;
+  if (slice.empty()) return slice;
   const int64_t quota =
       std::max<int64_t>(kMinSliceOffsets, kSliceRecords / static_cast<int64_t>(slice.size()));
   for (PartitionRange& range : slice)
     range.end_offset = std::min(range.end_offset, range.start_offset + quota);
-  state.slice.clear();
-  state.handed_out = 0;
-  RETURN_IF_ERROR(state.reader->Read(
-      slice,
-      [&](const KafkaRecord& record) {
-        state.slice.push_back(Own(record));
-        return Status::OK();
-      },
-      state.abandon));
   for (PartitionRange& range : state.ranges) {
-    for (const PartitionRange& read : slice) {
-      if (read.tp == range.tp && read.start_offset == range.start_offset)
-        range.start_offset = read.end_offset;
+    for (const PartitionRange& taken : slice) {
+      if (taken.tp == range.tp && taken.start_offset == range.start_offset)
+        range.start_offset = taken.end_offset;
     }
   }
+  return slice;
+}
+
+// Starts reading `slice` on a thread of its own (the reader is used by that thread alone until
+// the result is taken).
+void ReadAhead(ScanState& state, std::vector<PartitionRange> slice) {
+  state.ahead = std::async(std::launch::async,
+                           [reader = state.reader, abandon = state.abandon,
+                            slice = std::move(slice)]() -> Result<std::vector<OwnedKafkaRecord>> {
+                             std::vector<OwnedKafkaRecord> records;
+                             RETURN_IF_ERROR(reader->Read(
+                                 slice,
+                                 [&](const KafkaRecord& record) {
+                                   records.push_back(Own(record));
+                                   return Status::OK();
+                                 },
+                                 abandon));
+                             return records;
+                           });
+}
+
+// Makes the slice read ahead the current one and starts reading the one after it, so that
+// fetching overlaps parsing and writing. False when every range is read.
+Result<bool> ReadSlice(ScanState& state) {
+  if (!state.ahead.valid()) {
+    std::vector<PartitionRange> first = TakeSlice(state);
+    if (first.empty()) return false;
+    ReadAhead(state, std::move(first));
+  }
+  ASSIGN_OR_RETURN(state.slice, state.ahead.get());
+  state.handed_out = 0;
+  if (std::vector<PartitionRange> next = TakeSlice(state); !next.empty()) ReadAhead(state, std::move(next));
   return true;
 }
 
