@@ -65,7 +65,7 @@ basin::stream::RecordParser& AvroParser() {
           "application/json");
     });
     const int port = server.bind_to_any_port("127.0.0.1");
-    static std::thread listener([] { server.listen_after_bind(); });
+    std::thread([] { server.listen_after_bind(); }).detach();  // serves until the process ends
     while (!server.is_running()) std::this_thread::yield();
     auto registry = basin::stream::SchemaRegistry::At("http://127.0.0.1:" + std::to_string(port)).value();
     return new basin::stream::AvroRecordParser(Parser(basin::stream::ValueFormat::kJson).schema(), registry);

@@ -273,8 +273,11 @@ Result<std::string> InferJsonSchema(const std::vector<std::string_view>& values)
     if (parser.parse(value.data(), value.size()).get(object) != simdjson::SUCCESS) continue;
     objects++;
     for (auto [key, element] : object) {
+      if (key.empty() || key.find('\0') != std::string_view::npos) continue;  // no column has such a name
       const Seen seen = SeenOf(element.type());
-      auto [it, added] = index.emplace(std::string(key), fields.size());
+      // Names that differ in case only are one column (as the parser matches them), named
+      // as first seen.
+      auto [it, added] = index.emplace(AsciiLower(std::string(key)), fields.size());
       if (added) {
         fields.emplace_back(std::string(key), seen);
       } else {

@@ -109,7 +109,8 @@ bool IsRecordOption(std::string_view name);
 Result<RecordOptions> ParseRecordOptions(const std::vector<std::pair<std::string, std::string>>& given);
 
 // The schema text ("id BIGINT, name VARCHAR, ...", as the schema option takes it) of JSON
-// object records `values`: each top-level field in the order first seen, BOOLEAN, BIGINT,
+// object records `values`: each top-level field (but one named "" or holding a NUL; names
+// differing in case only are one) in the order first seen, BOOLEAN, BIGINT,
 // DOUBLE (integers and fractions mixed) or VARCHAR (strings, nested values, anything
 // mixed, and fields only ever null). Values that are not JSON objects are passed over (they
 // are dead letters later). InvalidArgument when none is one.

@@ -98,7 +98,20 @@ TEST_F(AvroRecordTest, RecordsThatDoNotFitAreRefusedWithTheReason) {
   EXPECT_NE(refusal("id BIGINT", "{\"id\": 1}").find("wire format"), std::string::npos);
   EXPECT_NE(refusal("id BIGINT", AvroEncoder().Long(1).Framed(999)).find("has no schema with id 999"),
             std::string::npos);
-  EXPECT_NE(refusal("id BIGINT", AvroEncoder().Long(1).Framed(payment_id_)).find("does not decode"),
+  EXPECT_NE(refusal("id BIGINT", AvroEncoder().Long(1).Framed(payment_id_))
+                .find("not a record of its writer schema"),
+            std::string::npos);
+  // What avro-c would trust (the fuzzer's finds): a negative length, an enum symbol beyond the
+  // schema's, a union branch it does not have.
+  EXPECT_NE(refusal("id BIGINT", AvroEncoder().Long(1).Long(-26).Framed(payment_id_)).find("negative length"),
+            std::string::npos);
+  AvroEncoder bad_enum;
+  bad_enum.Long(1).Decimal16(1).Long(1).Long(0).Boolean(true).Int(57);
+  EXPECT_NE(refusal("id BIGINT", bad_enum.Framed(payment_id_)).find("enum symbol 57 of 2"),
+            std::string::npos);
+  AvroEncoder bad_branch;
+  bad_branch.Long(1).Decimal16(1).Long(1).Long(5);
+  EXPECT_NE(refusal("id BIGINT", bad_branch.Framed(payment_id_)).find("union branch 5 of 2"),
             std::string::npos);
   EXPECT_NE(refusal("amount DECIMAL(4,1)", Payment(payment_id_, 1, 1234, "x")).find("column amount"),
             std::string::npos);  // 12.34 has more digits than one decimal place

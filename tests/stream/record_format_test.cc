@@ -198,6 +198,10 @@ TEST(InferJsonSchemaTest, FieldsInTheOrderSeenWithTheWidestType) {
         << refused.status().ToString();
   }
   EXPECT_FALSE(InferJsonSchema({"{}"}).ok());
+  // Names that differ in case only are one column (the fuzzer's find: "id" and "Id" made a
+  // schema that does not parse); a field named "" is none.
+  ASSERT_OK_AND_ASSIGN(std::string merged, InferJsonSchema({R"({"id": 1, "": 2})", R"({"Id": 2.5})"}));
+  EXPECT_EQ(merged, "\"id\" DOUBLE");
 }
 
 TEST(InferCsvSchemaTest, ColumnsByPositionWithTheWidestType) {

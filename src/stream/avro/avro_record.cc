@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <utility>
 
 #include "common/strings.h"
 #include "delta/decimal_text.h"
 #include "delta/temporal.h"
+#include "stream/avro/datum_check.h"
 #include "stream/avro/schema_registry.h"
 
 namespace basin::stream {
@@ -283,15 +285,13 @@ std::string ColumnTypeOf(const AvroType& type, bool& nullable) {
 struct AvroRecordParser::Writer {
   avro_schema_t schema = nullptr;
   avro_value_iface_t* iface = nullptr;
-  avro_value_t value{};
-  bool has_value = false;
   avro_reader_t reader = nullptr;
-  std::vector<int> field;       // per column: the record field's index, -1 for none
-  std::vector<AvroType> types;  // per column: that field's type
+  std::optional<AvroDatumCheck> check;  // run before avro-c decodes a record
+  std::vector<int> field;               // per column: the record field's index, -1 for none
+  std::vector<AvroType> types;          // per column: that field's type
 
   ~Writer() {
     if (reader != nullptr) avro_reader_free(reader);
-    if (has_value) avro_value_decref(&value);
     if (iface != nullptr) avro_value_iface_decref(iface);
     if (schema != nullptr) avro_schema_decref(schema);
   }
@@ -307,16 +307,18 @@ Result<AvroRecordParser::Writer*> AvroRecordParser::WriterOf(int32_t id) {
   ASSIGN_OR_RETURN(std::string text, registry_->WriterSchema(id));
   ASSIGN_OR_RETURN(RecordFields fields, FieldsOf(text, id));
   auto writer = std::make_unique<Writer>();
+  Result<AvroDatumCheck> check = AvroDatumCheck::Of(json::parse(text, nullptr, /*allow_exceptions=*/false));
+  if (!check.ok()) return check.status().WithContext("the writer schema with id " + std::to_string(id));
+  writer->check = std::move(check).value();
   if (avro_schema_from_json_length(text.c_str(), text.size(), &writer->schema) != 0) {
     return Status::InvalidArgument("the writer schema with id " + std::to_string(id) +
                                    " is not valid Avro: " + avro_strerror());
   }
   writer->iface = avro_generic_class_from_schema(writer->schema);
-  if (writer->iface == nullptr || avro_generic_value_new(writer->iface, &writer->value) != 0) {
+  if (writer->iface == nullptr) {
     return Status::InvalidArgument("the writer schema with id " + std::to_string(id) +
                                    " cannot be decoded: " + avro_strerror());
   }
-  writer->has_value = true;
   writer->reader = avro_reader_memory("", 0);
   for (const RecordColumn& column : schema()) {
     int found = -1;
@@ -335,8 +337,24 @@ Result<AvroRecordParser::Writer*> AvroRecordParser::WriterOf(int32_t id) {
 Status AvroRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
   ASSIGN_OR_RETURN(WireHeader header, ReadHeader(bytes));
   ASSIGN_OR_RETURN(Writer * writer, WriterOf(header.id));
+  if (Status checked = writer->check->Check(header.body); !checked.ok()) {
+    return checked.WithContext("not a record of its writer schema (id " + std::to_string(header.id) + ")");
+  }
+  // A value of its own per record: avro-c's generic values keep (and lose) memory when
+  // read into again with other shapes.
+  struct Value {
+    avro_value_t value{};
+    bool made = false;
+    ~Value() {
+      if (made) avro_value_decref(&value);
+    }
+  } record;
+  if (avro_generic_value_new(writer->iface, &record.value) != 0) {
+    return Status::Internal("avro-c could not make a value: " + std::string(avro_strerror()));
+  }
+  record.made = true;
   avro_reader_memory_set_source(writer->reader, header.body.data(), static_cast<int64_t>(header.body.size()));
-  if (avro_value_read(writer->reader, &writer->value) != 0) {
+  if (avro_value_read(writer->reader, &record.value) != 0) {
     return Status::InvalidArgument("does not decode as Avro with the writer schema with id " +
                                    std::to_string(header.id) + ": " + avro_strerror());
   }
@@ -346,8 +364,7 @@ Status AvroRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* 
   for (size_t c = 0; c < columns.size(); c++) {
     if (writer->field[c] < 0) continue;
     avro_value_t field;
-    if (avro_value_get_by_index(&writer->value, static_cast<size_t>(writer->field[c]), &field, nullptr) !=
-        0) {
+    if (avro_value_get_by_index(&record.value, static_cast<size_t>(writer->field[c]), &field, nullptr) != 0) {
       return Status::InvalidArgument("column " + columns[c].name + ": " + avro_strerror());
     }
     given_[c] = true;
