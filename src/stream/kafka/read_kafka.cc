@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -264,35 +265,48 @@ std::vector<PartitionRange> TakeSlice(ScanState& state) {
   return slice;
 }
 
-// Starts reading `slice` on a thread of its own (the reader is used by that thread alone until
-// the result is taken).
-void ReadAhead(ScanState& state, std::vector<PartitionRange> slice) {
-  state.ahead = std::async(std::launch::async,
-                           [reader = state.reader, abandon = state.abandon,
-                            slice = std::move(slice)]() -> Result<std::vector<OwnedKafkaRecord>> {
-                             std::vector<OwnedKafkaRecord> records;
-                             RETURN_IF_ERROR(reader->Read(
-                                 slice,
-                                 [&](const KafkaRecord& record) {
-                                   records.push_back(Own(record));
-                                   return Status::OK();
-                                 },
-                                 abandon));
-                             return records;
-                           });
+// The records of `slice`, read with `reader`.
+Result<std::vector<OwnedKafkaRecord>> ReadRecords(KafkaReader& reader,
+                                                  const std::vector<PartitionRange>& slice,
+                                                  const CancellationToken* abandon) {
+  std::vector<OwnedKafkaRecord> records;
+  RETURN_IF_ERROR(reader.Read(
+      slice,
+      [&](const KafkaRecord& record) {
+        records.push_back(Own(record));
+        return Status::OK();
+      },
+      abandon));
+  return records;
 }
 
-// Makes the slice read ahead the current one and starts reading the one after it, so that
-// fetching overlaps parsing and writing. False when every range is read.
+bool AllRead(const ScanState& state) {
+  return std::all_of(state.ranges.begin(), state.ranges.end(),
+                     [](const PartitionRange& range) { return range.size() == 0; });
+}
+
+// Makes the slice read ahead the current one and starts reading the one after it on a thread
+// of its own (the reader is used by that thread alone until its result is taken), so that
+// fetching overlaps parsing and writing; a scan of one slice reads it here. False when every
+// range is read.
 Result<bool> ReadSlice(ScanState& state) {
   if (!state.ahead.valid()) {
     std::vector<PartitionRange> first = TakeSlice(state);
     if (first.empty()) return false;
-    ReadAhead(state, std::move(first));
+    if (AllRead(state)) {
+      ASSIGN_OR_RETURN(state.slice, ReadRecords(*state.reader, first, state.abandon));
+      state.handed_out = 0;
+      return true;
+    }
+    state.ahead =
+        std::async(std::launch::async, ReadRecords, std::ref(*state.reader), std::move(first), state.abandon);
   }
   ASSIGN_OR_RETURN(state.slice, state.ahead.get());
   state.handed_out = 0;
-  if (std::vector<PartitionRange> next = TakeSlice(state); !next.empty()) ReadAhead(state, std::move(next));
+  if (std::vector<PartitionRange> next = TakeSlice(state); !next.empty()) {
+    state.ahead =
+        std::async(std::launch::async, ReadRecords, std::ref(*state.reader), std::move(next), state.abandon);
+  }
   return true;
 }
 
