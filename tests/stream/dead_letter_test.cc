@@ -53,6 +53,26 @@ class DeadLetterTest : public kafka::testing::KafkaStreamTest {
   std::pair<int64_t, int64_t> Counts(const std::string& query) {
     return basin::testing::TwoCounts(*session_, query);
   }
+
+  // Produces CSV `values` to partition 0, then runs one batch of INSERT INTO bronze SELECT
+  // `columns` over them (valueFormat 'csv', a dead-letter table, and `options`), which must
+  // write two rows and set one record aside.
+  void RunCsvBatch(const std::vector<std::string>& values, const std::string& columns,
+                   const std::string& options) {
+    for (const std::string& value : values) ProduceValue(0, value);
+    ASSERT_OK(producer_->Flush(10'000));
+    ASSERT_OK_AND_ASSIGN(
+        auto runner,
+        OpenRunner("INSERT INTO bronze SELECT " + columns + " FROM STREAM read_kafka(bootstrapServers => '" +
+                   cluster_->bootstrap_servers() +
+                   "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => "
+                   "'csv', deadLetterTable => 'payments_dlq'" +
+                   options + ")"));
+    ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+    ASSERT_TRUE(commit);
+    EXPECT_EQ(commit->rows_out, 2);
+    EXPECT_EQ(commit->dead_letters, 1);
+  }
 };
 
 TEST_F(DeadLetterTest, BadRecordsGoToTheDeadLetterTableWithTheirErrorAndCoordinates) {
@@ -224,20 +244,8 @@ TEST_F(DeadLetterTest, WithoutADeadLetterTableABadRecordFailsTheBatchNamingIt) {
 }
 
 TEST_F(DeadLetterTest, CsvValuesAreParsedAndDeadLetteredAlike) {
-  ProduceValue(0, "1,2.50");
-  ProduceValue(0, "2,not a number");
-  ProduceValue(0, "3,\"4.75\"\n");
-  ASSERT_OK(producer_->Flush(10'000));
-  const std::string statement =
-      "INSERT INTO bronze SELECT * FROM STREAM read_kafka(bootstrapServers => '" +
-      cluster_->bootstrap_servers() +
-      "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'csv', "
-      "schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2)', deadLetterTable => 'payments_dlq')";
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
-  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
-  ASSERT_TRUE(commit);
-  EXPECT_EQ(commit->rows_out, 2);
-  EXPECT_EQ(commit->dead_letters, 1);
+  RunCsvBatch({"1,2.50", "2,not a number", "3,\"4.75\"\n"}, "*",
+              ", schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2)'");
   EXPECT_EQ(Counts("SELECT count(*), (sum(amount) * 100)::BIGINT FROM bronze"),
             std::make_pair(int64_t{2}, int64_t{725}));
   ASSERT_OK_AND_ASSIGN(auto letter, session_->Execute("SELECT error FROM payments_dlq"));
@@ -249,20 +257,7 @@ TEST_F(DeadLetterTest, CsvValuesAreParsedAndDeadLetteredAlike) {
 // batch's sample shows, kept for the stream; a record with another field count is a dead
 // letter.
 TEST_F(DeadLetterTest, CsvValuesWithoutASchemaAreReadWithAnInferredOne) {
-  ProduceValue(0, "1,2.50");
-  ProduceValue(0, "7");
-  ProduceValue(0, "3,\"4\"\n");
-  ASSERT_OK(producer_->Flush(10'000));
-  const std::string statement =
-      "INSERT INTO bronze SELECT _c0 AS id, _c1 AS amount FROM STREAM read_kafka(bootstrapServers => '" +
-      cluster_->bootstrap_servers() +
-      "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'csv', deadLetterTable => "
-      "'payments_dlq')";
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
-  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
-  ASSERT_TRUE(commit);
-  EXPECT_EQ(commit->rows_out, 2);
-  EXPECT_EQ(commit->dead_letters, 1);
+  RunCsvBatch({"1,2.50", "7", "3,\"4\"\n"}, "_c0 AS id, _c1 AS amount", "");
   EXPECT_EQ(Counts("SELECT count(*), (sum(amount) * 100)::BIGINT FROM bronze"),
             std::make_pair(int64_t{2}, int64_t{650}));
   ASSERT_OK_AND_ASSIGN(std::string offsets, checkpoint_->Get("offsets/00000000000000000000.json"));

@@ -49,6 +49,15 @@ class FilesSourceTest : public ::testing::Test {
     return (*commit)->rows_out;
   }
 
+  // Runs one batch, which must write `rows` rows and set `dead` records aside.
+  void ExpectBatch(StreamRunner& runner, int64_t rows, int64_t dead) {
+    auto commit = runner.RunBatch();
+    ASSERT_OK(commit.status());
+    ASSERT_TRUE(*commit);
+    EXPECT_EQ((*commit)->rows_out, rows);
+    EXPECT_EQ((*commit)->dead_letters, dead);
+  }
+
   bool Idle(StreamRunner& runner) {
     auto commit = runner.RunBatch();
     EXPECT_TRUE(commit.ok()) << commit.status().ToString();
@@ -221,11 +230,7 @@ TEST_F(FilesSourceTest, MalformedLinesAreDeadLettered) {
                          "{\"id\": 2, \"v\": \"c\", \"extra\": 1}"));
   const std::string options = ", schema => 'id BIGINT, v STRING', deadLetterTable => 'files_dlq'";
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement(options)));
-  auto commit = runner->RunBatch();
-  ASSERT_OK(commit.status());
-  ASSERT_TRUE(*commit);
-  EXPECT_EQ((*commit)->rows_out, 2);
-  EXPECT_EQ((*commit)->dead_letters, 3);
+  ExpectBatch(*runner, 2, 3);
   EXPECT_EQ(Counts(), std::make_pair(int64_t{2}, int64_t{2}));
   EXPECT_EQ(basin::testing::FirstColumn(
                 *session_,
@@ -258,11 +263,7 @@ TEST_F(FilesSourceTest, CsvLinesThatDoNotReadAreDeadLettered) {
       auto runner, OpenRunner("INSERT INTO bronze SELECT id, v FROM STREAM read_files('memory://" + name_ +
                               "', format => 'csv', header => true, schema => 'id BIGINT, v "
                               "STRING', deadLetterTable => 'files_dlq')"));
-  auto commit = runner->RunBatch();
-  ASSERT_OK(commit.status());
-  ASSERT_TRUE(*commit);
-  EXPECT_EQ((*commit)->rows_out, 2);
-  EXPECT_EQ((*commit)->dead_letters, 2);
+  ExpectBatch(*runner, 2, 2);
   EXPECT_EQ(Counts(), std::make_pair(int64_t{2}, int64_t{2}));
   EXPECT_EQ(basin::testing::FirstColumn(
                 *session_, "SELECT file || ':' || line || ':' || decode(value) FROM files_dlq ORDER BY line"),
