@@ -52,15 +52,22 @@ Result<FileSchema> ParseDeclaredSchema(const std::string& text) {
   return schema;
 }
 
+// What the basin:// URL of a file of `handle`'s store starts with, before its key.
+std::string UrlPrefix(const engine::StoreHandle& handle) {
+  return std::string(engine::kStoreUrlScheme) + std::to_string(handle.id()) + "/";
+}
+
 // The files as a DuckDB list of basin:// URLs.
 std::string UrlList(const engine::StoreHandle& handle, const std::vector<InputFile>& files) {
   std::string out = "[";
-  for (size_t i = 0; i < files.size(); i++) {
-    if (i > 0) out += ", ";
-    out +=
-        QuoteLiteral(std::string(engine::kStoreUrlScheme) + std::to_string(handle.id()) + "/" + files[i].key);
-  }
+  for (size_t i = 0; i < files.size(); i++)
+    out += (i > 0 ? ", " : "") + QuoteLiteral(UrlPrefix(handle) + files[i].key);
   return out + "]";
+}
+
+// SQL of the key of a file whose basin:// URL (of `handle`'s store) is in `column`.
+std::string KeyOf(const engine::StoreHandle& handle, const std::string& column) {
+  return "substr(" + column + ", " + std::to_string(UrlPrefix(handle).size() + 1) + ")";
 }
 
 // read_csv's options beyond the files that `request` gives (its header).
@@ -119,10 +126,7 @@ std::string RowsOf(const ReadFilesRequest& request, const std::string& urls) {
       return "SELECT json" + row + " FROM read_json_objects(" + urls + ", format = 'auto')";
     case FileFormat::kCsv:
       return "SELECT to_json(t)" + row + " FROM read_csv(" + urls +
-             ", union_by_name = true, all_varchar = true" +
-             (request.header ? std::string(", header = ") + (*request.header ? "true" : "false")
-                             : std::string()) +
-             ") AS t";
+             ", union_by_name = true, all_varchar = true" + CsvOptions(request) + ") AS t";
     case FileFormat::kParquet:
       return "SELECT to_json(t)" + row + " FROM read_parquet(" + urls + ", union_by_name = true) AS t";
   }
@@ -162,10 +166,9 @@ std::string TypedRows(const std::string& rows, const FileSchema& schema, bool te
 // does not fit its column.
 std::string ClassifiedLines(const engine::StoreHandle& handle, const std::string& urls,
                             const FileSchema& schema, bool rescue) {
-  const std::string prefix = std::string(engine::kStoreUrlScheme) + std::to_string(handle.id()) + "/";
   const std::string lines =
-      "SELECT substr(filename, " + std::to_string(prefix.size() + 1) +
-      ") AS file, line, text FROM (SELECT filename, line, rtrim(text, chr(13)) AS text FROM (SELECT "
+      "SELECT " + KeyOf(handle, "filename") +
+      " AS file, line, text FROM (SELECT filename, line, rtrim(text, chr(13)) AS text FROM (SELECT "
       "filename, "
       "unnest(range(1, len(parts) + 1)) AS line, unnest(parts) AS text FROM (SELECT filename, "
       "string_split(content, chr(10)) AS parts FROM read_text(" +
@@ -301,11 +304,11 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
       sql = "SELECT * FROM read_json(" + urls + ", format = 'auto'" + columns + ")";
       break;
     case FileFormat::kCsv:
-      sql = "SELECT * FROM read_csv(" + urls + CsvOptions(request) + columns +
-            (request.dead_letter_table.empty() ? ")" : ", ignore_errors = true) AS r WHERE r IS NOT NULL");
       // With dead letters, the lines ReadFilesDeadLetters found are skipped: every column is
       // read, as it read them, whatever the statement uses (a value of an unused column that
       // does not convert skips its line here too).
+      sql = "SELECT * FROM read_csv(" + urls + CsvOptions(request) + columns +
+            (request.dead_letter_table.empty() ? ")" : ", ignore_errors = true) AS r WHERE r IS NOT NULL");
       break;
     case FileFormat::kParquet: {
       const std::string from = "read_parquet(" + urls + ", union_by_name = true)";
@@ -325,7 +328,6 @@ Result<FilesDeadLetters> ReadFilesDeadLetters(const ReadFilesRequest& request,
   if (request.format == FileFormat::kCsv) {
     // DuckDB's CSV reader notes the lines it cannot read (the same it skips with
     // ignore_errors, as the batch's read does) in the rejects tables.
-    const std::string prefix = std::string(engine::kStoreUrlScheme) + std::to_string(handle->id()) + "/";
     // The rejects tables keep every scan's: emptied first. count(r) of the whole row: every
     // column is read (count(*) would read none, and so find no value that does not convert).
     out.prepare_sql =
@@ -334,8 +336,8 @@ Result<FilesDeadLetters> ReadFilesDeadLetters(const ReadFilesRequest& request,
         urls + CsvOptions(request) + ", columns = " + ColumnsStruct(schema) +
         ", store_rejects = true, rejects_table = 'basin_file_rejects', rejects_scan = "
         "'basin_file_reject_scans') AS r";
-    out.letters_sql = "SELECT substr(s.file_path, " + std::to_string(prefix.size() + 1) +
-                      ") AS file, e.line, e.csv_line AS text, e.error_message AS error, (SELECT n FROM "
+    out.letters_sql = "SELECT " + KeyOf(*handle, "s.file_path") +
+                      " AS file, e.line, e.csv_line AS text, e.error_message AS error, (SELECT n FROM "
                       "basin_file_records) + count(*) OVER () AS records FROM basin_file_rejects e JOIN "
                       "basin_file_reject_scans s USING (scan_id, file_id) ORDER BY file, line";
   } else {
