@@ -218,10 +218,6 @@ Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
         return Status::InvalidArgument("read_files: maxFilesPerTrigger must be 1 or more, not " + value);
       request.max_files = files;
     } else if (name == "deadlettertable") {
-      if (request.format == FileFormat::kParquet) {
-        return Status::InvalidArgument(
-            "read_files: deadLetterTable is for JSON and CSV files (Parquet not yet)");
-      }
       request.dead_letter_table = value;
     } else if (name == "maxdeadletterfraction") {
       char* end = nullptr;
@@ -247,6 +243,10 @@ Result<ReadFilesRequest> ParseReadFilesRequest(const std::string& folder,
       request.evolution == SchemaEvolution::kRescue) {
     return Status::InvalidArgument(
         "read_files: CSV files take deadLetterTable or schemaEvolutionMode 'rescue', not both yet");
+  }
+  if (request.format == FileFormat::kParquet && !request.dead_letter_table.empty() && !request.schema) {
+    return Status::InvalidArgument(
+        "read_files: deadLetterTable for Parquet files needs schema => 'name TYPE, ...'");
   }
   if (request.max_dead_letter_fraction && request.dead_letter_table.empty()) {
     return Status::InvalidArgument("read_files: maxDeadLetterFraction needs a deadLetterTable");
@@ -348,6 +348,15 @@ Result<FilesDeadLetters> ReadFilesDeadLetters(const ReadFilesRequest& request,
   }
   out.keepalive = std::move(handle);
   return out;
+}
+
+Result<engine::Lakehouse::ChangeFeed> ReadWholeParquetFile(const std::shared_ptr<ObjectStore>& store,
+                                                           const InputFile& file) {
+  auto handle = std::make_shared<engine::StoreHandle>(engine::RegisterStore(store));
+  // count(r) of the whole row: every column of every row group is decoded.
+  std::string sql =
+      "SELECT count(r) FROM read_parquet(" + QuoteLiteral(UrlPrefix(*handle) + file.key) + ") AS r";
+  return engine::Lakehouse::ChangeFeed{std::move(sql), std::move(handle)};
 }
 
 }  // namespace basin::sql

@@ -65,9 +65,10 @@ struct ReadFilesRequest {
   std::optional<bool> header;        // CSV
   std::optional<int64_t> max_files;  // a stream's batch: at most this many files
   std::optional<int64_t> max_bytes;  // and about this many bytes
-  // A stream's JSON or CSV files: the warehouse table their records that do not parse or fit
-  // the schema go to (stream/dead_letters.h, ReadFilesDeadLetters); empty: none, such a file
-  // fails the batch. With one, JSON files are read as JSON lines.
+  // A stream's files: the warehouse table their records that do not parse or fit the schema
+  // go to (stream/dead_letters.h, ReadFilesDeadLetters), or for Parquet (with a declared
+  // schema), the files DuckDB cannot read; empty: none, such a file fails the batch. With
+  // one, JSON files are read as JSON lines.
   std::string dead_letter_table;
   std::optional<double> max_dead_letter_fraction;  // of a batch's records, with a table
   // Unset: kAddNewColumns without a declared schema, kNone with one (as Auto Loader).
@@ -106,7 +107,8 @@ Result<engine::Lakehouse::ChangeFeed> ReadFilesFeed(const ReadFilesRequest& requ
 // letter ("not valid JSON", "not a JSON object", "column amount: \"x\" is not a
 // DECIMAL(12,2)"); for CSV files, a line DuckDB's CSV reader cannot read with the schema
 // (its error). ReadFilesFeed's query over the same files reads the others. REQUIRES: files
-// are not empty; the format is JSON or CSV.
+// are not empty; the format is JSON or CSV (Parquet files are checked a file at a time,
+// ReadWholeParquetFile).
 struct FilesDeadLetters {
   std::string prepare_sql;
   std::string letters_sql;
@@ -115,5 +117,11 @@ struct FilesDeadLetters {
 Result<FilesDeadLetters> ReadFilesDeadLetters(const ReadFilesRequest& request,
                                               const std::shared_ptr<ObjectStore>& store,
                                               const std::vector<InputFile>& files, const FileSchema& schema);
+
+// The query that decodes every value of Parquet `file` of `store` (one row, the file's row
+// count): with a dead-letter table, a stream's batch runs it on each of its Parquet files,
+// and a file it fails on (not for a store's failure) is set aside whole.
+Result<engine::Lakehouse::ChangeFeed> ReadWholeParquetFile(const std::shared_ptr<ObjectStore>& store,
+                                                           const InputFile& file);
 
 }  // namespace basin::sql

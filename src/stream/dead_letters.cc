@@ -64,7 +64,7 @@ Status DeadLetterWriter::Stage(const std::vector<DeadLetter>& letters) {
     } else {
       for (int coordinate = 0; coordinate < 3; coordinate++) RETURN_IF_ERROR(appender->AppendNull());
       RETURN_IF_ERROR(appender->Append(std::string_view(letter.file)));
-      RETURN_IF_ERROR(appender->Append(letter.line));
+      RETURN_IF_ERROR(letter.line > 0 ? appender->Append(letter.line) : appender->AppendNull());
     }
     RETURN_IF_ERROR(AppendOptional(*appender, letter.key));
     RETURN_IF_ERROR(AppendOptional(*appender, letter.value));

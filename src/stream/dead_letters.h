@@ -34,7 +34,7 @@ struct DeadLetter {
   std::optional<std::string> key;
   std::optional<std::string> value;
   // Where it came from: a Kafka record's topic, partition and offset, or (`file` not
-  // empty) a file's key in its folder and line, from 1.
+  // empty) a file's key in its folder and line, from 1 (0: the whole file).
   std::string topic;
   int32_t partition = 0;
   int64_t offset = 0;

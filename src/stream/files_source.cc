@@ -102,7 +102,9 @@ Result<FilesEntry> EntryFrom(const json& entry, const std::string& where) {
 // declared schema (without one, binding fails after the options are recorded).
 class FilesBatch final : public sql::FilesStream {
  public:
-  explicit FilesBatch(const FilesEntry* entry) : entry_(entry) {}
+  // `set_aside`: the entry's files not to read (dead letters), or null.
+  explicit FilesBatch(const FilesEntry* entry, const std::set<std::string>* set_aside = nullptr)
+      : entry_(entry), set_aside_(set_aside) {}
 
   Result<sql::FilesStreamRead> Read(const sql::ReadFilesRequest& request,
                                     const std::shared_ptr<ObjectStore>& folder) override {
@@ -111,8 +113,12 @@ class FilesBatch final : public sql::FilesStream {
     }
     request_ = request;
     folder_ = folder;
-    if (entry_ != nullptr) return sql::FilesStreamRead{entry_->files, entry_->schema};
-    return sql::FilesStreamRead{{}, request.schema};
+    if (entry_ == nullptr) return sql::FilesStreamRead{{}, request.schema};
+    sql::FilesStreamRead read{entry_->files, entry_->schema};
+    if (set_aside_ != nullptr) {
+      std::erase_if(read.files, [&](const sql::InputFile& file) { return set_aside_->count(file.key) > 0; });
+    }
+    return read;
   }
 
   const std::optional<sql::ReadFilesRequest>& request() const { return request_; }
@@ -120,6 +126,7 @@ class FilesBatch final : public sql::FilesStream {
 
  private:
   const FilesEntry* entry_;
+  const std::set<std::string>* set_aside_;
   std::optional<sql::ReadFilesRequest> request_;
   std::shared_ptr<ObjectStore> folder_;
 };
@@ -191,9 +198,13 @@ class FilesSource final : public BatchSource {
   Status Read(const json& planned, BatchRead& read, const std::function<Status()>& run) override {
     ASSIGN_OR_RETURN(FilesEntry entry, EntryFrom(planned, where_ + " offsets"));
     RETURN_IF_ERROR(LearnOptions());
-    if (!request_->dead_letter_table.empty() && entry.schema)
-      RETURN_IF_ERROR(SetAsideDeadLetters(entry, read));
-    FilesBatch batch(&entry);
+    std::set<std::string> set_aside;  // Parquet files that are dead letters
+    if (!request_->dead_letter_table.empty() && entry.schema) {
+      RETURN_IF_ERROR(request_->format == sql::FileFormat::kParquet
+                          ? SetAsideParquetFiles(entry, read, set_aside)
+                          : SetAsideDeadLetters(entry, read));
+    }
+    FilesBatch batch(&entry, &set_aside);
     return WithFilesStream(session_, batch, [&] {
       return dead_letters_.WithRefusedRowsSetAside(request_->dead_letter_table, read, run);
     });
@@ -295,6 +306,27 @@ class FilesSource final : public BatchSource {
     }
     return dead_letters_.SetAside(request_->dead_letter_table, request_->max_dead_letter_fraction, records,
                                   letters, read);
+  }
+
+  // With a dead-letter table, Parquet files: those DuckDB cannot read whole (not for a store's
+  // failure, which fails the batch), committed there as dead letters and kept in `set_aside`
+  // for the statement not to read.
+  Status SetAsideParquetFiles(const FilesEntry& entry, BatchRead& read, std::set<std::string>& set_aside) {
+    std::vector<DeadLetter> letters;
+    for (const sql::InputFile& file : entry.files) {
+      ASSIGN_OR_RETURN(engine::Lakehouse::ChangeFeed whole, sql::ReadWholeParquetFile(folder_, file));
+      Result<engine::QueryResult> decoded = session_.connection().Query(whole.sql);
+      if (decoded.ok()) continue;
+      const ErrorCode code = decoded.status().code();
+      if (code == ErrorCode::kIOError || code == ErrorCode::kCancelled) return decoded.status();
+      DeadLetter letter;
+      letter.file = file.key;
+      letter.error = "file " + file.key + ": " + decoded.status().message();
+      letters.push_back(std::move(letter));
+      set_aside.insert(file.key);
+    }
+    return dead_letters_.SetAside(request_->dead_letter_table, request_->max_dead_letter_fraction,
+                                  static_cast<int64_t>(entry.files.size()), letters, read);
   }
 
   // The paths of every batch before the next one: the newest compaction, the lists after it;

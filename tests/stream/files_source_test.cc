@@ -288,6 +288,30 @@ TEST_F(FilesSourceTest, CsvLinesThatDoNotReadAreDeadLettered) {
             (std::vector<std::string>{"3"}));
 }
 
+// Parquet files (with a declared schema): a file DuckDB cannot read goes to the dead-letter
+// table whole (its path and the error); the batch reads the others.
+TEST_F(FilesSourceTest, ParquetFilesThatDoNotReadAreDeadLettered) {
+  testing::TempDir scratch;
+  ASSERT_OK(session_
+                ->Execute("COPY (SELECT range AS id, 'v' || range AS v FROM range(3)) TO '" + scratch.str() +
+                          "/good.parquet'")
+                .status());
+  ASSERT_OK_AND_ASSIGN(auto local, OpenStoreAt(scratch.str()));
+  ASSERT_OK_AND_ASSIGN(std::string good, local->Get("good.parquet"));
+  ASSERT_OK(folder_->Put("a.parquet", good));
+  ASSERT_OK(folder_->Put("b.parquet", "PAR1 this is not a Parquet file PAR1"));
+  ASSERT_OK(folder_->Put("c.parquet", good));
+  ASSERT_OK_AND_ASSIGN(
+      auto runner, OpenRunner("INSERT INTO bronze SELECT id, v FROM STREAM read_files('memory://" + name_ +
+                              "', format => 'parquet', schema => 'id BIGINT, v STRING', "
+                              "deadLetterTable => 'files_dlq')"));
+  ExpectBatch(*runner, 6, 1);
+  EXPECT_EQ(basin::testing::FirstColumn(*session_,
+                                        "SELECT file || ':' || coalesce(line::VARCHAR, '-') || ':' || "
+                                        "coalesce(decode(value), '-') FROM files_dlq"),
+            (std::vector<std::string>{"b.parquet:-:-"}));
+}
+
 TEST_F(FilesSourceTest, BadOptionsAreRefusedNamingThem) {
   Write("a.json", 0, 1);
   for (const auto& [statement, expected] : std::vector<std::pair<std::string, std::string>>{
@@ -302,7 +326,7 @@ TEST_F(FilesSourceTest, BadOptionsAreRefusedNamingThem) {
             "not both yet"},
            {"INSERT INTO bronze SELECT * FROM STREAM read_files('memory://" + name_ +
                 "', format => 'parquet', deadLetterTable => 'dlq')",
-            "deadLetterTable is for JSON and CSV files"}}) {
+            "needs schema"}}) {
     SCOPED_TRACE(statement);
     checkpoint_ = NewMemoryObjectStore();
     auto runner = OpenRunner(statement);
