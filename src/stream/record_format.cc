@@ -72,6 +72,15 @@ Status Mismatch(const RecordColumn& column, std::string_view raw) {
                                  column.type_name);
 }
 
+// `text` read whole as a T (int64_t or double, std::from_chars' syntax); nullopt when it is not.
+template <typename T>
+std::optional<T> WholeNumber(std::string_view text) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 // The cell of `column` from a value's text (a CSV field, a JSON string; `quoted` is how
 // messages show it).
 Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, std::string_view quoted) {
@@ -84,22 +93,17 @@ Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, s
     case Kind::kInt16:
     case Kind::kInt32:
     case Kind::kInt64: {
-      int64_t n = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-      if (ec != std::errc() || end != text.data() + text.size() || !IntegerFits(column.kind, n)) {
-        return Mismatch(column, quoted);
-      }
-      return RecordCell(n);
+      std::optional<int64_t> n = WholeNumber<int64_t>(text);
+      if (!n || !IntegerFits(column.kind, *n)) return Mismatch(column, quoted);
+      return RecordCell(*n);
     }
     case Kind::kFloat:
     case Kind::kDouble: {
-      double d = 0;
-      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-      if (ec != std::errc() || end != text.data() + text.size() ||
-          (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max())) {
+      std::optional<double> d = WholeNumber<double>(text);
+      if (!d || (column.kind == Kind::kFloat && std::abs(*d) > std::numeric_limits<float>::max())) {
         return Mismatch(column, quoted);
       }
-      return RecordCell(d);
+      return RecordCell(*d);
     }
     case Kind::kDecimal: {
       std::optional<delta::Int128> unscaled = delta::ParseDecimalText(text, column.scale);
@@ -234,16 +238,8 @@ Seen Widest(Seen known, Seen seen) {
 Seen SeenOfText(std::string_view text, bool quoted) {
   if (text.empty() && !quoted) return Seen::kNull;
   if (EqualsIgnoreCase(text, "true") || EqualsIgnoreCase(text, "false")) return Seen::kBoolean;
-  int64_t n = 0;
-  if (auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-      ec == std::errc() && end == text.data() + text.size()) {
-    return Seen::kInteger;
-  }
-  double d = 0;
-  if (auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
-      ec == std::errc() && end == text.data() + text.size()) {
-    return Seen::kDouble;
-  }
+  if (WholeNumber<int64_t>(text)) return Seen::kInteger;
+  if (WholeNumber<double>(text)) return Seen::kDouble;
   return Seen::kString;
 }
 
