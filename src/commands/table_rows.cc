@@ -239,6 +239,11 @@ bool NeedsRebuild(const DataType& type, Naming naming, bool check_not_null) {
   return false;
 }
 
+// The message of a NULL in NOT NULL column (or field path) `column`.
+std::string NotNullViolated(const std::string& column) {
+  return "NOT NULL constraint violated for column: " + column;
+}
+
 // `expr`, a value of `type`, with its nested struct fields renamed as `naming` says and,
 // when `check_not_null`, the non-nullable fields of its non-null structs checked.
 std::string Rebuild(const std::string& expr, const DataType& type, Naming naming, bool check_not_null,
@@ -256,8 +261,7 @@ std::string Rebuild(const std::string& expr, const DataType& type, Naming naming
                                     naming, check_not_null, where + "." + f.name, depth + 1);
         if (check_not_null && !f.nullable) {
           value = "CASE WHEN " + value + " IS NULL THEN " +
-                  RaiseSql(QuoteLiteral("NOT NULL constraint violated for column: " + where + "." + f.name)) +
-                  " ELSE " + value + " END";
+                  RaiseSql(QuoteLiteral(NotNullViolated(where + "." + f.name))) + " ELSE " + value + " END";
         }
         out += (i > 0 ? ", " : "") + QuoteIdentifier(to) + " := " + value;
       }
@@ -347,8 +351,7 @@ std::vector<RowCheck> RefusableChecks(const StructType& schema, const delta::Met
   std::vector<RowCheck> checks;
   for (const StructField& f : schema.fields) {
     if (!f.nullable) {
-      checks.push_back(
-          {"NOT NULL constraint violated for column: " + f.name, QuoteIdentifier(f.name) + " IS NOT NULL"});
+      checks.push_back({NotNullViolated(f.name), QuoteIdentifier(f.name) + " IS NOT NULL"});
     }
   }
   for (RowCheck& check : CheckConstraints(metadata)) {
@@ -407,8 +410,7 @@ std::string CheckedRows(const StructType& schema, const delta::Metadata& metadat
     std::string value = Rebuild(name, *f.type, mapped ? Naming::kToPhysical : Naming::kKeep, true, f.name, 0);
     std::string when;
     if (!f.nullable && !leave_refused_out) {
-      when += " WHEN " + name + " IS NULL THEN " +
-              RaiseSql(QuoteLiteral("NOT NULL constraint violated for column: " + f.name));
+      when += " WHEN " + name + " IS NULL THEN " + RaiseSql(QuoteLiteral(NotNullViolated(f.name)));
     }
     if (i == 0) {
       // Row checks ride on the first column, so they run in the same pass.
