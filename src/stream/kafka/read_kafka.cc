@@ -280,14 +280,21 @@ Result<std::vector<OwnedKafkaRecord>> ReadRecords(KafkaReader& reader,
   return records;
 }
 
+// Starts reading `slice` on a thread of its own; the reader is that thread's alone until
+// state.ahead's result is taken.
+void ReadAhead(ScanState& state, std::vector<PartitionRange> slice) {
+  state.ahead =
+      std::async(std::launch::async, ReadRecords, std::ref(*state.reader), std::move(slice), state.abandon);
+}
+
 bool AllRead(const ScanState& state) {
   return std::all_of(state.ranges.begin(), state.ranges.end(),
                      [](const PartitionRange& range) { return range.size() == 0; });
 }
 
-// Makes the slice read ahead the current one and starts reading the one after it on a thread
-// of its own (the reader is used by that thread alone until its result is taken), so that
-// fetching overlaps parsing and writing; a scan of one slice reads it here. False when every
+// Makes the slice read ahead the current one and starts reading the one after it
+// (ReadAhead), so that fetching overlaps parsing and writing; a scan of one slice reads it
+// here. False when every
 // range is read.
 Result<bool> ReadSlice(ScanState& state) {
   if (!state.ahead.valid()) {
@@ -298,15 +305,11 @@ Result<bool> ReadSlice(ScanState& state) {
       state.handed_out = 0;
       return true;
     }
-    state.ahead =
-        std::async(std::launch::async, ReadRecords, std::ref(*state.reader), std::move(first), state.abandon);
+    ReadAhead(state, std::move(first));
   }
   ASSIGN_OR_RETURN(state.slice, state.ahead.get());
   state.handed_out = 0;
-  if (std::vector<PartitionRange> next = TakeSlice(state); !next.empty()) {
-    state.ahead =
-        std::async(std::launch::async, ReadRecords, std::ref(*state.reader), std::move(next), state.abandon);
-  }
+  if (std::vector<PartitionRange> next = TakeSlice(state); !next.empty()) ReadAhead(state, std::move(next));
   return true;
 }
 
