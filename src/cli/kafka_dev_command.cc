@@ -65,12 +65,15 @@ class FeedThread {
           std::lock_guard<std::mutex> lock(mu_);
           result_ = std::move(result);
         }) {}
-  ~FeedThread() {
-    feed_->Stop();
-    thread_.join();
-  }
+  ~FeedThread() { Finish(); }
   FeedThread(const FeedThread&) = delete;
   FeedThread& operator=(const FeedThread&) = delete;
+
+  // Stops the feed if it is still sending and waits for it to end.
+  void Finish() {
+    feed_->Stop();
+    if (thread_.joinable()) thread_.join();
+  }
 
   // The feed's result once it has ended, taken once.
   std::optional<Result<PaymentFeedReport>> TakeResult() {
@@ -127,22 +130,30 @@ int RunKafkaDevCommand(const KafkaDevCommandOptions& options) {
     feed = std::make_unique<FeedThread>(std::move(opened).value());
   }
 
-  // Each wait lasts at most 100 ms; the loop ends at a stop signal or a failed feed.
+  // Each wait lasts at most 100 ms; the loop ends at a stop signal or a failed feed. A feed that
+  // ends as the signal arrives is still reported, so what it produced is always said.
   std::optional<int> signal;
   while (!signal) {
     signal = stop_signals.Wait(std::chrono::milliseconds(100));
+    if (signal) {
+      std::cerr << fmt::format("kafka-dev: {}, stopping\n", *signal == SIGINT ? "interrupted" : "terminated");
+    }
     if (!feed) continue;
+    if (signal) feed->Finish();
     if (std::optional<Result<PaymentFeedReport>> result = feed->TakeResult()) {
-      if (!result->ok()) return ExitStatus(result->status());
-      const PaymentFeedReport& report = result->value();
-      std::cerr << fmt::format("kafka-dev: produced {} events to {} ({} malformed, {} duplicates, {} late)\n",
-                               report.produced, options.produce_topic, report.malformed, report.duplicates,
-                               report.late);
       feed.reset();
+      if (result->status().code() == ErrorCode::kCancelled) {
+        std::cerr << "kafka-dev: " << result->status().message() << "\n";
+      } else if (!result->ok()) {
+        return ExitStatus(result->status());
+      } else {
+        const PaymentFeedReport& report = result->value();
+        std::cerr << fmt::format(
+            "kafka-dev: produced {} events to {} ({} malformed, {} duplicates, {} late)\n", report.produced,
+            options.produce_topic, report.malformed, report.duplicates, report.late);
+      }
     }
   }
-  std::cerr << fmt::format("kafka-dev: {}, stopping\n", *signal == SIGINT ? "interrupted" : "terminated");
-  feed.reset();  // stops a feed still running
   (*cluster)->Stop();
   return 0;
 }

@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "basin/kafka_dev.h"
-#include "stream/kafka/reader.h"
 #include "cli/basin_process.h"
+#include "stream/kafka/reader.h"
 #include "testing/child_process.h"
 #include "testing/test_util.h"
 
@@ -136,7 +136,10 @@ TEST_F(KafkaDevCliTest, StopsOnSigintWhileProducing) {
   const auto start = std::chrono::steady_clock::now();
   EXPECT_EQ(process.StopWith(SIGINT), 0) << process.stderr_text();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
-  EXPECT_NE(process.stderr_text().find("interrupted, stopping"), std::string::npos) << process.stderr_text();
+  const std::string err = process.stderr_text();
+  EXPECT_NE(err.find("interrupted, stopping"), std::string::npos) << err;
+  // What the stopped feed had sent is said too.
+  EXPECT_NE(err.find("the event feed to payments was stopped after "), std::string::npos) << err;
 }
 
 TEST_F(KafkaDevCliTest, BadArgumentsAreErrors) {
