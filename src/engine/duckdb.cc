@@ -450,6 +450,7 @@ Result<std::unique_ptr<Connection>> Connection::Open(std::shared_ptr<Database> d
   // about 15 KB a file, without bound (1.5 GB for a table of 100,000 small files), and
   // re-reading a footer from a local file costs less than keeping it (small_files_bench).
   // The time zone is the database's (SET GLOBAL in Database::Open).
+  RETURN_IF_ERROR(CreateBasinMacros(conn->conn_));
   return conn;
 }
 

@@ -300,6 +300,13 @@ void VariantToJsonFunction(duckdb_function_info info, duckdb_data_chunk input, d
   if (!st.ok()) duckdb_scalar_function_set_error(info, st.ToString().c_str());
 }
 
+// window(...) in engine/functions.h: buckets aligned to the Unix epoch, as Spark's are.
+constexpr char kWindowMacro[] =
+    "CREATE TEMP MACRO \"window\"(event_time, size) AS {"
+    "'start': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01'), "
+    "'end': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01') + CAST(size AS "
+    "INTERVAL)}";
+
 }  // namespace
 
 Status VariantVectorToJson(duckdb_vector group, idx_t rows, duckdb_vector output) {
@@ -342,6 +349,15 @@ Status RegisterBasinFunctions(duckdb_connection conn) {
   duckdb_destroy_scalar_function(&function);
   if (state == DuckDBSuccess) return Status::OK();
   return Status::Internal(std::string("DuckDB refused to register function ") + kVariantToJsonFunction);
+}
+
+Status CreateBasinMacros(duckdb_connection conn) {
+  duckdb_result result;
+  const duckdb_state state = duckdb_query(conn, kWindowMacro, &result);
+  std::string error = state == DuckDBSuccess ? "" : duckdb_result_error(&result);
+  duckdb_destroy_result(&result);
+  if (state == DuckDBSuccess) return Status::OK();
+  return Status::Internal("DuckDB refused to create the macro window(...): " + error);
 }
 
 }  // namespace basin::engine

@@ -9,6 +9,13 @@
 // null. Malformed data, or value and typed_value that conflict, fails the query with a
 // message naming the defect.
 //
+// window(event_time, size) -> STRUCT(start, "end"): Spark's tumbling window, a macro of each
+// connection (CreateBasinMacros): the
+// `size`-long window (an interval as text, '1 minute') holding `event_time`, aligned to the
+// Unix epoch, as `GROUP BY window(ts, '1 minute')` uses it (the grammar quotes the name, a
+// keyword DuckDB reserves). Streams keep such windows' rows until their watermark closes
+// them (stream/stateful.h).
+//
 // DuckDB keeps functions in the database's catalog, shared by all its connections:
 // Database::Open registers them once, and every connection of that database can call them.
 #pragma once
@@ -28,6 +35,10 @@ inline constexpr char kVariantToJsonFunction[] = "basin_variant_to_json";
 // Makes Basin's functions callable on every connection of `conn`'s database. Internal when
 // DuckDB refuses the registration (as it does when they are registered already).
 Status RegisterBasinFunctions(duckdb_connection conn);
+
+// Makes Basin's macros (window) callable on `conn`. Macros are created in the connection's
+// temporary schema, which every name lookup searches, whatever catalog the connection uses.
+Status CreateBasinMacros(duckdb_connection conn);
 
 // basin_variant_to_json over the first `rows` rows of `group` (a flat STRUCT vector of
 // Variant groups), into `output` (VARCHAR). Corruption or InvalidArgument naming the defect.

@@ -40,9 +40,6 @@ Status NotYetRun(std::string_view what, std::string_view issue) {
 Status RefuseStreams(const std::vector<grammar::StreamSource>& streams, std::string_view what) {
   if (streams.empty()) return Status::OK();
   const std::string reading = std::string(what) + " reading STREAM " + streams[0].source;
-  for (const grammar::StreamSource& stream : streams) {
-    if (stream.watermark) return NotYetRun(reading + " with a WATERMARK", "streaming");
-  }
   return Status::InvalidArgument(reading +
                                  " runs as a stream, batch after batch: basin stream run --checkpoint DIR -c "
                                  "'...' (docs/streams.md)");

@@ -115,26 +115,31 @@ Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table,
   return std::optional<int64_t>(*version);
 }
 
+Status DeadLetterWriter::WriteRows(const std::string& table, const std::string& app_suffix, BatchRead& read,
+                                   const std::string& rows_sql) {
+  const std::string where = "dead-letter table " + table;
+  ASSIGN_OR_RETURN(engine::QueryResult count,
+                   session_.connection().Query("SELECT count(*) FROM (" + rows_sql + ")"));
+  const int64_t rows = std::stoll(count.at(0, 0).value_or("0"));
+  if (rows == 0) return Status::OK();
+  Result<std::string> name = EnsureTable(table);
+  if (!name.ok()) return name.status().WithContext(where);
+  Result<int64_t> version =
+      Insert(*name, app_suffix, read.batch_id,
+             "encode(value) AS value, error, current_timestamp AS dead_lettered_at FROM (" + rows_sql + ")");
+  if (!version.ok()) return version.status().WithContext(where);
+  read.dead_letters += rows;
+  read.dead_letter_version = std::max(read.dead_letter_version.value_or(-1), *version);
+  return Status::OK();
+}
+
 Status DeadLetterWriter::WithRefusedRowsSetAside(const std::string& table, BatchRead& read,
                                                  const std::function<Status()>& run) {
+  read.dead_letter_table = table;
   if (table.empty()) return run();
+  // Their own txn: a batch's records that did not parse are committed first with another.
   session_.SetAsideRefusedRows([&](const std::string& refused_rows_sql) -> Status {
-    const std::string where = "dead-letter table " + table;
-    ASSIGN_OR_RETURN(engine::QueryResult count,
-                     session_.connection().Query("SELECT count(*) FROM (" + refused_rows_sql + ")"));
-    const int64_t refused = std::stoll(count.at(0, 0).value_or("0"));
-    if (refused == 0) return Status::OK();
-    Result<std::string> name = EnsureTable(table);
-    if (!name.ok()) return name.status().WithContext(where);
-    // Their own txn: a batch's records that did not parse are committed first with another.
-    Result<int64_t> version =
-        Insert(*name, "/refused-rows", read.batch_id,
-               "encode(value) AS value, error, current_timestamp AS dead_lettered_at FROM (" +
-                   refused_rows_sql + ")");
-    if (!version.ok()) return version.status().WithContext(where);
-    read.dead_letters += refused;
-    read.dead_letter_version = std::max(read.dead_letter_version.value_or(-1), *version);
-    return Status::OK();
+    return WriteRows(table, "/refused-rows", read, refused_rows_sql);
   });
   Status ran = run();
   session_.SetAsideRefusedRows(nullptr);

@@ -59,10 +59,17 @@ class DeadLetterWriter {
   Status SetAside(const std::string& table, std::optional<double> max_fraction, int64_t records,
                   const std::vector<DeadLetter>& letters, BatchRead& read);
 
+  // Commits the rows of `rows_sql` (columns value, the row as JSON text, and error) into
+  // `table`, batch `read.batch_id`'s, with their own txn "<stream id><app_suffix>", and
+  // counts them in `read`. Nothing when there are none.
+  Status WriteRows(const std::string& table, const std::string& app_suffix, BatchRead& read,
+                   const std::string& rows_sql);
+
   // Runs `run` (the batch's statement) with the rows its sink's NOT NULL and CHECK
   // constraints refuse committed into `table` (before the sink's commit, with their own txn,
   // "<stream id>/refused-rows") instead of failing it: value (the row as JSON), error (the
-  // constraint), no coordinates. Counted in `read`. With `table` empty, runs `run` alone.
+  // constraint), no coordinates. Counted in `read`, which also names `table` for what runs
+  // in `run` (a stateful stream's late rows). With `table` empty, runs `run` alone.
   Status WithRefusedRowsSetAside(const std::string& table, BatchRead& read,
                                  const std::function<Status()>& run);
 

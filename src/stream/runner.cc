@@ -16,6 +16,7 @@
 #include "storage/prefixed_object_store.h"
 #include "stream/dead_letters.h"
 #include "stream/source.h"
+#include "stream/stateful.h"
 
 namespace basin::stream {
 namespace {
@@ -29,7 +30,18 @@ struct StreamStatement {
   catalog::TableEntry sink;
   bool complete = false;  // INSERT OVERWRITE: each batch rewrites the sink
   sql::grammar::StreamSource source;
+  // With a WATERMARK: the statement and its query reading kStreamInput in place of the source.
+  std::string stateful_text;
+  std::string stateful_query;
 };
+
+// The rows the sink of an INSERT (its query) or a MERGE (its source) takes, with the CTEs.
+std::string QueryOf(const sql::grammar::Insert* insert, const sql::grammar::Merge* merge) {
+  const std::string& ctes = insert != nullptr ? insert->insert.ctes : merge->merge.ctes;
+  std::string query = insert != nullptr ? insert->insert.query : "SELECT * FROM " + merge->merge.source;
+  if (!ctes.empty()) query = ctes + " SELECT * FROM (" + query + "\n)";
+  return query;
+}
 
 // The sink and the query that reads the stream (for binding) of an INSERT ... SELECT ...
 // FROM STREAM ... or a MERGE INTO ... USING (... STREAM ...).
@@ -57,11 +69,18 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   const engine::SqlTableName& target = insert != nullptr ? insert->insert.target : merge->merge.target.name;
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> sink, sql::LookupTarget(session.context(), target));
   if (!sink) return Status::NotFound("the stream's sink " + target.table + " is not a warehouse table");
-  const std::string& ctes = insert != nullptr ? insert->insert.ctes : merge->merge.ctes;
-  std::string query = insert != nullptr ? insert->insert.query : "SELECT * FROM " + merge->merge.source;
-  if (!ctes.empty()) query = ctes + " SELECT * FROM (" + query + "\n)";
   const bool complete = insert != nullptr && insert->overwrite;
-  return StreamStatement{text, std::move(query), std::move(*sink), complete, streams[0]};
+  StreamStatement statement{text, QueryOf(insert, merge), std::move(*sink), complete, streams[0], "", ""};
+  if (!statement.source.watermark) return statement;
+  if (complete) {
+    return Status::NotImplemented("a stream with a WATERMARK appends or merges: INSERT OVERWRITE sinks");
+  }
+  ASSIGN_OR_RETURN(statement.stateful_text, sql::grammar::ReplaceStreamSources(text, kStreamInput));
+  ASSIGN_OR_RETURN(sql::grammar::ParsedStatement stateful,
+                   sql::grammar::ParseStatement(statement.stateful_text));
+  statement.stateful_query = QueryOf(std::get_if<sql::grammar::Insert>(&stateful.body),
+                                     std::get_if<sql::grammar::Merge>(&stateful.body));
+  return statement;
 }
 
 }  // namespace
@@ -80,6 +99,7 @@ struct StreamRunner::Impl {
   std::unique_ptr<StreamCheckpoint> checkpoint;
   std::unique_ptr<DeadLetterWriter> dead_letters;
   std::unique_ptr<BatchSource> source;
+  std::unique_ptr<StreamState> state;  // with a WATERMARK
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
 
@@ -110,11 +130,13 @@ struct StreamRunner::Impl {
     read.abandon = abandon;
     Status ran = source->Read(entry, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
+        // First: its late rows' dead letters are committed with a txn of their own.
+        if (state) RETURN_IF_ERROR(state->Prepare(read, *dead_letters));
         RETURN_IF_ERROR(session
                             ->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
                                       "; SET basin.txn_version = " + std::to_string(batch_id))
                             .status());
-        ASSIGN_OR_RETURN(auto results, session->Execute(statement.text));
+        ASSIGN_OR_RETURN(auto results, session->Execute(state ? statement.stateful_text : statement.text));
         row = std::move(results.back().result);
         return Status::OK();
       });
@@ -125,6 +147,7 @@ struct StreamRunner::Impl {
     commit.rows_in = source->RecordsIn(entry);
     commit.dead_letters = read.dead_letters;
     commit.dead_letter_version = read.dead_letter_version;
+    commit.late_rows = read.late_rows;
     if (auto rows = ReportedInteger(*row, "num_affected_rows")) commit.rows_out = *rows;
     if (auto version = ReportedInteger(*row, "version")) commit.table_version = *version;
     commit.committed_time_ms = clock->NowMs();
@@ -192,6 +215,12 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
                                    StreamSink{impl->statement.sink.location, impl->statement.complete},
                                    *impl->dead_letters, NewPrefixedObjectStore(checkpoint, "sources/0"),
                                    "stream " + stream_id));
+  if (impl->statement.source.watermark) {
+    ASSIGN_OR_RETURN(
+        impl->state,
+        StreamState::Open(session.connection(), impl->statement.source, impl->statement.stateful_query,
+                          NewPrefixedObjectStore(checkpoint, "state"), "stream " + stream_id));
+  }
   ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
   if (impl->checkpoint->metadata().stream_id != stream_id) {
     return Status::Conflict("stream " + impl->checkpoint->metadata().stream_id +

@@ -31,7 +31,6 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      DeadLetterWriter& dead_letters,
                                                      std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where) {
-  if (stream.watermark) return Status::NotImplemented(where + ": WATERMARK (stateful streams come later)");
   if (stream.is_table || stream.is_changes) return NewTableSource(session, query, sink, stream, where);
   if (stream.is_files && !sink.complete)
     return NewFilesSource(session, query, std::move(source_store), dead_letters, where);

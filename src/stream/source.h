@@ -42,6 +42,8 @@ struct BatchRead {
   const CancellationToken* abandon = nullptr;
   int64_t dead_letters = 0;                    // records the source set aside
   std::optional<int64_t> dead_letter_version;  // the dead-letter table's version that has them
+  std::string dead_letter_table;               // the source's, as written; empty for none
+  int64_t late_rows = 0;                       // rows behind the watermark (stream/stateful.h)
 };
 
 class BatchSource {

@@ -550,6 +550,38 @@ TEST(GrammarTest, UsersRolesGrantsTokens) {
 
 // --- every slot takes anything DuckDB takes there ---
 
+TEST(GrammarTest, StreamSourcesAreReplacedByARelationUnderTheirAliases) {
+  // What a stateful stream runs: each source (marker, call, options and watermark) is the
+  // relation, under the alias its rows had; window(...) is quoted for DuckDB.
+  ASSERT_OK_AND_ASSIGN(
+      std::string replaced,
+      ReplaceStreamSources(
+          "INSERT INTO t SELECT window(k.ts, '1 minute')['start'], count(*) FROM STREAM "
+          "read_kafka('topic', servers => 'h:9092') WATERMARK ts DELAY OF INTERVAL 10 SECONDS AS k "
+          "JOIN STREAM(s.events, startingVersion => 3) ON k.id = events.id "
+          "JOIN STREAM table_changes('c', 0) ON true GROUP BY window(k.ts, '1 minute')",
+          "input"));
+  ASSERT_OK_AND_ASSIGN(ParsedStatement parsed, ParseStatement(replaced));
+  EXPECT_TRUE(parsed.streams.empty()) << replaced;
+  const std::string& query = std::get<Insert>(parsed.body).insert.query;
+  for (const char* part : {"FROM \"input\" AS k ", "JOIN \"input\" AS events ",
+                           "JOIN \"input\" AS table_changes ", "GROUP BY \"window\"(k.ts, '1 minute')"}) {
+    EXPECT_NE(query.find(part), std::string::npos) << part << " in " << query;
+  }
+  EXPECT_EQ(query.find("WATERMARK"), std::string::npos) << query;
+  // The relations DuckDB reads for each source.
+  ParsedStatement select = Parse(
+      "SELECT * FROM STREAM read_kafka('topic') JOIN STREAM(s.events) ON true JOIN STREAM table_changes('c', "
+      "0) "
+      "ON true");
+  ASSERT_EQ(select.streams.size(), 3u);
+  EXPECT_EQ(select.streams[0].relation, "read_kafka('topic')");
+  EXPECT_EQ(select.streams[1].relation, "basin_stream_table('s.events')");
+  EXPECT_EQ(select.streams[2].relation, "basin_stream_changes('c', 0)");
+  // Nothing to replace: the statement as it is.
+  EXPECT_EQ(ReplaceStreamSources("SELECT 1", "input").ValueOr(""), "SELECT 1");
+}
+
 TEST(GrammarTest, ExpressionSlotsTakeHostileExpressions) {
   struct SlotCase {
     std::string before, after;

@@ -71,8 +71,9 @@ std::optional<std::vector<StreamOption>> StreamOptions(const TokenStream& s, siz
 
 class Rewriter {
  public:
-  Rewriter(std::string_view sql, const std::vector<engine::SqlToken>& tokens)
-      : stream_(sql, tokens), text_(sql), removed_(tokens.size(), false) {}
+  Rewriter(std::string_view sql, const std::vector<engine::SqlToken>& tokens,
+           std::string_view stream_relation)
+      : stream_(sql, tokens), text_(sql), removed_(tokens.size(), false), stream_relation_(stream_relation) {}
 
   std::optional<Desugared> Run() {
     for (size_t i = 0; i < stream_.size(); i++) {
@@ -143,13 +144,16 @@ class Rewriter {
   }
 
   // A keyword DuckDB reserves where Basin's spelling has a name: a named argument
-  // (`delta_scan('p', timestamp => '...')`) or a qualifier (`default.t`) is quoted.
+  // (`delta_scan('p', timestamp => '...')`), a qualifier (`default.t`) or the function
+  // window(...) is quoted.
   void QuoteKeywordName(size_t i) {
     const TokenStream& s = stream_;
     if (i >= s.size() || removed_[i] || s.At(i).kind != engine::SqlTokenKind::kKeyword) return;
     const bool argument = s.IsSymbolAt(i + 1, "=>") || s.IsSymbolAt(i + 1, ":=");
     const bool qualifier = s.IsSymbolAt(i + 1, ".") && s.IsNameAt(i + 2) && !s.IsSymbolAt(i - 1, ".");
-    if (!argument && !qualifier) return;
+    // Spark's window(ts, '1 minute') (a WINDOW clause names its window before the parenthesis).
+    const bool window_call = s.IsWordAt(i, "WINDOW") && s.IsSymbolAt(i + 1, "(");
+    if (!argument && !qualifier && !window_call) return;
     // DuckDB's own AT (VERSION => n) / AT (TIMESTAMP => t) takes the unit unquoted.
     if (argument && i >= 2 && s.IsSymbolAt(i - 1, "(") && s.IsWordAt(i - 2, "AT")) return;
     for (const Edit& edit : edits_) {
@@ -179,9 +183,10 @@ class Rewriter {
                             s.IsSymbolAt(i - 1, ",");
     if (!after_from) return std::nullopt;
     StreamSource source;
-    size_t after = 0;
+    size_t close = 0;
+    std::string qualifier;           // the rows' qualifier when the source is replaced; empty: kept
     if (s.IsSymbolAt(i + 1, "(")) {  // STREAM(name): read through basin_stream_table
-      const size_t close = s.GroupEnd(i + 1);
+      close = s.GroupEnd(i + 1);
       std::optional<size_t> name_end = NameEnd(s, i + 2);
       if (close >= s.size() || !name_end || *name_end > close) return std::nullopt;
       std::optional<std::vector<StreamOption>> options = StreamOptions(s, *name_end, close);
@@ -190,37 +195,52 @@ class Rewriter {
       source.source = s.TextBetween(i + 2, *name_end);
       source.options = std::move(*options);
       source.offset = s.OffsetOf(i);
+      source.relation = std::string(engine::kStreamTableFunction) + "(" + QuoteLiteral(source.source) + ")";
       // Unaliased, the rows keep the table's name as their qualifier (`bronze.id`).
-      std::string call = std::string(engine::kStreamTableFunction) + "(" + QuoteLiteral(source.source) + ")";
-      if (AfterAlias(s, close + 1) == close + 1) call += " AS " + QuoteIdentifier(s.NameAt(*name_end - 1));
-      edits_.push_back({s.OffsetOf(i), s.At(close).end, std::move(call)});
-      for (size_t k = i; k <= close; k++) removed_[k] = true;
-      after = close + 1;
+      qualifier = s.NameAt(*name_end - 1);
     } else {  // STREAM function(...)
       std::optional<size_t> name_end = NameEnd(s, i + 1);
       if (!name_end || !s.IsSymbolAt(*name_end, "(")) return std::nullopt;
-      const size_t close = s.GroupEnd(*name_end);
+      close = s.GroupEnd(*name_end);
       if (close >= s.size()) return std::nullopt;
       source.source = s.TextBetween(i + 1, close + 1);
       source.offset = s.OffsetOf(i + 1);
       source.is_changes = *name_end == i + 2 && s.IsWordAt(i + 1, "table_changes");
       source.is_files = *name_end == i + 2 && s.IsWordAt(i + 1, "read_files");
+      source.relation = source.source;
       if (source.is_changes) {  // read through basin_stream_changes, keeping the rows' qualifier
         source.offset = s.OffsetOf(i);
-        std::string call =
+        source.relation =
             std::string(engine::kStreamChangesFunction) + "(" + s.TextBetween(*name_end + 1, close) + ")";
-        if (AfterAlias(s, close + 1) == close + 1) call += " AS table_changes";
-        edits_.push_back({s.OffsetOf(i), s.At(close).end, std::move(call)});
-        for (size_t k = i; k <= close; k++) removed_[k] = true;
+        qualifier = "table_changes";
+      } else if (!stream_relation_.empty()) {
+        qualifier = s.NameAt(*name_end - 1);
       } else {
         BlankToken(i);
       }
-      after = close + 1;
     }
-    size_t watermark_at = s.IsWordAt(after, "WATERMARK") ? after : AfterAlias(s, after);
-    if (auto end = Watermark(watermark_at, source)) after = std::max(after, *end);
+    size_t after = close + 1;
+    const bool watermark_first = s.IsWordAt(after, "WATERMARK");
+    std::optional<size_t> watermark_end = Watermark(watermark_first ? after : AfterAlias(s, after), source);
+    if (watermark_end) after = std::max(after, *watermark_end);
+    if (!qualifier.empty()) {
+      // An alias follows the call, or the watermark written before it.
+      const size_t alias_at = watermark_first && watermark_end ? *watermark_end : close + 1;
+      ReplaceSource(i, close, source.relation, AfterAlias(s, alias_at) > alias_at ? "" : qualifier);
+    }
     streams_.push_back(std::move(source));
     return after;
+  }
+
+  // Tokens [marker, close] of a STREAM source become `relation` (or the stream relation the
+  // rewrite was asked for), aliased `alias` unless it is empty (the text gives one), so the
+  // rows keep the qualifier they are referred to by.
+  void ReplaceSource(size_t marker, size_t close, const std::string& relation, const std::string& alias) {
+    const TokenStream& s = stream_;
+    std::string text = stream_relation_.empty() ? relation : std::string(stream_relation_);
+    if (!alias.empty()) text += " AS " + QuoteIdentifier(alias);
+    edits_.push_back({s.OffsetOf(marker), s.At(close).end, std::move(text)});
+    for (size_t k = marker; k <= close; k++) removed_[k] = true;
   }
 
   // WATERMARK col DELAY OF interval at token `i`, recorded in `source` and blanked.
@@ -266,12 +286,14 @@ class Rewriter {
   std::vector<StreamSource> streams_;
   std::vector<Edit> edits_;  // not overlapping; sorted before they are applied
   bool blanked_ = false;
+  std::string_view stream_relation_;  // what replaces every STREAM source; empty: their calls
 };
 
 }  // namespace
 
-std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens) {
-  return Rewriter(sql, tokens).Run();
+std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens,
+                                 std::string_view stream_relation) {
+  return Rewriter(sql, tokens, stream_relation).Run();
 }
 
 bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to) {

@@ -16,7 +16,8 @@
 //   engine::ReadsStreamMarker says so.
 // - Spark's qualified SET targets (`UPDATE t SET t.c = 1`): the qualifier is blanked.
 // - Keywords DuckDB reserves, where Basin's spelling uses them as names: a named argument
-//   (`delta_scan('p', timestamp => '...')`) or a qualifier (`default.t`) is quoted.
+//   (`delta_scan('p', timestamp => '...')`), a qualifier (`default.t`) or Spark's function
+//   `window(ts, '1 minute')` (engine/functions.h) is quoted.
 //
 // Only tokens are rewritten, never text inside strings or comments. Callers apply this
 // only to text DuckDB's parser refused, and report DuckDB's error on the original text
@@ -49,8 +50,12 @@ inline constexpr size_t kMaxValueTokens = 64;
 // rewrite even text DuckDB takes as written.
 bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to);
 
-// `sql` rewritten as above; nullopt when it holds nothing to rewrite.
+// `sql` rewritten as above; nullopt when it holds nothing to rewrite. With
+// `stream_relation` (a table's name), every STREAM source, marker and call, becomes that
+// relation instead, with the alias its rows had: how a stateful stream's statement reads the
+// rows its state prepared (stream/stateful.h).
 // REQUIRES: `tokens` are TokenizeSql(sql)'s.
-std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens);
+std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens,
+                                 std::string_view stream_relation = {});
 
 }  // namespace basin::sql::grammar

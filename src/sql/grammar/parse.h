@@ -44,4 +44,10 @@ Result<std::vector<delta::StructField>> ParseColumnList(std::string_view text);
 // -> {"ops", "Payments DLQ"}): a table named in an option. InvalidArgument for anything else.
 Result<std::vector<std::string>> ParseQualifiedName(std::string_view text);
 
+// `statement` with each STREAM source (its marker, call and WATERMARK) read from the
+// relation `relation` instead, under the alias its rows had (desugar.h): what a stateful
+// stream runs (stream/stateful.h). The statement as it is when it has no STREAM source; a
+// syntax error as ParseStatement reports it.
+Result<std::string> ReplaceStreamSources(std::string_view statement, std::string_view relation);
+
 }  // namespace basin::sql::grammar

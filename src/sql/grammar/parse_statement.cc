@@ -221,6 +221,13 @@ Status ReadWhole(std::string_view text, const std::function<Status(TokenStream&)
 
 }  // namespace
 
+Result<std::string> ReplaceStreamSources(std::string_view statement, std::string_view relation) {
+  engine::SqlParse<std::vector<engine::SqlToken>> tokens = engine::TokenizeSql(statement);
+  if (!tokens.ok()) return Source{statement, 0}.SyntaxError(tokens.error());
+  std::optional<Desugared> desugared = Desugar(statement, tokens.value(), relation);
+  return desugared ? std::move(desugared->sql) : std::string(statement);
+}
+
 Result<std::vector<std::string>> ParseQualifiedName(std::string_view text) {
   std::vector<std::string> name;
   RETURN_IF_ERROR(ReadWhole(text, [&](TokenStream& stream) -> Status {

@@ -56,7 +56,10 @@ struct StreamSource {
   // Where the table reference starts in the SQL text it belongs to: the function's name,
   // or for a table the basin_stream_table call it is read through.
   size_t offset = 0;
-  std::string source;     // "read_kafka('topic')" or "t"
+  std::string source;  // "read_kafka('topic')" or "t"
+  // The relation DuckDB reads for it: the call as written, or for a table or a change feed
+  // the basin_stream_table / basin_stream_changes call it is read through.
+  std::string relation;
   bool is_table = false;  // STREAM(t) names a table; otherwise a table function
   // STREAM table_changes('t', start): a table's change feed, read through
   // basin_stream_changes (`source` is the call as written).

@@ -1,0 +1,292 @@
+#include "stream/stateful.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
+
+#include "common/strings.h"
+#include "stream/dead_letters.h"
+
+namespace basin::stream {
+namespace {
+
+using json = nlohmann::json;
+
+// The temporary tables a batch is prepared in: the source's rows, and the state.
+constexpr char kBatchTable[] = "basin_stream_batch";
+constexpr char kStateTable[] = "basin_stream_state";
+// The state table's column of a key's event time (microseconds since the epoch).
+constexpr char kEventTimeColumn[] = "basin_event_time";
+
+std::string StateKey(int64_t batch_id, const char* extension) { return std::to_string(batch_id) + extension; }
+
+// The last name of a COLUMN_REF node; "" for another node.
+std::string ColumnName(const json& node) {
+  if (node.value("class", "") != "COLUMN_REF" || !node.contains("column_names") ||
+      node["column_names"].empty()) {
+    return "";
+  }
+  return node["column_names"].back().get<std::string>();
+}
+
+// `SELECT * FROM (subquery)` and nothing else: the node a CTE or a MERGE's USING wraps a query in.
+const json* UnwrappedSubquery(const json& node) {
+  const json& list = node["select_list"];
+  const bool plain_star = list.size() == 1 && list[0].value("class", "") == "STAR" &&
+                          list[0]["exclude_list"].empty() && list[0]["replace_list"].empty();
+  if (!plain_star || !node["where_clause"].is_null() || !node["group_expressions"].empty() ||
+      !node["modifiers"].empty() || !node["having"].is_null() || !node["qualify"].is_null()) {
+    return nullptr;
+  }
+  const json& from = node["from_table"];
+  if (from.value("type", "") != "SUBQUERY") return nullptr;
+  return &from["subquery"]["node"];
+}
+
+}  // namespace
+
+// What the statement's query keeps, as its syntax tree says.
+struct StreamState::Plan {
+  enum class Kind { kOnTime, kDedup, kWindow };
+  Kind kind = Kind::kOnTime;
+  std::string relation;           // the source, as DuckDB reads it
+  std::string event_time;         // the watermark column, quoted
+  std::string delay;              // SQL: INTERVAL 10 SECONDS
+  std::vector<std::string> keys;  // kDedup: the DISTINCT ON columns, quoted
+  std::string emitted_keys;       // kDedup: the query of the keys (and event time) the statement emits
+  std::string window_size;        // kWindow: SQL text ('1 minute')
+
+  // SQL: whether a row of the batch table (alias b) is late for `watermark`.
+  std::string Late(std::optional<int64_t> watermark) const {
+    std::string late = "b." + event_time + " IS NULL";
+    if (watermark) late += " OR epoch_us(b." + event_time + ") < " + std::to_string(*watermark);
+    return "(" + late + ")";
+  }
+  // SQL: the end of the window holding a row, in microseconds.
+  std::string WindowEnd() const {
+    return "epoch_us((\"window\"(" + event_time + ", " + window_size + "))[\'end\'])";
+  }
+};
+
+StreamState::StreamState(engine::Connection& conn, std::unique_ptr<Plan> plan,
+                         std::shared_ptr<ObjectStore> store, std::string where)
+    : conn_(conn), plan_(std::move(plan)), store_(std::move(store)), where_(std::move(where)) {
+  handle_ = engine::RegisterStore(store_);
+}
+StreamState::~StreamState() = default;
+
+Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
+                                                       const sql::grammar::StreamSource& source,
+                                                       const std::string& query,
+                                                       std::shared_ptr<ObjectStore> store,
+                                                       std::string where) {
+  auto plan = std::make_unique<Plan>();
+  plan->relation = source.relation;
+  plan->event_time = QuoteIdentifier(source.watermark->column.back());
+  plan->delay = source.watermark->delay;
+  const std::string watermark = "WATERMARK " + source.watermark->column.back();
+  ASSIGN_OR_RETURN(engine::QueryResult parsed,
+                   conn.Query("SELECT json_serialize_sql(" + QuoteLiteral(query) + ")"));
+  json tree = json::parse(parsed.at(0, 0).value_or("{}"), nullptr, /*allow_exceptions=*/false);
+  if (tree.is_discarded() || tree.value("error", true) || tree["statements"].size() != 1) {
+    return Status::InvalidArgument(where + ": the query reading the stream with a " + watermark +
+                                   " is not one SELECT DuckDB can read: " + query);
+  }
+  const json* node = &tree["statements"][0]["node"];
+  while (node->value("type", "") == "SELECT_NODE") {
+    const json* inner = UnwrappedSubquery(*node);
+    if (inner == nullptr) break;
+    node = inner;
+  }
+  if (node->value("type", "") != "SELECT_NODE") {
+    return std::unique_ptr<StreamState>(
+        new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
+  }
+  for (const json& modifier : (*node)["modifiers"]) {
+    if (modifier.value("type", "") != "DISTINCT_MODIFIER") continue;
+    const json& targets = modifier["distinct_on_targets"];
+    if (targets.empty()) {
+      return Status::InvalidArgument(where + ": SELECT DISTINCT over a stream with a " + watermark +
+                                     " would de-duplicate each batch alone; write SELECT DISTINCT ON "
+                                     "(key columns) to drop a key seen within the watermark");
+    }
+    const json& from = (*node)["from_table"];
+    if (from.value("type", "") != "BASE_TABLE" || from.value("table_name", "") != kStreamInput) {
+      return Status::InvalidArgument(where + ": SELECT DISTINCT ON (...) de-duplicates the stream's " +
+                                     "source itself: read it directly, not through a join or a subquery");
+    }
+    json select_list = json::array();
+    for (const json& target : targets) {
+      const std::string name = ColumnName(target);
+      if (name.empty()) {
+        return Status::InvalidArgument(where + ": the keys of SELECT DISTINCT ON (...) over a stream are " +
+                                       "columns of its source");
+      }
+      plan->keys.push_back(QuoteIdentifier(name));
+      select_list.push_back(target);
+    }
+    select_list.push_back({{"class", "COLUMN_REF"},
+                           {"type", "COLUMN_REF"},
+                           {"alias", kEventTimeColumn},
+                           {"query_location", 0},
+                           {"column_names", {source.watermark->column.back()}}});
+    json keys_tree = tree;
+    json keys_node = *node;
+    keys_node["select_list"] = std::move(select_list);
+    keys_tree["statements"][0]["node"] = std::move(keys_node);
+    ASSIGN_OR_RETURN(engine::QueryResult keys_sql,
+                     conn.Query("SELECT json_deserialize_sql(" + QuoteLiteral(keys_tree.dump()) + "::JSON)"));
+    plan->emitted_keys = keys_sql.at(0, 0).value_or("");
+    plan->kind = Plan::Kind::kDedup;
+  }
+  const json& groups = (*node)["group_expressions"];
+  for (const json& group : groups) {
+    if (group.value("class", "") != "FUNCTION" || group.value("function_name", "") != "window") continue;
+    const json& arguments = group["children"];
+    if (arguments.size() == 3) {
+      return Status::NotImplemented(where + ": hopping windows, window(ts, size, slide); tumbling windows, " +
+                                    "window(ts, size), are kept");
+    }
+    const bool on_watermark =
+        arguments.size() == 2 && ColumnName(arguments[0]) == source.watermark->column.back();
+    const json& size = arguments.size() == 2 ? arguments[1] : json();
+    if (!on_watermark || size.value("class", "") != "CONSTANT" ||
+        size["value"]["type"].value("id", "") != "VARCHAR") {
+      return Status::InvalidArgument(where + ": a stream's GROUP BY window(...) is window(" +
+                                     source.watermark->column.back() +
+                                     ", 'size'), over its WATERMARK column with a constant size");
+    }
+    plan->window_size = QuoteLiteral(size["value"]["value"].get<std::string>());
+    plan->kind = Plan::Kind::kWindow;
+  }
+  if (!groups.empty() && plan->kind != Plan::Kind::kWindow) {
+    return Status::InvalidArgument(where + ": a stream's GROUP BY with a " + watermark +
+                                   " groups by window(" + source.watermark->column.back() +
+                                   ", 'size'), so that each window is written once, when the "
+                                   "watermark closes it");
+  }
+  return std::unique_ptr<StreamState>(
+      new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
+}
+
+Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
+  const int64_t previous = batch_id - 1;
+  const Plan& p = *plan_;
+  // The state table, empty, shaped from the batch's rows.
+  const std::string columns = p.kind == Plan::Kind::kDedup
+                                  ? fmt::format("{}", fmt::join(p.keys, ", ")) + ", epoch_us(" +
+                                        p.event_time + ") AS " + kEventTimeColumn
+                                  : "*";
+  RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStateTable + " AS SELECT " +
+                                columns + " FROM temp." + kBatchTable + " LIMIT 0"));
+  if (previous < 0) return std::optional<int64_t>();
+  const std::string key = StateKey(previous, ".json");
+  Result<std::string> text = store_->Get(key);
+  if (!text.ok()) {
+    if (text.status().IsNotFound()) {
+      return Status::Corruption(where_ + ": the checkpoint has no state " + key + " for the batch before");
+    }
+    return text.status().WithContext(where_ + " state " + key);
+  }
+  json state = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!state.is_object() || !state.contains("rows") || !state["rows"].is_number_integer() ||
+      (state.contains("watermark") && !state["watermark"].is_null() &&
+       !state["watermark"].is_number_integer())) {
+    return Status::Corruption(where_ + ": state " + key + " is not {\"watermark\": n, \"rows\": n}");
+  }
+  if (state["rows"].get<int64_t>() > 0) {
+    const std::string url = engine::StoreUrl(handle_, StateKey(previous, ".parquet"));
+    RETURN_IF_ERROR(conn_
+                        .Execute(std::string("INSERT INTO temp.") + kStateTable +
+                                 " BY NAME SELECT * FROM read_parquet(" + QuoteLiteral(url) + ")")
+                        .WithContext(where_ + " state " + StateKey(previous, ".parquet")));
+  }
+  if (!state.contains("watermark") || state["watermark"].is_null()) return std::optional<int64_t>();
+  return std::optional<int64_t>(state["watermark"].get<int64_t>());
+}
+
+Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark,
+                              const std::string& rows_sql) {
+  ASSIGN_OR_RETURN(engine::QueryResult count, conn_.Query("SELECT count(*) FROM (" + rows_sql + ")"));
+  const int64_t rows = std::stoll(count.at(0, 0).value_or("0"));
+  if (rows > 0) {
+    const std::string url = engine::StoreUrl(handle_, StateKey(batch_id, ".parquet"));
+    RETURN_IF_ERROR(conn_.Execute("COPY (" + rows_sql + ") TO " + QuoteLiteral(url) + " (FORMAT parquet)"));
+  }
+  json state = {{"rows", rows}, {"watermark", watermark ? json(*watermark) : json()}};
+  RETURN_IF_ERROR(store_->Put(StateKey(batch_id, ".json"), state.dump()));
+  // Batch batch_id - 1's state stays: a batch run again starts from it.
+  for (const char* extension : {".json", ".parquet"}) {
+    if (batch_id >= 2) RETURN_IF_ERROR(store_->Delete(StateKey(batch_id - 2, extension)));
+  }
+  return Status::OK();
+}
+
+Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
+  const Plan& p = *plan_;
+  const std::string where = where_ + " batch " + std::to_string(read.batch_id);
+  RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kBatchTable +
+                                " AS SELECT * FROM " + p.relation));
+  ASSIGN_OR_RETURN(std::optional<int64_t> previous, LoadState(read.batch_id));
+  const std::string batch = std::string("temp.") + kBatchTable + " AS b";
+  ASSIGN_OR_RETURN(engine::QueryResult figures,
+                   conn_.Query("SELECT count(*) FILTER (WHERE " + p.Late(previous) + "), epoch_us(max(b." +
+                               p.event_time + ") - (" + p.delay + ")) FROM " + batch));
+  read.late_rows = std::stoll(figures.at(0, 0).value_or("0"));
+  std::optional<int64_t> watermark = previous;
+  if (figures.at(0, 1))
+    watermark = std::max<int64_t>(previous.value_or(INT64_MIN), std::stoll(*figures.at(0, 1)));
+  if (read.late_rows > 0 && !read.dead_letter_table.empty()) {
+    const std::string behind = previous ? "' is behind the watermark ' || CAST(make_timestamp(" +
+                                              std::to_string(*previous) + ") AS VARCHAR)"
+                                        : "''";
+    RETURN_IF_ERROR(dead_letters.WriteRows(read.dead_letter_table, "/late-rows", read,
+                                           "SELECT CAST(to_json(b) AS VARCHAR) AS value, CASE WHEN b." +
+                                               p.event_time + " IS NULL THEN 'late: no event time in " +
+                                               p.event_time + "' ELSE 'late: event time ' || CAST(b." +
+                                               p.event_time + " AS VARCHAR) || " + behind +
+                                               " END AS error FROM " + batch + " WHERE " + p.Late(previous)));
+  }
+  const std::string on_time = "SELECT b.* FROM " + batch + " WHERE NOT " + p.Late(previous);
+  const std::string input = std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS ";
+  const std::string state = std::string("temp.") + kStateTable;
+  switch (p.kind) {
+    case Plan::Kind::kOnTime:
+      RETURN_IF_ERROR(conn_.Execute(input + on_time));
+      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state).WithContext(where);
+    case Plan::Kind::kDedup: {
+      std::string seen;
+      for (const std::string& key : p.keys) {
+        seen += std::string(seen.empty() ? "" : " AND ") + "s." + key + " IS NOT DISTINCT FROM b." + key;
+      }
+      RETURN_IF_ERROR(conn_.Execute(input + on_time + " AND NOT EXISTS (SELECT 1 FROM " + state +
+                                    " AS s WHERE " + seen + ")"));
+      // A key stays while the watermark is within the delay of its event time.
+      const std::string keys = fmt::format("{}", fmt::join(p.keys, ", "));
+      std::string kept = "SELECT " + keys + ", max(" + kEventTimeColumn + ") AS " + kEventTimeColumn +
+                         " FROM (SELECT * FROM " + state + " UNION ALL BY NAME SELECT " + keys +
+                         ", epoch_us(" + kEventTimeColumn + ") AS " + kEventTimeColumn + " FROM (" +
+                         p.emitted_keys + ")) GROUP BY ALL";
+      if (watermark) {
+        kept += " HAVING make_timestamp(max(" + std::string(kEventTimeColumn) + ")) + (" + p.delay +
+                ") >= make_timestamp(" + std::to_string(*watermark) + ")";
+      }
+      return SaveState(read.batch_id, watermark, kept).WithContext(where);
+    }
+    case Plan::Kind::kWindow: {
+      RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
+      const std::string closed =
+          watermark ? p.WindowEnd() + " <= " + std::to_string(*watermark) : std::string("false");
+      RETURN_IF_ERROR(conn_.Execute(input + "SELECT * FROM " + state + " WHERE " + closed));
+      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state + " WHERE NOT (" + closed + ")")
+          .WithContext(where);
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace basin::stream

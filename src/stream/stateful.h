@@ -1,0 +1,89 @@
+// StreamState: what a stream whose source has a `WATERMARK col DELAY OF interval` keeps
+// between its micro-batches (docs/streams.md, "Watermarks and state").
+//
+// The statement of such a stream reads the relation kStreamInput in place of its source
+// (grammar::ReplaceStreamSources), which Prepare() fills before each batch's statement runs:
+//
+// - The batch's rows are read from the source once, into a temporary table.
+// - A row whose event time is behind the watermark the previous batch left, or that has no
+//   event time, is late: it is counted, and committed to the source's dead-letter table
+//   when there is one ("<stream id>/late-rows" txn), and never read by the statement.
+// - The watermark becomes the latest event time seen, less the delay (it never goes back).
+// - The statement's query, as DuckDB's parser reads it, decides the rest:
+//   - `SELECT DISTINCT ON (columns) ... FROM <source>`: a row whose key an earlier batch
+//     emitted is dropped, so each key is emitted once while it is within the watermark. The
+//     state holds the keys emitted, with their event times, until the watermark passes their
+//     event time plus the delay.
+//   - `GROUP BY window(col, size)` over the watermark column: the statement reads the rows
+//     of the windows the new watermark closes (a window's end at or before it), from this
+//     batch and the state, so each window's result is written once, complete. The state
+//     holds the rows of the windows still open.
+//   - Otherwise the statement reads the batch's rows that are on time. A GROUP BY without
+//     window(...), and SELECT DISTINCT without ON, are refused: each batch would emit
+//     partial results.
+//
+// State of batch N is in the checkpoint's state/ folder: <N>.json (the watermark, in
+// microseconds since the epoch, and the row count) and <N>.parquet (the rows, when there
+// are any), written before the batch's statement runs, so a batch that committed has its
+// state, and a batch run again recomputes the same from the state of batch N - 1 and its
+// recorded range. Older states are deleted as newer ones are written.
+//
+// Thread safety: one thread (the runner's).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "basin/object_store.h"
+#include "basin/status.h"
+#include "engine/duckdb.h"
+#include "engine/store_registry.h"
+#include "sql/grammar/statement.h"
+#include "stream/source.h"
+
+namespace basin::stream {
+
+class DeadLetterWriter;
+
+// The temporary table a stateful stream's statement reads in place of its source.
+inline constexpr char kStreamInput[] = "basin_stream_input";
+
+class StreamState {
+ public:
+  // What `query` (the statement's query, reading kStreamInput in place of `source`) keeps
+  // between batches, with its state in `store` (the checkpoint's state/ folder).
+  // InvalidArgument, naming what, for a query whose results a watermark cannot bound (see
+  // above); NotImplemented for hopping windows.
+  // REQUIRES: source.watermark.
+  static Result<std::unique_ptr<StreamState>> Open(engine::Connection& conn,
+                                                   const sql::grammar::StreamSource& source,
+                                                   const std::string& query,
+                                                   std::shared_ptr<ObjectStore> store, std::string where);
+  ~StreamState();
+
+  // Fills kStreamInput for batch `read.batch_id` from the source (which must be reading
+  // the batch, with STREAM sources allowed) and the previous batch's state, writes this
+  // batch's state, and sets aside its late rows (counted in `read`) with `dead_letters`
+  // into `read.dead_letter_table`, when there is one.
+  Status Prepare(BatchRead& read, DeadLetterWriter& dead_letters);
+
+ private:
+  struct Plan;
+  StreamState(engine::Connection& conn, std::unique_ptr<Plan> plan, std::shared_ptr<ObjectStore> store,
+              std::string where);
+
+  // The watermark the batch before `batch_id` left (nullopt: none yet), with its state's rows
+  // loaded into the state table.
+  Result<std::optional<int64_t>> LoadState(int64_t batch_id);
+  Status SaveState(int64_t batch_id, std::optional<int64_t> watermark, const std::string& rows_sql);
+
+  engine::Connection& conn_;
+  std::unique_ptr<Plan> plan_;
+  std::shared_ptr<ObjectStore> store_;
+  engine::StoreHandle handle_;  // store_ as basin:// URLs
+  std::string where_;
+};
+
+}  // namespace basin::stream

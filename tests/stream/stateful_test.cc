@@ -1,0 +1,262 @@
+// Stateful streams (stream/stateful.h): a source with `WATERMARK ts DELAY OF interval`.
+// De-duplication (SELECT DISTINCT ON) and tumbling windows (GROUP BY window(ts, size)) give,
+// batch after batch and across restarts, what the same query gives run once as a batch over
+// all the data that was on time; late rows are counted and dead-lettered; queries whose
+// results a watermark cannot bound are refused, naming why.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kafka_test_util.h"
+#include "runner_test_util.h"
+#include "stream/kafka/generator.h"
+#include "stream/runner.h"
+#include "testing/test_util.h"
+
+namespace basin::stream {
+namespace {
+
+// Runs one batch of `statement` in a runner of its own, as a restarted stream would: its
+// late rows (-1, and a test failure, when it fails or has nothing to read).
+int64_t LateRowsOfOneBatch(sql::Session& session, std::shared_ptr<ObjectStore> checkpoint,
+                           const std::string& statement) {
+  auto runner = StreamRunner::Open(session, std::move(checkpoint), statement, SystemClock());
+  EXPECT_TRUE(runner.ok()) << runner.status().ToString();
+  if (!runner.ok()) return -1;
+  auto commit = (*runner)->RunBatch();
+  EXPECT_TRUE(commit.ok()) << commit.status().ToString();
+  if (!commit.ok() || !*commit) return -1;
+  return (*commit)->late_rows;
+}
+
+class StatefulStreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(session_, sql::Session::Open({.warehouse_dir = warehouse_.str()}));
+    ASSERT_OK(session_->Execute("CREATE TABLE events (id BIGINT, ts TIMESTAMP, amount INTEGER)").status());
+    checkpoint_ = NewMemoryObjectStore();
+  }
+
+  // Events `id` at `seconds` past 2026-01-01 00:00:00, as one commit.
+  void Insert(const std::vector<std::tuple<int64_t, int64_t, int64_t>>& events) {
+    std::string values;
+    for (const auto& [id, seconds, amount] : events) {
+      values += std::string(values.empty() ? "" : ", ") + "(" + std::to_string(id) +
+                ", TIMESTAMP '2026-01-01 00:00:00' + INTERVAL " + std::to_string(seconds) + " SECOND, " +
+                std::to_string(amount) + ")";
+    }
+    ASSERT_OK(session_->Execute("INSERT INTO events VALUES " + values).status());
+  }
+
+  int64_t RunOneBatch(const std::string& statement) {
+    return LateRowsOfOneBatch(*session_, checkpoint_, statement);
+  }
+
+  // Rows in `table` and rows in neither or only one of `table` and `query` (0: the same rows).
+  std::pair<int64_t, int64_t> Compare(const std::string& table, const std::string& query) {
+    return basin::testing::TwoCounts(
+        *session_, "SELECT (SELECT count(*) FROM " + table + "), (SELECT count(*) FROM ((SELECT * FROM " +
+                       table + " EXCEPT ALL SELECT * FROM (" + query + ")) UNION ALL (SELECT * FROM (" +
+                       query + ") EXCEPT ALL SELECT * FROM " + table + ")))");
+  }
+
+  Status OpenError(const std::string& statement) {
+    return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock()).status();
+  }
+
+  testing::TempDir warehouse_;
+  std::unique_ptr<sql::Session> session_;
+  std::shared_ptr<ObjectStore> checkpoint_;
+};
+
+TEST_F(StatefulStreamTest, DistinctOnDropsKeysSeenWithinTheWatermarkAsTheBatchQueryDoes) {
+  ASSERT_OK(session_->Execute("CREATE TABLE deduped (id BIGINT, ts TIMESTAMP, amount INTEGER)").status());
+  const std::string statement =
+      "INSERT INTO deduped SELECT DISTINCT ON (id) id, ts, amount FROM STREAM(events) "
+      "WATERMARK ts DELAY OF INTERVAL 30 SECONDS WHERE amount > 0";
+  int64_t late = 0;
+  for (int64_t round = 0; round < 6; round++) {
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> events;
+    for (int64_t i = 0; i < 10; i++) events.emplace_back(round * 10 + i, round * 20 + i, 1 + i);
+    events.emplace_back(round * 10 + 1, round * 20 + 1, 2);  // a duplicate within the batch
+    if (round > 0) {
+      events.emplace_back(round * 10 - 3, round * 20 - 13, 8);  // one of the batch before, again
+    }
+    if (round == 2) events.emplace_back(33, 60 + 3, -1);  // filtered out: its key is not taken
+    if (round == 3) events.emplace_back(999, 0, 5);       // late: the watermark is at 19 s
+    Insert(events);
+    late += RunOneBatch(statement);
+  }
+  EXPECT_EQ(late, 1);
+  // The batch query over everything on time gives the same rows.
+  EXPECT_EQ(
+      Compare("deduped", "SELECT DISTINCT ON (id) id, ts, amount FROM events WHERE amount > 0 AND id <> 999"),
+      std::make_pair(int64_t{60}, int64_t{0}));
+  // Only the state of the newest two batches is kept, each with keys still within the watermark.
+  ASSERT_OK_AND_ASSIGN(std::vector<ObjectInfo> states, checkpoint_->List("state/"));
+  std::vector<std::string> keys;
+  for (const ObjectInfo& state : states) keys.push_back(state.key);
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"state/4.json", "state/4.parquet", "state/5.json", "state/5.parquet"}));
+}
+
+TEST_F(StatefulStreamTest, TumblingWindowsAreWrittenOnceWhenTheWatermarkClosesThem) {
+  ASSERT_OK(
+      session_->Execute("CREATE TABLE per_minute (window_start TIMESTAMP, n BIGINT, total BIGINT)").status());
+  const std::string query =
+      "SELECT window(ts, '1 minute')['start'] AS window_start, count(*) AS n, "
+      "sum(amount) AS total FROM ";
+  const std::string statement = "INSERT INTO per_minute " + query +
+                                "STREAM(events) WATERMARK ts DELAY OF INTERVAL 10 SECONDS "
+                                "GROUP BY window(ts, '1 minute')";
+  int64_t late = 0;
+  int64_t written_before = 0;
+  for (int64_t round = 0; round < 8; round++) {
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> events;
+    for (int64_t i = 0; i < 5; i++) events.emplace_back(round * 5 + i, round * 25 + i * 5, round + i);
+    if (round == 5) events.emplace_back(999, 30, 100);  // its minute closed rounds ago
+    Insert(events);
+    late += RunOneBatch(statement);
+    // A window is never written twice.
+    const auto [rows, windows] =
+        basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT window_start) FROM per_minute");
+    EXPECT_EQ(rows, windows);
+    EXPECT_GE(rows, written_before);
+    written_before = rows;
+  }
+  EXPECT_EQ(late, 1);
+  // The last event is at 195 s: the watermark is at 185 s, so minutes 0 to 2 are closed.
+  EXPECT_EQ(Compare("per_minute",
+                    query + "events WHERE id <> 999 GROUP BY window(ts, '1 minute') "
+                            "HAVING window(ts, '1 minute')['end'] <= TIMESTAMP '2026-01-01 00:03:05'"),
+            std::make_pair(int64_t{3}, int64_t{0}));
+}
+
+TEST_F(StatefulStreamTest, LateRowsAreDeadLetteredOnceWithTheirEventTime) {
+  const std::string name = "stateful-files-" + std::to_string(reinterpret_cast<uintptr_t>(this));
+  std::shared_ptr<ObjectStore> folder = NamedMemoryStore(name);
+  ASSERT_OK(session_->Execute("CREATE TABLE landed (id BIGINT, ts TIMESTAMP)").status());
+  const std::string statement = "INSERT INTO landed SELECT id, ts FROM STREAM read_files('memory://" + name +
+                                "', format => 'json', schema => 'id BIGINT, ts TIMESTAMP', "
+                                "deadLetterTable => 'late_letters') WATERMARK ts DELAY OF INTERVAL 5 SECONDS";
+  ASSERT_OK(folder->Put(
+      "a.json",
+      "{\"id\": 1, \"ts\": \"2026-01-01 00:01:40\"}\n{\"id\": 2, \"ts\": \"2026-01-01 00:01:42\"}\n"));
+  EXPECT_EQ(RunOneBatch(statement), 0);
+  ASSERT_OK(folder->Put(
+      "b.json",
+      "{\"id\": 3, \"ts\": \"2026-01-01 00:00:10\"}\n{\"id\": 4, \"ts\": \"2026-01-01 00:01:50\"}\n"
+      "{\"id\": 5}\n"));
+  EXPECT_EQ(RunOneBatch(statement), 2);
+  EXPECT_EQ(basin::testing::FirstColumn(*session_, "SELECT id FROM landed ORDER BY id"),
+            (std::vector<std::string>{"1", "2", "4"}));
+  EXPECT_EQ(basin::testing::FirstColumn(*session_,
+                                        "SELECT error || ' / ' || decode(value) FROM late_letters "
+                                        "ORDER BY error"),
+            (std::vector<std::string>{
+                "late: event time 2026-01-01 00:00:10+00 is behind the watermark 2026-01-01 00:01:37 / "
+                "{\"id\":3,\"ts\":\"2026-01-01 00:00:10+00\"}",
+                "late: no event time in \"ts\" / {\"id\":5,\"ts\":null}"}));
+  ForgetNamedMemoryStore(name);
+}
+
+TEST_F(StatefulStreamTest, QueriesAWatermarkCannotBoundAreRefusedNamingWhy) {
+  ASSERT_OK(session_->Execute("CREATE TABLE sink (id BIGINT)").status());
+  const std::string source = " FROM STREAM(events) WATERMARK ts DELAY OF INTERVAL 10 SECONDS";
+  Status distinct = OpenError("INSERT INTO sink SELECT DISTINCT id" + source);
+  EXPECT_EQ(distinct.code(), ErrorCode::kInvalidArgument) << distinct.ToString();
+  EXPECT_NE(distinct.message().find("DISTINCT ON"), std::string::npos) << distinct.ToString();
+  Status grouped = OpenError("INSERT INTO sink SELECT count(*)" + source + " GROUP BY id");
+  EXPECT_EQ(grouped.code(), ErrorCode::kInvalidArgument) << grouped.ToString();
+  EXPECT_NE(grouped.message().find("window(ts, 'size')"), std::string::npos) << grouped.ToString();
+  Status other_column =
+      OpenError("INSERT INTO sink SELECT count(*)" + source + " GROUP BY window(id, '1 minute')");
+  EXPECT_EQ(other_column.code(), ErrorCode::kInvalidArgument) << other_column.ToString();
+  Status hopping = OpenError("INSERT INTO sink SELECT count(*)" + source +
+                             " GROUP BY window(ts, '1 minute', '10 seconds')");
+  EXPECT_EQ(hopping.code(), ErrorCode::kNotImplemented) << hopping.ToString();
+  Status overwrite = OpenError("INSERT OVERWRITE sink SELECT id" + source);
+  EXPECT_EQ(overwrite.code(), ErrorCode::kNotImplemented) << overwrite.ToString();
+  // Outside a stream it is refused as any STREAM source is: it runs as a stream.
+  Status outside = session_->Execute("INSERT INTO sink SELECT id" + source).status();
+  EXPECT_EQ(outside.code(), ErrorCode::kInvalidArgument) << outside.ToString();
+  EXPECT_NE(outside.message().find("basin stream run"), std::string::npos) << outside.ToString();
+}
+
+// The seed story's payments from Kafka, with duplicates, late and malformed records.
+class KafkaStatefulTest : public kafka::testing::KafkaStreamTest {
+ protected:
+  void SetUp() override {
+    SetUpSession("CREATE TABLE paid (id BIGINT NOT NULL, amount DECIMAL(12,2), ts TIMESTAMP)");
+  }
+
+  // `count` events, half a second of event time apart, spread over the partitions.
+  void Produce(kafka::PaymentEventGenerator& generator, ManualClock& clock, int count) {
+    for (int i = 0; i < count; i++) {
+      clock.AdvanceMs(500);
+      kafka::PaymentEvent event = generator.Next();
+      if (event.kind == kafka::PaymentEventKind::kGood) good_.insert(event.id);
+      if (event.kind == kafka::PaymentEventKind::kLate) late_.insert(event.id);
+      kafka::ProducerRecord record;
+      record.partition = static_cast<int32_t>(event.id % 3);
+      record.key = event.key;
+      record.value = event.value;
+      ASSERT_OK(producer_->Produce("payments", record));
+    }
+    ASSERT_OK(producer_->Flush(10'000));
+  }
+
+  // The ids `query` returns.
+  std::set<int64_t> Ids(const std::string& query) {
+    std::set<int64_t> ids;
+    for (const std::string& id : basin::testing::FirstColumn(*session_, query)) ids.insert(std::stoll(id));
+    return ids;
+  }
+
+  std::set<int64_t> good_, late_;  // ids of good records and of late ones (duplicates repeat either)
+};
+
+TEST_F(KafkaStatefulTest, EachPaymentOnceAndLateOnesDeadLetteredAcrossRestarts) {
+  const std::string statement =
+      "INSERT INTO paid SELECT DISTINCT ON (id) id, amount, ts FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() +
+      "', subscribe => 'payments', startingOffsets => 'earliest', valueFormat => 'json', "
+      "schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2), ts TIMESTAMP', deadLetterTable => 'dlq') "
+      "WATERMARK ts DELAY OF INTERVAL 1 MINUTE";
+  auto clock = std::make_shared<ManualClock>(1'780'000'000'000);
+  ASSERT_OK_AND_ASSIGN(
+      kafka::PaymentEventGenerator generator,
+      kafka::PaymentEventGenerator::Make(
+          {.malformed_fraction = 0.05, .duplicate_fraction = 0.15, .late_fraction = 0.05, .seed = 11},
+          clock));
+  int64_t late = 0;
+  for (int round = 0; round < 4; round++) {
+    Produce(generator, *clock, 300);
+    late += LateRowsOfOneBatch(*session_, checkpoint_, statement);
+  }
+  // Each payment once: duplicates were dropped within the watermark, or were late.
+  const auto [rows, ids] =
+      basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT id) FROM paid");
+  EXPECT_EQ(rows, ids);
+  const std::set<int64_t> paid = Ids("SELECT id FROM paid");
+  for (int64_t id : good_) EXPECT_TRUE(paid.contains(id)) << "payment " << id << " is missing";
+  // A late payment is written (in the first batch, which has no watermark yet) or
+  // dead-lettered (a repeat of it may be too, once the watermark passed it).
+  const std::set<int64_t> dead_late =
+      Ids("SELECT DISTINCT json_extract(decode(value), '$.id')::BIGINT FROM dlq WHERE error LIKE 'late:%'");
+  for (int64_t id : late_) EXPECT_TRUE(paid.contains(id) || dead_late.contains(id)) << "late payment " << id;
+  for (int64_t id : paid) EXPECT_TRUE(good_.contains(id) || late_.contains(id)) << id;
+  EXPECT_GT(late, 0);
+  EXPECT_EQ(
+      basin::testing::TwoCounts(*session_, "SELECT count(*) FILTER (WHERE error LIKE 'late:%'), 0 FROM dlq")
+          .first,
+      late);
+}
+
+}  // namespace
+}  // namespace basin::stream
