@@ -44,6 +44,7 @@ struct StreamBatch {
   int64_t duration_ms = 0;
   int64_t table_version = -1;  // the sink's Delta version the batch committed; -1 when unknown
   int64_t dead_letters = 0;    // records that did not parse, sent to the dead-letter table
+  int64_t late_rows = 0;       // rows behind the source's WATERMARK, not read (docs/streams.md)
   // What the run did after the batch that a user should know ("compacted default.bronze
   // (OPTIMIZE)", or why an automatic compaction failed); empty mostly.
   std::string notice;

@@ -19,6 +19,7 @@ StreamBatch BatchOf(const stream::BatchCommit& commit) {
   batch.duration_ms = commit.duration_ms;
   batch.table_version = commit.table_version;
   batch.dead_letters = commit.dead_letters;
+  batch.late_rows = commit.late_rows;
   batch.notice = commit.notice;
   return batch;
 }

@@ -46,6 +46,11 @@ std::string OffsetsIn(const StreamBatch& batch) {
   return batch.rows_in > 0 ? std::to_string(batch.rows_in) + " offsets in, " : std::string();
 }
 
+// ", 3 late" for rows behind a watermark; "" for none, and for streams without one.
+std::string Late(int64_t late_rows) {
+  return late_rows > 0 ? ", " + std::to_string(late_rows) + " late" : std::string();
+}
+
 // What stderr shows of the running stream; every write to stderr goes through it, from the
 // stream's thread and the main thread.
 class StreamReport {
@@ -69,9 +74,11 @@ class StreamReport {
       window_.push_back({now, batch->rows_in, batch->rows_out});
       rows_out_ += batch->rows_out;
       dead_letters_ += batch->dead_letters;
+      late_rows_ += batch->late_rows;
       if (!live_) {
-        std::cerr << fmt::format("batch {}: {}{} rows out, {} dead letters, {} ms\n", batch->batch_id,
-                                 OffsetsIn(*batch), batch->rows_out, batch->dead_letters, batch->duration_ms);
+        std::cerr << fmt::format("batch {}: {}{} rows out, {} dead letters{}, {} ms\n", batch->batch_id,
+                                 OffsetsIn(*batch), batch->rows_out, batch->dead_letters,
+                                 Late(batch->late_rows), batch->duration_ms);
         if (!batch->notice.empty()) std::cerr << batch->notice << "\n";
         return;
       }
@@ -92,10 +99,10 @@ class StreamReport {
     std::string line =
         last_ ? fmt::format(
                     "batch {} | {:.0f} in/s, {:.0f} rows out/s | lag {} | last batch {} ms | {} rows out | "
-                    "{} dead letters | table version {}",
+                    "{} dead letters{} | table version {}",
                     last_->batch_id, static_cast<double>(in) / seconds, static_cast<double>(out) / seconds,
                     last_->lag ? std::to_string(*last_->lag) : std::string("?"), last_->duration_ms,
-                    rows_out_, dead_letters_, last_->table_version)
+                    rows_out_, dead_letters_, Late(late_rows_), last_->table_version)
               : std::string("waiting for the first batch");
     if (!batch) line += " | idle";
     std::cerr << "\r\033[K" << line << std::flush;
@@ -123,6 +130,7 @@ class StreamReport {
   std::deque<Seen> window_;          // GUARDED_BY(mu_): batches of the last kWindow
   int64_t rows_out_ = 0;             // GUARDED_BY(mu_)
   int64_t dead_letters_ = 0;         // GUARDED_BY(mu_)
+  int64_t late_rows_ = 0;            // GUARDED_BY(mu_)
 };
 
 Result<std::string> StatementOf(const StreamCommandOptions& options) {
@@ -144,11 +152,11 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
     std::string last = "null";
     if (status->last_batch) {
       last = fmt::format(
-          R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"deadLetters":{},"durationMs":{},"committedTime":{},)"
-          R"("tableVersion":{}}})",
+          R"({{"batchId":{},"rowsIn":{},"rowsOut":{},"deadLetters":{},"lateRows":{},"durationMs":{},)"
+          R"("committedTime":{},"tableVersion":{}}})",
           status->last_batch->batch_id, status->last_batch->rows_in, status->last_batch->rows_out,
-          status->last_batch->dead_letters, status->last_batch->duration_ms, status->last_committed_time_ms,
-          status->last_batch->table_version);
+          status->last_batch->dead_letters, status->last_batch->late_rows, status->last_batch->duration_ms,
+          status->last_committed_time_ms, status->last_batch->table_version);
     }
     auto number_or_null = [](const std::optional<int64_t>& id) {
       return id ? std::to_string(*id) : std::string("null");
@@ -169,10 +177,10 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
                              *status->last_planned);
   }
   if (status->last_batch) {
-    std::cout << fmt::format("last batch: {}{} rows out, {} dead letters, {} ms, table version {}\n",
+    std::cout << fmt::format("last batch: {}{} rows out, {} dead letters{}, {} ms, table version {}\n",
                              OffsetsIn(*status->last_batch), status->last_batch->rows_out,
-                             status->last_batch->dead_letters, status->last_batch->duration_ms,
-                             status->last_batch->table_version);
+                             status->last_batch->dead_letters, Late(status->last_batch->late_rows),
+                             status->last_batch->duration_ms, status->last_batch->table_version);
   }
   std::cout << "statement:\n" << status->statement << "\n";
   return 0;

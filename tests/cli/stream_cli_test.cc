@@ -127,6 +127,39 @@ TEST_F(StreamCliTest, AvailableNowThenContinuousUntilSigterm) {
   EXPECT_NE(Counts().find("310,310"), std::string::npos);
 }
 
+TEST_F(StreamCliTest, LateRowsAreShownAndInTheStatus) {
+  ASSERT_EQ(
+      Sql("CREATE TABLE events (id BIGINT, ts TIMESTAMP); CREATE TABLE landed (id BIGINT, ts TIMESTAMP); "
+          "INSERT INTO events VALUES (1, TIMESTAMP '2026-01-01 00:10:00')")
+          .exit_code,
+      0);
+  const std::string checkpoint = (checkpoint_.path() / "late").string();
+  const std::vector<std::string> args = {
+      "stream",
+      "run",
+      "-w",
+      warehouse_.str(),
+      "--checkpoint",
+      checkpoint,
+      "--trigger",
+      "once",
+      "-c",
+      "INSERT INTO landed SELECT * FROM STREAM(events) WATERMARK ts DELAY OF INTERVAL 1 MINUTE"};
+  ASSERT_EQ(RunBasin(args).exit_code, 0);
+  ASSERT_EQ(Sql("INSERT INTO events VALUES (2, TIMESTAMP '2026-01-01 00:00:00'), "
+                "(3, TIMESTAMP '2026-01-01 00:11:00')")
+                .exit_code,
+            0);
+  RunOutput second = RunBasin(args);
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_NE(second.err.find("batch 1: 1 rows out, 0 dead letters, 1 late, "), std::string::npos)
+      << second.err;
+  RunOutput status = RunBasin({"stream", "status", "--checkpoint", checkpoint, "--json"});
+  EXPECT_NE(status.out.find(R"("deadLetters":0,"lateRows":1,)"), std::string::npos) << status.out;
+  EXPECT_NE(Sql("SELECT string_agg(id::VARCHAR, ',' ORDER BY id) FROM landed").out.find("1,3"),
+            std::string::npos);
+}
+
 // On a terminal, one line is redrawn as batches commit: rates, lag and the last batch.
 TEST_F(StreamCliTest, ATerminalShowsOneLiveLine) {
   Produce(0, 250);
@@ -161,7 +194,8 @@ TEST_F(StreamCliTest, ATerminalShowsOneLiveLine) {
   EXPECT_NE(transcript.find("lag 150 | "), std::string::npos) << transcript;
   EXPECT_NE(transcript.find("batch 2 | "), std::string::npos) << transcript;
   EXPECT_NE(transcript.find("lag 0 | "), std::string::npos) << transcript;
-  EXPECT_NE(transcript.find("| 250 rows out | 0 dead letters | table version 3"), std::string::npos) << transcript;
+  EXPECT_NE(transcript.find("| 250 rows out | 0 dead letters | table version 3"), std::string::npos)
+      << transcript;
   EXPECT_NE(transcript.find(" rows out/s"), std::string::npos) << transcript;
   EXPECT_EQ(transcript.find("batch 0: "), std::string::npos) << transcript;  // no per-batch lines
   EXPECT_NE(Counts().find("250,250"), std::string::npos);
