@@ -13,6 +13,7 @@
 
 #include "kafka_test_util.h"
 #include "runner_test_util.h"
+#include "storage/faulty_object_store.h"
 #include "stream/kafka/generator.h"
 #include "stream/runner.h"
 #include "testing/test_util.h"
@@ -256,6 +257,56 @@ TEST_F(KafkaStatefulTest, EachPaymentOnceAndLateOnesDeadLetteredAcrossRestarts) 
       basin::testing::TwoCounts(*session_, "SELECT count(*) FILTER (WHERE error LIKE 'late:%'), 0 FROM dlq")
           .first,
       late);
+}
+
+// The checkpoint store, where the state lives, fails one call in six at random (half the
+// time after the write took effect), and the runner is reopened at times, as a restarted
+// process would be: every payment lands once, duplicates dropped, as without failures.
+TEST_F(KafkaStatefulTest, CheckpointStoreFailuresNeitherLoseNorRepeatAPayment) {
+  auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
+  checkpoint_ = faulty;
+  const std::string statement =
+      "INSERT INTO paid SELECT DISTINCT ON (id) id, amount, ts FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() +
+      "', subscribe => 'payments', startingOffsets => 'earliest', maxOffsetsPerTrigger => 40, "
+      "valueFormat => 'json', schema => 'id BIGINT NOT NULL, amount DECIMAL(12,2), ts TIMESTAMP') "
+      "WATERMARK ts DELAY OF INTERVAL 1 MINUTE";
+  auto clock = std::make_shared<ManualClock>(1'780'000'000'000);
+  ASSERT_OK_AND_ASSIGN(kafka::PaymentEventGenerator generator,
+                       kafka::PaymentEventGenerator::Make({.duplicate_fraction = 0.2, .seed = 5}, clock));
+  std::unique_ptr<StreamRunner> runner;
+  int produced = 0, failures = 0;
+  for (uint64_t attempt = 1; attempt < 2'000; attempt++) {
+    if (attempt % 20 == 1 && produced < 400) {
+      Produce(generator, *clock, 50);
+      produced += 50;
+    }
+    faulty->SetOptions(
+        {.failure_probability = 1.0 / 6, .seed = attempt, .fail_after_write = attempt % 2 == 0});
+    if (!runner) {
+      Result<std::unique_ptr<StreamRunner>> opened =
+          StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
+      if (!opened.ok()) {
+        failures++;
+        continue;
+      }
+      runner = std::move(opened).value();
+    }
+    Result<std::optional<BatchCommit>> ran = runner->RunBatch();
+    if (!ran.ok()) {
+      EXPECT_NE(ran.status().message().find("injected"), std::string::npos) << ran.status().ToString();
+      failures++;
+      if (attempt % 3 == 0) runner.reset();
+      continue;
+    }
+    if (!*ran && produced >= 400) break;
+  }
+  faulty->SetOptions({});
+  EXPECT_GT(failures, 5);
+  const auto [rows, ids] =
+      basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT id) FROM paid");
+  EXPECT_EQ(rows, ids);
+  EXPECT_EQ(Ids("SELECT id FROM paid"), good_);
 }
 
 }  // namespace
