@@ -300,12 +300,15 @@ void VariantToJsonFunction(duckdb_function_info info, duckdb_data_chunk input, d
   if (!st.ok()) duckdb_scalar_function_set_error(info, st.ToString().c_str());
 }
 
-// window(...) in engine/functions.h: buckets aligned to the Unix epoch, as Spark's are.
+// window(...) in engine/functions.h: buckets aligned to the Unix epoch, as Spark's are; the
+// hopping form is read by streams only (basin_hop, engine/stream_calls.h).
 constexpr char kWindowMacro[] =
     "CREATE TEMP MACRO \"window\"(event_time, size) AS {"
     "'start': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01'), "
-    "'end': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01') + CAST(size AS "
-    "INTERVAL)}";
+    "'end': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01') + CAST(size AS INTERVAL)}, "
+    "(event_time, size, slide) AS error('window(ts, size, slide) is a hopping window, which a stream "
+    "reading ts with a WATERMARK computes (docs/streams.md)'); "
+    "CREATE TEMP MACRO basin_hop(hopping_window, event_time, size, slide) AS hopping_window";
 
 }  // namespace
 

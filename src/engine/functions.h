@@ -14,7 +14,8 @@
 // `size`-long window (an interval as text, '1 minute') holding `event_time`, aligned to the
 // Unix epoch, as `GROUP BY window(ts, '1 minute')` uses it (the grammar quotes the name, a
 // keyword DuckDB reserves). Streams keep such windows' rows until their watermark closes
-// them (stream/stateful.h).
+// them (stream/stateful.h). The hopping form, window(event_time, size, slide), is computed
+// by such streams only (a batch query gets an error saying so).
 //
 // DuckDB keeps functions in the database's catalog, shared by all its connections:
 // Database::Open registers them once, and every connection of that database can call them.

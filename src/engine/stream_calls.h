@@ -16,6 +16,12 @@ inline constexpr char kStreamTableFunction[] = "basin_stream_table";
 // The table function STREAM table_changes('table', start) is read through.
 inline constexpr char kStreamChangesFunction[] = "basin_stream_changes";
 
+// A stateful stream's hopping window: its statement reads each row once per window holding it,
+// the window in the column kHoppingWindowColumn, and `window(ts, size, slide)` becomes
+// `basin_hop(basin_window, ts, size, slide)`, a macro giving that column (stream/stateful.h).
+inline constexpr char kHoppingWindowColumn[] = "basin_window";
+inline constexpr char kHopFunction[] = "basin_hop";
+
 // Whether DuckDB's parser reads a STREAM marker in `sql` (one or more statements) as its
 // own SQL: `STREAM(t)` as calling stream(column) as a table function, or
 // `STREAM f('x')` as the table stream with the alias f and the column alias 'x'. False

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/strings.h"
+#include "engine/stream_calls.h"
 #include "stream/dead_letters.h"
 
 namespace basin::stream {
@@ -59,6 +60,7 @@ struct StreamState::Plan {
   std::vector<std::string> keys;  // kDedup: the DISTINCT ON columns, quoted
   std::string emitted_keys;       // kDedup: the query of the keys (and event time) the statement emits
   std::string window_size;        // kWindow: SQL text ('1 minute')
+  std::string window_slide;       // kWindow, hopping: SQL text; empty for a tumbling window
 
   // SQL: whether a row of the batch table (alias b) is late for `watermark`.
   std::string Late(std::optional<int64_t> watermark) const {
@@ -66,9 +68,25 @@ struct StreamState::Plan {
     if (watermark) late += " OR epoch_us(b." + event_time + ") < " + std::to_string(*watermark);
     return "(" + late + ")";
   }
-  // SQL: the end of the window holding a row, in microseconds.
-  std::string WindowEnd() const {
-    return "epoch_us((\"window\"(" + event_time + ", " + window_size + "))[\'end\'])";
+  // SQL: the end of the last window holding a row, in microseconds.
+  std::string LastWindowEnd() const {
+    return "epoch_us(time_bucket(CAST(" + Step() + " AS INTERVAL), " + event_time +
+           ", TIMESTAMP '1970-01-01') + CAST(" + window_size + " AS INTERVAL))";
+  }
+  // The interval between window starts.
+  const std::string& Step() const { return window_slide.empty() ? window_size : window_slide; }
+  // SQL: the rows of `state` once for each hopping window holding them (in the column
+  // basin_window) that ends in (after, until].
+  std::string HoppingRows(const std::string& state, std::optional<int64_t> after, int64_t until) const {
+    const std::string size = "CAST(" + window_size + " AS INTERVAL)";
+    const std::string slide = "CAST(" + window_slide + " AS INTERVAL)";
+    const std::string end = "epoch_us(w + " + size + ")";
+    return "SELECT s.*, {'start': w, 'end': w + " + size + "} AS " + engine::kHoppingWindowColumn + " FROM " +
+           state + " AS s, unnest(generate_series(time_bucket(" + slide + ", s." + event_time + " - " + size +
+           ", TIMESTAMP '1970-01-01'), time_bucket(" + slide + ", s." + event_time +
+           ", TIMESTAMP '1970-01-01'), " + slide + ")) AS hop(w) WHERE w + " + size + " > s." + event_time +
+           (after ? " AND " + end + " > " + std::to_string(*after) : "") + " AND " + end +
+           " <= " + std::to_string(until);
   }
 };
 
@@ -145,22 +163,29 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
   }
   const json& groups = (*node)["group_expressions"];
   for (const json& group : groups) {
-    if (group.value("class", "") != "FUNCTION" || group.value("function_name", "") != "window") continue;
+    // window(ts, size), or basin_hop(basin_window, ts, size, slide) for window(ts, size, slide).
+    const std::string function =
+        group.value("class", "") == "FUNCTION" ? group.value("function_name", "") : "";
+    if (function != "window" && function != engine::kHopFunction) continue;
+    const bool hopping = function == engine::kHopFunction;
     const json& arguments = group["children"];
-    if (arguments.size() == 3) {
-      return Status::NotImplemented(where + ": hopping windows, window(ts, size, slide); tumbling windows, " +
-                                    "window(ts, size), are kept");
+    std::vector<std::string> constants;  // size, slide
+    for (size_t a = hopping ? 2 : 1; a < arguments.size(); a++) {
+      const json& argument = arguments[a];
+      if (argument.value("class", "") != "CONSTANT" || argument["value"]["type"].value("id", "") != "VARCHAR")
+        break;
+      constants.push_back(QuoteLiteral(argument["value"]["value"].get<std::string>()));
     }
-    const bool on_watermark =
-        arguments.size() == 2 && ColumnName(arguments[0]) == source.watermark->column.back();
-    const json& size = arguments.size() == 2 ? arguments[1] : json();
-    if (!on_watermark || size.value("class", "") != "CONSTANT" ||
-        size["value"]["type"].value("id", "") != "VARCHAR") {
+    const size_t event_time_at = hopping ? 1 : 0;
+    if (arguments.size() != event_time_at + 1 + (hopping ? 2 : 1) ||
+        constants.size() != arguments.size() - event_time_at - 1 ||
+        ColumnName(arguments[event_time_at]) != source.watermark->column.back()) {
       return Status::InvalidArgument(where + ": a stream's GROUP BY window(...) is window(" +
-                                     source.watermark->column.back() +
-                                     ", 'size'), over its WATERMARK column with a constant size");
+                                     source.watermark->column.back() + ", 'size'[, 'slide']), over its " +
+                                     "WATERMARK column with constant sizes");
     }
-    plan->window_size = QuoteLiteral(size["value"]["value"].get<std::string>());
+    plan->window_size = constants[0];
+    if (hopping) plan->window_slide = constants[1];
     plan->kind = Plan::Kind::kWindow;
   }
   if (!groups.empty() && plan->kind != Plan::Kind::kWindow) {
@@ -279,10 +304,15 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
     }
     case Plan::Kind::kWindow: {
       RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
-      const std::string closed =
-          watermark ? p.WindowEnd() + " <= " + std::to_string(*watermark) : std::string("false");
-      RETURN_IF_ERROR(conn_.Execute(input + "SELECT * FROM " + state + " WHERE " + closed));
-      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state + " WHERE NOT (" + closed + ")")
+      // A row stays until the last window holding it closes; the windows the watermark closed
+      // since the batch before are read, each once.
+      const std::string open =
+          watermark ? p.LastWindowEnd() + " > " + std::to_string(*watermark) : std::string("true");
+      std::string closed_rows = "SELECT * FROM " + state + " WHERE NOT (" + open + ")";
+      if (!p.window_slide.empty())
+        closed_rows = p.HoppingRows(state, previous, watermark.value_or(INT64_MIN));
+      RETURN_IF_ERROR(conn_.Execute(input + closed_rows));
+      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state + " WHERE " + open)
           .WithContext(where);
     }
   }

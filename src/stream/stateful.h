@@ -17,7 +17,10 @@
 //   - `GROUP BY window(col, size)` over the watermark column: the statement reads the rows
 //     of the windows the new watermark closes (a window's end at or before it), from this
 //     batch and the state, so each window's result is written once, complete. The state
-//     holds the rows of the windows still open.
+//     holds the rows of the windows still open. With `window(col, size, slide)` (hopping
+//     windows, which overlap), the statement reads each row once for every window holding
+//     it that the watermark closed since the batch before, the window in a column
+//     basin_window (engine/stream_calls.h); a row stays until its last window closes.
 //   - Otherwise the statement reads the batch's rows that are on time. A GROUP BY without
 //     window(...), and SELECT DISTINCT without ON, are refused: each batch would emit
 //     partial results.
@@ -55,7 +58,7 @@ class StreamState {
   // What `query` (the statement's query, reading kStreamInput in place of `source`) keeps
   // between batches, with its state in `store` (the checkpoint's state/ folder).
   // InvalidArgument, naming what, for a query whose results a watermark cannot bound (see
-  // above); NotImplemented for hopping windows.
+  // above).
   // REQUIRES: source.watermark.
   static Result<std::unique_ptr<StreamState>> Open(engine::Connection& conn,
                                                    const sql::grammar::StreamSource& source,

@@ -138,6 +138,38 @@ TEST_F(StatefulStreamTest, TumblingWindowsAreWrittenOnceWhenTheWatermarkClosesTh
             std::make_pair(int64_t{3}, int64_t{0}));
 }
 
+TEST_F(StatefulStreamTest, HoppingWindowsAreEachWrittenOnceWithEveryRowTheyHold) {
+  ASSERT_OK(session_
+                ->Execute("CREATE TABLE sliding (window_start TIMESTAMP, window_end TIMESTAMP, n BIGINT, "
+                          "total BIGINT)")
+                .status());
+  const std::string statement =
+      "INSERT INTO sliding SELECT window(ts, '1 minute', '20 seconds')['start'], "
+      "window(ts, '1 minute', '20 seconds')['end'], count(*), sum(amount) FROM STREAM(events) "
+      "WATERMARK ts DELAY OF INTERVAL 5 SECONDS GROUP BY window(ts, '1 minute', '20 seconds')";
+  int64_t late = 0;
+  for (int64_t round = 0; round < 8; round++) {
+    std::vector<std::tuple<int64_t, int64_t, int64_t>> events;
+    for (int64_t i = 0; i < 4; i++) events.emplace_back(round * 4 + i, round * 17 + i * 4, round * 10 + i);
+    if (round == 6) events.emplace_back(999, 20, 1000);  // its windows all closed by now
+    Insert(events);
+    late += RunOneBatch(statement);
+  }
+  EXPECT_EQ(late, 1);
+  const auto [rows, windows] =
+      basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT window_start) FROM sliding");
+  EXPECT_EQ(rows, windows);
+  // The batch query: each row in the three 1-minute windows starting every 20 s that hold
+  // it, the windows the last watermark (131 s - 5 s) closed.
+  EXPECT_EQ(Compare("sliding",
+                    "SELECT w, w + INTERVAL 1 MINUTE, count(*), sum(amount) FROM events, "
+                    "unnest(generate_series(time_bucket(INTERVAL 20 SECOND, ts - INTERVAL 1 MINUTE, "
+                    "TIMESTAMP '1970-01-01'), ts, INTERVAL 20 SECOND)) AS hop(w) "
+                    "WHERE id <> 999 AND w + INTERVAL 1 MINUTE > ts "
+                    "AND w + INTERVAL 1 MINUTE <= TIMESTAMP '2026-01-01 00:02:06' GROUP BY w"),
+            std::make_pair(int64_t{6}, int64_t{0}));
+}
+
 TEST_F(StatefulStreamTest, LateRowsAreDeadLetteredOnceWithTheirEventTime) {
   const std::string name = "stateful-files-" + std::to_string(reinterpret_cast<uintptr_t>(this));
   std::shared_ptr<ObjectStore> folder = NamedMemoryStore(name);
@@ -178,9 +210,12 @@ TEST_F(StatefulStreamTest, QueriesAWatermarkCannotBoundAreRefusedNamingWhy) {
   Status other_column =
       OpenError("INSERT INTO sink SELECT count(*)" + source + " GROUP BY window(id, '1 minute')");
   EXPECT_EQ(other_column.code(), ErrorCode::kInvalidArgument) << other_column.ToString();
-  Status hopping = OpenError("INSERT INTO sink SELECT count(*)" + source +
-                             " GROUP BY window(ts, '1 minute', '10 seconds')");
-  EXPECT_EQ(hopping.code(), ErrorCode::kNotImplemented) << hopping.ToString();
+  Status bad_size = OpenError("INSERT INTO sink SELECT count(*)" + source + " GROUP BY window(ts, id)");
+  EXPECT_EQ(bad_size.code(), ErrorCode::kInvalidArgument) << bad_size.ToString();
+  // A hopping window is for streams: a batch query says so.
+  Status batch_hopping =
+      session_->Execute("SELECT window(TIMESTAMP '2026-01-01 00:00:00', '1 minute', '10 seconds')").status();
+  EXPECT_NE(batch_hopping.message().find("WATERMARK"), std::string::npos) << batch_hopping.ToString();
   Status overwrite = OpenError("INSERT OVERWRITE sink SELECT id" + source);
   EXPECT_EQ(overwrite.code(), ErrorCode::kNotImplemented) << overwrite.ToString();
   // Outside a stream it is refused as any STREAM source is: it runs as a stream.

@@ -82,6 +82,7 @@ class Rewriter {
     QualifiedSetTargets();
     for (size_t i = 0; i < stream_.size(); i++) {
       if (auto next = TimeTravel(i)) i = *next - 1;
+      if (!stream_relation_.empty()) HoppingWindow(i);
       QuoteKeywordName(i);
     }
     if (streams_.empty() && edits_.empty() && !blanked_) return std::nullopt;
@@ -161,6 +162,24 @@ class Rewriter {
     }
     edits_.push_back({s.At(i).begin, s.At(i).end, "\"" + std::string(s.TextOf(s.At(i))) + "\""});
   }
+  // window(ts, size, slide) at token `i`, in a statement reading the stream relation: the
+  // window the row was read for, basin_hop(basin_window, ts, size, slide).
+  void HoppingWindow(size_t i) {
+    const TokenStream& s = stream_;
+    if (removed_[i] || !s.IsWordAt(i, "WINDOW") || !s.IsSymbolAt(i + 1, "(")) return;
+    const size_t close = s.GroupEnd(i + 1);
+    if (close >= s.size()) return;
+    int commas = 0;
+    for (size_t k = i + 2; k < close; k = s.OpensGroupAt(k) ? s.GroupEnd(k) + 1 : k + 1) {
+      if (s.IsSymbolAt(k, ",")) commas++;
+    }
+    if (commas != 2) return;
+    edits_.push_back({s.OffsetOf(i), s.At(close).end,
+                      std::string(engine::kHopFunction) + "(" + engine::kHoppingWindowColumn + ", " +
+                          s.TextBetween(i + 2, close) + ")"});
+    for (size_t k = i; k <= close; k++) removed_[k] = true;
+  }
+
   void BlankToken(size_t i) {
     Blank(stream_.At(i).begin, stream_.At(i).end);
     removed_[i] = true;

@@ -52,8 +52,9 @@ bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to);
 
 // `sql` rewritten as above; nullopt when it holds nothing to rewrite. With
 // `stream_relation` (a table's name), every STREAM source, marker and call, becomes that
-// relation instead, with the alias its rows had: how a stateful stream's statement reads the
-// rows its state prepared (stream/stateful.h).
+// relation instead, with the alias its rows had, and a hopping window(ts, size, slide) is
+// basin_hop(basin_window, ts, size, slide) (engine/stream_calls.h): how a stateful stream's
+// statement reads the rows its state prepared (stream/stateful.h).
 // REQUIRES: `tokens` are TokenizeSql(sql)'s.
 std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens,
                                  std::string_view stream_relation = {});
