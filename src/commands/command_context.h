@@ -38,10 +38,10 @@ struct CommandContext {
   // (CommandResult::commit.skipped) when the table already has a version >= it.
   std::optional<delta::SetTransaction> txn_id;
   std::function<void(const Progress&)> progress;  // may be empty
-  // Set (a stream with a dead-letter table): an INSERT leaves out the rows its table's NOT
-  // NULL and CHECK constraints refuse instead of failing, and first calls this with a query
-  // of them (RefusedRowsSql's columns: value, error), once, before writing; its error fails
-  // the write.
+  // Set (a stream with a dead-letter table): an INSERT or MERGE leaves out the rows its
+  // table's NOT NULL and CHECK constraints refuse instead of failing (a MERGE's refused
+  // update leaves its target row as it was), and first calls this with a query of them
+  // (RefusedRowsSql's columns: value, error), once, before writing; its error fails the write.
   std::function<Status(const std::string& refused_rows_sql)> set_aside_refused;
 
   void Report(const std::string& phase, int64_t done, int64_t total = -1) const {

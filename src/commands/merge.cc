@@ -353,6 +353,21 @@ Status CheckSingleMatches(engine::Connection& conn, const MergeRequest& request,
       "make the source rows unique per target row");
 }
 
+// With ctx.set_aside_refused: the updates and inserts of `changes` that the table's NOT NULL
+// and CHECK constraints refuse go to it, then leave `changes`, so an update refused leaves
+// its target row as it was and an insert refused adds nothing.
+Status SetAsideRefusedChanges(const CommandContext& ctx, const dml::DmlTable& table,
+                              const std::string& changes) {
+  const std::string refused = RefusedCondition(table.target);
+  if (!ctx.set_aside_refused || refused.empty()) return Status::OK();
+  const std::string written = QuoteIdentifier(dml::kActionColumn) + " IN ('update', 'insert')";
+  const delta::StructType& schema = table.target.schema;
+  RETURN_IF_ERROR(ctx.set_aside_refused(
+      RefusedRowsSql(table.target, "SELECT " + dml::ColumnsFrom(schema, schema, "__basin_c") + " FROM " +
+                                       changes + " AS __basin_c WHERE " + written)));
+  return ctx.conn->Execute("DELETE FROM " + changes + " WHERE " + written + " AND (" + refused + ")");
+}
+
 }  // namespace
 
 Result<CommandResult> Merge(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> snapshot,
@@ -417,6 +432,8 @@ Result<CommandResult> Merge(const CommandContext& ctx, std::shared_ptr<const del
   RETURN_IF_ERROR(CheckSingleMatches(conn, request, table, scan, changes));
   RETURN_IF_ERROR(
       dml::CheckGeneratedAssignments(table, changes, "MERGE into", GeneratedAssignments(table, plan)));
+
+  RETURN_IF_ERROR(SetAsideRefusedChanges(ctx, table, changes));
 
   delta::Transaction txn(table.snapshot, ctx.txn_options);
   ASSIGN_OR_RETURN(dml::AppliedChanges applied, dml::ApplyChanges(table, scan, changes, true, temps, txn));

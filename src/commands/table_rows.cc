@@ -755,6 +755,14 @@ std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical
          " END AS error FROM (" + logical_rows_sql + "\n) AS __basin_refused) WHERE error IS NOT NULL";
 }
 
+std::string RefusedCondition(const WriteTarget& target) {
+  std::string refused;
+  for (const RowCheck& check : RefusableChecks(target.schema, target.metadata)) {
+    refused += std::string(refused.empty() ? "" : " OR ") + "NOT COALESCE((" + check.condition + "), FALSE)";
+  }
+  return refused;
+}
+
 std::string AcceptedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql,
                             const std::optional<std::string>& row_condition) {
   return CheckedRows(target.schema, target.metadata, logical_rows_sql, row_condition, true);

@@ -87,6 +87,10 @@ Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target
 // constraint positive (amount > 0) violated"). Empty when the table has no such constraint.
 std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql);
 
+// SQL: whether a row (its columns under their logical names) breaks a constraint
+// RefusedRowsSql names. Empty when the table has no such constraint.
+std::string RefusedCondition(const WriteTarget& target);
+
 // Stored rows of `logical_rows_sql` as PlannedRows::stored_rows_sql has them, but the rows
 // RefusedRowsSql lists left out instead of failing the write (NOT NULL struct fields and
 // `row_condition` still fail it).

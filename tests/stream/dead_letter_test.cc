@@ -206,6 +206,33 @@ TEST_F(DeadLetterTest, RowsTheSinkRefusesAreDeadLettered) {
                 "3 {oops payments/0 offset 3: not valid JSON"}));
 }
 
+TEST_F(DeadLetterTest, RowsAMergeSinkRefusesAreDeadLetteredAndChangeNothing) {
+  ASSERT_OK(session_
+                ->Execute("ALTER TABLE bronze ADD CONSTRAINT small CHECK (amount < 100); "
+                          "INSERT INTO bronze VALUES (1, 1), (2, 2)")
+                .status());
+  ProduceValue(0, "{\"id\": 1, \"amount\": 5}");    // updates id 1
+  ProduceValue(0, "{\"id\": 2, \"amount\": 200}");  // refused: id 2 stays as it was
+  ProduceValue(0, "{\"id\": 3, \"amount\": 300}");  // refused: no id 3
+  ProduceValue(0, "{\"id\": 4, \"amount\": 4}");    // inserted
+  ASSERT_OK(producer_->Flush(10'000));
+  const std::string statement =
+      "MERGE INTO bronze t USING (SELECT id, amount FROM STREAM " +
+      Source(", deadLetterTable => 'payments_dlq'") +
+      ") s ON t.id = s.id WHEN MATCHED THEN UPDATE SET amount = s.amount WHEN NOT MATCHED THEN INSERT *";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->dead_letters, 2);
+  EXPECT_EQ(basin::testing::FirstColumn(*session_, "SELECT id || ':' || amount FROM bronze ORDER BY id"),
+            (std::vector<std::string>{"1:5.00", "2:2.00", "4:4.00"}));
+  EXPECT_EQ(basin::testing::FirstColumn(
+                *session_, "SELECT decode(value) || ' ' || error FROM payments_dlq ORDER BY value"),
+            (std::vector<std::string>{
+                "{\"id\":2,\"amount\":200.0} CHECK constraint small (amount < 100) violated",
+                "{\"id\":3,\"amount\":300.0} CHECK constraint small (amount < 100) violated"}));
+}
+
 TEST_F(DeadLetterTest, TooManyDeadLettersStopTheStreamAndCommitNothing) {
   ProducePayments(0, 5);  // 5 good, 1 bad: a sixth
   ASSERT_OK_AND_ASSIGN(
