@@ -30,7 +30,9 @@ struct StreamStatement {
   catalog::TableEntry sink;
   bool complete = false;  // INSERT OVERWRITE: each batch rewrites the sink
   sql::grammar::StreamSource source;
-  // With a WATERMARK: the statement and its query reading kStreamInput in place of the source.
+  // With a WATERMARK, or complete over Kafka or files: state (stream/stateful.h), and the
+  // statement and its query reading kStreamInput in place of the source.
+  bool stateful = false;
   std::string stateful_text;
   std::string stateful_query;
 };
@@ -70,10 +72,16 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> sink, sql::LookupTarget(session.context(), target));
   if (!sink) return Status::NotFound("the stream's sink " + target.table + " is not a warehouse table");
   const bool complete = insert != nullptr && insert->overwrite;
-  StreamStatement statement{text, QueryOf(insert, merge), std::move(*sink), complete, streams[0], "", ""};
-  if (!statement.source.watermark) return statement;
-  if (complete) {
-    return Status::NotImplemented("a stream with a WATERMARK appends or merges: INSERT OVERWRITE sinks");
+  StreamStatement statement{text, QueryOf(insert, merge), std::move(*sink), complete, streams[0], false, "",
+                            ""};
+  const bool table_source = statement.source.is_table || statement.source.is_changes;
+  // A complete sink over a table reads the table's snapshot; over another source, its state.
+  statement.stateful = statement.source.watermark || (complete && !table_source);
+  if (!statement.stateful) return statement;
+  if (complete && table_source) {
+    return Status::NotImplemented(
+        "a stream with a WATERMARK appends or merges: INSERT OVERWRITE sinks over a table, which read its "
+        "whole snapshot");
   }
   ASSIGN_OR_RETURN(statement.stateful_text, sql::grammar::ReplaceStreamSources(text, kStreamInput));
   ASSIGN_OR_RETURN(sql::grammar::ParsedStatement stateful,
@@ -215,11 +223,11 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
                                    StreamSink{impl->statement.sink.location, impl->statement.complete},
                                    *impl->dead_letters, NewPrefixedObjectStore(checkpoint, "sources/0"),
                                    "stream " + stream_id));
-  if (impl->statement.source.watermark) {
-    ASSIGN_OR_RETURN(
-        impl->state,
-        StreamState::Open(session.connection(), impl->statement.source, impl->statement.stateful_query,
-                          NewPrefixedObjectStore(checkpoint, "state"), "stream " + stream_id));
+  if (impl->statement.stateful) {
+    ASSIGN_OR_RETURN(impl->state,
+                     StreamState::Open(session.connection(), impl->statement.source,
+                                       impl->statement.stateful_query, impl->statement.complete,
+                                       NewPrefixedObjectStore(checkpoint, "state"), "stream " + stream_id));
   }
   ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
   if (impl->checkpoint->metadata().stream_id != stream_id) {

@@ -20,11 +20,14 @@
 // with another writer's delete, say) never fails the stream: the batch's notice says so and
 // the next one tries again.
 //
-// An INSERT OVERWRITE over a table source is a complete sink: each batch rewrites the sink
-// from the source's whole snapshot at the batch's end version (aggregates stay exact).
+// An INSERT OVERWRITE is a complete sink: each batch rewrites the sink, over a table source
+// from its whole snapshot at the batch's end version, over Kafka or files from every row the
+// source gave, which the state keeps (aggregates stay exact).
 //
-// What is not here yet (issue 8): read_files sources, several sources in one statement,
-// watermarks and state (and with them complete sinks over Kafka).
+// A source with a WATERMARK keeps state between batches too (stream/stateful.h): late rows
+// are set aside, and de-duplication and window aggregates see what earlier batches read.
+//
+// What is not here yet (issue 8): several sources in one statement.
 //
 // Thread safety: one thread; Run() may be stopped from any thread through its token.
 #pragma once

@@ -32,14 +32,7 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where) {
   if (stream.is_table || stream.is_changes) return NewTableSource(session, query, sink, stream, where);
-  if (stream.is_files && !sink.complete)
-    return NewFilesSource(session, query, std::move(source_store), dead_letters, where);
-  if (sink.complete) {
-    return Status::NotImplemented(
-        where +
-        ": INSERT OVERWRITE (a complete sink) reads a table source; over Kafka or files it "
-        "needs the stream's state, which comes later");
-  }
+  if (stream.is_files) return NewFilesSource(session, query, std::move(source_store), dead_letters, where);
   return kafka::NewKafkaSource(session, query, dead_letters, where);
 }
 

@@ -113,8 +113,9 @@ Status BindStreamQuery(sql::Session& session, const std::string& query);
 // The source `stream` names, read by `query` on `session` for `sink`, writing its dead
 // letters with `dead_letters` and what it keeps beside the offsets (a files source's paths)
 // in `source_store`, the checkpoint's sources/0/ folder; `where` names the stream in messages. NotImplemented
-// for a source the runner cannot read yet (found when the first batch is planned, for a function source), and
-// for a complete sink over a source other than a table.
+// for a source the runner cannot read yet (found when the first batch is planned, for a function source).
+// Only a table source reads differently for a complete sink (its whole snapshot); the runner's state
+// (stream/stateful.h) gives a complete sink over another source every row it read.
 Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
                                                      const std::string& query, const StreamSink& sink,

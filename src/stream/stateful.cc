@@ -52,10 +52,10 @@ const json* UnwrappedSubquery(const json& node) {
 
 // What the statement's query keeps, as its syntax tree says.
 struct StreamState::Plan {
-  enum class Kind { kOnTime, kDedup, kWindow };
+  enum class Kind { kOnTime, kDedup, kWindow, kAll };
   Kind kind = Kind::kOnTime;
   std::string relation;           // the source, as DuckDB reads it
-  std::string event_time;         // the watermark column, quoted
+  std::string event_time;         // the watermark column, quoted; empty without a WATERMARK
   std::string delay;              // SQL: INTERVAL 10 SECONDS
   std::vector<std::string> keys;  // kDedup: the DISTINCT ON columns, quoted
   std::string emitted_keys;       // kDedup: the query of the keys (and event time) the statement emits
@@ -64,6 +64,7 @@ struct StreamState::Plan {
 
   // SQL: whether a row of the batch table (alias b) is late for `watermark`.
   std::string Late(std::optional<int64_t> watermark) const {
+    if (event_time.empty()) return "false";
     std::string late = "b." + event_time + " IS NULL";
     if (watermark) late += " OR epoch_us(b." + event_time + ") < " + std::to_string(*watermark);
     return "(" + late + ")";
@@ -99,13 +100,20 @@ StreamState::~StreamState() = default;
 
 Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
                                                        const sql::grammar::StreamSource& source,
-                                                       const std::string& query,
+                                                       const std::string& query, bool complete,
                                                        std::shared_ptr<ObjectStore> store,
                                                        std::string where) {
   auto plan = std::make_unique<Plan>();
   plan->relation = source.relation;
-  plan->event_time = QuoteIdentifier(source.watermark->column.back());
-  plan->delay = source.watermark->delay;
+  if (source.watermark) {
+    plan->event_time = QuoteIdentifier(source.watermark->column.back());
+    plan->delay = source.watermark->delay;
+  }
+  if (complete) {  // the statement aggregates everything: nothing to read from the query
+    plan->kind = Plan::Kind::kAll;
+    return std::unique_ptr<StreamState>(
+        new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
+  }
   const std::string watermark = "WATERMARK " + source.watermark->column.back();
   ASSIGN_OR_RETURN(engine::QueryResult parsed,
                    conn.Query("SELECT json_serialize_sql(" + QuoteLiteral(query) + ")"));
@@ -258,13 +266,15 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
                                 " AS SELECT * FROM " + p.relation));
   ASSIGN_OR_RETURN(std::optional<int64_t> previous, LoadState(read.batch_id));
   const std::string batch = std::string("temp.") + kBatchTable + " AS b";
-  ASSIGN_OR_RETURN(engine::QueryResult figures,
-                   conn_.Query("SELECT count(*) FILTER (WHERE " + p.Late(previous) + "), epoch_us(max(b." +
-                               p.event_time + ") - (" + p.delay + ")) FROM " + batch));
-  read.late_rows = std::stoll(figures.at(0, 0).value_or("0"));
   std::optional<int64_t> watermark = previous;
-  if (figures.at(0, 1))
-    watermark = std::max<int64_t>(previous.value_or(INT64_MIN), std::stoll(*figures.at(0, 1)));
+  if (!p.event_time.empty()) {
+    ASSIGN_OR_RETURN(engine::QueryResult figures,
+                     conn_.Query("SELECT count(*) FILTER (WHERE " + p.Late(previous) + "), epoch_us(max(b." +
+                                 p.event_time + ") - (" + p.delay + ")) FROM " + batch));
+    read.late_rows = std::stoll(figures.at(0, 0).value_or("0"));
+    if (figures.at(0, 1))
+      watermark = std::max<int64_t>(previous.value_or(INT64_MIN), std::stoll(*figures.at(0, 1)));
+  }
   if (read.late_rows > 0 && !read.dead_letter_table.empty()) {
     const std::string behind = previous ? "' is behind the watermark ' || CAST(make_timestamp(" +
                                               std::to_string(*previous) + ") AS VARCHAR)"
@@ -302,6 +312,10 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
       }
       return SaveState(read.batch_id, watermark, kept).WithContext(where);
     }
+    case Plan::Kind::kAll:
+      RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
+      RETURN_IF_ERROR(conn_.Execute(input + "SELECT * FROM " + state));
+      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state).WithContext(where);
     case Plan::Kind::kWindow: {
       RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
       // A row stays until the last window holding it closes; the windows the watermark closed

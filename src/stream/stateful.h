@@ -1,11 +1,12 @@
-// StreamState: what a stream whose source has a `WATERMARK col DELAY OF interval` keeps
-// between its micro-batches (docs/streams.md, "Watermarks and state").
+// StreamState: what a stream whose source has a `WATERMARK col DELAY OF interval`, or whose
+// sink is complete (INSERT OVERWRITE) over Kafka or files, keeps between its micro-batches
+// (docs/streams.md, "Watermarks and state", "Complete sinks").
 //
 // The statement of such a stream reads the relation kStreamInput in place of its source
 // (grammar::ReplaceStreamSources), which Prepare() fills before each batch's statement runs:
 //
 // - The batch's rows are read from the source once, into a temporary table.
-// - A row whose event time is behind the watermark the previous batch left, or that has no
+// - With a watermark, a row whose event time is behind the watermark the previous batch left, or that has no
 //   event time, is late: it is counted, and committed to the source's dead-letter table
 //   when there is one ("<stream id>/late-rows" txn), and never read by the statement.
 // - The watermark becomes the latest event time seen, less the delay (it never goes back).
@@ -21,6 +22,8 @@
 //     windows, which overlap), the statement reads each row once for every window holding
 //     it that the watermark closed since the batch before, the window in a column
 //     basin_window (engine/stream_calls.h); a row stays until its last window closes.
+//   - A complete sink: the statement reads every row the source gave, in every batch (the
+//     state holds them all), and rewrites the sink from them.
 //   - Otherwise the statement reads the batch's rows that are on time. A GROUP BY without
 //     window(...), and SELECT DISTINCT without ON, are refused: each batch would emit
 //     partial results.
@@ -56,13 +59,13 @@ inline constexpr char kStreamInput[] = "basin_stream_input";
 class StreamState {
  public:
   // What `query` (the statement's query, reading kStreamInput in place of `source`) keeps
-  // between batches, with its state in `store` (the checkpoint's state/ folder).
-  // InvalidArgument, naming what, for a query whose results a watermark cannot bound (see
-  // above).
-  // REQUIRES: source.watermark.
+  // between batches, for a `complete` sink or not, with its state in `store` (the
+  // checkpoint's state/ folder). InvalidArgument, naming what, for a query whose results a
+  // watermark cannot bound (see above).
+  // REQUIRES: source.watermark or complete.
   static Result<std::unique_ptr<StreamState>> Open(engine::Connection& conn,
                                                    const sql::grammar::StreamSource& source,
-                                                   const std::string& query,
+                                                   const std::string& query, bool complete,
                                                    std::shared_ptr<ObjectStore> store, std::string where);
   ~StreamState();
 

@@ -198,6 +198,34 @@ TEST_F(StatefulStreamTest, LateRowsAreDeadLetteredOnceWithTheirEventTime) {
   ForgetNamedMemoryStore(name);
 }
 
+TEST_F(StatefulStreamTest, ACompleteSinkOverFilesRewritesTheAggregateOfEveryRowAcrossRestarts) {
+  const std::string name = "stateful-complete-" + std::to_string(reinterpret_cast<uintptr_t>(this));
+  std::shared_ptr<ObjectStore> folder = NamedMemoryStore(name);
+  ASSERT_OK(session_->Execute("CREATE TABLE per_region (region VARCHAR, n BIGINT, ids BIGINT)").status());
+  const std::string files =
+      "read_files('memory://" + name + "', format => 'json', schema => 'id BIGINT, region VARCHAR')";
+  const std::string query = "SELECT region, count(*) AS n, count(DISTINCT id) AS ids FROM ";
+  const std::string statement =
+      "INSERT OVERWRITE per_region " + query + "STREAM " + files + " GROUP BY region";
+  for (int round = 0; round < 4; round++) {
+    std::string lines;
+    for (int i = 0; i < 5; i++) {
+      const int id = round * 5 + i;
+      lines +=
+          "{\"id\": " + std::to_string(id % 7) + ", \"region\": \"" + (id % 3 == 0 ? "eu" : "us") + "\"}\n";
+    }
+    ASSERT_OK(folder->Put("part-" + std::to_string(round) + ".json", lines));
+    EXPECT_EQ(RunOneBatch(statement), 0);
+    // Every batch rewrites the sink from everything read so far: as the batch query over the folder.
+    EXPECT_EQ(Compare("per_region", query + files + " GROUP BY region"),
+              std::make_pair(int64_t{2}, int64_t{0}))
+        << "round " << round;
+  }
+  EXPECT_EQ(basin::testing::FirstColumn(*session_, "SELECT sum(n) FROM per_region"),
+            std::vector<std::string>{"20"});
+  ForgetNamedMemoryStore(name);
+}
+
 TEST_F(StatefulStreamTest, QueriesAWatermarkCannotBoundAreRefusedNamingWhy) {
   ASSERT_OK(session_->Execute("CREATE TABLE sink (id BIGINT)").status());
   const std::string source = " FROM STREAM(events) WATERMARK ts DELAY OF INTERVAL 10 SECONDS";
@@ -216,6 +244,7 @@ TEST_F(StatefulStreamTest, QueriesAWatermarkCannotBoundAreRefusedNamingWhy) {
   Status batch_hopping =
       session_->Execute("SELECT window(TIMESTAMP '2026-01-01 00:00:00', '1 minute', '10 seconds')").status();
   EXPECT_NE(batch_hopping.message().find("WATERMARK"), std::string::npos) << batch_hopping.ToString();
+  // A complete sink over a table reads its whole snapshot each batch: no watermark to keep.
   Status overwrite = OpenError("INSERT OVERWRITE sink SELECT id" + source);
   EXPECT_EQ(overwrite.code(), ErrorCode::kNotImplemented) << overwrite.ToString();
   // Outside a stream it is refused as any STREAM source is: it runs as a stream.

@@ -386,7 +386,8 @@ TEST_F(TableSourceTest, TheCheckpointKeepsOnlyTheNewestBatches) {
 
 // INSERT OVERWRITE is a complete sink: each batch rewrites gold from bronze's whole snapshot
 // at the batch's end, so the aggregate stays exact through appends, deletes and updates, a
-// re-run batch commits once, and a Kafka source is refused (it would need state).
+// re-run batch commits once (over Kafka or files, the state gives it every row:
+// stateful_test.cc).
 TEST_F(TableSourceTest, ACompleteSinkRewritesTheAggregateFromTheWholeSnapshot) {
   ASSERT_OK(session_->Execute("CREATE TABLE gold (k BIGINT, n BIGINT)").status());
   const std::string statement =
@@ -408,13 +409,6 @@ TEST_F(TableSourceTest, ACompleteSinkRewritesTheAggregateFromTheWholeSnapshot) {
   // Each batch is one overwrite of gold: the aggregate is never appended twice.
   EXPECT_EQ(basin::testing::TwoCounts(*session_, "SELECT count(*), sum(n) FROM gold"),
             std::make_pair(int64_t{3}, int64_t{33}));
-  // Over Kafka a complete sink would need the stream's state.
-  checkpoint_ = NewMemoryObjectStore();
-  Result<std::unique_ptr<StreamRunner>> kafka = OpenRunner(
-      "INSERT OVERWRITE gold SELECT 1, count(*) FROM STREAM read_kafka(bootstrapServers => '127.0.0.1:1', "
-      "subscribe => 'payments')");
-  ASSERT_FALSE(kafka.ok());
-  EXPECT_EQ(kafka.status().code(), ErrorCode::kNotImplemented) << kafka.status().ToString();
 }
 
 // Every kCompactEveryBatches batches the sink is compacted (its small files merged), unless
