@@ -1,9 +1,10 @@
 // Kafka ingest: ~200-byte JSON payment events (the seed story's, stream/kafka/generator.h)
 // from the dev cluster into a warehouse table by a stream that parses them against a
 // declared schema (valueFormat 'json'; then again with a dead-letter table, which reads each
-// batch twice), against librdkafka alone consuming the same topic (Basin's KafkaReader, no
-// parsing, no writing) in the same run, before, between and after. Target: the stream's
-// events/s >= 0.5 of the consumer's.
+// batch twice; and de-duplicating ids within a watermark, SELECT DISTINCT ON (id) ... WATERMARK,
+// which stages each batch and keeps the keys in the checkpoint), against librdkafka alone
+// consuming the same topic (Basin's KafkaReader, no parsing, no writing) in the same run,
+// before, between and after. Target: the stream's events/s >= 0.5 of the consumer's.
 
 #include <fmt/format.h>
 
@@ -72,18 +73,20 @@ Status Run() {
   if (bytes < events * 150) return Status::Internal(fmt::format("the topic holds {} bytes only", bytes));
 
   // Seconds a stream takes to land every event in `table`, available-now, with `extra`
-  // read_kafka options.
-  auto stream_seconds = [&](const std::string& table, const std::string& extra) -> Result<double> {
+  // read_kafka options, selecting `select` and with `after` after the source.
+  auto stream_seconds = [&](const std::string& table, const std::string& extra,
+                            const std::string& select = "*",
+                            const std::string& after = "") -> Result<double> {
     RETURN_IF_ERROR(session->Execute("CREATE TABLE " + table + " (" + schema + ")").status());
     ASSIGN_OR_RETURN(auto checkpoint, OpenStoreAt((scratch.path() / ("checkpoint-" + table)).string()));
     ASSIGN_OR_RETURN(auto runner,
                      stream::StreamRunner::Open(
                          *session, checkpoint,
-                         "INSERT INTO " + table + " SELECT * FROM STREAM read_kafka(bootstrapServers => '" +
-                             cluster->bootstrap_servers() +
+                         "INSERT INTO " + table + " SELECT " + select +
+                             " FROM STREAM read_kafka(bootstrapServers => '" + cluster->bootstrap_servers() +
                              "', subscribe => 'payments', startingOffsets => 'earliest', "
                              "maxOffsetsPerTrigger => 100000, valueFormat => 'json', schema => '" +
-                             schema + "'" + extra + ")",
+                             schema + "'" + extra + ")" + after,
                          SystemClock()));
     stream::RunOptions options;
     options.trigger = stream::Trigger::kAvailableNow;
@@ -107,17 +110,22 @@ Status Run() {
   ASSIGN_OR_RETURN(double consume_second, ConsumeAll(cluster->bootstrap_servers(), &ignored));
   ASSIGN_OR_RETURN(double with_dlq, stream_seconds("bronze_dlq", ", deadLetterTable => 'payments_dlq'"));
   ASSIGN_OR_RETURN(double consume_third, ConsumeAll(cluster->bootstrap_servers(), &ignored));
+  ASSIGN_OR_RETURN(double deduplicated, stream_seconds("bronze_once", "", "DISTINCT ON (id) *",
+                                                       " WATERMARK ts DELAY OF INTERVAL 10 MINUTES"));
+  ASSIGN_OR_RETURN(double consume_fourth, ConsumeAll(cluster->bootstrap_servers(), &ignored));
 
   const double consume_rate =
-      static_cast<double>(events) * 3 / (consume_first + consume_second + consume_third);
+      static_cast<double>(events) * 4 / (consume_first + consume_second + consume_third + consume_fourth);
   auto rate = [&](double seconds) { return static_cast<double>(events) / seconds; };
   PrintSummary(
       "stream_ingest_bench",
       fmt::format("{} JSON events of {:.0f} bytes (scale {}): librdkafka alone {:.0f} events/s; stream "
                   "{:.0f} events/s, stream/consumer = {:.3f} (target >= 0.5); with a dead-letter table "
-                  "{:.0f} events/s, {:.3f}",
+                  "{:.0f} events/s, {:.3f}; de-duplicating within a watermark {:.0f} events/s, {:.3f} "
+                  "({:.3f} of the plain stream's)",
                   events, static_cast<double>(bytes) / static_cast<double>(events), Scale(), consume_rate,
-                  rate(plain), rate(plain) / consume_rate, rate(with_dlq), rate(with_dlq) / consume_rate));
+                  rate(plain), rate(plain) / consume_rate, rate(with_dlq), rate(with_dlq) / consume_rate,
+                  rate(deduplicated), rate(deduplicated) / consume_rate, plain / deduplicated));
   return Status::OK();
 }
 
