@@ -5,8 +5,11 @@
 // same for a Kafka source into an INSERT sink (with malformed records and rows the sink's
 // CHECK constraint refuses, which the dead-letter table holds once each), for a folder of files into an
 // INSERT sink (with a malformed line in each file, dead-lettered once each), and for a table source into a
-// MERGE sink.
-// The seed is printed; BASIN_CRASH_SEED replays a run.
+// MERGE sink, and for a Kafka source de-duplicated within a watermark (its state in the
+// checkpoint).
+// The seed is printed; BASIN_CRASH_SEED replays a run, and BASIN_CRASH_STDERR=FILE keeps the
+// killed runs' stderr (appended) to see why one failed.
+#include <fmt/format.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -61,7 +64,9 @@ class StreamCrashTest : public ::testing::Test {
       std::vector<char*> argv;
       for (std::string& arg : args) argv.push_back(arg.data());
       argv.push_back(nullptr);
-      const int null = open("/dev/null", O_WRONLY);
+      const int null =
+          open(std::getenv("BASIN_CRASH_STDERR") ? std::getenv("BASIN_CRASH_STDERR") : "/dev/null",
+               O_WRONLY | O_CREAT | O_APPEND, 0644);
       if (null < 0 || dup2(null, STDERR_FILENO) < 0) return 126;
       execv(argv[0], argv.data());
       return 127;
@@ -195,6 +200,37 @@ TEST_F(StreamCrashTest, KafkaIntoInsertSinkExactlyOnce) {
   const std::string expected = std::to_string(malformed) + "," + std::to_string(malformed) + "," +
                                std::to_string(refused) + "," + std::to_string(malformed + refused);
   EXPECT_NE(letters.out.find(expected), std::string::npos) << letters.out << " expected " << expected;
+}
+
+// De-duplication within a watermark: the keys emitted live in the checkpoint's state, which
+// every kill must leave consistent with the sink, or a duplicate would land twice.
+TEST_F(StreamCrashTest, KafkaDeduplicatedWithinAWatermarkExactlyOnce) {
+  ASSERT_OK_AND_ASSIGN(auto cluster, KafkaDevCluster::Start({{"events", 3}}));
+  ASSERT_OK_AND_ASSIGN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
+  ASSERT_EQ(Sql("CREATE TABLE once (id BIGINT, ts TIMESTAMP)").exit_code, 0);
+  const std::string statement =
+      "INSERT INTO once SELECT DISTINCT ON (id) id, ts FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster->bootstrap_servers() +
+      "', subscribe => 'events', startingOffsets => 'earliest', maxOffsetsPerTrigger => 25, "
+      "valueFormat => 'json', schema => 'id BIGINT NOT NULL, ts TIMESTAMP') WATERMARK ts DELAY OF INTERVAL 1 "
+      "HOUR";
+  // Each round: new ids, each followed (a few records later, maybe in the next batch or
+  // round) by a repeat of an id sent earlier, with its event time (a second per id).
+  int ids = 0;
+  for (int restart = 0; restart < kRestarts; restart++) {
+    for (int i = 0; i < kRowsPerRound; i++) {
+      const int id = i % 2 == 0 || ids == 0 ? ids++ : static_cast<int>(random_() % ids);
+      stream::kafka::ProducerRecord record;
+      record.partition = static_cast<int32_t>(random_() % 3);
+      const std::string value = fmt::format(R"({{"id": {}, "ts": "2026-01-01 {:02}:{:02}:{:02}"}})", id,
+                                            id / 3600, id / 60 % 60, id % 60);
+      record.value = value;
+      ASSERT_OK(producer->Produce("events", record));
+    }
+    ASSERT_OK(producer->Flush(10'000));
+    RunAndKill(statement, 900);
+  }
+  DrainAndExpectEachOnce(statement, "once", ids);
 }
 
 TEST_F(StreamCrashTest, FilesIntoInsertSinkExactlyOnce) {
