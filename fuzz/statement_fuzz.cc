@@ -1,9 +1,9 @@
 // libFuzzer target: arbitrary text as SQL to Basin's statement reading: DuckDB's tokens
 // with their ranges, the script splitter, the shell's completeness check, the slot checks,
-// the time-travel and STREAM rewrites, and Basin's grammar on every statement of the
-// script. Any of them may refuse the text; a crash, a hang, a sanitizer report, or a result that breaks its
-// contract (a range outside the input, statements that overlap or are not the script's
-// text, a parse error without a line and column) is a bug.
+// the time-travel and STREAM rewrites (both: the calls kept, and read from one relation), and Basin's grammar
+// on every statement of the script. Any of them may refuse the text; a crash, a hang, a sanitizer report, or
+// a result that breaks its contract (a range outside the input, statements that overlap or are not the
+// script's text, a parse error without a line and column) is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -61,11 +61,16 @@ void CheckSlots(std::string_view input) {
   }
 }
 
+// Both rewrites: the STREAM calls kept, and a stateful stream's, every source read from one
+// relation (which leaves no STREAM source behind, and a relation for each).
 void CheckDesugar(std::string_view input, const std::vector<SqlToken>& tokens) {
-  std::optional<basin::sql::grammar::Desugared> desugared = basin::sql::grammar::Desugar(input, tokens);
-  if (!desugared) return;
-  for (const auto& stream : desugared->streams) {
-    Check(stream.offset < desugared->sql.size() && !stream.source.empty());
+  for (std::string_view relation : {std::string_view(), std::string_view("basin_stream_input")}) {
+    std::optional<basin::sql::grammar::Desugared> desugared =
+        basin::sql::grammar::Desugar(input, tokens, relation);
+    if (!desugared) continue;
+    for (const auto& stream : desugared->streams) {
+      Check(stream.offset < desugared->sql.size() && !stream.source.empty() && !stream.relation.empty());
+    }
   }
 }
 

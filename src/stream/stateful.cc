@@ -25,27 +25,43 @@ constexpr char kEventTimeColumn[] = "basin_event_time";
 
 std::string StateKey(int64_t batch_id, const char* extension) { return std::to_string(batch_id) + extension; }
 
+// `node`'s member `key`; null when it has none (a tree DuckDB printed differently).
+const json& Field(const json& node, std::string_view key) {
+  static const json kNone;
+  if (!node.is_object()) return kNone;
+  auto it = node.find(key);
+  return it == node.end() ? kNone : *it;
+}
+
+// `node`'s member `key` when it is a string; "" otherwise.
+std::string Text(const json& node, std::string_view key) {
+  const json& text = Field(node, key);
+  return text.is_string() ? text.get<std::string>() : std::string();
+}
+
 // The last name of a COLUMN_REF node; "" for another node.
 std::string ColumnName(const json& node) {
-  if (node.value("class", "") != "COLUMN_REF" || !node.contains("column_names") ||
-      node["column_names"].empty()) {
+  const json& names = Field(node, "column_names");
+  if (Text(node, "class") != "COLUMN_REF" || !names.is_array() || names.empty() ||
+      !names.back().is_string()) {
     return "";
   }
-  return node["column_names"].back().get<std::string>();
+  return names.back().get<std::string>();
 }
 
 // `SELECT * FROM (subquery)` and nothing else: the node a CTE or a MERGE's USING wraps a query in.
 const json* UnwrappedSubquery(const json& node) {
-  const json& list = node["select_list"];
-  const bool plain_star = list.size() == 1 && list[0].value("class", "") == "STAR" &&
-                          list[0]["exclude_list"].empty() && list[0]["replace_list"].empty();
-  if (!plain_star || !node["where_clause"].is_null() || !node["group_expressions"].empty() ||
-      !node["modifiers"].empty() || !node["having"].is_null() || !node["qualify"].is_null()) {
+  const json& list = Field(node, "select_list");
+  const bool plain_star = list.size() == 1 && Text(list[0], "class") == "STAR" &&
+                          Field(list[0], "exclude_list").empty() && Field(list[0], "replace_list").empty();
+  if (!plain_star || !Field(node, "where_clause").is_null() || !Field(node, "group_expressions").empty() ||
+      !Field(node, "modifiers").empty() || !Field(node, "having").is_null() ||
+      !Field(node, "qualify").is_null()) {
     return nullptr;
   }
-  const json& from = node["from_table"];
-  if (from.value("type", "") != "SUBQUERY") return nullptr;
-  return &from["subquery"]["node"];
+  const json& from = Field(node, "from_table");
+  if (Text(from, "type") != "SUBQUERY") return nullptr;
+  return &Field(Field(from, "subquery"), "node");
 }
 
 }  // namespace
@@ -118,30 +134,31 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
   ASSIGN_OR_RETURN(engine::QueryResult parsed,
                    conn.Query("SELECT json_serialize_sql(" + QuoteLiteral(query) + ")"));
   json tree = json::parse(parsed.at(0, 0).value_or("{}"), nullptr, /*allow_exceptions=*/false);
-  if (tree.is_discarded() || tree.value("error", true) || tree["statements"].size() != 1) {
+  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true) ||
+      !tree["statements"].is_array() || tree["statements"].size() != 1) {
     return Status::InvalidArgument(where + ": the query reading the stream with a " + watermark +
                                    " is not one SELECT DuckDB can read: " + query);
   }
-  const json* node = &tree["statements"][0]["node"];
-  while (node->value("type", "") == "SELECT_NODE") {
+  const json* node = &Field(tree["statements"][0], "node");
+  while (Text(*node, "type") == "SELECT_NODE") {
     const json* inner = UnwrappedSubquery(*node);
     if (inner == nullptr) break;
     node = inner;
   }
-  if (node->value("type", "") != "SELECT_NODE") {
+  if (Text(*node, "type") != "SELECT_NODE") {
     return std::unique_ptr<StreamState>(
         new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
   }
-  for (const json& modifier : (*node)["modifiers"]) {
-    if (modifier.value("type", "") != "DISTINCT_MODIFIER") continue;
-    const json& targets = modifier["distinct_on_targets"];
+  for (const json& modifier : Field(*node, "modifiers")) {
+    if (Text(modifier, "type") != "DISTINCT_MODIFIER") continue;
+    const json& targets = Field(modifier, "distinct_on_targets");
     if (targets.empty()) {
       return Status::InvalidArgument(where + ": SELECT DISTINCT over a stream with a " + watermark +
                                      " would de-duplicate each batch alone; write SELECT DISTINCT ON "
                                      "(key columns) to drop a key seen within the watermark");
     }
-    const json& from = (*node)["from_table"];
-    if (from.value("type", "") != "BASE_TABLE" || from.value("table_name", "") != kStreamInput) {
+    const json& from = Field(*node, "from_table");
+    if (Text(from, "type") != "BASE_TABLE" || Text(from, "table_name") != kStreamInput) {
       return Status::InvalidArgument(where + ": SELECT DISTINCT ON (...) de-duplicates the stream's " +
                                      "source itself: read it directly, not through a join or a subquery");
     }
@@ -169,20 +186,20 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
     plan->emitted_keys = keys_sql.at(0, 0).value_or("");
     plan->kind = Plan::Kind::kDedup;
   }
-  const json& groups = (*node)["group_expressions"];
+  const json& groups = Field(*node, "group_expressions");
   for (const json& group : groups) {
     // window(ts, size), or basin_hop(basin_window, ts, size, slide) for window(ts, size, slide).
-    const std::string function =
-        group.value("class", "") == "FUNCTION" ? group.value("function_name", "") : "";
+    const std::string function = Text(group, "class") == "FUNCTION" ? Text(group, "function_name") : "";
     if (function != "window" && function != engine::kHopFunction) continue;
     const bool hopping = function == engine::kHopFunction;
-    const json& arguments = group["children"];
+    const json& arguments = Field(group, "children");
     std::vector<std::string> constants;  // size, slide
     for (size_t a = hopping ? 2 : 1; a < arguments.size(); a++) {
       const json& argument = arguments[a];
-      if (argument.value("class", "") != "CONSTANT" || argument["value"]["type"].value("id", "") != "VARCHAR")
+      if (Text(argument, "class") != "CONSTANT" ||
+          Text(Field(Field(argument, "value"), "type"), "id") != "VARCHAR")
         break;
-      constants.push_back(QuoteLiteral(argument["value"]["value"].get<std::string>()));
+      constants.push_back(QuoteLiteral(Text(Field(argument, "value"), "value")));
     }
     const size_t event_time_at = hopping ? 1 : 0;
     if (arguments.size() != event_time_at + 1 + (hopping ? 2 : 1) ||

@@ -82,7 +82,10 @@ class Rewriter {
     QualifiedSetTargets();
     for (size_t i = 0; i < stream_.size(); i++) {
       if (auto next = TimeTravel(i)) i = *next - 1;
-      if (!stream_relation_.empty()) HoppingWindow(i);
+      if (auto next = HoppingWindow(i)) {
+        i = *next - 1;
+        continue;
+      }
       QuoteKeywordName(i);
     }
     if (streams_.empty() && edits_.empty() && !blanked_) return std::nullopt;
@@ -163,21 +166,30 @@ class Rewriter {
     edits_.push_back({s.At(i).begin, s.At(i).end, "\"" + std::string(s.TextOf(s.At(i))) + "\""});
   }
   // window(ts, size, slide) at token `i`, in a statement reading the stream relation: the
-  // window the row was read for, basin_hop(basin_window, ts, size, slide).
-  void HoppingWindow(size_t i) {
+  // window the row was read for, basin_hop(basin_window, ts, size, slide). The token after
+  // it, or nullopt.
+  std::optional<size_t> HoppingWindow(size_t i) {
     const TokenStream& s = stream_;
-    if (removed_[i] || !s.IsWordAt(i, "WINDOW") || !s.IsSymbolAt(i + 1, "(")) return;
+    if (stream_relation_.empty() || !s.IsWordAt(i, "WINDOW") || !s.IsSymbolAt(i + 1, "("))
+      return std::nullopt;
     const size_t close = s.GroupEnd(i + 1);
-    if (close >= s.size()) return;
+    if (close >= s.size()) return std::nullopt;
     int commas = 0;
+    for (size_t k = i; k <= close; k++) {
+      if (removed_[k]) return std::nullopt;  // a rewrite of its own inside
+    }
+    for (const Edit& edit : edits_) {
+      if (edit.begin < s.At(close).end && s.OffsetOf(i) < edit.end) return std::nullopt;
+    }
     for (size_t k = i + 2; k < close; k = s.OpensGroupAt(k) ? s.GroupEnd(k) + 1 : k + 1) {
       if (s.IsSymbolAt(k, ",")) commas++;
     }
-    if (commas != 2) return;
+    if (commas != 2) return std::nullopt;
     edits_.push_back({s.OffsetOf(i), s.At(close).end,
                       std::string(engine::kHopFunction) + "(" + engine::kHoppingWindowColumn + ", " +
                           s.TextBetween(i + 2, close) + ")"});
     for (size_t k = i; k <= close; k++) removed_[k] = true;
+    return close + 1;
   }
 
   void BlankToken(size_t i) {
