@@ -67,7 +67,7 @@ const json* UnwrappedSubquery(const json& node) {
 }  // namespace
 
 // What the statement's query keeps, as its syntax tree says.
-struct StreamState::Plan {
+struct StatePlan {
   enum class Kind { kOnTime, kDedup, kWindow, kAll };
   Kind kind = Kind::kOnTime;
   std::string relation;           // the source, as DuckDB reads it
@@ -107,49 +107,22 @@ struct StreamState::Plan {
   }
 };
 
-StreamState::StreamState(engine::Connection& conn, std::unique_ptr<Plan> plan,
+StreamState::StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan,
                          std::shared_ptr<ObjectStore> store, std::string where)
     : conn_(conn), plan_(std::move(plan)), store_(std::move(store)), where_(std::move(where)) {
   handle_ = engine::RegisterStore(store_);
 }
 StreamState::~StreamState() = default;
 
-Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
-                                                       const sql::grammar::StreamSource& source,
-                                                       const std::string& query, bool complete,
-                                                       std::shared_ptr<ObjectStore> store,
-                                                       std::string where) {
-  auto plan = std::make_unique<Plan>();
-  plan->relation = source.relation;
-  if (source.watermark) {
-    plan->event_time = QuoteIdentifier(source.watermark->column.back());
-    plan->delay = source.watermark->delay;
-  }
-  if (complete) {  // the statement aggregates everything: nothing to read from the query
-    plan->kind = Plan::Kind::kAll;
-    return std::unique_ptr<StreamState>(
-        new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
-  }
+namespace {
+
+// SELECT DISTINCT ON (keys) in `node` (of `tree`, the query's syntax tree): the keys, and the
+// query of the keys the statement emits.
+Status PlanDeduplication(engine::Connection& conn, const json& tree, const json& node,
+                         const sql::grammar::StreamSource& source, const std::string& where,
+                         StatePlan& plan) {
   const std::string watermark = "WATERMARK " + source.watermark->column.back();
-  ASSIGN_OR_RETURN(engine::QueryResult parsed,
-                   conn.Query("SELECT json_serialize_sql(" + QuoteLiteral(query) + ")"));
-  json tree = json::parse(parsed.at(0, 0).value_or("{}"), nullptr, /*allow_exceptions=*/false);
-  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true) ||
-      !tree["statements"].is_array() || tree["statements"].size() != 1) {
-    return Status::InvalidArgument(where + ": the query reading the stream with a " + watermark +
-                                   " is not one SELECT DuckDB can read: " + query);
-  }
-  const json* node = &Field(tree["statements"][0], "node");
-  while (Text(*node, "type") == "SELECT_NODE") {
-    const json* inner = UnwrappedSubquery(*node);
-    if (inner == nullptr) break;
-    node = inner;
-  }
-  if (Text(*node, "type") != "SELECT_NODE") {
-    return std::unique_ptr<StreamState>(
-        new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
-  }
-  for (const json& modifier : Field(*node, "modifiers")) {
+  for (const json& modifier : Field(node, "modifiers")) {
     if (Text(modifier, "type") != "DISTINCT_MODIFIER") continue;
     const json& targets = Field(modifier, "distinct_on_targets");
     if (targets.empty()) {
@@ -157,7 +130,7 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
                                      " would de-duplicate each batch alone; write SELECT DISTINCT ON "
                                      "(key columns) to drop a key seen within the watermark");
     }
-    const json& from = Field(*node, "from_table");
+    const json& from = Field(node, "from_table");
     if (Text(from, "type") != "BASE_TABLE" || Text(from, "table_name") != kStreamInput) {
       return Status::InvalidArgument(where + ": SELECT DISTINCT ON (...) de-duplicates the stream's " +
                                      "source itself: read it directly, not through a join or a subquery");
@@ -169,7 +142,7 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
         return Status::InvalidArgument(where + ": the keys of SELECT DISTINCT ON (...) over a stream are " +
                                        "columns of its source");
       }
-      plan->keys.push_back(QuoteIdentifier(name));
+      plan.keys.push_back(QuoteIdentifier(name));
       select_list.push_back(target);
     }
     select_list.push_back({{"class", "COLUMN_REF"},
@@ -178,15 +151,21 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
                            {"query_location", 0},
                            {"column_names", {source.watermark->column.back()}}});
     json keys_tree = tree;
-    json keys_node = *node;
+    json keys_node = node;
     keys_node["select_list"] = std::move(select_list);
     keys_tree["statements"][0]["node"] = std::move(keys_node);
     ASSIGN_OR_RETURN(engine::QueryResult keys_sql,
                      conn.Query("SELECT json_deserialize_sql(" + QuoteLiteral(keys_tree.dump()) + "::JSON)"));
-    plan->emitted_keys = keys_sql.at(0, 0).value_or("");
-    plan->kind = Plan::Kind::kDedup;
+    plan.emitted_keys = keys_sql.at(0, 0).value_or("");
+    plan.kind = StatePlan::Kind::kDedup;
   }
-  const json& groups = Field(*node, "group_expressions");
+  return Status::OK();
+}
+
+// GROUP BY window(ts, size[, slide]) in `node`: the window's size and slide.
+Status PlanWindows(const json& node, const sql::grammar::StreamSource& source, const std::string& where,
+                   StatePlan& plan) {
+  const json& groups = Field(node, "group_expressions");
   for (const json& group : groups) {
     // window(ts, size), or basin_hop(basin_window, ts, size, slide) for window(ts, size, slide).
     const std::string function = Text(group, "class") == "FUNCTION" ? Text(group, "function_name") : "";
@@ -209,11 +188,54 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
                                      source.watermark->column.back() + ", 'size'[, 'slide']), over its " +
                                      "WATERMARK column with constant sizes");
     }
-    plan->window_size = constants[0];
-    if (hopping) plan->window_slide = constants[1];
-    plan->kind = Plan::Kind::kWindow;
+    plan.window_size = constants[0];
+    if (hopping) plan.window_slide = constants[1];
+    plan.kind = StatePlan::Kind::kWindow;
   }
-  if (!groups.empty() && plan->kind != Plan::Kind::kWindow) {
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
+                                                       const sql::grammar::StreamSource& source,
+                                                       const std::string& query, bool complete,
+                                                       std::shared_ptr<ObjectStore> store,
+                                                       std::string where) {
+  auto plan = std::make_unique<StatePlan>();
+  plan->relation = source.relation;
+  if (source.watermark) {
+    plan->event_time = QuoteIdentifier(source.watermark->column.back());
+    plan->delay = source.watermark->delay;
+  }
+  if (complete) {  // the statement aggregates everything: nothing to read from the query
+    plan->kind = StatePlan::Kind::kAll;
+    return std::unique_ptr<StreamState>(
+        new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
+  }
+  const std::string watermark = "WATERMARK " + source.watermark->column.back();
+  ASSIGN_OR_RETURN(engine::QueryResult parsed,
+                   conn.Query("SELECT json_serialize_sql(" + QuoteLiteral(query) + ")"));
+  json tree = json::parse(parsed.at(0, 0).value_or("{}"), nullptr, /*allow_exceptions=*/false);
+  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true) ||
+      !tree["statements"].is_array() || tree["statements"].size() != 1) {
+    return Status::InvalidArgument(where + ": the query reading the stream with a " + watermark +
+                                   " is not one SELECT DuckDB can read: " + query);
+  }
+  const json* node = &Field(tree["statements"][0], "node");
+  while (Text(*node, "type") == "SELECT_NODE") {
+    const json* inner = UnwrappedSubquery(*node);
+    if (inner == nullptr) break;
+    node = inner;
+  }
+  if (Text(*node, "type") != "SELECT_NODE") {
+    return std::unique_ptr<StreamState>(
+        new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
+  }
+  RETURN_IF_ERROR(PlanDeduplication(conn, tree, *node, source, where, *plan));
+  RETURN_IF_ERROR(PlanWindows(*node, source, where, *plan));
+  const json& groups = Field(*node, "group_expressions");
+  if (!groups.empty() && plan->kind != StatePlan::Kind::kWindow) {
     return Status::InvalidArgument(where + ": a stream's GROUP BY with a " + watermark +
                                    " groups by window(" + source.watermark->column.back() +
                                    ", 'size'), so that each window is written once, when the "
@@ -225,9 +247,9 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
 
 Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
   const int64_t previous = batch_id - 1;
-  const Plan& p = *plan_;
+  const StatePlan& p = *plan_;
   // The state table, empty, shaped from the batch's rows.
-  const std::string columns = p.kind == Plan::Kind::kDedup
+  const std::string columns = p.kind == StatePlan::Kind::kDedup
                                   ? fmt::format("{}", fmt::join(p.keys, ", ")) + ", epoch_us(" +
                                         p.event_time + ") AS " + kEventTimeColumn
                                   : "*";
@@ -277,7 +299,7 @@ Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark
 }
 
 Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
-  const Plan& p = *plan_;
+  const StatePlan& p = *plan_;
   const std::string where = where_ + " batch " + std::to_string(read.batch_id);
   RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kBatchTable +
                                 " AS SELECT * FROM " + p.relation));
@@ -304,13 +326,26 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
                                                " END AS error FROM " + batch + " WHERE " + p.Late(previous)));
   }
   const std::string on_time = "SELECT b.* FROM " + batch + " WHERE NOT " + p.Late(previous);
+  const std::string state = std::string("temp.") + kStateTable;
+  Status prepared = FillInput(read.batch_id, previous, watermark, on_time).WithContext(where);
+  // What the statement reads stays; the batch's rows and the state are written already.
+  for (const char* table : {kBatchTable, kStateTable}) {
+    Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS temp.") + table);
+    if (prepared.ok()) prepared = dropped;
+  }
+  return prepared;
+}
+
+Status StreamState::FillInput(int64_t batch_id, std::optional<int64_t> previous,
+                              std::optional<int64_t> watermark, const std::string& on_time) {
+  const StatePlan& p = *plan_;
   const std::string input = std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS ";
   const std::string state = std::string("temp.") + kStateTable;
   switch (p.kind) {
-    case Plan::Kind::kOnTime:
+    case StatePlan::Kind::kOnTime:
       RETURN_IF_ERROR(conn_.Execute(input + on_time));
-      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state).WithContext(where);
-    case Plan::Kind::kDedup: {
+      return SaveState(batch_id, watermark, "SELECT * FROM " + state);
+    case StatePlan::Kind::kDedup: {
       std::string seen;
       for (const std::string& key : p.keys) {
         seen += std::string(seen.empty() ? "" : " AND ") + "s." + key + " IS NOT DISTINCT FROM b." + key;
@@ -327,13 +362,13 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
         kept += " HAVING make_timestamp(max(" + std::string(kEventTimeColumn) + ")) + (" + p.delay +
                 ") >= make_timestamp(" + std::to_string(*watermark) + ")";
       }
-      return SaveState(read.batch_id, watermark, kept).WithContext(where);
+      return SaveState(batch_id, watermark, kept);
     }
-    case Plan::Kind::kAll:
+    case StatePlan::Kind::kAll:
       RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
       RETURN_IF_ERROR(conn_.Execute(input + "SELECT * FROM " + state));
-      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state).WithContext(where);
-    case Plan::Kind::kWindow: {
+      return SaveState(batch_id, watermark, "SELECT * FROM " + state);
+    case StatePlan::Kind::kWindow: {
       RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
       // A row stays until the last window holding it closes; the windows the watermark closed
       // since the batch before are read, each once.
@@ -343,8 +378,7 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
       if (!p.window_slide.empty())
         closed_rows = p.HoppingRows(state, previous, watermark.value_or(INT64_MIN));
       RETURN_IF_ERROR(conn_.Execute(input + closed_rows));
-      return SaveState(read.batch_id, watermark, "SELECT * FROM " + state + " WHERE " + open)
-          .WithContext(where);
+      return SaveState(batch_id, watermark, "SELECT * FROM " + state + " WHERE " + open);
     }
   }
   return Status::OK();

@@ -52,6 +52,7 @@
 namespace basin::stream {
 
 class DeadLetterWriter;
+struct StatePlan;  // what the query keeps (stateful.cc)
 
 // The temporary table a stateful stream's statement reads in place of its source.
 inline constexpr char kStreamInput[] = "basin_stream_input";
@@ -76,17 +77,22 @@ class StreamState {
   Status Prepare(BatchRead& read, DeadLetterWriter& dead_letters);
 
  private:
-  struct Plan;
-  StreamState(engine::Connection& conn, std::unique_ptr<Plan> plan, std::shared_ptr<ObjectStore> store,
+  StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan, std::shared_ptr<ObjectStore> store,
               std::string where);
 
   // The watermark the batch before `batch_id` left (nullopt: none yet), with its state's rows
   // loaded into the state table.
   Result<std::optional<int64_t>> LoadState(int64_t batch_id);
+  // Writes batch `batch_id`'s state: the rows of `rows_sql` and `watermark`; deletes the
+  // state two batches back.
   Status SaveState(int64_t batch_id, std::optional<int64_t> watermark, const std::string& rows_sql);
+  // Fills kStreamInput from the state table and `on_time` (the batch's rows not late), then
+  // saves batch `batch_id`'s state; `previous` is the watermark before the batch.
+  Status FillInput(int64_t batch_id, std::optional<int64_t> previous, std::optional<int64_t> watermark,
+                   const std::string& on_time);
 
   engine::Connection& conn_;
-  std::unique_ptr<Plan> plan_;
+  std::unique_ptr<StatePlan> plan_;
   std::shared_ptr<ObjectStore> store_;
   engine::StoreHandle handle_;  // store_ as basin:// URLs
   std::string where_;
