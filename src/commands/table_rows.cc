@@ -361,6 +361,15 @@ std::vector<RowCheck> RefusableChecks(const StructType& schema, const delta::Met
   return checks;
 }
 
+// SQL: whether a row breaks one of the RefusableChecks constraints; empty when there are none.
+std::string RefusedConditionOf(const StructType& schema, const delta::Metadata& metadata) {
+  std::string refused;
+  for (const RowCheck& check : RefusableChecks(schema, metadata)) {
+    refused += std::string(refused.empty() ? "" : " OR ") + "NOT COALESCE((" + check.condition + "), FALSE)";
+  }
+  return refused;
+}
+
 // From typed rows (every non-generated column under its logical name and table type, and
 // the generated columns listed in `generated_given`) to the same rows with the generated
 // columns computed or checked.
@@ -427,10 +436,8 @@ std::string CheckedRows(const StructType& schema, const delta::Metadata& metadat
   }
   std::string kept;
   if (leave_refused_out) {
-    for (const RowCheck& check : RefusableChecks(schema, metadata)) {
-      kept +=
-          (kept.empty() ? " WHERE " : " AND ") + std::string("COALESCE((") + check.condition + "), FALSE)";
-    }
+    const std::string refused = RefusedConditionOf(schema, metadata);
+    if (!refused.empty()) kept = " WHERE NOT (" + refused + ")";
   }
   if (as_given && kept.empty()) return rows;
   return "SELECT " + select + " FROM (" + rows + "\n) AS __basin_checked" + kept;
@@ -756,11 +763,7 @@ std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical
 }
 
 std::string RefusedCondition(const WriteTarget& target) {
-  std::string refused;
-  for (const RowCheck& check : RefusableChecks(target.schema, target.metadata)) {
-    refused += std::string(refused.empty() ? "" : " OR ") + "NOT COALESCE((" + check.condition + "), FALSE)";
-  }
-  return refused;
+  return RefusedConditionOf(target.schema, target.metadata);
 }
 
 std::string AcceptedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql,

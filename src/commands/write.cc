@@ -162,7 +162,7 @@ Result<std::vector<delta::CdcFile>> WriteReplacedChanges(engine::Connection& con
 Result<std::vector<delta::AddFile>> WriteAccepted(const CommandContext& ctx, const WriteTarget& target,
                                                   const PlannedRows& planned, const RowShape& shape) {
   engine::Connection& conn = *ctx.conn;
-  if (!ctx.set_aside_refused || RefusedRowsSql(target, planned.logical_rows_sql).empty()) {
+  if (!ctx.set_aside_refused || RefusedCondition(target).empty()) {
     return WriteRows(conn, target, planned.stored_rows_sql);
   }
   constexpr char kRows[] = "temp.basin_write_rows";

@@ -107,7 +107,7 @@ struct StreamRunner::Impl {
   std::unique_ptr<StreamCheckpoint> checkpoint;
   std::unique_ptr<DeadLetterWriter> dead_letters;
   std::unique_ptr<BatchSource> source;
-  std::unique_ptr<StreamState> state;  // with a WATERMARK
+  std::unique_ptr<StreamState> state;  // when statement.stateful
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
 
