@@ -155,9 +155,7 @@ class Rewriter {
     if (i >= s.size() || removed_[i] || s.At(i).kind != engine::SqlTokenKind::kKeyword) return;
     const bool argument = s.IsSymbolAt(i + 1, "=>") || s.IsSymbolAt(i + 1, ":=");
     const bool qualifier = s.IsSymbolAt(i + 1, ".") && s.IsNameAt(i + 2) && !s.IsSymbolAt(i - 1, ".");
-    // Spark's window(ts, '1 minute') (a WINDOW clause names its window before the parenthesis).
-    const bool window_call = s.IsWordAt(i, "WINDOW") && s.IsSymbolAt(i + 1, "(");
-    if (!argument && !qualifier && !window_call) return;
+    if (!argument && !qualifier && !IsWindowCall(i)) return;
     // DuckDB's own AT (VERSION => n) / AT (TIMESTAMP => t) takes the unit unquoted.
     if (argument && i >= 2 && s.IsSymbolAt(i - 1, "(") && s.IsWordAt(i - 2, "AT")) return;
     for (const Edit& edit : edits_) {
@@ -165,22 +163,27 @@ class Rewriter {
     }
     edits_.push_back({s.At(i).begin, s.At(i).end, "\"" + std::string(s.TextOf(s.At(i))) + "\""});
   }
+  // Spark's window(ts, '1 minute') at token `i` (a WINDOW clause names its window before the
+  // parenthesis).
+  bool IsWindowCall(size_t i) const {
+    return stream_.IsWordAt(i, "WINDOW") && stream_.IsSymbolAt(i + 1, "(");
+  }
+
   // window(ts, size, slide) at token `i`, in a statement reading the stream relation: the
   // window the row was read for, basin_hop(basin_window, ts, size, slide). The token after
   // it, or nullopt.
   std::optional<size_t> HoppingWindow(size_t i) {
     const TokenStream& s = stream_;
-    if (stream_relation_.empty() || !s.IsWordAt(i, "WINDOW") || !s.IsSymbolAt(i + 1, "("))
-      return std::nullopt;
+    if (stream_relation_.empty() || !IsWindowCall(i)) return std::nullopt;
     const size_t close = s.GroupEnd(i + 1);
     if (close >= s.size()) return std::nullopt;
-    int commas = 0;
     for (size_t k = i; k <= close; k++) {
       if (removed_[k]) return std::nullopt;  // a rewrite of its own inside
     }
     for (const Edit& edit : edits_) {
       if (edit.begin < s.At(close).end && s.OffsetOf(i) < edit.end) return std::nullopt;
     }
+    int commas = 0;
     for (size_t k = i + 2; k < close; k = s.OpensGroupAt(k) ? s.GroupEnd(k) + 1 : k + 1) {
       if (s.IsSymbolAt(k, ",")) commas++;
     }
