@@ -239,11 +239,20 @@ Result<Recovery> StreamCheckpoint::Recover(std::optional<int64_t> sink_txn_versi
     ASSIGN_OR_RETURN(out.previous, ReadOffsets(*planned));
     return out;
   }
-  // Batch `planned` ran, or began to: a batch is planned only once the one before it is
-  // marked done.
+  // Batch `planned` ran, or began to: a batch is planned only once the one before it
+  // committed to the sink, whose marker may be missing when the run died while writing it.
   if (*planned > 0 && committed != *planned - 1) {
-    return Status::Corruption(stream + ": batch " + std::to_string(*planned) + " is planned but batch " +
-                              std::to_string(*planned - 1) + " has no commit marker");
+    bool one_marker_missing = *planned == 1 ? !committed : committed == *planned - 2;
+    if (one_marker_missing) {
+      Result<ObjectInfo> before = store_->Head(OffsetsKey(*planned - 1));
+      if (!before.ok() && !before.status().IsNotFound()) return before.status();
+      one_marker_missing = before.ok();
+    }
+    if (!one_marker_missing) {
+      return Status::Corruption(stream + ": batch " + std::to_string(*planned) + " is planned but batch " +
+                                std::to_string(*planned - 1) + " has no commit marker");
+    }
+    out.unmarked = *planned - 1;
   }
   out.batch_id = *planned;
   ASSIGN_OR_RETURN(out.planned, ReadOffsets(*planned));

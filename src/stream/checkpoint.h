@@ -64,6 +64,9 @@ struct Recovery {
   int64_t batch_id = 0;
   std::optional<nlohmann::json> planned;   // kRerun, kRecordCommit: offsets/<batch_id>.json
   std::optional<nlohmann::json> previous;  // kPlan: offsets of the batch before, when there is one
+  // The batch before `batch_id` committed to the sink but its marker was not written (a run
+  // writes it while the next batch runs): to be written first.
+  std::optional<int64_t> unmarked;
 };
 
 class StreamCheckpoint {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <thread>
 #include <utility>
@@ -108,6 +109,24 @@ struct StreamRunner::Impl {
   std::unique_ptr<DeadLetterWriter> dead_letters;
   std::unique_ptr<BatchSource> source;
   std::unique_ptr<StreamState> state;  // when statement.stateful
+  // The last batch's commit marker and retention deletes, written off the batch's path (its
+  // rows are visible once the sink commits) while the next batch is planned and runs.
+  std::future<Status> recording;
+  // Where the next batch starts when this run committed the last one: what Recover() would
+  // read back from the folder and the sink (Recover() also copes with that batch's marker
+  // still being written).
+  std::optional<Recovery> next;
+
+  ~Impl() { (void)Settle(); }
+
+  // Waits for the last batch's marker. When it failed, the next batch recovers from the
+  // folder and the sink (which write the marker again).
+  Status Settle() {
+    if (!recording.valid()) return Status::OK();
+    Status recorded = recording.get();
+    if (!recorded.ok()) next.reset();
+    return recorded;
+  }
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
 
@@ -128,8 +147,10 @@ struct StreamRunner::Impl {
     return offsets["sources"][0];
   }
 
-  // Runs batch `batch_id` over the source's `entry` (recorded already) and records its commit.
-  Result<BatchCommit> Execute(int64_t batch_id, const json& entry, const CancellationToken* abandon) {
+  // Runs batch `batch_id` over the source's `offsets` (recorded already, `entry` its source)
+  // and starts recording its commit.
+  Result<BatchCommit> Execute(int64_t batch_id, const json& offsets, const json& entry,
+                              const CancellationToken* abandon) {
     const int64_t started = clock->NowMs();
     const std::string& id = checkpoint->metadata().stream_id;
     std::optional<engine::QueryResult> row;
@@ -140,11 +161,10 @@ struct StreamRunner::Impl {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
         if (state) RETURN_IF_ERROR(state->Prepare(read, *dead_letters));
-        RETURN_IF_ERROR(session
-                            ->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
-                                      "; SET basin.txn_version = " + std::to_string(batch_id))
-                            .status());
-        ASSIGN_OR_RETURN(auto results, session->Execute(state ? statement.stateful_text : statement.text));
+        ASSIGN_OR_RETURN(auto results,
+                         session->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
+                                          "; SET basin.txn_version = " + std::to_string(batch_id) + ";\n" +
+                                          (state ? statement.stateful_text : statement.text)));
         row = std::move(results.back().result);
         return Status::OK();
       });
@@ -160,7 +180,9 @@ struct StreamRunner::Impl {
     if (auto version = ReportedInteger(*row, "version")) commit.table_version = *version;
     commit.committed_time_ms = clock->NowMs();
     commit.duration_ms = commit.committed_time_ms - started;
-    RETURN_IF_ERROR(RecordCommit(commit));
+    RETURN_IF_ERROR(Settle());
+    next = Recovery{Recovery::Action::kPlan, batch_id + 1, std::nullopt, offsets, std::nullopt};
+    recording = std::async(std::launch::async, [this, commit] { return RecordCommit(commit); });
     if ((batch_id + 1) % kCompactEveryBatches == 0) commit.notice = Compact();
     return commit;
   }
@@ -183,6 +205,14 @@ struct StreamRunner::Impl {
       return "automatic compaction of " + table +
              " failed, to be tried again: " + optimized.status().message();
     return "compacted " + table + " (OPTIMIZE)";
+  }
+
+  // Marks batch `batch_id` done, which committed before a crash (its figures are lost).
+  Status RecordFoundCommit(int64_t batch_id) {
+    BatchCommit commit;
+    commit.batch_id = batch_id;
+    commit.committed_time_ms = clock->NowMs();
+    return RecordCommit(commit);
   }
 
   // Marks the batch done; the oldest batch kept until now is then dropped.
@@ -243,21 +273,25 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
 Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToken* abandon) {
   Impl& s = *impl_;
   for (;;) {
-    ASSIGN_OR_RETURN(std::optional<int64_t> txn, s.SinkTxnVersion());
-    ASSIGN_OR_RETURN(Recovery recovery, s.checkpoint->Recover(txn));
+    Recovery recovery;
+    if (s.next) {
+      recovery = std::move(*s.next);
+      s.next.reset();  // a batch that fails is recovered from the folder and the sink
+    } else {
+      (void)s.Settle();  // what it failed to write, the recovery writes
+      ASSIGN_OR_RETURN(std::optional<int64_t> txn, s.SinkTxnVersion());
+      ASSIGN_OR_RETURN(recovery, s.checkpoint->Recover(txn));
+    }
+    if (recovery.unmarked) RETURN_IF_ERROR(s.RecordFoundCommit(*recovery.unmarked));
     const std::string where = s.Where() + " " + StreamCheckpoint::OffsetsKey(recovery.batch_id);
     switch (recovery.action) {
       case Recovery::Action::kRecordCommit: {
-        // Committed before a crash: only the marker is missing.
-        BatchCommit commit;
-        commit.batch_id = recovery.batch_id;
-        commit.committed_time_ms = s.clock->NowMs();
-        RETURN_IF_ERROR(s.RecordCommit(commit));
+        RETURN_IF_ERROR(s.RecordFoundCommit(recovery.batch_id));
         continue;
       }
       case Recovery::Action::kRerun: {
         ASSIGN_OR_RETURN(json entry, Impl::SourceEntry(*recovery.planned, where));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, entry, abandon));
+        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, *recovery.planned, entry, abandon));
         return std::optional<BatchCommit>(commit);
       }
       case Recovery::Action::kPlan: {
@@ -272,7 +306,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
                         {"plannedTime", s.clock->NowMs()},
                         {"sources", json::array({*entry})}};
         RETURN_IF_ERROR(s.checkpoint->WriteOffsets(recovery.batch_id, planned));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, *entry, abandon));
+        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, planned, *entry, abandon));
         return std::optional<BatchCommit>(commit);
       }
     }
@@ -297,7 +331,7 @@ Status StreamRunner::Run(const RunOptions& options) {
       std::this_thread::sleep_for(wait);
     }
   }
-  return Status::OK();
+  return impl_->Settle();
 }
 
 }  // namespace basin::stream

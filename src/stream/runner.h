@@ -6,7 +6,10 @@
 // the stream. A new batch is planned by the source (stream/source.h) from the previous
 // batch's entry, recorded in offsets/<N>.json (put-if-absent: a second run of the stream
 // loses with Conflict), then the INSERT runs with `txn(appId = stream id, version = N)`
-// while the source reads exactly that entry, and commits/<N>.json is written. A batch
+// while the source reads exactly that entry, and commits/<N>.json is written (on a thread
+// of its own, while the caller goes on: the next batch waits for it). A run that committed
+// batch N plans N + 1 from what it holds; the folder and the sink are read again only when
+// a run starts or a batch failed. A batch
 // planned before a crash is run again over its recorded entry; its commit is skipped by the
 // txn when it had committed. A batch with nothing to read is not run (no offsets, no
 // commit).
@@ -88,7 +91,9 @@ class StreamRunner {
   std::optional<int64_t> Backlog() const;
 
   // Runs one batch: the one a crash left, or the next. nullopt when there was nothing to
-  // read. `abandon` as RunOptions::abandon.
+  // read. `abandon` as RunOptions::abandon. It returns once the sink committed; the batch's
+  // commit marker is written meanwhile, and is there when the next RunBatch starts, when
+  // Run returns and when the runner is destroyed.
   Result<std::optional<BatchCommit>> RunBatch(const CancellationToken* abandon = nullptr);
 
   // Batches as `options.trigger` says. Cancelled stops between batches (a batch in flight

@@ -97,6 +97,24 @@ TEST_F(StreamCheckpointTest, RecoveryFollowsTheOffsetsCommitsAndTheTablesTxn) {
   EXPECT_FALSE(read);
 }
 
+TEST_F(StreamCheckpointTest, AMarkerTheRunDiedWritingWhileTheNextBatchRanIsWrittenFirst) {
+  ASSERT_OK_AND_ASSIGN(auto cp, StreamCheckpoint::Open(store_, Proposed()));
+  ASSERT_OK(cp->WriteOffsets(0, Range(0, 10)));
+  // Batch 0 committed to the sink; batch 1 was planned while batch 0's marker was written.
+  ASSERT_OK(cp->WriteOffsets(1, Range(10, 20)));
+  ASSERT_OK_AND_ASSIGN(Recovery r, cp->Recover(0));
+  EXPECT_EQ(r.action, Recovery::Action::kRerun);
+  EXPECT_EQ(r.batch_id, 1);
+  EXPECT_EQ(r.unmarked, std::optional<int64_t>(0));
+  BatchCommit zero;
+  ASSERT_OK(cp->WriteCommit(zero));
+  ASSERT_OK(cp->WriteOffsets(2, Range(20, 30)));
+  ASSERT_OK_AND_ASSIGN(r, cp->Recover(2));
+  EXPECT_EQ(r.action, Recovery::Action::kRecordCommit);
+  EXPECT_EQ(r.batch_id, 2);
+  EXPECT_EQ(r.unmarked, std::optional<int64_t>(1));
+}
+
 TEST_F(StreamCheckpointTest, TwoRunsCannotPlanTheSameBatch) {
   ASSERT_OK_AND_ASSIGN(auto one, StreamCheckpoint::Open(store_, Proposed()));
   ASSERT_OK_AND_ASSIGN(auto two, StreamCheckpoint::Open(store_, Proposed()));

@@ -113,7 +113,7 @@ Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaOptions& optio
       // long (librdkafka sends one fetch per broker at a time): 500 ms by default, too much
       // for a micro-batch's fixed cost, and a stream's reader is kept from batch to batch.
       // Reads end at watermarks, so short waits cost few extra requests.
-      {"fetch.wait.max.ms", "10"},
+      {"fetch.wait.max.ms", "1"},
   };
   // The user's kafka.* options may override the defaults above (not the ones Basin owns:
   // ParseKafkaOptions refuses those).
