@@ -1,5 +1,5 @@
 // read_kafka as a DuckDB table function: the records of the bounded range a query reads,
-// every column as Databricks types it, slices larger than one chunk, the options' parser
+// every column as Databricks types it, ranges of many chunks, a query that stops early, the options' parser
 // and its errors with their codes.
 #include "stream/kafka/read_kafka.h"
 
@@ -74,7 +74,7 @@ TEST_F(ReadKafkaTest, ReadsEveryColumnOfTheRecords) {
   EXPECT_EQ(rows.at(4, 4), std::nullopt);  // a tombstone
 }
 
-TEST_F(ReadKafkaTest, ReadsTheBoundedRangeInSlices) {
+TEST_F(ReadKafkaTest, ReadsTheBoundedRangeInChunks) {
   constexpr int kRecords = 5'000;  // more than two chunks of one partition
   Produce("payments", 2, 0, kRecords);
   Produce("payments", 0, kRecords, 10);
@@ -95,6 +95,20 @@ TEST_F(ReadKafkaTest, ReadsTheBoundedRangeInSlices) {
   EXPECT_EQ(from.at(0, 1), "20");
   ASSERT_OK_AND_ASSIGN(auto latest, Select("SELECT count(*)", ""));
   EXPECT_EQ(latest.at(0, 0), "0");
+}
+
+// A query that stops early (LIMIT) ends the read going on in the background while far more
+// records than its queue holds are still to come; the next query reads them all.
+TEST_F(ReadKafkaTest, AQueryThatStopsEarlyEndsItsRead) {
+  constexpr int kRecords = 40'000;
+  Produce("payments", 1, 0, kRecords);
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       Select("SELECT \"offset\"", ", startingOffsets => 'earliest'", " LIMIT 5"));
+  EXPECT_EQ(first.row_count(), 5u);
+  ASSERT_OK_AND_ASSIGN(
+      auto all, Select("SELECT count(*), count(DISTINCT \"offset\")", ", startingOffsets => 'earliest'"));
+  EXPECT_EQ(all.at(0, 0), std::to_string(kRecords));
+  EXPECT_EQ(all.at(0, 1), std::to_string(kRecords));
 }
 
 // valueFormat 'json' without a schema: the columns are inferred from the records read.

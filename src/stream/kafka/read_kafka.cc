@@ -4,16 +4,20 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <functional>
-#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "common/cancellation.h"
 #include "engine/status_transport.h"
 #include "engine/vector_access.h"
 #include "stream/kafka/options.h"
@@ -45,17 +49,88 @@ struct BindData {
   const CancellationToken* abandon = nullptr;  // the installed batch's
 };
 
-// One query's reading: the ranges still left (each start moves on as slices are read),
-// and the slice read last, handed out chunk by chunk.
+// Reads a scan's ranges in one Read on a thread of its own, so that the client stays
+// assigned and fetching from the first record to the last, and hands the records over in
+// chunks of a DuckDB vector through a queue of at most kQueuedChunks: fetching overlaps
+// parsing and writing, in bounded memory. The reader is the thread's alone until the
+// BackgroundRead is destroyed, which stops the Read (between polls) and waits for it.
+class BackgroundRead {
+ public:
+  BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon)
+      : abandon_(abandon), thread_([this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); }) {}
+
+  ~BackgroundRead() {
+    stop_.Cancel();
+    changed_.notify_all();
+    thread_.join();
+  }
+
+  // The next records, in offset order within each partition; none once every range is read.
+  // The Read's error when it failed (Cancelled when `abandon` was raised).
+  Result<std::vector<OwnedKafkaRecord>> Next() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (queue_.empty() && !finished_) {
+      if (abandon_ != nullptr && abandon_->cancelled()) stop_.Cancel();
+      changed_.wait_for(lock, std::chrono::milliseconds(50));
+    }
+    if (queue_.empty()) {
+      RETURN_IF_ERROR(status_);
+      return std::vector<OwnedKafkaRecord>();
+    }
+    std::vector<OwnedKafkaRecord> chunk = std::move(queue_.front());
+    queue_.pop_front();
+    changed_.notify_all();
+    return chunk;
+  }
+
+ private:
+  static constexpr size_t kQueuedChunks = 8;
+
+  void Run(KafkaReader& reader, const std::vector<PartitionRange>& ranges) {
+    std::vector<OwnedKafkaRecord> chunk;
+    Status read = reader.Read(
+        ranges,
+        [&](const KafkaRecord& record) {
+          chunk.push_back(Own(record));
+          return chunk.size() < duckdb_vector_size() ? Status::OK() : Hand(chunk);
+        },
+        &stop_);
+    if (read.ok() && !chunk.empty()) read = Hand(chunk);
+    std::lock_guard<std::mutex> lock(mu_);
+    status_ = std::move(read);
+    finished_ = true;
+    changed_.notify_all();
+  }
+
+  // Queues `chunk` (left empty) once there is room.
+  Status Hand(std::vector<OwnedKafkaRecord>& chunk) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait(lock, [&] { return queue_.size() < kQueuedChunks || stop_.cancelled(); });
+    if (stop_.cancelled()) return Status::Cancelled("the scan of read_kafka ended");
+    queue_.push_back(std::move(chunk));
+    chunk.clear();
+    changed_.notify_all();
+    return Status::OK();
+  }
+
+  const CancellationToken* abandon_;
+  CancellationToken stop_;  // raised by the destructor, or by Next() once `abandon` is
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::vector<OwnedKafkaRecord>> queue_;  // guarded by mu_
+  Status status_;                                    // guarded by mu_; the Read's, once finished_
+  bool finished_ = false;                            // guarded by mu_
+  std::thread thread_;                               // last: started once the rest is there
+};
+
+// One query's reading: the records read in the background, and the chunk handed out last,
+// row by row into output chunks.
 struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
-  KafkaReader* reader = nullptr;
-  const CancellationToken* abandon = nullptr;
-  std::vector<PartitionRange> ranges;  // what is left to read once `ahead` is read
-  // The next slice, read on a thread of its own while the scan hands out the current one.
-  std::future<Result<std::vector<OwnedKafkaRecord>>> ahead;
-  std::vector<OwnedKafkaRecord> slice;
-  size_t handed_out = 0;                 // records of `slice` already in an output chunk
+  std::unique_ptr<BackgroundRead> read;
+  std::vector<OwnedKafkaRecord> chunk;
+  size_t handed_out = 0;                 // records of `chunk` already in an output chunk
+  bool done = false;                     // every range read and handed out
   std::unique_ptr<RecordParser> parser;  // valueFormat json or csv
   std::vector<RecordCell> cells;
 };
@@ -220,19 +295,18 @@ void Bind(duckdb_bind_info info) {
 void Init(duckdb_init_info info) {
   const auto* bind = static_cast<const BindData*>(duckdb_init_get_bind_data(info));
   auto state = std::make_unique<ScanState>();
-  state->reader = bind->batch_reader;
-  if (state->reader == nullptr) {
-    auto reader = KafkaReader::OpenToRead(bind->options);
-    if (!reader.ok()) {
+  KafkaReader* reader = bind->batch_reader;
+  if (reader == nullptr) {
+    auto opened = KafkaReader::OpenToRead(bind->options);
+    if (!opened.ok()) {
       duckdb_init_set_error(info,
-                            engine::EncodeStatus(reader.status().WithContext(kReadKafkaFunction)).c_str());
+                            engine::EncodeStatus(opened.status().WithContext(kReadKafkaFunction)).c_str());
       return;
     }
-    state->own_reader = std::move(reader).value();
-    state->reader = state->own_reader.get();
+    state->own_reader = std::move(opened).value();
+    reader = state->own_reader.get();
   }
-  state->ranges = bind->ranges;
-  state->abandon = bind->abandon;
+  state->read = std::make_unique<BackgroundRead>(*reader, bind->ranges, bind->abandon);
   if (bind->options.records.format != ValueFormat::kRaw) {
     state->parser = MakeRecordParser(bind->options.records);
   }
@@ -240,77 +314,13 @@ void Init(duckdb_init_info info) {
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
 }
 
-// The next slice: the next offsets of every range not read yet, about kSliceRecords in all
-// (at least kMinSliceOffsets of each), to read in one fetch of all their partitions (a fetch
-// costs about the same whatever it brings, so slices of one partition at a time would spend
-// most of the scan waiting), taken off `state.ranges`. Empty when every range is read.
-std::vector<PartitionRange> TakeSlice(ScanState& state) {
-  constexpr int64_t kSliceRecords = 16'384;
-  constexpr int64_t kMinSliceOffsets = 256;
-  std::vector<PartitionRange> slice;
-  for (const PartitionRange& range : state.ranges) {
-    if (range.size() > 0) slice.push_back(range);
-  }
-  if (slice.empty()) return slice;
-  const int64_t quota =
-      std::max<int64_t>(kMinSliceOffsets, kSliceRecords / static_cast<int64_t>(slice.size()));
-  for (PartitionRange& range : slice)
-    range.end_offset = std::min(range.end_offset, range.start_offset + quota);
-  for (PartitionRange& range : state.ranges) {
-    for (const PartitionRange& taken : slice) {
-      if (taken.tp == range.tp && taken.start_offset == range.start_offset)
-        range.start_offset = taken.end_offset;
-    }
-  }
-  return slice;
-}
-
-// The records of `slice`, read with `reader`.
-Result<std::vector<OwnedKafkaRecord>> ReadRecords(KafkaReader& reader,
-                                                  const std::vector<PartitionRange>& slice,
-                                                  const CancellationToken* abandon) {
-  std::vector<OwnedKafkaRecord> records;
-  RETURN_IF_ERROR(reader.Read(
-      slice,
-      [&](const KafkaRecord& record) {
-        records.push_back(Own(record));
-        return Status::OK();
-      },
-      abandon));
-  return records;
-}
-
-// Starts reading `slice` on a thread of its own; the reader is that thread's alone until
-// state.ahead's result is taken.
-void ReadAhead(ScanState& state, std::vector<PartitionRange> slice) {
-  state.ahead =
-      std::async(std::launch::async, ReadRecords, std::ref(*state.reader), std::move(slice), state.abandon);
-}
-
-bool AllRead(const ScanState& state) {
-  return std::all_of(state.ranges.begin(), state.ranges.end(),
-                     [](const PartitionRange& range) { return range.size() == 0; });
-}
-
-// Makes the slice read ahead the current one and starts reading the one after it
-// (ReadAhead), so that fetching overlaps parsing and writing; a scan of one slice reads it
-// here. False when every
-// range is read.
-Result<bool> ReadSlice(ScanState& state) {
-  if (!state.ahead.valid()) {
-    std::vector<PartitionRange> first = TakeSlice(state);
-    if (first.empty()) return false;
-    if (AllRead(state)) {
-      ASSIGN_OR_RETURN(state.slice, ReadRecords(*state.reader, first, state.abandon));
-      state.handed_out = 0;
-      return true;
-    }
-    ReadAhead(state, std::move(first));
-  }
-  ASSIGN_OR_RETURN(state.slice, state.ahead.get());
+// Takes the next chunk of records to hand out; false when every range is read.
+Result<bool> NextChunk(ScanState& state) {
+  if (state.done) return false;
+  ASSIGN_OR_RETURN(state.chunk, state.read->Next());
   state.handed_out = 0;
-  if (std::vector<PartitionRange> next = TakeSlice(state); !next.empty()) ReadAhead(state, std::move(next));
-  return true;
+  state.done = state.chunk.empty();
+  return !state.done;
 }
 
 void SetBytes(duckdb_vector vector, idx_t row, const std::optional<std::string>& bytes) {
@@ -361,14 +371,14 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
   duckdb_data_chunk_set_size(output, count);
 }
 
-// Parses records of the slice into the rows of `output` until it is full or the slice is
+// Parses records of the chunk into the rows of `output` until it is full or the chunk is
 // handed out. A record that does not parse is skipped when the source has a dead-letter
 // table (a stream's batch sends it there before the statement runs), else it fails the query.
 Status EmitParsed(ScanState& state, bool skip_bad, duckdb_data_chunk output) {
   const RecordSchema& schema = state.parser->schema();
   idx_t rows = 0;
-  for (; state.handed_out < state.slice.size() && rows < duckdb_vector_size(); state.handed_out++) {
-    const OwnedKafkaRecord& record = state.slice[state.handed_out];
+  for (; state.handed_out < state.chunk.size() && rows < duckdb_vector_size(); state.handed_out++) {
+    const OwnedKafkaRecord& record = state.chunk[state.handed_out];
     Status parsed = ParseRecordValue(*state.parser, record.value, record.topic, record.partition,
                                      record.offset, &state.cells);
     if (!parsed.ok()) {
@@ -387,8 +397,8 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto& state = *static_cast<ScanState*>(duckdb_function_get_init_data(info));
   const auto* bind = static_cast<const BindData*>(duckdb_function_get_bind_data(info));
   for (;;) {
-    while (state.handed_out == state.slice.size()) {
-      Result<bool> read = ReadSlice(state);
+    while (state.handed_out == state.chunk.size()) {
+      Result<bool> read = NextChunk(state);
       if (!read.ok()) {
         duckdb_function_set_error(
             info, engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
@@ -400,8 +410,8 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
       }
     }
     if (!state.parser) {
-      const size_t count = std::min<size_t>(duckdb_vector_size(), state.slice.size() - state.handed_out);
-      Emit(state.slice, state.handed_out, count, output);
+      const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.size() - state.handed_out);
+      Emit(state.chunk, state.handed_out, count, output);
       state.handed_out += count;
       return;
     }
@@ -410,7 +420,7 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
       duckdb_function_set_error(info, engine::EncodeStatus(emitted.WithContext(kReadKafkaFunction)).c_str());
       return;
     }
-    // A slice of dead letters only leaves the chunk empty, which would end the scan.
+    // A chunk of dead letters only leaves the output empty, which would end the scan.
     if (duckdb_data_chunk_get_size(output) > 0) return;
   }
 }
