@@ -1,13 +1,19 @@
 #include "delta/decimal_text.h"
 
+#include <array>
 #include <charconv>
 
 namespace basin::delta {
 
 Int128 PowerOfTen(int n) {
-  Int128 out = 1;
-  for (int i = 0; i < n; i++) out *= 10;
-  return out;
+  // Looked up: parsing a decimal value takes two.
+  static constexpr std::array<Int128, 39> kPowers = [] {
+    std::array<Int128, 39> powers{};
+    powers[0] = 1;
+    for (size_t i = 1; i < powers.size(); i++) powers[i] = powers[i - 1] * 10;
+    return powers;
+  }();
+  return kPowers[n];
 }
 
 std::optional<Int128> Rescale(Int128 unscaled, int from, int to) {

@@ -487,7 +487,9 @@ struct JsonRecordParser::Impl {
   }
 
   Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
-    cells->assign(schema.size(), RecordCell());
+    // The cells of the last record are overwritten (the columns it lacks made NULL at the
+    // end), not made again.
+    cells->resize(schema.size());
     given.assign(schema.size(), false);
     buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
     std::memcpy(buffer.data(), bytes.data(), bytes.size());
@@ -519,6 +521,9 @@ struct JsonRecordParser::Impl {
         continue;
       }
       ASSIGN_OR_RETURN((*cells)[*column], Convert(schema[*column], value));
+    }
+    for (size_t c = 0; c < schema.size(); c++) {
+      if (!given[c]) (*cells)[c] = RecordCell();
     }
     // In bounds after the object: more follows it.
     const char* rest = nullptr;
