@@ -283,12 +283,13 @@ Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
 
 Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark,
                               const std::string& rows_sql) {
-  ASSIGN_OR_RETURN(engine::QueryResult count, conn_.Query("SELECT count(*) FROM (" + rows_sql + ")"));
-  const int64_t rows = std::stoll(count.at(0, 0).value_or("0"));
-  if (rows > 0) {
-    const std::string url = engine::StoreUrl(handle_, StateKey(batch_id, ".parquet"));
-    RETURN_IF_ERROR(conn_.Execute("COPY (" + rows_sql + ") TO " + QuoteLiteral(url) + " (FORMAT parquet)"));
-  }
+  // The rows are written once (COPY reports how many); a state of none keeps no file.
+  const std::string parquet = StateKey(batch_id, ".parquet");
+  ASSIGN_OR_RETURN(engine::QueryResult copied,
+                   conn_.Query("COPY (" + rows_sql + ") TO " +
+                               QuoteLiteral(engine::StoreUrl(handle_, parquet)) + " (FORMAT parquet)"));
+  const int64_t rows = std::stoll(copied.at(0, 0).value_or("0"));
+  if (rows == 0) RETURN_IF_ERROR(store_->Delete(parquet));
   json state = {{"rows", rows}, {"watermark", watermark ? json(*watermark) : json()}};
   RETURN_IF_ERROR(store_->Put(StateKey(batch_id, ".json"), state.dump()));
   // Batch batch_id - 1's state stays: a batch run again starts from it.
