@@ -15,6 +15,7 @@ Result<CommandResult> CommitCommand(const CommandContext& ctx, delta::Transactio
   if (ctx.txn_id) txn.SetTransactionId(ctx.txn_id->app_id, ctx.txn_id->version);
   if (!metrics.empty()) txn.SetOperationMetrics(CommitMetrics(metrics));
   ctx.Report("committing", 0);
+  if (ctx.before_commit) RETURN_IF_ERROR(ctx.before_commit());
   CommandResult result;
   ASSIGN_OR_RETURN(result.commit, txn.Commit());
   result.metrics = std::move(metrics);

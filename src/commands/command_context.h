@@ -43,6 +43,9 @@ struct CommandContext {
   // update leaves its target row as it was), and first calls this with a query of them
   // (RefusedRowsSql's columns: value, error), once, before writing; its error fails the write.
   std::function<Status(const std::string& refused_rows_sql)> set_aside_refused;
+  // Set (a stream's batch, whose offsets must be durable before anything it writes
+  // commits): called before the commit; its error fails the command, which commits nothing.
+  std::function<Status()> before_commit;
 
   void Report(const std::string& phase, int64_t done, int64_t total = -1) const {
     if (progress) progress(Progress{phase, done, total});

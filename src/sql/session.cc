@@ -83,6 +83,7 @@ struct Session::Impl : public SessionContext {
   TableStream* table_stream_ = nullptr;
   FilesStream* files_stream_ = nullptr;
   std::function<Status(const std::string&)> set_aside_refused_;  // for the next write
+  std::function<Status()> commit_gate_;                          // for every write until cleared
   // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
   // destructor waits for them, which need the database and the snapshot cache's log IO.
   delta::CheckpointWorker checkpoints;
@@ -132,6 +133,7 @@ struct Session::Impl : public SessionContext {
     ctx.txn_options.cancellation = &conn_->cancellation();
     ctx.progress = progress;
     ctx.set_aside_refused = std::exchange(set_aside_refused_, nullptr);
+    ctx.before_commit = commit_gate_;
     auto app = settings.find("txn_app_id");
     auto version = settings.find("txn_version");
     if (app != settings.end() && version != settings.end()) {
@@ -462,6 +464,7 @@ void Session::SetFilesStream(FilesStream* stream) { impl_->files_stream_ = strea
 void Session::SetAsideRefusedRows(std::function<Status(const std::string&)> set_aside) {
   impl_->set_aside_refused_ = std::move(set_aside);
 }
+void Session::GateCommits(std::function<Status()> gate) { impl_->commit_gate_ = std::move(gate); }
 SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,

@@ -128,6 +128,9 @@ class Session {
   // to `set_aside` (commands::CommandContext::set_aside_refused: a query of them, run on this
   // session) instead of failing it; the write consumes it. Null: none.
   void SetAsideRefusedRows(std::function<Status(const std::string& refused_rows_sql)> set_aside);
+  // Until called again, every command's commit first calls `gate`
+  // (commands::CommandContext::before_commit); its error fails the command. Null: none.
+  void GateCommits(std::function<Status()> gate);
   // What statement handlers get (sql/session_context.h): for callers that run commands on
   // this session's connection and snapshots, as the public API's transactions do.
   SessionContext& context();

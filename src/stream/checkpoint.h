@@ -2,7 +2,7 @@
 // written through an ObjectStore rooted at the folder.
 //
 // The folder records, for each micro-batch, what it reads (`offsets/<N>.json`, created
-// before the batch runs) and that it is done (`commits/<N>.json`). Every object is created
+// before anything the batch writes commits) and that it is done (`commits/<N>.json`). Every object is created
 // with put-if-absent and never rewritten, so two runs of one stream cannot both plan batch
 // N: the loser gets Conflict. Recover() tells a run where to resume from what the folder
 // holds and the sink table's `txn` version for the stream; the batch's Delta commit, which
@@ -90,7 +90,7 @@ class StreamCheckpoint {
   // marker without its offsets, the table ahead of every planned batch).
   Result<Recovery> Recover(std::optional<int64_t> sink_txn_version);
 
-  // Records what batch `batch_id` reads, before it runs. Conflict when another run planned
+  // Records what batch `batch_id` reads, before it commits. Conflict when another run planned
   // that batch already.
   Status WriteOffsets(int64_t batch_id, const nlohmann::json& offsets);
   Result<nlohmann::json> ReadOffsets(int64_t batch_id);

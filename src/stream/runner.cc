@@ -147,16 +147,20 @@ struct StreamRunner::Impl {
     return offsets["sources"][0];
   }
 
-  // Runs batch `batch_id` over the source's `offsets` (recorded already, `entry` its source)
-  // and starts recording its commit.
+  // Runs batch `batch_id` over the source's `offsets` (`entry` its source) and starts
+  // recording its commit. `offsets_durable`, when set, returns once the offsets are recorded
+  // (they are being written meanwhile): nothing the batch writes commits before, nor is the
+  // batch marked done.
   Result<BatchCommit> Execute(int64_t batch_id, const json& offsets, const json& entry,
-                              const CancellationToken* abandon) {
+                              const CancellationToken* abandon,
+                              const std::function<Status()>& offsets_durable) {
     const int64_t started = clock->NowMs();
     const std::string& id = checkpoint->metadata().stream_id;
     std::optional<engine::QueryResult> row;
     BatchRead read;
     read.batch_id = batch_id;
     read.abandon = abandon;
+    session->GateCommits(offsets_durable);
     Status ran = source->Read(entry, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
@@ -169,6 +173,8 @@ struct StreamRunner::Impl {
         return Status::OK();
       });
     });
+    session->GateCommits(nullptr);
+    if (ran.ok() && offsets_durable) ran = offsets_durable();  // a batch that committed nothing
     RETURN_IF_ERROR(ran.WithContext(Where() + " batch " + std::to_string(batch_id)));
     BatchCommit commit;
     commit.batch_id = batch_id;
@@ -291,7 +297,8 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
       }
       case Recovery::Action::kRerun: {
         ASSIGN_OR_RETURN(json entry, Impl::SourceEntry(*recovery.planned, where));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, *recovery.planned, entry, abandon));
+        ASSIGN_OR_RETURN(BatchCommit commit,
+                         s.Execute(recovery.batch_id, *recovery.planned, entry, abandon, nullptr));
         return std::optional<BatchCommit>(commit);
       }
       case Recovery::Action::kPlan: {
@@ -305,9 +312,17 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
         json planned = {{"batchId", recovery.batch_id},
                         {"plannedTime", s.clock->NowMs()},
                         {"sources", json::array({*entry})}};
-        RETURN_IF_ERROR(s.checkpoint->WriteOffsets(recovery.batch_id, planned));
-        ASSIGN_OR_RETURN(BatchCommit commit, s.Execute(recovery.batch_id, planned, *entry, abandon));
-        return std::optional<BatchCommit>(commit);
+        // The offsets are written while the batch reads and writes its data files; its
+        // commits wait for them (an fsynced put's time off each batch).
+        std::shared_future<Status> recorded =
+            std::async(std::launch::async, [&s, batch_id = recovery.batch_id, planned] {
+              return s.checkpoint->WriteOffsets(batch_id, planned);
+            }).share();
+        Result<BatchCommit> commit =
+            s.Execute(recovery.batch_id, planned, *entry, abandon, [recorded] { return recorded.get(); });
+        recorded.wait();  // the write ends before the batch does, whatever happened
+        RETURN_IF_ERROR(commit.status());
+        return std::optional<BatchCommit>(*std::move(commit));
       }
     }
   }

@@ -5,8 +5,9 @@
 // A batch: Recover() says where to resume from the folder and the sink table's `txn` for
 // the stream. A new batch is planned by the source (stream/source.h) from the previous
 // batch's entry, recorded in offsets/<N>.json (put-if-absent: a second run of the stream
-// loses with Conflict), then the INSERT runs with `txn(appId = stream id, version = N)`
-// while the source reads exactly that entry, and commits/<N>.json is written (on a thread
+// loses with Conflict) while the INSERT runs with `txn(appId = stream id, version = N)`,
+// the source reading exactly that entry (every commit of the batch waits for the offsets
+// first: Session::GateCommits), and commits/<N>.json is written (on a thread
 // of its own, while the caller goes on: the next batch waits for it). A run that committed
 // batch N plans N + 1 from what it holds; the folder and the sink are read again only when
 // a run starts or a batch failed. A batch

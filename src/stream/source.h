@@ -1,7 +1,7 @@
 // BatchSource: one STREAM source of a stream's statement, as the runner (stream/runner.h)
 // plans its micro-batches and has the statement read them. A batch's range is the
 // source's entry in offsets/<N>.json (docs/stream-checkpoints.md): a JSON object with
-// "kind" and what that kind records, written before the batch runs and read back to run it
+// "kind" and what that kind records, written before the batch commits and read back to run it
 // again after a crash, so a source must read exactly the same rows for the same entry.
 //
 // Thread safety: one thread (the runner's).

@@ -304,6 +304,33 @@ TEST_F(StreamRunnerTest, CheckpointStoreFailuresNeitherLoseNorRepeatARecord) {
   EXPECT_EQ(Counts(), std::make_pair(int64_t{400}, int64_t{400}));
 }
 
+// A batch's offsets are written while it reads and writes, and its commit waits for them:
+// when the (slow) write fails, the batch commits nothing, and the next run lands its
+// records once.
+TEST_F(StreamRunnerTest, ABatchWhoseOffsetsFailToBeRecordedCommitsNothing) {
+  auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
+  checkpoint_ = faulty;
+  Produce("payments", 0, 0, 10);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  RunOptions once;
+  once.trigger = Trigger::kOnce;
+  ASSERT_OK(runner->Run(once));  // returns once the batch's marker is written too
+  ASSERT_EQ(Counts(), std::make_pair(int64_t{10}, int64_t{10}));
+  Produce("payments", 1, 10, 5);
+  // The next batch is planned from what the runner holds: its offsets are the store's next call.
+  faulty->SetOptions({.fail_nth_call = 1, .latency_ms = 300});
+  Result<std::optional<BatchCommit>> failed = runner->RunBatch();
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("injected fault"), std::string::npos)
+      << failed.status().ToString();
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{10}, int64_t{10}));
+  faulty->SetOptions({});
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> next, runner->RunBatch());
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->batch_id, 1);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{15}, int64_t{15}));
+}
+
 // The warehouse's store (the catalog, the sink's log and data files, which DuckDB reads
 // through it) fails one call in eight at random, half the time after the write took effect;
 // the runner, and at times the session, are reopened after failures, as a restarted process
