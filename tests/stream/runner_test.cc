@@ -331,6 +331,29 @@ TEST_F(StreamRunnerTest, ABatchWhoseOffsetsFailToBeRecordedCommitsNothing) {
   EXPECT_EQ(Counts(), std::make_pair(int64_t{15}, int64_t{15}));
 }
 
+// A run that plans from what it holds still loses to another run of the stream that
+// planned that batch meanwhile: Conflict, and nothing committed twice.
+TEST_F(StreamRunnerTest, ARunPlanningFromWhatItHoldsLosesToAnotherRun) {
+  Produce("payments", 0, 0, 10);
+  ASSERT_OK_AND_ASSIGN(auto first, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> zero, first->RunBatch());
+  ASSERT_TRUE(zero);
+  Produce("payments", 1, 10, 5);
+  ASSERT_OK_AND_ASSIGN(auto second, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> one, second->RunBatch());
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->batch_id, 1);
+  Produce("payments", 2, 15, 5);
+  Result<std::optional<BatchCommit>> lost = first->RunBatch();  // plans batch 1 again
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.status().code(), ErrorCode::kConflict) << lost.status().ToString();
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{15}, int64_t{15}));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> two, first->RunBatch());  // from the folder now
+  ASSERT_TRUE(two);
+  EXPECT_EQ(two->batch_id, 2);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{20}, int64_t{20}));
+}
+
 // The warehouse's store (the catalog, the sink's log and data files, which DuckDB reads
 // through it) fails one call in eight at random, half the time after the write took effect;
 // the runner, and at times the session, are reopened after failures, as a restarted process
