@@ -282,14 +282,17 @@ Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
 }
 
 Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark,
-                              const std::string& rows_sql) {
+                              const std::optional<std::string>& rows_sql) {
   // The rows are written once (COPY reports how many); a state of none keeps no file.
   const std::string parquet = StateKey(batch_id, ".parquet");
-  ASSIGN_OR_RETURN(engine::QueryResult copied,
-                   conn_.Query("COPY (" + rows_sql + ") TO " +
-                               QuoteLiteral(engine::StoreUrl(handle_, parquet)) + " (FORMAT parquet)"));
-  const int64_t rows = std::stoll(copied.at(0, 0).value_or("0"));
-  if (rows == 0) RETURN_IF_ERROR(store_->Delete(parquet));
+  int64_t rows = 0;
+  if (rows_sql) {
+    ASSIGN_OR_RETURN(engine::QueryResult copied,
+                     conn_.Query("COPY (" + *rows_sql + ") TO " +
+                                 QuoteLiteral(engine::StoreUrl(handle_, parquet)) + " (FORMAT parquet)"));
+    rows = std::stoll(copied.at(0, 0).value_or("0"));
+    if (rows == 0) RETURN_IF_ERROR(store_->Delete(parquet));
+  }
   json state = {{"rows", rows}, {"watermark", watermark ? json(*watermark) : json()}};
   RETURN_IF_ERROR(store_->Put(StateKey(batch_id, ".json"), state.dump()));
   // Batch batch_id - 1's state stays: a batch run again starts from it.
@@ -327,7 +330,6 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
                                                " END AS error FROM " + batch + " WHERE " + p.Late(previous)));
   }
   const std::string on_time = "SELECT b.* FROM " + batch + " WHERE NOT " + p.Late(previous);
-  const std::string state = std::string("temp.") + kStateTable;
   Status prepared = FillInput(read.batch_id, previous, watermark, on_time).WithContext(where);
   // What the statement reads stays; the batch's rows and the state are written already.
   for (const char* table : {kBatchTable, kStateTable}) {
@@ -345,7 +347,7 @@ Status StreamState::FillInput(int64_t batch_id, std::optional<int64_t> previous,
   switch (p.kind) {
     case StatePlan::Kind::kOnTime:
       RETURN_IF_ERROR(conn_.Execute(input + on_time));
-      return SaveState(batch_id, watermark, "SELECT * FROM " + state);
+      return SaveState(batch_id, watermark, std::nullopt);  // only the watermark is kept
     case StatePlan::Kind::kDedup: {
       std::string seen;
       for (const std::string& key : p.keys) {

@@ -83,9 +83,10 @@ class StreamState {
   // The watermark the batch before `batch_id` left (nullopt: none yet), with its state's rows
   // loaded into the state table.
   Result<std::optional<int64_t>> LoadState(int64_t batch_id);
-  // Writes batch `batch_id`'s state: the rows of `rows_sql` and `watermark`; deletes the
-  // state two batches back.
-  Status SaveState(int64_t batch_id, std::optional<int64_t> watermark, const std::string& rows_sql);
+  // Writes batch `batch_id`'s state: the rows of `rows_sql` (none when nullopt) and
+  // `watermark`; deletes the state two batches back.
+  Status SaveState(int64_t batch_id, std::optional<int64_t> watermark,
+                   const std::optional<std::string>& rows_sql);
   // Fills kStreamInput from the state table and `on_time` (the batch's rows not late), then
   // saves batch `batch_id`'s state; `previous` is the watermark before the batch.
   Status FillInput(int64_t batch_id, std::optional<int64_t> previous, std::optional<int64_t> watermark,
