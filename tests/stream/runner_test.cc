@@ -266,37 +266,16 @@ TEST_F(StreamRunnerTest, CheckpointStoreFailuresNeitherLoseNorRepeatARecord) {
   auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
   checkpoint_ = faulty;
   int produced = 0;
-  std::unique_ptr<StreamRunner> runner;
-  int failures = 0;
-  int batches = 0;
-  for (uint64_t attempt = 1; attempt < 2'000 && batches < 40; attempt++) {
-    if (attempt % 50 == 1 && produced < 400) {
-      Produce("payments", static_cast<int32_t>(attempt % 3), produced, 50);
-      produced += 50;
-    }
-    faulty->SetOptions(
-        {.failure_probability = 1.0 / 6, .seed = attempt, .fail_after_write = attempt % 2 == 0});
-    if (!runner) {
-      Result<std::unique_ptr<StreamRunner>> opened = OpenRunner(Statement(20));
-      if (!opened.ok()) {
-        EXPECT_NE(opened.status().message().find("injected fault"), std::string::npos)
-            << opened.status().ToString();
-        failures++;
-        continue;
-      }
-      runner = std::move(opened).value();
-    }
-    Result<std::optional<BatchCommit>> ran = runner->RunBatch();
-    if (!ran.ok()) {
-      EXPECT_NE(ran.status().message().find("injected fault"), std::string::npos) << ran.status().ToString();
-      failures++;
-      if (attempt % 3 == 0) runner.reset();
-      continue;
-    }
-    if (*ran) batches++;
-    if (!*ran && produced >= 400) break;
-  }
-  faulty->SetOptions({});
+  const int failures = basin::testing::RunThroughCheckpointFaults(
+      *faulty, [&] { return OpenRunner(Statement(20)); },
+      [&](uint64_t attempt) {
+        if (attempt % 50 == 1 && produced < 400) {
+          Produce("payments", static_cast<int32_t>(attempt % 3), produced, 50);
+          produced += 50;
+        }
+        return produced < 400;
+      },
+      /*max_batches=*/40);
   ASSERT_OK_AND_ASSIGN(auto last, OpenRunner(Statement(20)));
   basin::testing::RunAvailableNow(*last, [] {});
   EXPECT_GT(failures, 5);

@@ -338,34 +338,16 @@ TEST_F(KafkaStatefulTest, CheckpointStoreFailuresNeitherLoseNorRepeatAPayment) {
   auto clock = std::make_shared<ManualClock>(1'780'000'000'000);
   ASSERT_OK_AND_ASSIGN(kafka::PaymentEventGenerator generator,
                        kafka::PaymentEventGenerator::Make({.duplicate_fraction = 0.2, .seed = 5}, clock));
-  std::unique_ptr<StreamRunner> runner;
-  int produced = 0, failures = 0;
-  for (uint64_t attempt = 1; attempt < 2'000; attempt++) {
-    if (attempt % 20 == 1 && produced < 400) {
-      Produce(generator, *clock, 50);
-      produced += 50;
-    }
-    faulty->SetOptions(
-        {.failure_probability = 1.0 / 6, .seed = attempt, .fail_after_write = attempt % 2 == 0});
-    if (!runner) {
-      Result<std::unique_ptr<StreamRunner>> opened =
-          StreamRunner::Open(*session_, checkpoint_, statement, SystemClock());
-      if (!opened.ok()) {
-        failures++;
-        continue;
-      }
-      runner = std::move(opened).value();
-    }
-    Result<std::optional<BatchCommit>> ran = runner->RunBatch();
-    if (!ran.ok()) {
-      EXPECT_NE(ran.status().message().find("injected"), std::string::npos) << ran.status().ToString();
-      failures++;
-      if (attempt % 3 == 0) runner.reset();
-      continue;
-    }
-    if (!*ran && produced >= 400) break;
-  }
-  faulty->SetOptions({});
+  int produced = 0;
+  const int failures = basin::testing::RunThroughCheckpointFaults(
+      *faulty, [&] { return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock()); },
+      [&](uint64_t attempt) {
+        if (attempt % 20 == 1 && produced < 400) {
+          Produce(generator, *clock, 50);
+          produced += 50;
+        }
+        return produced < 400;
+      });
   EXPECT_GT(failures, 5);
   const auto [rows, ids] =
       basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT id) FROM paid");
