@@ -54,15 +54,18 @@ struct Lakehouse {
   // basin_stream_table('table'), what STREAM(table) reads: the rows of the running
   // stream's batch (`changes_from` unset), or with basin_stream_changes('table', start),
   // what STREAM table_changes('table', start) reads: the batch's change feed, which the
-  // stream starts at `changes_from`. Unset, or an error, outside a stream.
-  std::function<Result<ChangeFeed>(const std::vector<std::string>& table,
-                                   std::optional<int64_t> changes_from)>
+  // stream starts at `changes_from`. `source` is the call's basin_stream_source
+  // (engine/stream_calls.h). Unset, or an error, outside a stream.
+  std::function<Result<ChangeFeed>(const std::vector<std::string>& table, std::optional<int64_t> changes_from,
+                                   std::optional<int64_t> source)>
       stream_table;
   // read_files('folder', option => value, ...): the query reading the folder's files (a
   // running stream's batch of them, inside a stream), given the options as text by their
-  // lowercase names. Built above this layer (sql/read_files.h); unset: no read_files.
+  // lowercase names; `source` is the call's basin_stream_source (a STREAM source's,
+  // engine/stream_calls.h). Built above this layer (sql/read_files.h); unset: no read_files.
   std::function<Result<ChangeFeed>(const std::string& folder,
-                                   const std::map<std::string, std::string>& options)>
+                                   const std::map<std::string, std::string>& options,
+                                   std::optional<int64_t> source)>
       read_files;
 };
 

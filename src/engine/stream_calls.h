@@ -16,6 +16,11 @@ inline constexpr char kStreamTableFunction[] = "basin_stream_table";
 // The table function STREAM table_changes('table', start) is read through.
 inline constexpr char kStreamChangesFunction[] = "basin_stream_changes";
 
+// The named argument each STREAM source's relation carries (sql/grammar/desugar.h): the
+// source's place among the statement's STREAM sources, from 0, so that a stream reading
+// several sources has each read its own batch. A call without it is no stream's source.
+inline constexpr char kStreamSourceParameter[] = "basin_stream_source";
+
 // A stateful stream's hopping window: its statement reads each row once per window holding it,
 // the window in the column kHoppingWindowColumn, and `window(ts, size, slide)` becomes
 // `basin_hop(basin_window, ts, size, slide)`, a macro giving that column (stream/stateful.h).
@@ -27,5 +32,12 @@ inline constexpr char kHopFunction[] = "basin_hop";
 // `STREAM f('x')` as the table stream with the alias f and the column alias 'x'. False
 // when DuckDB refuses the text.
 bool ReadsStreamMarker(std::string_view sql);
+
+// Whether `query` (a query with its STREAM sources desugared, sql/grammar/desugar.h) joins two
+// of them: a join with STREAM sources on both sides, or a query reading one in its FROM and
+// another in a subquery of its expressions, a CTE counting where it is named. Without state a
+// batch would match only rows that arrived in the same batch. Sources a set operation
+// (UNION ALL) combines are not joined. False when DuckDB refuses the text.
+bool JoinsStreamSources(std::string_view query);
 
 }  // namespace basin::engine

@@ -6,6 +6,7 @@
 #include <list>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -80,8 +81,8 @@ struct Session::Impl : public SessionContext {
   std::map<std::string, std::string> settings;       // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
   bool streams_allowed_ = false;
-  TableStream* table_stream_ = nullptr;
-  FilesStream* files_stream_ = nullptr;
+  std::map<int64_t, TableStream*> table_streams_;  // by STREAM source (engine/stream_calls.h)
+  std::map<int64_t, FilesStream*> files_streams_;
   std::function<Status(const std::string&)> set_aside_refused_;  // for the next write
   std::function<Status()> commit_gate_;                          // for every write until cleared
   // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
@@ -186,11 +187,18 @@ struct Session::Impl : public SessionContext {
   // What read_files(folder, ...) reads: every file of the folder, or the running stream's
   // batch of them.
   Result<engine::Lakehouse::ChangeFeed> ReadFiles(const std::string& folder,
-                                                  const std::map<std::string, std::string>& options) {
+                                                  const std::map<std::string, std::string>& options,
+                                                  std::optional<int64_t> source) {
     ASSIGN_OR_RETURN(ReadFilesRequest request, ParseReadFilesRequest(folder, options));
     ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(folder));
-    if (streams_allowed_ && files_stream_ != nullptr) {
-      ASSIGN_OR_RETURN(FilesStreamRead read, files_stream_->Read(request, store));
+    if (source) {
+      FilesStream* stream = InstalledStream(files_streams_, *source);
+      if (stream == nullptr) {
+        return Status::InvalidArgument("STREAM read_files('" + folder +
+                                       "', ...) is read by a running stream: run the statement with basin "
+                                       "stream run");
+      }
+      ASSIGN_OR_RETURN(FilesStreamRead read, stream->Read(request, store));
       return ReadFilesFeed(request, store, read.files, read.schema);
     }
     if (!request.dead_letter_table.empty()) {
@@ -205,15 +213,17 @@ struct Session::Impl : public SessionContext {
   // What basin_stream_table(...) reads (STREAM(table), engine/duckdb/table_changes_function.h),
   // or with `changes_from`, basin_stream_changes(...) (STREAM table_changes(table, start)).
   Result<engine::Lakehouse::ChangeFeed> StreamTable(const std::vector<std::string>& table,
-                                                    std::optional<int64_t> changes_from) {
-    if (!streams_allowed_ || table_stream_ == nullptr) {
+                                                    std::optional<int64_t> changes_from,
+                                                    std::optional<int64_t> source) {
+    TableStream* stream = source ? InstalledStream(table_streams_, *source) : nullptr;
+    if (stream == nullptr) {
       const std::string name = table.empty() ? std::string() : table.back();
       return Status::InvalidArgument(
           (changes_from ? "STREAM table_changes(" + name + ", ...)" : "STREAM(" + name + ")") +
           " is read by a running stream: run the statement with basin stream run");
     }
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
-    ASSIGN_OR_RETURN(TableStreamRead read, table_stream_->Read(entry, changes_from));
+    ASSIGN_OR_RETURN(TableStreamRead read, stream->Read(entry, changes_from));
     delta::SnapshotOptions at;  // latest for kNothing
     if (read.kind != TableStreamRead::Kind::kNothing) at.version = read.end_version;
     ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> end, LoadTable(entry.location, at));
@@ -221,10 +231,13 @@ struct Session::Impl : public SessionContext {
       ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(end, *conn_));
       return engine::Lakehouse::ChangeFeed{std::move(plan.sql), std::move(plan.registration)};
     }
-    if (changes_from) {  // binding reads the latest commit's changes for the columns only
-      const int64_t start = read.kind == TableStreamRead::Kind::kNothing ? end->version : read.start_version;
+    if (changes_from) {
+      // For nothing, the latest commit's changes give the columns, and no row is read.
+      const bool nothing = read.kind == TableStreamRead::Kind::kNothing;
       ASSIGN_OR_RETURN(commands::ChangesScan scan,
-                       commands::TableChangesSql(*conn_, end->store, entry.location, start, end->version));
+                       commands::TableChangesSql(*conn_, end->store, entry.location,
+                                                 nothing ? end->version : read.start_version, end->version));
+      if (nothing) scan.sql = "SELECT * FROM (" + scan.sql + ") WHERE false";
       return FeedOf(std::move(scan));
     }
     const int64_t start =
@@ -232,6 +245,13 @@ struct Session::Impl : public SessionContext {
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
                      commands::AppendedRowsSql(*conn_, end, start, read.skip_change_commits));
     return FeedOf(std::move(scan));
+  }
+
+  // The batch installed for STREAM source number `source`, while streams are allowed.
+  template <typename Stream>
+  Stream* InstalledStream(const std::map<int64_t, Stream*>& streams, int64_t source) const {
+    auto it = streams.find(source);
+    return streams_allowed_ && it != streams.end() ? it->second : nullptr;
   }
 
   // --- statements ---
@@ -435,12 +455,14 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
     return session->ChangeFeed(table, start, end);
   };
   lakehouse->stream_table = [session = impl.get()](const std::vector<std::string>& table,
-                                                   std::optional<int64_t> changes_from) {
-    return session->StreamTable(table, changes_from);
+                                                   std::optional<int64_t> changes_from,
+                                                   std::optional<int64_t> source) {
+    return session->StreamTable(table, changes_from, source);
   };
   lakehouse->read_files = [session = impl.get()](const std::string& folder,
-                                                 const std::map<std::string, std::string>& options) {
-    return session->ReadFiles(folder, options);
+                                                 const std::map<std::string, std::string>& options,
+                                                 std::optional<int64_t> source) {
+    return session->ReadFiles(folder, options, source);
   };
   RETURN_IF_ERROR(engine::AttachLakehouse(*impl->conn_, std::move(lakehouse)));
   engine::ScanSettings settings;
@@ -458,8 +480,24 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
 }
 const SessionOptions& Session::options() const { return impl_->options; }
 void Session::AllowStreams(bool allowed) { impl_->streams_allowed_ = allowed; }
-void Session::SetTableStream(TableStream* stream) { impl_->table_stream_ = stream; }
-void Session::SetFilesStream(FilesStream* stream) { impl_->files_stream_ = stream; }
+namespace {
+// Installs `stream` as STREAM source number `source`'s, or with null, removes its.
+template <typename Stream>
+void Install(std::map<int64_t, Stream*>& streams, int64_t source, Stream* stream) {
+  if (stream == nullptr) {
+    streams.erase(source);
+  } else {
+    streams[source] = stream;
+  }
+}
+}  // namespace
+
+void Session::SetTableStream(int64_t source, TableStream* stream) {
+  Install(impl_->table_streams_, source, stream);
+}
+void Session::SetFilesStream(int64_t source, FilesStream* stream) {
+  Install(impl_->files_streams_, source, stream);
+}
 
 void Session::SetAsideRefusedRows(std::function<Status(const std::string&)> set_aside) {
   impl_->set_aside_refused_ = std::move(set_aside);

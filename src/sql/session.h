@@ -55,7 +55,7 @@ struct StatementResult {
 // What STREAM(table) reads while a stream's batch runs: which commits of the table.
 struct TableStreamRead {
   enum class Kind {
-    kNothing,   // no rows, with the table's latest columns (binding the statement only)
+    kNothing,   // no rows, with the table's latest columns (binding, or a source idle this batch)
     kSnapshot,  // every row of version `end_version` (a stream's first batch)
     kAppends,   // the rows commits start_version..end_version appended
     kChanges,   // the change feed of commits start_version..end_version
@@ -118,12 +118,14 @@ class Session {
   // runner (stream/runner.h) turns it on while it runs a micro-batch's statement, whose
   // sources then read the batch it installed.
   void AllowStreams(bool allowed);
-  // What STREAM(table) sources read while streams are allowed; null for none (they fail).
+  // What the statement's STREAM(table) source number `source` (engine/stream_calls.h)
+  // reads while streams are allowed; null for none (it fails).
   // REQUIRES: `stream` outlives its installation.
-  void SetTableStream(TableStream* stream);
-  // What read_files(...) reads while streams are allowed; null: every file of its folder.
+  void SetTableStream(int64_t source, TableStream* stream);
+  // What STREAM read_files(...) source number `source` reads while streams are allowed;
+  // null for none (it fails). A read_files(...) that is no STREAM source reads every file.
   // REQUIRES: `stream` outlives its installation.
-  void SetFilesStream(FilesStream* stream);
+  void SetFilesStream(int64_t source, FilesStream* stream);
   // The next write's rows that its table's NOT NULL and CHECK constraints refuse are handed
   // to `set_aside` (commands::CommandContext::set_aside_refused: a query of them, run on this
   // session) instead of failing it; the write consumes it. Null: none.

@@ -41,8 +41,10 @@ Status AppendOptional(engine::Appender& appender, const std::optional<std::strin
 
 }  // namespace
 
-DeadLetterWriter::DeadLetterWriter(sql::Session& session, std::string stream_id)
-    : session_(session), stream_id_(std::move(stream_id)) {}
+DeadLetterWriter::DeadLetterWriter(sql::Session& session, std::string stream_id, int64_t source)
+    : session_(session),
+      stream_id_(std::move(stream_id)),
+      records_app_(source == 0 ? "/dead-letters" : "/dead-letters/" + std::to_string(source)) {}
 
 Status DeadLetterWriter::Stage(const std::vector<DeadLetter>& letters) {
   engine::Connection& conn = session_.connection();
@@ -107,7 +109,7 @@ Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table,
   if (!name.ok()) return name.status().WithContext(where);
   RETURN_IF_ERROR(Stage(letters).WithContext(where));
   Result<int64_t> version =
-      Insert(*name, "/dead-letters", batch_id,
+      Insert(*name, records_app_, batch_id,
              "topic, partition, \"offset\", file, line, unhex(key_hex) AS key, "
              "unhex(value_hex) AS value, error, current_timestamp AS dead_lettered_at FROM temp." +
                  std::string(kStagingTable));
@@ -135,8 +137,8 @@ Status DeadLetterWriter::WriteRows(const std::string& table, const std::string& 
 
 Status DeadLetterWriter::WithRefusedRowsSetAside(const std::string& table, BatchRead& read,
                                                  const std::function<Status()>& run) {
-  read.dead_letter_table = table;
   if (table.empty()) return run();
+  read.dead_letter_table = table;
   // Their own txn: a batch's records that did not parse are committed first with another.
   session_.SetAsideRefusedRows([&](const std::string& refused_rows_sql) -> Status {
     return WriteRows(table, "/refused-rows", read, refused_rows_sql);
@@ -155,8 +157,9 @@ Status DeadLetterWriter::SetAside(const std::string& table, std::optional<double
                                    FormatFraction(*max_fraction) +
                                    " allows; the first: " + letters.front().error);
   }
-  ASSIGN_OR_RETURN(read.dead_letter_version, Write(table, read.batch_id, letters));
-  read.dead_letters = dead;
+  ASSIGN_OR_RETURN(std::optional<int64_t> version, Write(table, read.batch_id, letters));
+  if (version) read.dead_letter_version = std::max(read.dead_letter_version.value_or(-1), *version);
+  read.dead_letters += dead;
   return Status::OK();
 }
 

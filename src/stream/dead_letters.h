@@ -4,9 +4,9 @@
 // going and nothing is lost (docs/streams.md "Dead letters").
 //
 // A batch's dead letters are committed before its sink commit, with txn(appId = "<stream
-// id>/dead-letters" for records, "<stream id>/refused-rows" for rows, version = batch id):
-// a batch run again after a crash finds them committed and adds nothing, so none is
-// dead-lettered twice.
+// id>/dead-letters" for records, "<stream id>/dead-letters/<n>" for those of the statement's
+// STREAM source n > 0, "<stream id>/refused-rows" for rows, version = batch id): a batch run
+// again after a crash finds them committed and adds nothing, so none is dead-lettered twice.
 //
 // The table (created on first use when absent): stream_id STRING, batch_id BIGINT, topic
 // STRING, partition INT, offset BIGINT (Kafka coordinates), file STRING, line BIGINT (file
@@ -44,8 +44,9 @@ struct DeadLetter {
 
 class DeadLetterWriter {
  public:
+  // The writer of STREAM source number `source`'s dead letters.
   // REQUIRES: `session` outlives the writer.
-  DeadLetterWriter(sql::Session& session, std::string stream_id);
+  DeadLetterWriter(sql::Session& session, std::string stream_id, int64_t source);
 
   // Commits `letters`, batch `batch_id`'s, into `table` (a warehouse table name as
   // written, "ops.payments_dlq"). The table's version after the write (the one that has
@@ -84,6 +85,7 @@ class DeadLetterWriter {
 
   sql::Session& session_;
   const std::string stream_id_;
+  const std::string records_app_;  // the txn appId's suffix of records that do not parse
   bool staging_ready_ = false;
 };
 

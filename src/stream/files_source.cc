@@ -108,9 +108,6 @@ class FilesBatch final : public sql::FilesStream {
 
   Result<sql::FilesStreamRead> Read(const sql::ReadFilesRequest& request,
                                     const std::shared_ptr<ObjectStore>& folder) override {
-    if (request_ && request_->folder != request.folder) {
-      return Status::NotImplemented("a stream reads one folder; this statement names another read_files");
-    }
     request_ = request;
     folder_ = folder;
     if (entry_ == nullptr) return sql::FilesStreamRead{{}, request.schema};
@@ -131,11 +128,13 @@ class FilesBatch final : public sql::FilesStream {
   std::shared_ptr<ObjectStore> folder_;
 };
 
-// `run()` with `batch` installed on `session` for STREAM read_files(...) to read.
-Status WithFilesStream(sql::Session& session, FilesBatch& batch, const std::function<Status()>& run) {
-  session.SetFilesStream(&batch);
+// `run()` with `batch` installed on `session` for STREAM source number `source`, a STREAM
+// read_files(...), to read.
+Status WithFilesStream(sql::Session& session, int64_t source, FilesBatch& batch,
+                       const std::function<Status()>& run) {
+  session.SetFilesStream(source, &batch);
   Status status = run();
-  session.SetFilesStream(nullptr);
+  session.SetFilesStream(source, nullptr);
   return status;
 }
 
@@ -147,10 +146,10 @@ struct AvailableNowCap {
 
 class FilesSource final : public BatchSource {
  public:
-  FilesSource(sql::Session& session, std::string query, std::shared_ptr<ObjectStore> store,
+  FilesSource(sql::Session& session, sql::grammar::StreamSource stream, std::shared_ptr<ObjectStore> store,
               DeadLetterWriter& dead_letters, std::string where)
       : session_(session),
-        query_(std::move(query)),
+        stream_(std::move(stream)),
         store_(std::move(store)),
         dead_letters_(dead_letters),
         where_(std::move(where)) {}
@@ -205,9 +204,27 @@ class FilesSource final : public BatchSource {
                           : SetAsideDeadLetters(entry, read));
     }
     FilesBatch batch(&entry, &set_aside);
-    return WithFilesStream(session_, batch, [&] {
-      return dead_letters_.WithRefusedRowsSetAside(request_->dead_letter_table, read, run);
-    });
+    return ReadBatch(batch, read, run);
+  }
+
+  Status ReadNothing(const std::optional<json>& previous, BatchRead& read,
+                     const std::function<Status()>& run) override {
+    RETURN_IF_ERROR(LearnOptions());
+    FilesEntry nothing;
+    if (previous) {
+      ASSIGN_OR_RETURN(FilesEntry last, EntryFrom(*previous, where_ + " previous offsets"));
+      nothing.schema = std::move(last.schema);
+    }
+    if (widened_) nothing.schema = widened_;
+    if (!nothing.schema) nothing.schema = request_->schema;
+    if (!nothing.schema) {
+      return Status::InvalidArgument(
+          where_ + ": its source " + stream_.source +
+          " has no file yet to infer its columns from, while another source of the stream has rows; give it "
+          "schema => '...'");
+    }
+    FilesBatch batch(&nothing);
+    return ReadBatch(batch, read, run);
   }
 
   int64_t RecordsIn(const json&) const override { return 0; }
@@ -219,16 +236,24 @@ class FilesSource final : public BatchSource {
   }
 
  private:
+  // `run()` reading `batch`, the rows its sink refuses set aside as dead letters.
+  Status ReadBatch(FilesBatch& batch, BatchRead& read, const std::function<Status()>& run) {
+    return WithFilesStream(session_, stream_.index, batch, [&] {
+      return dead_letters_.WithRefusedRowsSetAside(request_->dead_letter_table, read, run);
+    });
+  }
+
   // The statement's read_files options and folder, recorded when binding it reaches
   // read_files (binding fails there without a declared schema: the columns come from the
   // first batch's files, ColumnsOf).
   Status LearnOptions() {
     if (request_) return Status::OK();
     FilesBatch probe(nullptr);
-    Status bound = WithFilesStream(session_, probe, [&] { return BindStreamQuery(session_, query_); });
+    Status bound =
+        WithFilesStream(session_, stream_.index, probe, [&] { return BindStreamSource(session_, stream_); });
     if (!probe.request()) {
       RETURN_IF_ERROR(bound.WithContext(where_));
-      return Status::NotImplemented(where_ + ": its STREAM source is not read_files(...)");
+      return Status::Internal(where_ + ": binding its source reached no read_files");
     }
     request_ = probe.request();
     folder_ = probe.folder();
@@ -406,7 +431,7 @@ class FilesSource final : public BatchSource {
   }
 
   sql::Session& session_;
-  const std::string query_;
+  const sql::grammar::StreamSource stream_;
   std::shared_ptr<ObjectStore> store_;  // the source's checkpoint folder
   DeadLetterWriter& dead_letters_;
   const std::string where_;
@@ -422,11 +447,12 @@ class FilesSource final : public BatchSource {
 
 }  // namespace
 
-Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session, std::string query,
+Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session,
+                                                    const sql::grammar::StreamSource& stream,
                                                     std::shared_ptr<ObjectStore> source_store,
                                                     DeadLetterWriter& dead_letters, std::string where) {
-  return std::unique_ptr<BatchSource>(std::make_unique<FilesSource>(
-      session, std::move(query), std::move(source_store), dead_letters, std::move(where)));
+  return std::unique_ptr<BatchSource>(std::make_unique<FilesSource>(session, stream, std::move(source_store),
+                                                                    dead_letters, std::move(where)));
 }
 
 }  // namespace basin::stream

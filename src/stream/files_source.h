@@ -35,8 +35,9 @@
 
 namespace basin::stream {
 
-// `query` reads STREAM read_files(...); `source_store` is the source's checkpoint folder.
-Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session, std::string query,
+// `stream` is a STREAM read_files(...) source; `source_store` is its checkpoint folder.
+Result<std::unique_ptr<BatchSource>> NewFilesSource(sql::Session& session,
+                                                    const sql::grammar::StreamSource& stream,
                                                     std::shared_ptr<ObjectStore> source_store,
                                                     DeadLetterWriter& dead_letters, std::string where);
 

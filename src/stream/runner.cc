@@ -12,6 +12,7 @@
 #include "commands/table_features.h"
 #include "common/strings.h"
 #include "common/uuid.h"
+#include "engine/stream_calls.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
 #include "storage/prefixed_object_store.h"
@@ -27,10 +28,9 @@ using json = nlohmann::json;
 // The stream's statement, as the runner needs it.
 struct StreamStatement {
   std::string text;
-  std::string query;  // the rows the sink takes (an INSERT's query, a MERGE's source), as DuckDB runs them
   catalog::TableEntry sink;
-  bool complete = false;  // INSERT OVERWRITE: each batch rewrites the sink
-  sql::grammar::StreamSource source;
+  bool complete = false;                            // INSERT OVERWRITE: each batch rewrites the sink
+  std::vector<sql::grammar::StreamSource> sources;  // in the order written (their index)
   // With a WATERMARK, or complete over Kafka or files: state (stream/stateful.h), and the
   // statement and its query reading kStreamInput in place of the source.
   bool stateful = false;
@@ -64,7 +64,6 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
         "the stream's statement reads no STREAM source (write FROM STREAM read_kafka(...) or FROM "
         "STREAM(table))");
   }
-  if (streams.size() > 1) return Status::NotImplemented("a stream reading several STREAM sources");
   if (insert != nullptr && (insert->replace_where || !insert->partitions.empty())) {
     return Status::NotImplemented(
         "a stream appends, merges or rewrites its whole sink: REPLACE WHERE and PARTITION (...) sinks");
@@ -73,11 +72,25 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> sink, sql::LookupTarget(session.context(), target));
   if (!sink) return Status::NotFound("the stream's sink " + target.table + " is not a warehouse table");
   const bool complete = insert != nullptr && insert->overwrite;
-  StreamStatement statement{text, QueryOf(insert, merge), std::move(*sink), complete, streams[0], false, "",
-                            ""};
-  const bool table_source = statement.source.is_table || statement.source.is_changes;
+  StreamStatement statement{text, std::move(*sink), complete, streams, false, "", ""};
+  const sql::grammar::StreamSource& first = streams[0];
+  const bool table_source = first.is_table || first.is_changes;
   // A complete sink over a table reads the table's snapshot; over another source, its state.
-  statement.stateful = statement.source.watermark || (complete && !table_source);
+  statement.stateful = first.watermark || (complete && !table_source);
+  if (streams.size() > 1) {
+    if (engine::JoinsStreamSources(QueryOf(insert, merge))) {
+      return Status::NotImplemented(
+          "a stream joining two STREAM sources: without state, each batch would match only the rows that "
+          "arrived in that batch; combine them with UNION ALL, or join a STREAM source with tables");
+    }
+    for (const sql::grammar::StreamSource& source : streams) {
+      if (source.watermark || complete) {
+        return Status::NotImplemented(
+            "a stream reading several STREAM sources appends or merges each batch's new rows of them all; a "
+            "WATERMARK or an INSERT OVERWRITE sink takes one STREAM source");
+      }
+    }
+  }
   if (!statement.stateful) return statement;
   if (complete && table_source) {
     return Status::NotImplemented(
@@ -106,9 +119,13 @@ struct StreamRunner::Impl {
   std::shared_ptr<const Clock> clock;
   StreamStatement statement;
   std::unique_ptr<StreamCheckpoint> checkpoint;
-  std::unique_ptr<DeadLetterWriter> dead_letters;
-  std::unique_ptr<BatchSource> source;
-  std::unique_ptr<StreamState> state;  // when statement.stateful
+  // A STREAM source of the statement, with the writer of its dead letters.
+  struct Source {
+    std::unique_ptr<DeadLetterWriter> dead_letters;
+    std::unique_ptr<BatchSource> reader;
+  };
+  std::vector<Source> sources;         // by index
+  std::unique_ptr<StreamState> state;  // when statement.stateful (of its one source)
   // The last batch's commit marker and retention deletes, written off the batch's path (its
   // rows are visible once the sink commits) while the next batch is planned and runs.
   std::future<Status> recording;
@@ -138,20 +155,56 @@ struct StreamRunner::Impl {
     return std::optional<int64_t>(it->second.version);
   }
 
-  // The source's entry in offsets/<N>.json, the only source for now.
-  static Result<json> SourceEntry(const json& offsets, const std::string& where) {
-    if (!offsets.is_object() || !offsets.contains("sources") || !offsets["sources"].is_array() ||
-        offsets["sources"].size() != 1) {
-      return Status::Corruption(where + ": expected one source in \"sources\"");
+  // The sources' entries in offsets/<N>.json, by index.
+  Result<std::vector<json>> SourceEntries(const json& offsets, const std::string& where) const {
+    if (!offsets.is_object() || !offsets.contains("sources") || !offsets["sources"].is_array()) {
+      return Status::Corruption(where + ": expected \"sources\"");
     }
-    return offsets["sources"][0];
+    const json& listed = offsets["sources"];
+    if (listed.size() != sources.size()) {
+      return Status::InvalidArgument(where + ": the checkpoint's batches read " +
+                                     std::to_string(listed.size()) + " STREAM sources and the statement " +
+                                     std::to_string(sources.size()) +
+                                     "; a statement that reads other sources needs a new checkpoint folder");
+    }
+    std::vector<json> entries;
+    for (size_t i = 0; i < listed.size(); i++) {
+      if (!listed[i].is_object() || listed[i].value("index", int64_t{-1}) != static_cast<int64_t>(i)) {
+        return Status::Corruption(where + ": source " + std::to_string(i) +
+                                  " is not an object with \"index\": " + std::to_string(i));
+      }
+      entries.push_back(listed[i]);
+    }
+    return entries;
   }
 
-  // Runs batch `batch_id` over the source's `offsets` (`entry` its source) and starts
-  // recording its commit. `offsets_durable`, when set, returns once the offsets are recorded
-  // (they are being written meanwhile): nothing the batch writes commits before, nor is the
-  // batch marked done.
-  Result<BatchCommit> Execute(int64_t batch_id, const json& offsets, const json& entry,
+  // Whether a source's entry is idle: it read nothing in its batch, which another source's
+  // new rows made (docs/stream-checkpoints.md).
+  static bool Idle(const json& entry) { return entry.value("idle", false); }
+
+  // Where a source's entry leaves it, as its next plan starts from: the entry, or for an
+  // idle one, the entry it kept (nullopt: none yet).
+  static std::optional<json> Position(const json& entry) {
+    if (!Idle(entry)) return entry;
+    if (!entry.contains("after") || entry["after"].is_null()) return std::nullopt;
+    return entry["after"];
+  }
+
+  // Runs `run` with the sources from `index` on reading their `entries` of the batch.
+  Status ReadSources(size_t index, const std::vector<json>& entries, BatchRead& read,
+                     const std::function<Status()>& run) {
+    if (index == sources.size()) return run();
+    auto rest = [&] { return ReadSources(index + 1, entries, read, run); };
+    BatchSource& source = *sources[index].reader;
+    const json& entry = entries[index];
+    return Idle(entry) ? source.ReadNothing(Position(entry), read, rest) : source.Read(entry, read, rest);
+  }
+
+  // Runs batch `batch_id` over `offsets` (`entries` its sources') and starts recording its
+  // commit. `offsets_durable`, when set, returns once the offsets are recorded (they are
+  // being written meanwhile): nothing the batch writes commits before, nor is the batch
+  // marked done.
+  Result<BatchCommit> Execute(int64_t batch_id, const json& offsets, const std::vector<json>& entries,
                               const CancellationToken* abandon,
                               const std::function<Status()>& offsets_durable) {
     const int64_t started = clock->NowMs();
@@ -161,10 +214,10 @@ struct StreamRunner::Impl {
     read.batch_id = batch_id;
     read.abandon = abandon;
     session->GateCommits(offsets_durable);
-    Status ran = source->Read(entry, read, [&] {
+    Status ran = ReadSources(0, entries, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
-        if (state) RETURN_IF_ERROR(state->Prepare(read, *dead_letters));
+        if (state) RETURN_IF_ERROR(state->Prepare(read, *sources[0].dead_letters));
         ASSIGN_OR_RETURN(auto results,
                          session->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
                                           "; SET basin.txn_version = " + std::to_string(batch_id) + ";\n" +
@@ -178,7 +231,9 @@ struct StreamRunner::Impl {
     RETURN_IF_ERROR(ran.WithContext(Where() + " batch " + std::to_string(batch_id)));
     BatchCommit commit;
     commit.batch_id = batch_id;
-    commit.rows_in = source->RecordsIn(entry);
+    for (size_t i = 0; i < sources.size(); i++) {
+      if (!Idle(entries[i])) commit.rows_in += sources[i].reader->RecordsIn(entries[i]);
+    }
     commit.dead_letters = read.dead_letters;
     commit.dead_letter_version = read.dead_letter_version;
     commit.late_rows = read.late_rows;
@@ -232,7 +287,13 @@ StreamRunner::StreamRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 StreamRunner::~StreamRunner() = default;
 
 const StreamMetadata& StreamRunner::metadata() const { return impl_->checkpoint->metadata(); }
-std::optional<int64_t> StreamRunner::Backlog() const { return impl_->source->Backlog(); }
+std::optional<int64_t> StreamRunner::Backlog() const {
+  std::optional<int64_t> backlog;  // what the sources that can tell hold
+  for (const Impl::Source& source : impl_->sources) {
+    if (std::optional<int64_t> held = source.reader->Backlog()) backlog = backlog.value_or(0) + *held;
+  }
+  return backlog;
+}
 
 Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
                                                          std::shared_ptr<ObjectStore> checkpoint,
@@ -248,22 +309,28 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
   proposed.statement = statement;
   proposed.sink_table = impl->statement.sink.name.ToString();
   proposed.sink_location = impl->statement.sink.location;
-  // The source is opened before a new checkpoint is written, so that a statement whose
+  // The sources are opened before a new checkpoint is written, so that a statement whose
   // source is refused (a bad option) leaves no stream behind to refuse its correction.
   Result<std::unique_ptr<StreamCheckpoint>> existing = StreamCheckpoint::OpenExisting(checkpoint);
   if (!existing.ok() && !existing.status().IsNotFound()) return existing.status();
   const std::string stream_id = existing.ok() ? (*existing)->metadata().stream_id : proposed.stream_id;
-  impl->dead_letters = std::make_unique<DeadLetterWriter>(session, stream_id);
-  ASSIGN_OR_RETURN(impl->source,
-                   OpenBatchSource(session, impl->statement.source, impl->statement.query,
-                                   StreamSink{impl->statement.sink.location, impl->statement.complete},
-                                   *impl->dead_letters, NewPrefixedObjectStore(checkpoint, "sources/0"),
-                                   "stream " + stream_id));
+  const std::vector<sql::grammar::StreamSource>& streams = impl->statement.sources;
+  for (const sql::grammar::StreamSource& stream : streams) {
+    const std::string index = std::to_string(stream.index);
+    Impl::Source source;
+    source.dead_letters = std::make_unique<DeadLetterWriter>(session, stream_id, stream.index);
+    ASSIGN_OR_RETURN(
+        source.reader,
+        OpenBatchSource(session, stream, StreamSink{impl->statement.sink.location, impl->statement.complete},
+                        *source.dead_letters, NewPrefixedObjectStore(checkpoint, "sources/" + index),
+                        "stream " + stream_id + (streams.size() > 1 ? " source " + index : "")));
+    impl->sources.push_back(std::move(source));
+  }
   if (impl->statement.stateful) {
     ASSIGN_OR_RETURN(impl->state,
-                     StreamState::Open(session.connection(), impl->statement.source,
-                                       impl->statement.stateful_query, impl->statement.complete,
-                                       NewPrefixedObjectStore(checkpoint, "state"), "stream " + stream_id));
+                     StreamState::Open(session.connection(), streams[0], impl->statement.stateful_query,
+                                       impl->statement.complete, NewPrefixedObjectStore(checkpoint, "state"),
+                                       "stream " + stream_id));
   }
   ASSIGN_OR_RETURN(impl->checkpoint, StreamCheckpoint::Open(std::move(checkpoint), proposed));
   if (impl->checkpoint->metadata().stream_id != stream_id) {
@@ -296,22 +363,30 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
         continue;
       }
       case Recovery::Action::kRerun: {
-        ASSIGN_OR_RETURN(json entry, Impl::SourceEntry(*recovery.planned, where));
+        ASSIGN_OR_RETURN(std::vector<json> entries, s.SourceEntries(*recovery.planned, where));
         ASSIGN_OR_RETURN(BatchCommit commit,
-                         s.Execute(recovery.batch_id, *recovery.planned, entry, abandon, nullptr));
+                         s.Execute(recovery.batch_id, *recovery.planned, entries, abandon, nullptr));
         return std::optional<BatchCommit>(commit);
       }
       case Recovery::Action::kPlan: {
-        std::optional<json> previous;
+        std::vector<json> previous;  // none: the stream's first batch
         if (recovery.previous) {
-          ASSIGN_OR_RETURN(previous, Impl::SourceEntry(*recovery.previous, s.Where() + " previous offsets"));
+          ASSIGN_OR_RETURN(previous, s.SourceEntries(*recovery.previous, s.Where() + " previous offsets"));
         }
-        ASSIGN_OR_RETURN(std::optional<json> entry, s.source->Plan(previous));
-        if (!entry) return std::optional<BatchCommit>();
-        (*entry)["index"] = 0;
-        json planned = {{"batchId", recovery.batch_id},
-                        {"plannedTime", s.clock->NowMs()},
-                        {"sources", json::array({*entry})}};
+        // A batch runs when one source has something new; the others read nothing in it.
+        std::vector<json> entries;
+        bool fresh = false;
+        for (size_t i = 0; i < s.sources.size(); i++) {
+          const std::optional<json> after = previous.empty() ? std::nullopt : Impl::Position(previous[i]);
+          ASSIGN_OR_RETURN(std::optional<json> entry, s.sources[i].reader->Plan(after));
+          fresh = fresh || entry.has_value();
+          if (!entry) entry = json{{"idle", true}, {"after", after.value_or(json(nullptr))}};
+          (*entry)["index"] = i;
+          entries.push_back(std::move(*entry));
+        }
+        if (!fresh) return std::optional<BatchCommit>();
+        json planned = {
+            {"batchId", recovery.batch_id}, {"plannedTime", s.clock->NowMs()}, {"sources", entries}};
         // The offsets are written while the batch reads and writes its data files; its
         // commits wait for them (an fsynced put's time off each batch).
         std::shared_future<Status> recorded =
@@ -319,7 +394,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
               return s.checkpoint->WriteOffsets(batch_id, planned);
             }).share();
         Result<BatchCommit> commit =
-            s.Execute(recovery.batch_id, planned, *entry, abandon, [recorded] { return recorded.get(); });
+            s.Execute(recovery.batch_id, planned, entries, abandon, [recorded] { return recorded.get(); });
         recorded.wait();  // the write ends before the batch does, whatever happened
         RETURN_IF_ERROR(commit.status());
         return std::optional<BatchCommit>(*std::move(commit));
@@ -329,7 +404,9 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
 }
 
 Status StreamRunner::Run(const RunOptions& options) {
-  impl_->source->CapAtCurrentEnd(options.trigger == Trigger::kAvailableNow);
+  for (Impl::Source& source : impl_->sources) {
+    source.reader->CapAtCurrentEnd(options.trigger == Trigger::kAvailableNow);
+  }
   auto cancelled = [&] { return options.cancellation != nullptr && options.cancellation->cancelled(); };
   while (!cancelled()) {
     const auto started = std::chrono::steady_clock::now();

@@ -78,7 +78,7 @@ class StreamRunner {
  public:
   // The stream `statement` over `session`'s warehouse, with its checkpoint in `checkpoint`
   // (a store rooted at the folder; created on first use). InvalidArgument when the
-  // statement is not an INSERT into a warehouse table reading one STREAM source, or when
+  // statement is not an INSERT or MERGE into a warehouse table reading STREAM sources, or when
   // the folder holds another statement's stream.
   static Result<std::unique_ptr<StreamRunner>> Open(sql::Session& session,
                                                     std::shared_ptr<ObjectStore> checkpoint,

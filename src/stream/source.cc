@@ -21,19 +21,22 @@ std::optional<int64_t> ReportedInteger(const engine::QueryResult& result, std::s
   return std::nullopt;
 }
 
-Status BindStreamQuery(sql::Session& session, const std::string& query) {
-  return WithStreamsAllowed(session, [&] { return session.connection().DescribeQuery(query).status(); });
+Status BindStreamSource(sql::Session& session, const sql::grammar::StreamSource& stream) {
+  return WithStreamsAllowed(session, [&] {
+    return session.connection().DescribeQuery("SELECT * FROM " + stream.relation).status();
+  });
 }
 
 Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
-                                                     const std::string& query, const StreamSink& sink,
-                                                     DeadLetterWriter& dead_letters,
+                                                     const StreamSink& sink, DeadLetterWriter& dead_letters,
                                                      std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where) {
-  if (stream.is_table || stream.is_changes) return NewTableSource(session, query, sink, stream, where);
-  if (stream.is_files) return NewFilesSource(session, query, std::move(source_store), dead_letters, where);
-  return kafka::NewKafkaSource(session, query, dead_letters, where);
+  if (stream.is_table || stream.is_changes) return NewTableSource(session, stream, sink, where);
+  if (stream.is_files) return NewFilesSource(session, stream, std::move(source_store), dead_letters, where);
+  if (stream.is_kafka) return kafka::NewKafkaSource(session, stream, dead_letters, where);
+  return Status::NotImplemented(where + ": its STREAM source " + stream.source +
+                                " is not read_kafka(...), read_files(...), table_changes(...) or a table");
 }
 
 }  // namespace basin::stream

@@ -1,5 +1,7 @@
 // BatchSource: one STREAM source of a stream's statement, as the runner (stream/runner.h)
-// plans its micro-batches and has the statement read them. A batch's range is the
+// plans its micro-batches and has the statement read them (a statement of several sources
+// has one BatchSource each, each read through its basin_stream_source,
+// engine/stream_calls.h). A batch's range is the
 // source's entry in offsets/<N>.json (docs/stream-checkpoints.md): a JSON object with
 // "kind" and what that kind records, written before the batch commits and read back to run it
 // again after a crash, so a source must read exactly the same rows for the same entry.
@@ -60,6 +62,13 @@ class BatchSource {
   virtual Status Read(const nlohmann::json& planned, BatchRead& batch,
                       const std::function<Status()>& run) = 0;
 
+  // Runs `run` with the source reading no row in batch `batch.batch_id`, its last entry
+  // `previous` (nullopt: none yet): a stream of several sources runs a batch when one of
+  // them has something new. InvalidArgument when the source cannot tell its columns yet (a
+  // schema to infer from records it has not had).
+  virtual Status ReadNothing(const std::optional<nlohmann::json>& previous, BatchRead& batch,
+                             const std::function<Status()>& run) = 0;
+
   // The records the source offers in `planned` (0 when it cannot tell before reading).
   virtual int64_t RecordsIn(const nlohmann::json& planned) const = 0;
 
@@ -105,21 +114,21 @@ Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& 
 // "num_affected_rows", a write's "version"); nullopt when the result has no such value.
 std::optional<int64_t> ReportedInteger(const engine::QueryResult& result, std::string_view column);
 
-// Binds `query` on `session` with STREAM sources allowed, reading nothing: how a source
-// learns what the statement asks of it (its options, its table) from the sources' batch
+// Binds `stream`'s relation on `session` with STREAM sources allowed, reading nothing: how
+// a source learns what the statement asks of it (its options, its table) from its batch
 // installed meanwhile.
-Status BindStreamQuery(sql::Session& session, const std::string& query);
+Status BindStreamSource(sql::Session& session, const sql::grammar::StreamSource& stream);
 
-// The source `stream` names, read by `query` on `session` for `sink`, writing its dead
-// letters with `dead_letters` and what it keeps beside the offsets (a files source's paths)
-// in `source_store`, the checkpoint's sources/0/ folder; `where` names the stream in messages. NotImplemented
-// for a source the runner cannot read yet (found when the first batch is planned, for a function source).
-// Only a table source reads differently for a complete sink (its whole snapshot); the runner's state
-// (stream/stateful.h) gives a complete sink over another source every row it read.
+// The source `stream` names, read on `session` for `sink`, writing its dead letters with
+// `dead_letters` and what it keeps beside the offsets (a files source's paths) in
+// `source_store`, the checkpoint's sources/<index>/ folder; `where` names the source in
+// messages. NotImplemented for a source the runner cannot read yet (found when the first
+// batch is planned, for a function source). Only a table source reads differently for a
+// complete sink (its whole snapshot); the runner's state (stream/stateful.h) gives a complete
+// sink over another source every row it read.
 Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const sql::grammar::StreamSource& stream,
-                                                     const std::string& query, const StreamSink& sink,
-                                                     DeadLetterWriter& dead_letters,
+                                                     const StreamSink& sink, DeadLetterWriter& dead_letters,
                                                      std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where);
 

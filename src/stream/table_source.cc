@@ -182,10 +182,6 @@ class TableBatch final : public sql::TableStream {
 
   Result<sql::TableStreamRead> Read(const catalog::TableEntry& table,
                                     std::optional<int64_t> changes_from) override {
-    if (table_ && (table_->location != table.location || changes_from_ != changes_from)) {
-      return Status::NotImplemented("a stream reads one source; this statement streams " +
-                                    table_->name.ToString() + " and " + table.name.ToString());
-    }
     table_ = table;
     changes_from_ = changes_from;
     if (!planned_) return sql::TableStreamRead();
@@ -210,20 +206,22 @@ class TableBatch final : public sql::TableStream {
   std::optional<int64_t> changes_from_;
 };
 
-// `run()` with `batch` installed on `session` for STREAM(table) to read.
-Status WithTableStream(sql::Session& session, TableBatch& batch, const std::function<Status()>& run) {
-  session.SetTableStream(&batch);
+// `run()` with `batch` installed on `session` for STREAM source number `source`, a
+// STREAM(table), to read.
+Status WithTableStream(sql::Session& session, int64_t source, TableBatch& batch,
+                       const std::function<Status()>& run) {
+  session.SetTableStream(source, &batch);
   Status status = run();
-  session.SetTableStream(nullptr);
+  session.SetTableStream(source, nullptr);
   return status;
 }
 
 class TableSource final : public BatchSource {
  public:
-  TableSource(sql::Session& session, std::string query, StreamSink sink, TableOptions options,
+  TableSource(sql::Session& session, sql::grammar::StreamSource stream, StreamSink sink, TableOptions options,
               std::string where)
       : session_(session),
-        query_(std::move(query)),
+        stream_(std::move(stream)),
         sink_(std::move(sink)),
         options_(options),
         where_(std::move(where)) {}
@@ -276,7 +274,12 @@ class TableSource final : public BatchSource {
   Status Read(const json& planned, BatchRead&, const std::function<Status()>& run) override {
     ASSIGN_OR_RETURN(PlannedRead read, ReadEntry(planned, where_ + " offsets"));
     TableBatch batch(std::move(read));
-    return WithTableStream(session_, batch, run);
+    return WithTableStream(session_, stream_.index, batch, run);
+  }
+
+  Status ReadNothing(const std::optional<json>&, BatchRead&, const std::function<Status()>& run) override {
+    TableBatch nothing(std::nullopt);
+    return WithTableStream(session_, stream_.index, nothing, run);
   }
 
   int64_t RecordsIn(const json&) const override { return 0; }
@@ -291,8 +294,8 @@ class TableSource final : public BatchSource {
   // The table the statement streams, from binding its query with nothing to read.
   Result<catalog::TableEntry> ProbeTable() {
     TableBatch probe(std::nullopt);
-    RETURN_IF_ERROR(WithTableStream(session_, probe, [&] {
-                      return BindStreamQuery(session_, query_);
+    RETURN_IF_ERROR(WithTableStream(session_, stream_.index, probe, [&] {
+                      return BindStreamSource(session_, stream_);
                     }).WithContext(where_));
     if (!probe.table()) return Status::Internal(where_ + ": its STREAM(table) source was not bound");
     changes_from_ = probe.changes_from();
@@ -315,7 +318,7 @@ class TableSource final : public BatchSource {
   }
 
   sql::Session& session_;
-  const std::string query_;
+  const sql::grammar::StreamSource stream_;
   const StreamSink sink_;
   const TableOptions options_;
   const std::string where_;
@@ -328,8 +331,8 @@ class TableSource final : public BatchSource {
 
 }  // namespace
 
-Result<std::unique_ptr<BatchSource>> NewTableSource(sql::Session& session, std::string query, StreamSink sink,
-                                                    const sql::grammar::StreamSource& stream,
+Result<std::unique_ptr<BatchSource>> NewTableSource(sql::Session& session,
+                                                    const sql::grammar::StreamSource& stream, StreamSink sink,
                                                     std::string where) {
   ASSIGN_OR_RETURN(TableOptions read, ReadTableOptions(stream.options, where));
   if (sink.complete && (stream.is_changes || read.starts_later() || read.skip_change_commits ||
@@ -339,7 +342,7 @@ Result<std::unique_ptr<BatchSource>> NewTableSource(sql::Session& session, std::
                                    "STREAM table_changes(...) and the STREAM(table) options do not apply");
   }
   return std::unique_ptr<BatchSource>(
-      std::make_unique<TableSource>(session, std::move(query), std::move(sink), read, std::move(where)));
+      std::make_unique<TableSource>(session, stream, std::move(sink), read, std::move(where)));
 }
 
 }  // namespace basin::stream

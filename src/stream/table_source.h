@@ -40,8 +40,8 @@ namespace basin::stream {
 // option it does not know, a bad value, or options and the change feed with a complete
 // sink. InvalidArgument from the first plan when the table is the sink (a stream into its
 // own source would read its own output forever) or the starting version is past the latest.
-Result<std::unique_ptr<BatchSource>> NewTableSource(sql::Session& session, std::string query, StreamSink sink,
-                                                    const sql::grammar::StreamSource& stream,
+Result<std::unique_ptr<BatchSource>> NewTableSource(sql::Session& session,
+                                                    const sql::grammar::StreamSource& stream, StreamSink sink,
                                                     std::string where);
 
 }  // namespace basin::stream

@@ -311,8 +311,15 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   EXPECT_EQ(kafka.watermark->delay, "INTERVAL 10 SECONDS");
   EXPECT_TRUE(select.streams[1].is_table);
   EXPECT_EQ(select.streams[1].source, "s.events");
-  // STREAM(table) is read through basin_stream_table, keeping the alias.
-  EXPECT_EQ(select.duckdb_sql.substr(select.streams[1].offset, 32), "basin_stream_table('s.events') e");
+  // STREAM(table) is read through basin_stream_table, keeping the alias; each call carries
+  // its source's place.
+  EXPECT_EQ(select.duckdb_sql.substr(select.streams[1].offset, 59),
+            "basin_stream_table('s.events', basin_stream_source => 1) e ");
+  EXPECT_NE(select.duckdb_sql.find("read_kafka('topic', servers => 'h:9092', basin_stream_source => 0)"),
+            std::string::npos)
+      << select.duckdb_sql;
+  EXPECT_EQ(kafka.index, 0);
+  EXPECT_EQ(select.streams[1].index, 1);
   EXPECT_FALSE(engine::CheckSqlSlot(select.duckdb_sql, engine::SqlSlot::kQuery).has_value())
       << select.duckdb_sql;
 
@@ -340,7 +347,8 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   EXPECT_EQ(merge.streams[0].watermark->column, (QualifiedName{"s", "ts"}));
   // STREAM table_changes(...) is read through basin_stream_changes.
   EXPECT_TRUE(merge.streams[0].is_changes);
-  EXPECT_EQ(merge.duckdb_sql.substr(merge.streams[0].offset, 28), "basin_stream_changes('s', 0)");
+  EXPECT_EQ(merge.duckdb_sql.substr(merge.streams[0].offset, 54),
+            "basin_stream_changes('s', 0, basin_stream_source => 0)");
 
   // STREAM(t, name => value, ...): options, each value as written.
   ParsedStatement options = Parse(
@@ -353,13 +361,16 @@ TEST(GrammarTest, StreamingSourcesAreRecorded) {
   EXPECT_EQ(options.streams[0].options[0].value, "3 + 1");
   EXPECT_EQ(options.streams[0].options[1].value, "'2026-01-01, noon'");
   EXPECT_EQ(options.streams[0].options[2].value, "(true)");
-  EXPECT_EQ(options.duckdb_sql, "SELECT * FROM basin_stream_table('s.t') AS \"t\"");
+  EXPECT_EQ(options.duckdb_sql, "SELECT * FROM basin_stream_table('s.t', basin_stream_source => 0) AS \"t\"");
 
   auto ctas =
       As<CreateTable>("CREATE TABLE c AS SELECT * FROM STREAM(src) WATERMARK t DELAY OF INTERVAL 5 SECONDS");
   ASSERT_EQ(ctas.query->streams.size(), 1u);
-  EXPECT_EQ(ctas.query->sql.substr(ctas.query->streams[0].offset, 34),
-            "basin_stream_table('src') AS \"src\"");
+  EXPECT_EQ(ctas.query->sql.substr(ctas.query->streams[0].offset, 60),
+            "basin_stream_table('src', basin_stream_source => 0) AS \"src\"");
+
+  // A call without arguments takes the source's place as its only one.
+  EXPECT_EQ(Parse("SELECT * FROM STREAM f()").streams[0].relation, "f(basin_stream_source => 0)");
 }
 
 // DuckDB's grammar accepts FROM STREAM(t) as a call of a table function `stream`; its tree
@@ -372,7 +383,8 @@ TEST(GrammarTest, StreamOfTableFoundInDuckDbsTree) {
   EXPECT_TRUE(insert.streams[0].is_table);
   EXPECT_EQ(insert.streams[0].source, "bronze");
   EXPECT_EQ(std::get<Insert>(insert.body).insert.query,
-            "SELECT *, 1 AS n FROM basin_stream_table('bronze') AS bronze WHERE (bronze.id > 0)");
+            "SELECT *, 1 AS n FROM basin_stream_table('bronze', basin_stream_source := 0) AS bronze WHERE "
+            "(bronze.id > 0)");
 
   ParsedStatement merge = Parse(
       "MERGE INTO silver t USING (SELECT * FROM STREAM(\"My Schema\".bronze) b WHERE b.ok) s ON t.id = s.id "
@@ -380,7 +392,9 @@ TEST(GrammarTest, StreamOfTableFoundInDuckDbsTree) {
   ASSERT_TRUE(std::holds_alternative<Merge>(merge.body));
   ASSERT_EQ(merge.streams.size(), 1u);
   EXPECT_EQ(merge.streams[0].source, "\"My Schema\".bronze");
-  EXPECT_NE(merge.duckdb_sql.find("basin_stream_table('\"My Schema\".bronze') b WHERE"), std::string::npos)
+  EXPECT_NE(
+      merge.duckdb_sql.find("basin_stream_table('\"My Schema\".bronze', basin_stream_source => 0) b WHERE"),
+      std::string::npos)
       << merge.duckdb_sql;
 
   // In a CTE, a join and a subquery of WHERE.
@@ -390,7 +404,8 @@ TEST(GrammarTest, StreamOfTableFoundInDuckDbsTree) {
     ParsedStatement parsed = Parse(sql);
     ASSERT_EQ(parsed.streams.size(), 1u) << sql;
     EXPECT_EQ(parsed.streams[0].source, "a") << sql;
-    EXPECT_NE(parsed.duckdb_sql.find("basin_stream_table('a') AS \"a\""), std::string::npos)
+    EXPECT_NE(parsed.duckdb_sql.find("basin_stream_table('a', basin_stream_source => 0) AS \"a\""),
+              std::string::npos)
         << parsed.duckdb_sql;
   }
 
@@ -575,9 +590,9 @@ TEST(GrammarTest, StreamSourcesAreReplacedByARelationUnderTheirAliases) {
       "0) "
       "ON true");
   ASSERT_EQ(select.streams.size(), 3u);
-  EXPECT_EQ(select.streams[0].relation, "read_kafka('topic')");
-  EXPECT_EQ(select.streams[1].relation, "basin_stream_table('s.events')");
-  EXPECT_EQ(select.streams[2].relation, "basin_stream_changes('c', 0)");
+  EXPECT_EQ(select.streams[0].relation, "read_kafka('topic', basin_stream_source => 0)");
+  EXPECT_EQ(select.streams[1].relation, "basin_stream_table('s.events', basin_stream_source => 1)");
+  EXPECT_EQ(select.streams[2].relation, "basin_stream_changes('c', 0, basin_stream_source => 2)");
   // Nothing to replace: the statement as it is.
   EXPECT_EQ(ReplaceStreamSources("SELECT 1", "input").ValueOr(""), "SELECT 1");
 }

@@ -1,6 +1,7 @@
 #include "engine/stream_calls.h"
 
 #include <exception>
+#include <map>
 #include <string>
 
 #include "duckdb.hpp"
@@ -10,12 +11,15 @@
 #include "duckdb/parser/parsed_expression_iterator.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/query_node.hpp"
+#include "duckdb/parser/query_node/set_operation_node.hpp"
 #include "duckdb/parser/statement/delete_statement.hpp"
 #include "duckdb/parser/statement/insert_statement.hpp"
 #include "duckdb/parser/statement/merge_into_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/parser/statement/update_statement.hpp"
 #include "duckdb/parser/tableref/basetableref.hpp"
+#include "duckdb/parser/tableref/joinref.hpp"
+#include "duckdb/parser/tableref/subqueryref.hpp"
 #include "duckdb/parser/tableref/table_function_ref.hpp"
 
 namespace basin::engine {
@@ -111,7 +115,113 @@ class StreamCallFinder {
   bool found_ = false;
 };
 
+// Counts the STREAM sources (calls with basin_stream_source) of a query and finds where two
+// meet other than by a set operation: a join with sources on both sides, or a query whose
+// FROM holds one and whose expressions' subqueries another. A CTE counts where it is named.
+class StreamJoinFinder {
+ public:
+  bool joined() const { return joined_; }
+
+  int Node(duckdb::QueryNode& node) {
+    Ctes(node.cte_map);
+    int count = 0;
+    switch (node.type) {
+      case duckdb::QueryNodeType::SET_OPERATION_NODE: {
+        auto& set = node.Cast<duckdb::SetOperationNode>();
+        count = Node(*set.left) + Node(*set.right);
+        break;
+      }
+      case duckdb::QueryNodeType::SELECT_NODE: {
+        int from = 0, expressions = 0;
+        duckdb::ParsedExpressionIterator::EnumerateQueryNodeChildren(
+            node,
+            [&](duckdb::unique_ptr<duckdb::ParsedExpression>& child) { expressions += Expression(*child); },
+            [&](duckdb::TableRef& ref) { from += Ref(ref); });
+        Meet(from, expressions);
+        count = from + expressions;
+        break;
+      }
+      default:  // a recursive CTE: its parts as one
+        duckdb::ParsedExpressionIterator::EnumerateQueryNodeChildren(
+            node, [&](duckdb::unique_ptr<duckdb::ParsedExpression>& child) { count += Expression(*child); },
+            [&](duckdb::TableRef& ref) { count += Ref(ref); });
+        break;
+    }
+    return count;
+  }
+
+ private:
+  // The CTEs' counts, kept by name for where they are named.
+  void Ctes(duckdb::CommonTableExpressionMap& ctes) {
+    for (auto& entry : ctes.map)
+      ctes_[duckdb::StringUtil::Lower(entry.first)] = Node(*entry.second->query->node);
+  }
+
+  int Ref(duckdb::TableRef& ref) {
+    switch (ref.type) {
+      case duckdb::TableReferenceType::TABLE_FUNCTION:
+        return IsStreamSource(*ref.Cast<duckdb::TableFunctionRef>().function) ? 1 : 0;
+      case duckdb::TableReferenceType::JOIN: {
+        auto& join = ref.Cast<duckdb::JoinRef>();
+        const int left = Ref(*join.left), right = Ref(*join.right);
+        Meet(left, right);
+        const int condition = join.condition ? Expression(*join.condition) : 0;
+        Meet(left + right, condition);
+        return left + right + condition;
+      }
+      case duckdb::TableReferenceType::SUBQUERY:
+        return Node(*ref.Cast<duckdb::SubqueryRef>().subquery->node);
+      case duckdb::TableReferenceType::BASE_TABLE: {
+        auto& table = ref.Cast<duckdb::BaseTableRef>();
+        auto it = ctes_.find(duckdb::StringUtil::Lower(table.table_name));
+        return table.schema_name.empty() && it != ctes_.end() ? it->second : 0;
+      }
+      default:
+        return 0;
+    }
+  }
+
+  int Expression(duckdb::ParsedExpression& expression) {
+    int count = 0;
+    if (expression.GetExpressionClass() == duckdb::ExpressionClass::SUBQUERY) {
+      count += Node(*expression.Cast<duckdb::SubqueryExpression>().subquery->node);
+    }
+    duckdb::ParsedExpressionIterator::EnumerateChildren(
+        expression, [&](duckdb::ParsedExpression& child) { count += Expression(child); });
+    return count;
+  }
+
+  static bool IsStreamSource(duckdb::ParsedExpression& function) {
+    if (function.GetExpressionClass() != duckdb::ExpressionClass::FUNCTION) return false;
+    for (auto& child : function.Cast<duckdb::FunctionExpression>().children) {
+      if (duckdb::StringUtil::CIEquals(child->GetAlias(), kStreamSourceParameter)) return true;
+    }
+    return false;
+  }
+
+  void Meet(int a, int b) { joined_ = joined_ || (a > 0 && b > 0); }
+
+  std::map<std::string, int> ctes_;
+  bool joined_ = false;
+};
+
 }  // namespace
+
+bool JoinsStreamSources(std::string_view query) {
+  duckdb::Parser parser;
+  try {
+    parser.ParseQuery(std::string(query));
+  } catch (const std::exception&) {
+    return false;
+  }
+  StreamJoinFinder finder;
+  for (auto& statement : parser.statements) {
+    if (statement->type == duckdb::StatementType::SELECT_STATEMENT) {
+      finder.Node(*statement->Cast<duckdb::SelectStatement>().node);
+    }
+  }
+  return finder.joined();
+}
 
 bool ReadsStreamMarker(std::string_view sql) {
   duckdb::Parser parser;

@@ -68,6 +68,14 @@ duckdb::unique_ptr<duckdb::TableRef> BindTableChanges(duckdb::ClientContext& con
                       kFunctionName);
 }
 
+// The STREAM source's place among the statement's (engine/stream_calls.h); nullopt when the
+// call has none, being no stream's source.
+std::optional<int64_t> StreamSourceOf(const duckdb::TableFunctionBindInput& input) {
+  auto it = input.named_parameters.find(kStreamSourceParameter);
+  if (it == input.named_parameters.end() || it->second.IsNull()) return std::nullopt;
+  return it->second.GetValue<int64_t>();
+}
+
 duckdb::unique_ptr<duckdb::TableRef> BindStreamTable(duckdb::ClientContext& context,
                                                      duckdb::TableFunctionBindInput& input) {
   auto& state = GetClientState(context);
@@ -75,8 +83,10 @@ duckdb::unique_ptr<duckdb::TableRef> BindStreamTable(duckdb::ClientContext& cont
     throw duckdb::BinderException("STREAM(table): this connection has no warehouse to stream tables from");
   }
   ThrowOnNull(input, kStreamTableFunction);
-  return FeedSubquery(state, state.lakehouse->stream_table(TableNameParts(input.inputs[0]), std::nullopt),
-                      kStreamTableFunction);
+  return FeedSubquery(
+      state,
+      state.lakehouse->stream_table(TableNameParts(input.inputs[0]), std::nullopt, StreamSourceOf(input)),
+      kStreamTableFunction);
 }
 
 // STREAM table_changes(...) takes any arguments, so that a wrong count is reported as the
@@ -97,7 +107,8 @@ duckdb::unique_ptr<duckdb::TableRef> BindStreamChanges(duckdb::ClientContext& co
   const int64_t start = input.inputs[1].DefaultCastAs(duckdb::LogicalType::BIGINT).GetValue<int64_t>();
   return FeedSubquery(state,
                       state.lakehouse->stream_table(
-                          TableNameParts(input.inputs[0].DefaultCastAs(duckdb::LogicalType::VARCHAR)), start),
+                          TableNameParts(input.inputs[0].DefaultCastAs(duckdb::LogicalType::VARCHAR)), start,
+                          StreamSourceOf(input)),
                       kStreamChangesFunction);
 }
 
@@ -110,11 +121,14 @@ duckdb::unique_ptr<duckdb::TableRef> BindReadFiles(duckdb::ClientContext& contex
   ThrowOnNull(input, kReadFilesFunction);
   std::map<std::string, std::string> options;
   for (const auto& [name, value] : input.named_parameters) {
+    if (name == kStreamSourceParameter) continue;
     if (value.IsNull()) throw duckdb::BinderException("read_files: option %s must not be NULL", name);
     options[duckdb::StringUtil::Lower(name)] = value.ToString();
   }
-  return FeedSubquery(state, state.lakehouse->read_files(duckdb::StringValue::Get(input.inputs[0]), options),
-                      kReadFilesFunction);
+  return FeedSubquery(
+      state,
+      state.lakehouse->read_files(duckdb::StringValue::Get(input.inputs[0]), options, StreamSourceOf(input)),
+      kReadFilesFunction);
 }
 
 }  // namespace
@@ -130,9 +144,11 @@ void RegisterTableChanges(duckdb::DatabaseInstance& db) {
   }
   duckdb::TableFunction stream_table(kStreamTableFunction, {duckdb::LogicalType::VARCHAR}, nullptr, nullptr);
   stream_table.bind_replace = BindStreamTable;
+  stream_table.named_parameters[kStreamSourceParameter] = duckdb::LogicalType::BIGINT;
   duckdb::TableFunction stream_changes(kStreamChangesFunction, {}, nullptr, nullptr);
   stream_changes.varargs = duckdb::LogicalType::ANY;
   stream_changes.bind_replace = BindStreamChanges;
+  stream_changes.named_parameters[kStreamSourceParameter] = duckdb::LogicalType::BIGINT;
   duckdb::ExtensionLoader loader(db, "basin");
   loader.RegisterFunction(set);
   loader.RegisterFunction(stream_table);
@@ -145,6 +161,7 @@ void RegisterTableChanges(duckdb::DatabaseInstance& db) {
   read_files.named_parameters["header"] = duckdb::LogicalType::BOOLEAN;
   read_files.named_parameters["maxFilesPerTrigger"] = duckdb::LogicalType::BIGINT;
   read_files.named_parameters["maxDeadLetterFraction"] = duckdb::LogicalType::DOUBLE;
+  read_files.named_parameters[kStreamSourceParameter] = duckdb::LogicalType::BIGINT;
   read_files.bind_replace = BindReadFiles;
   loader.RegisterFunction(read_files);
 }

@@ -217,6 +217,7 @@ class Rewriter {
                             s.IsSymbolAt(i - 1, ",");
     if (!after_from) return std::nullopt;
     StreamSource source;
+    source.index = static_cast<int64_t>(streams_.size());
     size_t close = 0;
     std::string qualifier;           // the rows' qualifier when the source is replaced; empty: kept
     if (s.IsSymbolAt(i + 1, "(")) {  // STREAM(name): read through basin_stream_table
@@ -229,7 +230,8 @@ class Rewriter {
       source.source = s.TextBetween(i + 2, *name_end);
       source.options = std::move(*options);
       source.offset = s.OffsetOf(i);
-      source.relation = std::string(engine::kStreamTableFunction) + "(" + QuoteLiteral(source.source) + ")";
+      source.relation = std::string(engine::kStreamTableFunction) + "(" + QuoteLiteral(source.source) +
+                        SourceArgument(", ") + ")";
       // Unaliased, the rows keep the table's name as their qualifier (`bronze.id`).
       qualifier = s.NameAt(*name_end - 1);
     } else {  // STREAM function(...)
@@ -241,16 +243,21 @@ class Rewriter {
       source.offset = s.OffsetOf(i + 1);
       source.is_changes = *name_end == i + 2 && s.IsWordAt(i + 1, "table_changes");
       source.is_files = *name_end == i + 2 && s.IsWordAt(i + 1, "read_files");
-      source.relation = source.source;
+      source.is_kafka = *name_end == i + 2 && s.IsWordAt(i + 1, "read_kafka");
+      // The call as written, with the source's place as its last argument.
+      const char* separator = close == *name_end + 1 ? "" : ", ";
+      const std::string argument = SourceArgument(separator);
+      source.relation = s.TextBetween(i + 1, close) + argument + ")";
       if (source.is_changes) {  // read through basin_stream_changes, keeping the rows' qualifier
         source.offset = s.OffsetOf(i);
-        source.relation =
-            std::string(engine::kStreamChangesFunction) + "(" + s.TextBetween(*name_end + 1, close) + ")";
+        source.relation = std::string(engine::kStreamChangesFunction) + "(" +
+                          s.TextBetween(*name_end + 1, close) + argument + ")";
         qualifier = "table_changes";
       } else if (!stream_relation_.empty()) {
         qualifier = s.NameAt(*name_end - 1);
       } else {
         BlankToken(i);
+        edits_.push_back({s.At(close).begin, s.At(close).begin, argument});
       }
     }
     size_t after = close + 1;
@@ -264,6 +271,12 @@ class Rewriter {
     }
     streams_.push_back(std::move(source));
     return after;
+  }
+
+  // The named argument giving the next STREAM source's place (engine/stream_calls.h),
+  // after `separator`.
+  std::string SourceArgument(const char* separator) const {
+    return separator + std::string(engine::kStreamSourceParameter) + " => " + std::to_string(streams_.size());
   }
 
   // Tokens [marker, close] of a STREAM source become `relation` (or the stream relation the

@@ -9,7 +9,8 @@
 // - Streaming sources: after FROM, JOIN, USING, ',' or LATERAL, `STREAM name(...)` loses
 //   its marker (replaced by spaces) and `STREAM(name)` becomes the call
 //   `basin_stream_table('name') [AS name]` (engine/stream_calls.h; the alias keeps the
-//   table's name as the rows' qualifier when none is given); a `WATERMARK col DELAY OF
+//   table's name as the rows' qualifier when none is given); each call ends with the
+//   source's place, `basin_stream_source => n` (from 0); a `WATERMARK col DELAY OF
 //   interval` after the source (or its alias) is removed; each is recorded as a
 //   StreamSource. DuckDB accepts `STREAM(name)` as written (a call of a table function
 //   `stream`, and `STREAM f('x')` as a table aliased), so callers also apply this when

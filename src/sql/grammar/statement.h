@@ -56,9 +56,12 @@ struct StreamSource {
   // Where the table reference starts in the SQL text it belongs to: the function's name,
   // or for a table the basin_stream_table call it is read through.
   size_t offset = 0;
+  // Its place among the statement's STREAM sources, from 0, in the order they are written.
+  int64_t index = 0;
   std::string source;  // "read_kafka('topic')" or "t"
   // The relation DuckDB reads for it: the call as written, or for a table or a change feed
-  // the basin_stream_table / basin_stream_changes call it is read through.
+  // the basin_stream_table / basin_stream_changes call it is read through, with `index` as
+  // its basin_stream_source argument (engine/stream_calls.h).
   std::string relation;
   bool is_table = false;  // STREAM(t) names a table; otherwise a table function
   // STREAM table_changes('t', start): a table's change feed, read through
@@ -66,6 +69,7 @@ struct StreamSource {
   bool is_changes = false;
   // STREAM read_files('folder', ...): a folder's new files (`source` is the call as written).
   bool is_files = false;
+  bool is_kafka = false;              // STREAM read_kafka(...)
   std::vector<StreamOption> options;  // STREAM(t, name => value, ...)
   std::optional<Watermark> watermark;
 };

@@ -67,10 +67,6 @@ class Batch final : public KafkaBatch {
   std::optional<std::string> Schema() override { return schema_; }
 
   Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
-    if (options_ && !SameSource(*options_, options)) {
-      return Status::NotImplemented(
-          "a stream reads one Kafka source; this statement names another read_kafka");
-    }
     options_ = options;
     if (!ranges_) return std::vector<PartitionRange>();
     return *ranges_;
@@ -79,11 +75,6 @@ class Batch final : public KafkaBatch {
   const std::optional<KafkaOptions>& options() const { return options_; }
 
  private:
-  static bool SameSource(const KafkaOptions& a, const KafkaOptions& b) {
-    return a.bootstrap_servers == b.bootstrap_servers && a.subscription.topics() == b.subscription.topics() &&
-           a.subscription.pattern() == b.subscription.pattern();
-  }
-
   std::optional<std::vector<PartitionRange>> ranges_;
   KafkaReader* reader_;
   const CancellationToken* abandon_;
@@ -93,8 +84,12 @@ class Batch final : public KafkaBatch {
 
 class KafkaSource final : public BatchSource {
  public:
-  KafkaSource(sql::Session& session, std::string query, DeadLetterWriter& dead_letters, std::string where)
-      : session_(session), query_(std::move(query)), dead_letters_(dead_letters), where_(std::move(where)) {}
+  KafkaSource(sql::Session& session, sql::grammar::StreamSource stream, DeadLetterWriter& dead_letters,
+              std::string where)
+      : session_(session),
+        stream_(std::move(stream)),
+        dead_letters_(dead_letters),
+        where_(std::move(where)) {}
 
   Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
     RETURN_IF_ERROR(LearnOptions());
@@ -144,9 +139,21 @@ class KafkaSource final : public BatchSource {
     RETURN_IF_ERROR(KeepSchema(planned));
     RETURN_IF_ERROR(OpenReader());
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
-    Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
-    ScopedKafkaBatch installed(session_.connection().raw(), &batch);
-    return dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
+    return ReadBatch(std::move(ranges), read, run);
+  }
+
+  Status ReadNothing(const std::optional<json>& previous, BatchRead& read,
+                     const std::function<Status()>& run) override {
+    RETURN_IF_ERROR(LearnOptions());
+    if (previous) RETURN_IF_ERROR(KeepSchema(*previous));
+    if (options_->records.InfersSchema() && !inferred_schema_) {
+      return Status::InvalidArgument(
+          where_ + ": its source " + stream_.source +
+          " has no record yet to infer its schema from, while another source of the stream has rows; give it "
+          "schema => '...'");
+    }
+    RETURN_IF_ERROR(OpenReader());
+    return ReadBatch({}, read, run);
   }
 
   int64_t RecordsIn(const json& planned) const override {
@@ -162,6 +169,14 @@ class KafkaSource final : public BatchSource {
   }
 
  private:
+  // `run()` with read_kafka reading `ranges`, the rows the sink refuses set aside as dead
+  // letters.
+  Status ReadBatch(std::vector<PartitionRange> ranges, BatchRead& read, const std::function<Status()>& run) {
+    Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
+    ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &batch);
+    return dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
+  }
+
   // One client reads every batch. It is not the planning client: requests to a broker are
   // answered in order, so watermark queries would wait behind its last fetch.
   Status OpenReader() {
@@ -186,22 +201,17 @@ class KafkaSource final : public BatchSource {
     return Status::OK();
   }
 
-  // The source's options, from binding the statement's query with nothing to read (which
+  // The source's options, from binding its call with nothing to read (which
   // fails after read_kafka took its options when the schema is to be inferred: there are
   // no columns yet).
   Status LearnOptions() {
     if (options_) return Status::OK();
     Batch probe(std::nullopt);
-    ScopedKafkaBatch installed(session_.connection().raw(), &probe);
-    Status bound = BindStreamQuery(session_, query_);
+    ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &probe);
+    Status bound = BindStreamSource(session_, stream_);
     if (probe.options() && probe.options()->records.InfersSchema()) bound = Status::OK();
     RETURN_IF_ERROR(bound.WithContext(where_));
-    if (!probe.options()) {
-      return Status::NotImplemented(
-          where_ +
-          ": its STREAM source is not read_kafka(...), read_files(...), table_changes(...) "
-          "or a table");
-    }
+    if (!probe.options()) return Status::Internal(where_ + ": binding its source reached no read_kafka");
     options_ = *probe.options();
     return Status::OK();
   }
@@ -239,7 +249,7 @@ class KafkaSource final : public BatchSource {
   }
 
   sql::Session& session_;
-  const std::string query_;
+  const sql::grammar::StreamSource stream_;
   DeadLetterWriter& dead_letters_;
   const std::string where_;
   std::unique_ptr<RecordParser> parser_;  // with a dead-letter table
@@ -255,9 +265,9 @@ class KafkaSource final : public BatchSource {
 
 }  // namespace
 
-std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, std::string query,
+std::unique_ptr<BatchSource> NewKafkaSource(sql::Session& session, const sql::grammar::StreamSource& stream,
                                             DeadLetterWriter& dead_letters, std::string where) {
-  return std::make_unique<KafkaSource>(session, std::move(query), dead_letters, std::move(where));
+  return std::make_unique<KafkaSource>(session, stream, dead_letters, std::move(where));
 }
 
 }  // namespace basin::stream::kafka

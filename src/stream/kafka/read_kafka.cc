@@ -19,6 +19,7 @@
 
 #include "common/cancellation.h"
 #include "engine/status_transport.h"
+#include "engine/stream_calls.h"
 #include "engine/vector_access.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/planner.h"
@@ -191,9 +192,9 @@ void AddColumns(duckdb_bind_info info) {
   add("headers", duckdb_create_list_type(header.type));
 }
 
-// The batches installed, by DuckDB connection id.
+// The batches installed, by DuckDB connection id and STREAM source.
 std::mutex batches_mutex;
-std::map<uint64_t, KafkaBatch*> batches;  // GUARDED_BY(batches_mutex)
+std::map<std::pair<uint64_t, int64_t>, KafkaBatch*> batches;  // GUARDED_BY(batches_mutex)
 
 uint64_t ConnectionId(duckdb_client_context context) {
   const uint64_t id = duckdb_client_context_get_connection_id(context);
@@ -201,13 +202,21 @@ uint64_t ConnectionId(duckdb_client_context context) {
   return id;
 }
 
-KafkaBatch* BatchOf(duckdb_bind_info info) {
+// The batch a STREAM read_kafka(...) source reads (nullptr for a call that is no stream's
+// source); InvalidArgument when none is installed for it.
+Result<KafkaBatch*> BatchOf(duckdb_bind_info info) {
+  engine::ValueGuard source{duckdb_bind_get_named_parameter(info, engine::kStreamSourceParameter)};
+  if (source.value == nullptr || duckdb_is_null_value(source.value)) return nullptr;
   duckdb_client_context context = nullptr;
   duckdb_table_function_get_client_context(info, &context);
   const uint64_t id = ConnectionId(context);
   std::lock_guard<std::mutex> lock(batches_mutex);
-  auto it = batches.find(id);
-  return it == batches.end() ? nullptr : it->second;
+  auto it = batches.find({id, duckdb_get_int64(source.value)});
+  if (it == batches.end()) {
+    return Status::InvalidArgument(
+        "STREAM read_kafka(...) is read by a running stream: run the statement with basin stream run");
+  }
+  return it->second;
 }
 
 // From startingOffsets to the watermarks now.
@@ -267,7 +276,7 @@ Status InferMissingSchema(BindData& data, KafkaBatch* batch) {
 Status BindStatus(duckdb_bind_info info) {
   auto data = std::make_unique<BindData>();
   ASSIGN_OR_RETURN(data->options, ParseKafkaOptions(GivenOptions(info)));
-  KafkaBatch* batch = BatchOf(info);
+  ASSIGN_OR_RETURN(KafkaBatch * batch, BatchOf(info));
   if (batch != nullptr) {
     ASSIGN_OR_RETURN(data->ranges, batch->Ranges(data->options));
     data->batch_reader = batch->Reader();
@@ -439,17 +448,18 @@ Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> va
   return Status::InvalidArgument(where + ": " + parsed.message());
 }
 
-ScopedKafkaBatch::ScopedKafkaBatch(duckdb_connection conn, KafkaBatch* batch) {
+ScopedKafkaBatch::ScopedKafkaBatch(duckdb_connection conn, int64_t source, KafkaBatch* batch)
+    : source_(source) {
   duckdb_client_context context = nullptr;
   duckdb_connection_get_client_context(conn, &context);
   connection_id_ = ConnectionId(context);
   std::lock_guard<std::mutex> lock(batches_mutex);
-  batches[connection_id_] = batch;
+  batches[{connection_id_, source_}] = batch;
 }
 
 ScopedKafkaBatch::~ScopedKafkaBatch() {
   std::lock_guard<std::mutex> lock(batches_mutex);
-  batches.erase(connection_id_);
+  batches.erase({connection_id_, source_});
 }
 
 Status RegisterReadKafka(duckdb_connection conn) {
@@ -465,6 +475,8 @@ Status RegisterReadKafka(duckdb_connection conn) {
     duckdb_table_function_add_named_parameter(function, kMaxDeadLetterFractionOption, fraction.type);
     engine::LogicalTypeGuard properties{duckdb_create_map_type(text.type, text.type)};
     duckdb_table_function_add_named_parameter(function, kKafkaOptionsOption, properties.type);
+    engine::LogicalTypeGuard source{duckdb_create_logical_type(DUCKDB_TYPE_BIGINT)};
+    duckdb_table_function_add_named_parameter(function, engine::kStreamSourceParameter, source.type);
   }
   duckdb_table_function_set_bind(function, Bind);
   duckdb_table_function_set_init(function, Init);

@@ -27,7 +27,8 @@
 // startingOffsets lie below what the topic still holds, IOError when the cluster cannot be
 // reached.
 //
-// Inside a stream (`STREAM read_kafka(...)`), a batch installed on the connection
+// As a stream's source (`STREAM read_kafka(...)`, a call with basin_stream_source,
+// engine/stream_calls.h), the batch installed on the connection for that source
 // (KafkaBatch) decides the ranges instead.
 //
 // Thread safety: registration is per database, from any thread; each query has its own
@@ -79,17 +80,19 @@ class KafkaBatch {
 Result<std::string> SampleSchema(KafkaReader& reader, const RecordOptions& records,
                                  const std::vector<PartitionRange>& ranges, const CancellationToken* abandon);
 
-// Makes read_kafka on DuckDB connection `conn` read `batch` while the guard lives.
-// REQUIRES: one guard per connection at a time; `batch` outlives the guard.
+// Makes STREAM source number `source` of a statement run on DuckDB connection `conn`, a
+// read_kafka call, read `batch` while the guard lives.
+// REQUIRES: one guard per connection and source at a time; `batch` outlives the guard.
 class ScopedKafkaBatch {
  public:
-  ScopedKafkaBatch(duckdb_connection conn, KafkaBatch* batch);
+  ScopedKafkaBatch(duckdb_connection conn, int64_t source, KafkaBatch* batch);
   ScopedKafkaBatch(const ScopedKafkaBatch&) = delete;
   ScopedKafkaBatch& operator=(const ScopedKafkaBatch&) = delete;
   ~ScopedKafkaBatch();
 
  private:
   uint64_t connection_id_;
+  int64_t source_;
 };
 
 // Parses the value of the record at topic/partition/offset (valueFormat json, csv or avro)
