@@ -410,6 +410,16 @@ struct Session::Impl : public SessionContext {
         parsed.body);
   }
 
+  // Run(), as one statement of the session: an interrupt stops the statement it arrived
+  // during, not the next one, and background checkpoints that failed since the last
+  // statement become its notices.
+  Result<StatementResult> RunStatement(const grammar::ParsedStatement& parsed, bool stream) {
+    conn_->cancellation().Reset();
+    ASSIGN_OR_RETURN(StatementResult result, Run(parsed, stream));
+    for (std::string& failure : checkpoints.TakeFailures()) result.notices.push_back(std::move(failure));
+    return result;
+  }
+
   Result<StatementResult> Run(const grammar::ParsedStatement& parsed, bool stream) {
     const bool sink = std::holds_alternative<grammar::Insert>(parsed.body) ||
                       std::holds_alternative<grammar::Merge>(parsed.body);
@@ -507,13 +517,17 @@ SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,
                                                   const engine::ScriptStatement& statement, bool stream) {
-  // An interrupt stops the statement it arrived during, not the next one.
-  impl_->conn_->cancellation().Reset();
   ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(script, statement));
-  ASSIGN_OR_RETURN(StatementResult result, impl_->Run(parsed, stream));
-  // The background checkpoints that failed since the last statement, as notices.
-  for (std::string& failure : impl_->checkpoints.TakeFailures()) result.notices.push_back(std::move(failure));
-  return result;
+  return impl_->RunStatement(parsed, stream);
+}
+
+Result<StatementResult> Session::ExecuteParsed(const grammar::ParsedStatement& parsed,
+                                               const std::optional<delta::SetTransaction>& txn) {
+  if (txn) {
+    impl_->settings["txn_app_id"] = txn->app_id;
+    impl_->settings["txn_version"] = std::to_string(txn->version);
+  }
+  return impl_->RunStatement(parsed, /*stream=*/false);
 }
 
 engine::ScanStats Session::TakeScanStats() { return engine::TakeScanStats(*impl_->conn_); }

@@ -13,6 +13,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,9 +21,11 @@
 #include "basin/status.h"
 #include "catalog/warehouse.h"
 #include "commands/command_context.h"
+#include "delta/actions.h"
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
+#include "sql/grammar/statement.h"
 #include "sql/read_files.h"
 
 namespace basin::sql {
@@ -105,6 +108,11 @@ class Session {
   // errors name the line and column in `script`.
   Result<StatementResult> ExecuteStatement(std::string_view script, const engine::ScriptStatement& statement,
                                            bool stream = false);
+  // Runs a statement grammar::ParseStatement parsed earlier: a stream runs the same one every
+  // batch and parses it once. `txn`, when given, makes its write idempotent as SET
+  // basin.txn_app_id / basin.txn_version before it would (the app id stays set).
+  Result<StatementResult> ExecuteParsed(const grammar::ParsedStatement& parsed,
+                                        const std::optional<delta::SetTransaction>& txn = std::nullopt);
   // Files read and in the snapshots scanned by the statements run since the last call
   // (for a streamed result: call it after reading the stream to the end).
   engine::ScanStats TakeScanStats();

@@ -28,6 +28,7 @@ using json = nlohmann::json;
 // The stream's statement, as the runner needs it.
 struct StreamStatement {
   std::string text;
+  sql::grammar::ParsedStatement parsed;  // `text`'s, parsed once: every batch runs it
   catalog::TableEntry sink;
   bool complete = false;                            // INSERT OVERWRITE: each batch rewrites the sink
   std::vector<sql::grammar::StreamSource> sources;  // in the order written (their index)
@@ -35,6 +36,7 @@ struct StreamStatement {
   // statement and its query reading kStreamInput in place of the source.
   bool stateful = false;
   std::string stateful_text;
+  sql::grammar::ParsedStatement stateful_parsed;
   std::string stateful_query;
 };
 
@@ -72,7 +74,7 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> sink, sql::LookupTarget(session.context(), target));
   if (!sink) return Status::NotFound("the stream's sink " + target.table + " is not a warehouse table");
   const bool complete = insert != nullptr && insert->overwrite;
-  StreamStatement statement{text, std::move(*sink), complete, streams, false, "", ""};
+  StreamStatement statement{text, parsed, std::move(*sink), complete, streams, false, "", {}, ""};
   const sql::grammar::StreamSource& first = streams[0];
   const bool table_source = first.is_table || first.is_changes;
   // A complete sink over a table reads the table's snapshot; over another source, its state.
@@ -98,10 +100,10 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
         "whole snapshot");
   }
   ASSIGN_OR_RETURN(statement.stateful_text, sql::grammar::ReplaceStreamSources(text, kStreamInput));
-  ASSIGN_OR_RETURN(sql::grammar::ParsedStatement stateful,
-                   sql::grammar::ParseStatement(statement.stateful_text));
-  statement.stateful_query = QueryOf(std::get_if<sql::grammar::Insert>(&stateful.body),
-                                     std::get_if<sql::grammar::Merge>(&stateful.body));
+  ASSIGN_OR_RETURN(statement.stateful_parsed, sql::grammar::ParseStatement(statement.stateful_text));
+  const sql::grammar::StatementBody& stateful = statement.stateful_parsed.body;
+  statement.stateful_query =
+      QueryOf(std::get_if<sql::grammar::Insert>(&stateful), std::get_if<sql::grammar::Merge>(&stateful));
   return statement;
 }
 
@@ -218,11 +220,10 @@ struct StreamRunner::Impl {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
         if (state) RETURN_IF_ERROR(state->Prepare(read, *sources[0].dead_letters));
-        ASSIGN_OR_RETURN(auto results,
-                         session->Execute("SET basin.txn_app_id = " + QuoteLiteral(id) +
-                                          "; SET basin.txn_version = " + std::to_string(batch_id) + ";\n" +
-                                          (state ? statement.stateful_text : statement.text)));
-        row = std::move(results.back().result);
+        ASSIGN_OR_RETURN(sql::StatementResult result,
+                         session->ExecuteParsed(state ? statement.stateful_parsed : statement.parsed,
+                                                delta::SetTransaction{id, batch_id, std::nullopt}));
+        row = std::move(result.result);
         return Status::OK();
       });
     });

@@ -135,7 +135,9 @@ TEST_F(StreamRunnerTest, PartitionsAppearingWhileRunningAreReadFromTheirStart) {
   const std::string statement =
       "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
       "FROM STREAM read_kafka(bootstrapServers => '" +
-      cluster_->bootstrap_servers() + "', subscribePattern => 'pay.*', startingOffsets => 'earliest')";
+      cluster_->bootstrap_servers() +
+      "', subscribePattern => 'pay.*', startingOffsets => 'earliest', "
+      "kafkaOptions => MAP {'topic.metadata.refresh.interval.ms': '0'})";
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
   ASSERT_TRUE(first);
@@ -152,6 +154,53 @@ TEST_F(StreamRunnerTest, PartitionsAppearingWhileRunningAreReadFromTheirStart) {
   EXPECT_EQ(from_new->back().result.at(0, 0), "7");
   EXPECT_EQ(from_new->back().result.at(0, 1), "0");  // from the new partition's start
   EXPECT_EQ(Counts().first, 30);
+}
+
+// Between listings, a batch asks the cluster only for its partitions' watermarks: a topic
+// matching the pattern waits for the next listing, one interval later.
+TEST_F(StreamRunnerTest, PartitionsAreListedAgainOncePerDiscoveryInterval) {
+  Produce("payments", 0, 0, 5);
+  const std::string statement =
+      "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
+      "FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() +
+      "', subscribePattern => 'pay.*', startingOffsets => 'earliest', "
+      "kafkaOptions => MAP {'topic.metadata.refresh.interval.ms': '1500'})";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
+  ASSERT_TRUE(first);
+  ASSERT_OK(cluster_->CreateTopic({"payouts", 1}));
+  Produce("payouts", 0, 100, 4);
+  Produce("payments", 0, 5, 1);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> second, runner->RunBatch());
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->rows_out, 1);  // payouts is not listed yet
+  std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> third, runner->RunBatch());
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->rows_out, 4);  // from payouts' start
+  EXPECT_EQ(Counts().first, 10);
+}
+
+// A topic subscribed by name that did not exist when the stream began is read by the first
+// batch after it appears, whatever the discovery interval.
+TEST_F(StreamRunnerTest, ANamedTopicCreatedLaterIsReadByTheNextBatch) {
+  Produce("payments", 0, 0, 3);
+  const std::string statement =
+      "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
+      "FROM STREAM read_kafka(bootstrapServers => '" +
+      cluster_->bootstrap_servers() +
+      "', subscribe => 'payments,refunds', startingOffsets => 'earliest', "
+      "kafkaOptions => MAP {'topic.metadata.refresh.interval.ms': '3600000'})";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->rows_out, 3);
+  ASSERT_OK(cluster_->CreateTopic({"refunds", 1}));
+  Produce("refunds", 0, 50, 2);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> second, runner->RunBatch());
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->rows_out, 2);
 }
 
 TEST_F(StreamRunnerTest, RefusesWhatItCannotRunExactlyOnce) {

@@ -1,7 +1,10 @@
 #include "stream/kafka/kafka_source.h"
 
+#include <duckdb.h>
+
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <utility>
 #include <vector>
 
@@ -57,12 +60,16 @@ PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
 class Batch final : public KafkaBatch {
  public:
   // nullopt: binding only, to learn the source's options; nothing is read. `reader`, when
-  // given, is lent to read_kafka.
+  // given, is lent to read_kafka, and starts reading the ranges at once.
   explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr,
                  const CancellationToken* abandon = nullptr, std::optional<std::string> schema = std::nullopt)
-      : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {}
+      : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {
+    if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0)
+      read_ = std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size());
+  }
 
   KafkaReader* Reader() override { return reader_; }
+  std::unique_ptr<BackgroundRead> TakeRead() override { return std::move(read_); }
   const CancellationToken* Abandon() override { return abandon_; }
   std::optional<std::string> Schema() override { return schema_; }
 
@@ -80,6 +87,7 @@ class Batch final : public KafkaBatch {
   const CancellationToken* abandon_;
   std::optional<std::string> schema_;
   std::optional<KafkaOptions> options_;
+  std::unique_ptr<BackgroundRead> read_;  // until a scan takes it; last: it reads with reader_
 };
 
 class KafkaSource final : public BatchSource {
@@ -103,9 +111,7 @@ class KafkaSource final : public BatchSource {
       committed = Ends(before);
       RETURN_IF_ERROR(KeepSchema(*previous));
     }
-    ASSIGN_OR_RETURN(std::vector<TopicPartition> partitions,
-                     planner_->ListPartitions(options_->subscription));
-    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner_->QueryWatermarks(partitions));
+    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, QueryWatermarks());
     const PartitionWatermarks uncapped = watermarks;
     if (cap_) {
       if (cap_->empty()) cap_ = watermarks;
@@ -175,6 +181,36 @@ class KafkaSource final : public BatchSource {
     Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
     ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &batch);
     return dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
+  }
+
+  // The high and low watermarks of the subscribed partitions, as listed at most
+  // partition_discovery_interval_ms ago (a metadata request's round trip off most batches).
+  // The list is made again when it lacks a subscribed topic, which may have been created
+  // since, and when a partition it names fails its query.
+  Result<PartitionWatermarks> QueryWatermarks() {
+    const auto now = std::chrono::steady_clock::now();
+    const int64_t interval_ms = options_->partition_discovery_interval_ms;
+    const bool stale = !partitions_ ||
+                       (interval_ms >= 0 && now - listed_at_ >= std::chrono::milliseconds(interval_ms)) ||
+                       LacksATopic(*partitions_);
+    if (!stale) {
+      Result<PartitionWatermarks> watermarks = planner_->QueryWatermarks(*partitions_);
+      if (watermarks.ok()) return watermarks;
+    }
+    ASSIGN_OR_RETURN(partitions_, planner_->ListPartitions(options_->subscription));
+    listed_at_ = now;
+    return planner_->QueryWatermarks(*partitions_);
+  }
+
+  // Whether `partitions` holds no partition of a topic the source subscribes by name.
+  bool LacksATopic(const std::vector<TopicPartition>& partitions) const {
+    for (const std::string& topic : options_->subscription.topics()) {
+      if (std::none_of(partitions.begin(), partitions.end(),
+                       [&](const TopicPartition& tp) { return tp.topic == topic; })) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // One client reads every batch. It is not the planning client: requests to a broker are
@@ -257,6 +293,8 @@ class KafkaSource final : public BatchSource {
   std::optional<KafkaOptions> options_;
   std::optional<std::string> inferred_schema_;  // valueFormat json without a schema option
   std::unique_ptr<KafkaReader> planner_;
+  std::optional<std::vector<TopicPartition>> partitions_;  // the subscription's, as last listed
+  std::chrono::steady_clock::time_point listed_at_;
   std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
   // available-now: the partitions' high watermarks at the first plan; batches end there.
   std::optional<PartitionWatermarks> cap_;

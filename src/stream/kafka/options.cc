@@ -21,6 +21,8 @@ constexpr std::string_view kSubscribePattern = "subscribePattern";
 constexpr std::string_view kStartingOffsets = "startingOffsets";
 constexpr std::string_view kMaxOffsetsPerTrigger = "maxOffsetsPerTrigger";
 constexpr std::string_view kClientPrefix = "kafka.";
+// The librdkafka property whose value is also the stream's partition discovery interval.
+constexpr std::string_view kMetadataRefreshProperty = "topic.metadata.refresh.interval.ms";
 
 // librdkafka properties whose values the reader sets itself: positions come from Basin's
 // checkpoint, and the reader recognises a partition's end by its end-of-partition events.
@@ -189,6 +191,12 @@ Result<KafkaOptions> ParseKafkaOptions(const OptionList& options) {
                EqualsIgnoreCase(name.substr(0, kClientPrefix.size()), kClientPrefix)) {
       const std::string property = name.substr(kClientPrefix.size());
       RETURN_IF_ERROR(CheckClientProperty(name, property, value));
+      if (property == kMetadataRefreshProperty) {
+        // librdkafka checked its range (-1 to an hour) above.
+        const std::optional<int64_t> interval = ParseInteger<int64_t>(Trim(value));
+        if (!interval) return BadValue(name, value, "expected a whole number of milliseconds");
+        result.partition_discovery_interval_ms = *interval;
+      }
       result.client_properties.emplace_back(property, value);
     } else {
       return Status::InvalidArgument(

@@ -7,7 +7,9 @@
 //   startingOffsets       earliest | latest (default) | {"topic":{"0":23,"1":-2}}
 //                         (per partition: -2 earliest, -1 latest, else the offset)
 //   maxOffsetsPerTrigger  at most this many offsets per micro-batch, over all partitions
-//   kafka.<property>      a librdkafka property, passed to the client as it is
+//   kafka.<property>      a librdkafka property, passed to the client as it is;
+//                         kafka.topic.metadata.refresh.interval.ms also sets how often a
+//                         stream lists the subscribed partitions again (default 10 s)
 //   valueFormat, schema, deadLetterTable, maxDeadLetterFraction
 //                         how values are parsed and where those that do not parse go
 //                         (stream/record_format.h)
@@ -36,6 +38,7 @@ namespace basin::stream::kafka {
 // startingOffsets' per-partition values that are not offsets.
 inline constexpr int64_t kEarliestOffset = -2;
 inline constexpr int64_t kLatestOffset = -1;
+inline constexpr int64_t kDefaultPartitionDiscoveryIntervalMs = 10'000;
 
 // Which topics a source reads: a list, or every topic whose whole name matches a pattern
 // (ECMAScript syntax; Spark's Java patterns agree with it on ordinary names).
@@ -74,6 +77,10 @@ struct KafkaOptions {
   std::optional<int64_t> max_offsets_per_trigger;  // > 0 when set
   // The kafka.* options without their prefix, in the order given.
   ClientProperties client_properties;
+  // How old a stream's list of the subscribed partitions may be when it plans a batch
+  // (kafka.topic.metadata.refresh.interval.ms when given): 0 lists them for every batch, a
+  // negative value only once. A batch's watermark query is its only other request.
+  int64_t partition_discovery_interval_ms = kDefaultPartitionDiscoveryIntervalMs;
   RecordOptions records;
 };
 

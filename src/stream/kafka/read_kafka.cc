@@ -5,15 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,6 +18,7 @@
 #include "engine/status_transport.h"
 #include "engine/stream_calls.h"
 #include "engine/vector_access.h"
+#include "stream/kafka/background_read.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/planner.h"
 #include "stream/kafka/reader.h"
@@ -46,82 +44,9 @@ enum Column : idx_t { kKey, kValue, kTopic, kPartition, kOffset, kTimestamp, kTi
 struct BindData {
   KafkaOptions options;
   std::vector<PartitionRange> ranges;
+  KafkaBatch* batch = nullptr;                 // the stream's batch this call reads, if any
   KafkaReader* batch_reader = nullptr;         // the installed batch's client, when it lends one
   const CancellationToken* abandon = nullptr;  // the installed batch's
-};
-
-// Reads a scan's ranges in one Read on a thread of its own, so that the client stays
-// assigned and fetching from the first record to the last, and hands the records over in
-// chunks of a DuckDB vector through a queue of at most kQueuedChunks: fetching overlaps
-// parsing and writing, in bounded memory. The reader is the thread's alone until the
-// BackgroundRead is destroyed, which stops the Read (between polls) and waits for it.
-class BackgroundRead {
- public:
-  BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon)
-      : abandon_(abandon), thread_([this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); }) {}
-
-  ~BackgroundRead() {
-    stop_.Cancel();
-    changed_.notify_all();
-    thread_.join();
-  }
-
-  // The next records, in offset order within each partition; none once every range is read.
-  // The Read's error when it failed (Cancelled when `abandon` was raised).
-  Result<std::vector<OwnedKafkaRecord>> Next() {
-    std::unique_lock<std::mutex> lock(mu_);
-    while (queue_.empty() && !finished_) {
-      if (abandon_ != nullptr && abandon_->cancelled()) stop_.Cancel();
-      changed_.wait_for(lock, std::chrono::milliseconds(50));
-    }
-    if (queue_.empty()) {
-      RETURN_IF_ERROR(status_);
-      return std::vector<OwnedKafkaRecord>();
-    }
-    std::vector<OwnedKafkaRecord> chunk = std::move(queue_.front());
-    queue_.pop_front();
-    changed_.notify_all();
-    return chunk;
-  }
-
- private:
-  static constexpr size_t kQueuedChunks = 8;
-
-  void Run(KafkaReader& reader, const std::vector<PartitionRange>& ranges) {
-    std::vector<OwnedKafkaRecord> chunk;
-    Status read = reader.Read(
-        ranges,
-        [&](const KafkaRecord& record) {
-          chunk.push_back(Own(record));
-          return chunk.size() < duckdb_vector_size() ? Status::OK() : Hand(chunk);
-        },
-        &stop_);
-    if (read.ok() && !chunk.empty()) read = Hand(chunk);
-    std::lock_guard<std::mutex> lock(mu_);
-    status_ = std::move(read);
-    finished_ = true;
-    changed_.notify_all();
-  }
-
-  // Queues `chunk` (left empty) once there is room.
-  Status Hand(std::vector<OwnedKafkaRecord>& chunk) {
-    std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [&] { return queue_.size() < kQueuedChunks || stop_.cancelled(); });
-    if (stop_.cancelled()) return Status::Cancelled("the scan of read_kafka ended");
-    queue_.push_back(std::move(chunk));
-    chunk.clear();
-    changed_.notify_all();
-    return Status::OK();
-  }
-
-  const CancellationToken* abandon_;
-  CancellationToken stop_;  // raised by the destructor, or by Next() once `abandon` is
-  std::mutex mu_;
-  std::condition_variable changed_;
-  std::deque<std::vector<OwnedKafkaRecord>> queue_;  // guarded by mu_
-  Status status_;                                    // guarded by mu_; the Read's, once finished_
-  bool finished_ = false;                            // guarded by mu_
-  std::thread thread_;                               // last: started once the rest is there
 };
 
 // One query's reading: the records read in the background, and the chunk handed out last,
@@ -277,6 +202,7 @@ Status BindStatus(duckdb_bind_info info) {
   auto data = std::make_unique<BindData>();
   ASSIGN_OR_RETURN(data->options, ParseKafkaOptions(GivenOptions(info)));
   ASSIGN_OR_RETURN(KafkaBatch * batch, BatchOf(info));
+  data->batch = batch;
   if (batch != nullptr) {
     ASSIGN_OR_RETURN(data->ranges, batch->Ranges(data->options));
     data->batch_reader = batch->Reader();
@@ -315,7 +241,11 @@ void Init(duckdb_init_info info) {
     state->own_reader = std::move(opened).value();
     reader = state->own_reader.get();
   }
-  state->read = std::make_unique<BackgroundRead>(*reader, bind->ranges, bind->abandon);
+  if (bind->batch != nullptr) state->read = bind->batch->TakeRead();
+  if (!state->read) {
+    state->read =
+        std::make_unique<BackgroundRead>(*reader, bind->ranges, bind->abandon, duckdb_vector_size());
+  }
   if (bind->options.records.format != ValueFormat::kRaw) {
     state->parser = MakeRecordParser(bind->options.records);
   }

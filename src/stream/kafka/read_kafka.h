@@ -19,8 +19,8 @@
 // timestampType INTEGER (0 create time, 1 log append time, NULL when none), headers
 // STRUCT(key VARCHAR, value BLOB)[]. A tombstone has a NULL value.
 //
-// Memory: records are read in slices of about 16,384 records over all partitions (at least
-// 256 per partition), one fetch each, whatever the range's size.
+// Memory: a scan reads its ranges on a thread of its own (BackgroundRead), at most 8
+// chunks of a DuckDB vector's records ahead of the query, whatever the range's size.
 //
 // Errors are raised in the query with the Status code carried through DuckDB
 // (engine/status_transport.h): InvalidArgument for a bad option (naming it), NotFound when
@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,6 +44,7 @@
 
 #include "basin/status.h"
 #include "common/cancellation.h"
+#include "stream/kafka/background_read.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
@@ -73,6 +75,10 @@ class KafkaBatch {
   // With valueFormat 'json' and no schema option: the schema text the records are read
   // with, fixed when the stream began (nullopt: read_kafka infers one from the ranges).
   virtual std::optional<std::string> Schema() { return std::nullopt; }
+  // The read of the batch's ranges with Reader(), started before the statement was bound
+  // (its first fetch overlaps the parsing and binding); the first scan takes it, later
+  // scans (null) start their own.
+  virtual std::unique_ptr<BackgroundRead> TakeRead() { return nullptr; }
 };
 
 // The schema text of the parsed (json, csv or avro) records in `ranges` (InferRecordSchema over

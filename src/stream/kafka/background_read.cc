@@ -1,0 +1,62 @@
+#include "stream/kafka/background_read.h"
+
+#include <chrono>
+#include <utility>
+
+namespace basin::stream::kafka {
+
+BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges,
+                               const CancellationToken* abandon, size_t chunk_records)
+    : abandon_(abandon),
+      chunk_records_(chunk_records),
+      thread_([this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); }) {}
+
+BackgroundRead::~BackgroundRead() {
+  stop_.Cancel();
+  changed_.notify_all();
+  thread_.join();
+}
+
+Result<std::vector<OwnedKafkaRecord>> BackgroundRead::Next() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (queue_.empty() && !finished_) {
+    if (abandon_ != nullptr && abandon_->cancelled()) stop_.Cancel();
+    changed_.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  if (queue_.empty()) {
+    RETURN_IF_ERROR(status_);
+    return std::vector<OwnedKafkaRecord>();
+  }
+  std::vector<OwnedKafkaRecord> chunk = std::move(queue_.front());
+  queue_.pop_front();
+  changed_.notify_all();
+  return chunk;
+}
+
+void BackgroundRead::Run(KafkaReader& reader, const std::vector<PartitionRange>& ranges) {
+  std::vector<OwnedKafkaRecord> chunk;
+  Status read = reader.Read(
+      ranges,
+      [&](const KafkaRecord& record) {
+        chunk.push_back(Own(record));
+        return chunk.size() < chunk_records_ ? Status::OK() : Hand(chunk);
+      },
+      &stop_);
+  if (read.ok() && !chunk.empty()) read = Hand(chunk);
+  std::lock_guard<std::mutex> lock(mu_);
+  status_ = std::move(read);
+  finished_ = true;
+  changed_.notify_all();
+}
+
+Status BackgroundRead::Hand(std::vector<OwnedKafkaRecord>& chunk) {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [&] { return queue_.size() < kQueuedChunks || stop_.cancelled(); });
+  if (stop_.cancelled()) return Status::Cancelled("the read of Kafka ended");
+  queue_.push_back(std::move(chunk));
+  chunk.clear();
+  changed_.notify_all();
+  return Status::OK();
+}
+
+}  // namespace basin::stream::kafka
