@@ -1,5 +1,9 @@
 #include "stream/source.h"
 
+#include <memory>
+#include <vector>
+
+#include "stream/dead_letters.h"
 #include "stream/files_source.h"
 #include "stream/kafka/kafka_source.h"
 #include "stream/table_source.h"
@@ -37,6 +41,41 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
   if (stream.is_kafka) return kafka::NewKafkaSource(session, stream, dead_letters, where);
   return Status::NotImplemented(where + ": its STREAM source " + stream.source +
                                 " is not read_kafka(...), read_files(...), table_changes(...) or a table");
+}
+
+namespace {
+
+// `run` with sources [index, end) reading nothing.
+Status ReadingNothing(std::vector<std::unique_ptr<BatchSource>>& sources, size_t index, BatchRead& read,
+                      const std::function<Status()>& run) {
+  if (index == sources.size()) return run();
+  return sources[index]->ReadNothing(std::nullopt, read,
+                                     [&] { return ReadingNothing(sources, index + 1, read, run); });
+}
+
+}  // namespace
+
+Result<std::vector<engine::ColumnType>> DescribeStreamQuery(sql::Session& session,
+                                                            const sql::grammar::Query& query) {
+  const std::string where = "describing a query's STREAM sources";
+  std::vector<std::unique_ptr<DeadLetterWriter>> dead_letters;
+  std::vector<std::unique_ptr<BatchSource>> sources;
+  for (const sql::grammar::StreamSource& stream : query.streams) {
+    dead_letters.push_back(std::make_unique<DeadLetterWriter>(session, "describe", stream.index));
+    ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
+                     OpenBatchSource(session, stream, StreamSink{}, *dead_letters.back(), NewMemoryObjectStore(),
+                                     where));
+    sources.push_back(std::move(source));
+  }
+  std::vector<engine::ColumnType> columns;
+  BatchRead read;
+  RETURN_IF_ERROR(ReadingNothing(sources, 0, read, [&] {
+    return WithStreamsAllowed(session, [&]() -> Status {
+      ASSIGN_OR_RETURN(columns, session.connection().DescribeQuery(query.sql));
+      return Status::OK();
+    });
+  }));
+  return columns;
 }
 
 }  // namespace basin::stream

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "basin/object_store.h"
 #include "basin/status.h"
@@ -131,5 +132,12 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      const StreamSink& sink, DeadLetterWriter& dead_letters,
                                                      std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where);
+
+// The columns of `query` (a query with STREAM sources, as a pipeline's streaming table
+// declares it), learned the way a stream binds its sources, reading no row: what a sink
+// created before the first batch takes. InvalidArgument naming the source when its columns
+// come only from rows it has not read (Kafka JSON or files without `schema`).
+Result<std::vector<engine::ColumnType>> DescribeStreamQuery(sql::Session& session,
+                                                            const sql::grammar::Query& query);
 
 }  // namespace basin::stream

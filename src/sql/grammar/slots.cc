@@ -15,6 +15,7 @@ bool IsSyntaxError(const Status& status) {
 engine::SqlParse<Slot> CheckSpan(const TokenStream& tokens, size_t from, size_t to, engine::SqlSlot kind) {
   Slot slot;
   slot.sql = tokens.TextBetween(from, to);
+  slot.written = slot.sql;
   std::optional<engine::SqlSyntaxError> error = engine::CheckSqlSlot(slot.sql, kind);
   // DuckDB reads STREAM(t) in a query as a call of a table function `stream`, STREAM f('x')
   // as the table stream aliased.
@@ -29,7 +30,7 @@ engine::SqlParse<Slot> CheckSpan(const TokenStream& tokens, size_t from, size_t 
     t.end -= base;
   }
   if (std::optional<Desugared> desugared = Desugar(slot.sql, span)) {
-    if (!engine::CheckSqlSlot(desugared->sql, kind)) return Slot{desugared->sql, desugared->streams};
+    if (!engine::CheckSqlSlot(desugared->sql, kind)) return Slot{desugared->sql, desugared->streams, slot.sql};
   }
   if (!error) return slot;
   error->offset += base;
@@ -93,7 +94,7 @@ Result<std::string> ParenthesizedExpression(TokenStream& tokens, std::string_vie
 Result<Query> QueryToEnd(TokenStream& tokens, std::string_view what) {
   ASSIGN_OR_RETURN(Slot slot, ReadSlot(tokens, engine::SqlSlot::kQuery, what, AtGroupEnd(),
                                        [&] { return tokens.ExpectEnd(); }));
-  return Query{std::move(slot.sql), std::move(slot.streams)};
+  return Query{std::move(slot.sql), std::move(slot.streams), std::move(slot.written)};
 }
 
 }  // namespace basin::sql::grammar

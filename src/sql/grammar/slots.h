@@ -27,6 +27,7 @@ namespace basin::sql::grammar {
 struct Slot {
   std::string sql;                    // what DuckDB parses
   std::vector<StreamSource> streams;  // offsets into `sql`
+  std::string written;                // the slot's text as written (STREAM markers kept)
 };
 
 // Whether a slot may end before token `index`.

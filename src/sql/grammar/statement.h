@@ -78,6 +78,9 @@ struct StreamSource {
 struct Query {
   std::string sql;
   std::vector<StreamSource> streams;  // offsets into `sql`
+  // As written, STREAM markers kept: what a pipeline's flow hands its stream statement,
+  // whose own parse reads the markers again.
+  std::string written;
 };
 
 // --- tables (DDL) ---
