@@ -1,0 +1,146 @@
+// basin::Pipeline (include/basin/pipeline.h) over pipeline::RunPipeline.
+#include "basin/pipeline.h"
+
+#include "basin/clock.h"
+#include "basin/object_store.h"
+#include "common/cancellation.h"
+#include "common/strings.h"
+#include "pipeline/definition.h"
+#include "pipeline/graph.h"
+#include "pipeline/runner.h"
+#include "sql/session.h"
+#include "sql/statements.h"
+#include "stream/kafka/read_kafka.h"
+
+namespace basin {
+namespace {
+
+struct Loaded {
+  pipeline::PipelineDefinition definition;
+  pipeline::PipelineGraph graph;
+  PipelineGraph view;
+};
+
+Result<Loaded> Load(const std::string& folder) {
+  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(folder));
+  // The folder's last name: the pipeline's, unless pipeline.json names it.
+  std::string name = folder;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+  Loaded loaded;
+  ASSIGN_OR_RETURN(loaded.definition, pipeline::LoadPipeline(*store, name));
+  ASSIGN_OR_RETURN(loaded.graph, pipeline::BuildGraph(loaded.definition));
+  PipelineGraph& view = loaded.view;
+  view.name = loaded.definition.settings.name;
+  view.schema = loaded.definition.settings.schema;
+  for (const pipeline::GraphNode& node : loaded.graph.nodes) {
+    const pipeline::Dataset& dataset = loaded.definition.datasets[node.dataset];
+    PipelineDataset out;
+    out.name = dataset.name;
+    out.kind = pipeline::DatasetKindName(dataset.kind);
+    out.place = dataset.place.Describe();
+    for (size_t f : node.flows) {
+      const pipeline::Flow& flow = loaded.definition.flows[f];
+      out.flows.push_back(flow.name + " (" + pipeline::FlowKindName(flow.kind) + ")");
+    }
+    for (size_t upstream : node.upstream) out.reads.push_back(loaded.definition.datasets[upstream].name);
+    out.external = node.external;
+    view.datasets.push_back(std::move(out));
+  }
+  view.text = pipeline::GraphText(loaded.definition, loaded.graph);
+  view.dot = pipeline::GraphDot(loaded.definition, loaded.graph);
+  view.json = pipeline::GraphJson(loaded.definition, loaded.graph);
+  return loaded;
+}
+
+// The tables outside the pipeline that its flows read must be the warehouse's.
+Status CheckExternalTables(sql::Session& session, const Loaded& loaded) {
+  for (const pipeline::GraphNode& node : loaded.graph.nodes) {
+    for (size_t f : node.flows) {
+      const pipeline::Flow& flow = loaded.definition.flows[f];
+      for (const engine::SqlTableName& read : flow.reads) {
+        if (!read.catalog.empty()) continue;  // another catalog's: DuckDB's to resolve
+        engine::SqlTableName name = read;
+        const bool dataset = pipeline::FindDataset(loaded.definition, name.table) != nullptr &&
+                             (name.schema.empty() || EqualsIgnoreCase(name.schema, loaded.definition.settings.schema));
+        if (dataset) continue;
+        ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, sql::LookupTarget(session.context(), name));
+        if (!entry) {
+          return Status::InvalidArgument(flow.place.Describe() + ": flow " + flow.name + " reads " +
+                                         sql::grammar::JoinName(name.Parts()) +
+                                         ", which is neither a dataset of the pipeline nor a table of the warehouse");
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+PipelineFlowRun FlowRunOf(const pipeline::FlowRun& run) {
+  PipelineFlowRun out;
+  out.flow = run.flow;
+  out.target = run.target;
+  out.kind = pipeline::FlowKindName(run.kind);
+  out.batches = run.batches;
+  out.rows_in = run.rows_in;
+  out.rows_written = run.rows_written;
+  out.dead_letters = run.dead_letters;
+  out.duration_ms = run.duration_ms;
+  out.note = run.note;
+  return out;
+}
+
+}  // namespace
+
+Result<PipelineGraph> ReadPipelineGraph(const std::string& folder) {
+  ASSIGN_OR_RETURN(Loaded loaded, Load(folder));
+  return std::move(loaded.view);
+}
+
+struct Pipeline::Impl {
+  PipelineOptions options;
+  Loaded loaded;
+  std::unique_ptr<sql::Session> session;
+  std::shared_ptr<ObjectStore> state;
+  CancellationToken stop;
+};
+
+Pipeline::Pipeline(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Pipeline::~Pipeline() = default;
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  ASSIGN_OR_RETURN(impl->loaded, Load(options.folder));
+  for (const std::string& name : options.full_refresh) {
+    if (pipeline::FindDataset(impl->loaded.definition, name) == nullptr) {
+      return Status::InvalidArgument("--full-refresh names " + name + ", which is no dataset of pipeline " +
+                                     impl->loaded.view.name);
+    }
+  }
+  ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse}));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
+  RETURN_IF_ERROR(CheckExternalTables(*impl->session, impl->loaded));
+  ASSIGN_OR_RETURN(impl->state, OpenStoreAt(options.warehouse + "/_pipelines/" + impl->loaded.view.name));
+  return std::unique_ptr<Pipeline>(new Pipeline(std::move(impl)));
+}
+
+const PipelineGraph& Pipeline::graph() const { return impl_->loaded.view; }
+
+Result<std::vector<PipelineFlowRun>> Pipeline::Run(const std::function<void(const PipelineFlowRun&)>& on_flow) {
+  pipeline::PipelineRunOptions run;
+  run.state = impl_->state;
+  run.full_refresh_all = impl_->options.full_refresh_all;
+  run.full_refresh = impl_->options.full_refresh;
+  run.cancellation = &impl_->stop;
+  if (on_flow) run.on_flow = [&](const pipeline::FlowRun& flow) { on_flow(FlowRunOf(flow)); };
+  ASSIGN_OR_RETURN(std::vector<pipeline::FlowRun> flows,
+                   pipeline::RunPipeline(*impl_->session, impl_->loaded.definition, impl_->loaded.graph, run));
+  std::vector<PipelineFlowRun> out;
+  for (const pipeline::FlowRun& flow : flows) out.push_back(FlowRunOf(flow));
+  return out;
+}
+
+void Pipeline::Stop() { impl_->stop.Cancel(); }
+
+}  // namespace basin

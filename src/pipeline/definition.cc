@@ -1,0 +1,257 @@
+#include "pipeline/definition.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <utility>
+#include <variant>
+
+#include "common/strings.h"
+#include "engine/table_refs.h"
+#include "sql/grammar/parse.h"
+
+namespace basin::pipeline {
+
+namespace {
+
+constexpr char kSettingsKey[] = "pipeline.json";
+
+Status BadSettings(const std::string& why) { return Status::InvalidArgument(std::string(kSettingsKey) + ": " + why); }
+
+Result<PipelineSettings> ParseSettings(const std::string& text, const std::string& folder_name) {
+  PipelineSettings settings;
+  settings.name = folder_name;
+  const nlohmann::json json = nlohmann::json::parse(text, /*cb=*/nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) return BadSettings("expected a JSON object");
+  for (const auto& [field, value] : json.items()) {
+    if (field == "name" || field == "schema") {
+      if (!value.is_string() || value.get<std::string>().empty())
+        return BadSettings("\"" + field + "\" must be a non-empty string");
+      (field == "name" ? settings.name : settings.schema) = value.get<std::string>();
+    } else if (field == "configuration") {
+      if (!value.is_object()) return BadSettings("\"configuration\" must map names to strings");
+      for (const auto& [name, setting] : value.items()) {
+        if (!setting.is_string())
+          return BadSettings("configuration value \"" + name + "\" must be a string, got " + setting.dump());
+        settings.configuration[name] = setting.get<std::string>();
+      }
+    } else {
+      return BadSettings("unknown field \"" + field + "\" (the fields are name, schema and configuration)");
+    }
+  }
+  return settings;
+}
+
+// `text` with each ${name} replaced by its configuration value.
+Result<std::string> Substitute(const std::string& text, const std::string& file,
+                               const std::map<std::string, std::string>& configuration) {
+  std::string out;
+  size_t from = 0;
+  // Each pass consumes one ${...} or the rest of the text.
+  while (true) {
+    const size_t open = text.find("${", from);
+    if (open == std::string::npos) break;
+    const size_t close = text.find('}', open + 2);
+    const std::string where = file + ":" + std::to_string(engine::PositionInText(text, open).line);
+    if (close == std::string::npos) return Status::InvalidArgument(where + ": \"${\" without its \"}\"");
+    const std::string name = text.substr(open + 2, close - open - 2);
+    auto it = configuration.find(name);
+    if (it == configuration.end()) {
+      return Status::InvalidArgument(where + ": ${" + name + "} has no value in " + kSettingsKey +
+                                     "'s \"configuration\"");
+    }
+    out.append(text, from, open - from);
+    out += it->second;
+    from = close + 1;
+  }
+  out.append(text, from, std::string::npos);
+  return out;
+}
+
+// The dataset name a statement gives: its last part, when any schema it names is the
+// pipeline's.
+Result<std::string> DatasetName(const sql::grammar::QualifiedName& name, const PipelineSettings& settings,
+                                const std::string& where) {
+  if (name.empty()) return Status::InvalidArgument(where + ": a dataset needs a name");
+  if (name.size() > 2 || (name.size() == 2 && !EqualsIgnoreCase(name[0], settings.schema))) {
+    return Status::InvalidArgument(where + ": " + sql::grammar::JoinName(name) +
+                                   " is outside the pipeline's schema " + settings.schema +
+                                   " (pipeline.json \"schema\")");
+  }
+  return name.back();
+}
+
+class Loader {
+ public:
+  explicit Loader(PipelineSettings settings) { pipeline_.settings = std::move(settings); }
+
+  Status File(const std::string& file, const std::string& raw) {
+    ASSIGN_OR_RETURN(std::string text, Substitute(raw, file, pipeline_.settings.configuration));
+    for (const engine::ScriptStatement& statement : engine::SplitSqlScript(text)) {
+      const SourcePlace place{file, static_cast<int64_t>(engine::PositionInText(text, statement.offset).line)};
+      Result<sql::grammar::ParsedStatement> parsed = sql::grammar::ParseStatement(text, statement);
+      if (!parsed.ok()) return parsed.status().WithContext(file);
+      RETURN_IF_ERROR(Statement(*parsed, place));
+    }
+    return Status::OK();
+  }
+
+  Result<PipelineDefinition> Finish() {
+    for (const Flow& flow : pipeline_.flows) {
+      const Dataset* target = FindDataset(pipeline_, flow.target);
+      const std::string where = flow.place.Describe() + ": flow " + flow.name;
+      if (target == nullptr) {
+        return Status::InvalidArgument(where + " writes " + flow.target +
+                                       ", which no CREATE STREAMING TABLE of the pipeline declares");
+      }
+      if (target->kind == DatasetKind::kMaterializedView && flow.kind != FlowKind::kRecompute) {
+        return Status::InvalidArgument(where + " writes the materialized view " + target->name +
+                                       ", which only its own query fills");
+      }
+    }
+    for (const Dataset& dataset : pipeline_.datasets) {
+      const bool fed = std::any_of(pipeline_.flows.begin(), pipeline_.flows.end(),
+                                   [&](const Flow& flow) { return EqualsIgnoreCase(flow.target, dataset.name); });
+      if (!fed) {
+        return Status::InvalidArgument(dataset.place.Describe() + ": streaming table " + dataset.name +
+                                       " has no query and no flow writes it (CREATE FLOW ... AS INSERT INTO " +
+                                       dataset.name + " BY NAME SELECT ... FROM STREAM(...))");
+      }
+    }
+    return std::move(pipeline_);
+  }
+
+ private:
+  Status Statement(const sql::grammar::ParsedStatement& parsed, const SourcePlace& place) {
+    const std::string where = place.Describe();
+    if (const auto* table = std::get_if<sql::grammar::CreateStreamingTable>(&parsed.body)) {
+      return AddDataset(DatasetKind::kStreamingTable, table->table, place);
+    }
+    if (const auto* view = std::get_if<sql::grammar::CreateMaterializedView>(&parsed.body)) {
+      return AddDataset(DatasetKind::kMaterializedView, view->table, place);
+    }
+    if (const auto* create = std::get_if<sql::grammar::CreateFlow>(&parsed.body)) {
+      Flow flow;
+      flow.name = create->name;
+      flow.place = place;
+      if (const auto* insert = std::get_if<sql::grammar::InsertFlow>(&create->flow)) {
+        ASSIGN_OR_RETURN(flow.target, DatasetName(insert->target, pipeline_.settings, where));
+        flow.kind = insert->once ? FlowKind::kOnce : FlowKind::kStream;
+        flow.query = insert->query;
+      } else {
+        const auto& cdc = std::get<sql::grammar::AutoCdcFlow>(create->flow);
+        ASSIGN_OR_RETURN(flow.target, DatasetName(cdc.target, pipeline_.settings, where));
+        flow.kind = FlowKind::kAutoCdc;
+        flow.cdc = cdc;
+        std::vector<std::string> parts = cdc.source;
+        parts.insert(parts.begin(), 3 - std::min<size_t>(parts.size(), 3), "");
+        flow.reads.push_back({parts[0], parts[1], parts[2]});
+      }
+      return AddFlow(std::move(flow));
+    }
+    return Status::InvalidArgument(where +
+                                   ": a pipeline's files declare datasets and flows (CREATE OR REFRESH "
+                                   "STREAMING TABLE, CREATE OR REFRESH MATERIALIZED VIEW, CREATE FLOW); got: " +
+                                   parsed.text);
+  }
+
+  Status AddDataset(DatasetKind kind, const sql::grammar::PipelineTable& table, const SourcePlace& place) {
+    const std::string where = place.Describe();
+    Dataset dataset;
+    ASSIGN_OR_RETURN(dataset.name, DatasetName(table.name, pipeline_.settings, where));
+    dataset.kind = kind;
+    dataset.table = table;
+    dataset.place = place;
+    if (const Dataset* earlier = FindDataset(pipeline_, dataset.name)) {
+      return Status::InvalidArgument(where + ": " + dataset.name + " is declared twice (first at " +
+                                     earlier->place.Describe() + ")");
+    }
+    pipeline_.datasets.push_back(dataset);
+    if (!table.query) return Status::OK();
+    Flow flow;
+    flow.name = dataset.name;
+    flow.target = dataset.name;
+    flow.kind = kind == DatasetKind::kStreamingTable ? FlowKind::kStream : FlowKind::kRecompute;
+    flow.query = *table.query;
+    flow.place = place;
+    return AddFlow(std::move(flow));
+  }
+
+  Status AddFlow(Flow flow) {
+    const std::string where = flow.place.Describe() + ": flow " + flow.name;
+    for (const Flow& earlier : pipeline_.flows) {
+      if (EqualsIgnoreCase(earlier.name, flow.name)) {
+        return Status::InvalidArgument(where + " is declared twice (first at " + earlier.place.Describe() + ")");
+      }
+    }
+    if (flow.kind != FlowKind::kAutoCdc) {
+      Result<std::vector<engine::SqlTableName>> reads = engine::TablesReadBy(flow.query.sql);
+      if (!reads.ok()) return reads.status().WithContext(where);
+      flow.reads = std::move(*reads);
+    }
+    const bool streams = !flow.query.streams.empty();
+    if (flow.kind == FlowKind::kStream && !streams) {
+      return Status::InvalidArgument(where + " reads no STREAM source: a streaming table's query reads "
+                                             "STREAM(table), STREAM read_kafka(...) or STREAM read_files(...) "
+                                             "(a materialized view recomputes a query that reads whole tables)");
+    }
+    if ((flow.kind == FlowKind::kRecompute || flow.kind == FlowKind::kOnce) && streams) {
+      return Status::InvalidArgument(where + " reads a STREAM source, which only a streaming table's flows read");
+    }
+    pipeline_.flows.push_back(std::move(flow));
+    return Status::OK();
+  }
+
+  PipelineDefinition pipeline_;
+};
+
+}  // namespace
+
+const char* DatasetKindName(DatasetKind kind) {
+  return kind == DatasetKind::kStreamingTable ? "streaming table" : "materialized view";
+}
+
+const char* FlowKindName(FlowKind kind) {
+  switch (kind) {
+    case FlowKind::kStream:
+      return "stream";
+    case FlowKind::kRecompute:
+      return "recompute";
+    case FlowKind::kOnce:
+      return "once";
+    case FlowKind::kAutoCdc:
+      return "auto cdc";
+  }
+  return "?";
+}
+
+const Dataset* FindDataset(const PipelineDefinition& pipeline, const std::string& name) {
+  for (const Dataset& dataset : pipeline.datasets) {
+    if (EqualsIgnoreCase(dataset.name, name)) return &dataset;
+  }
+  return nullptr;
+}
+
+Result<PipelineDefinition> LoadPipeline(ObjectStore& folder, const std::string& folder_name) {
+  PipelineSettings settings;
+  settings.name = folder_name;
+  Result<std::string> settings_text = folder.Get(kSettingsKey);
+  if (settings_text.ok()) {
+    ASSIGN_OR_RETURN(settings, ParseSettings(*settings_text, folder_name));
+  } else if (!settings_text.status().IsNotFound()) {
+    return settings_text.status();
+  }
+  ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, folder.List(""));
+  Loader loader(std::move(settings));
+  int64_t files = 0;
+  for (const ObjectInfo& object : objects) {
+    if (object.key.size() < 4 || object.key.compare(object.key.size() - 4, 4, ".sql") != 0) continue;
+    ASSIGN_OR_RETURN(std::string text, folder.Get(object.key));
+    RETURN_IF_ERROR(loader.File(object.key, text));
+    files++;
+  }
+  if (files == 0) return Status::NotFound("no .sql file in the pipeline folder " + folder.Describe());
+  return loader.Finish();
+}
+
+}  // namespace basin::pipeline

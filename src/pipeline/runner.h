@@ -1,0 +1,69 @@
+// Runs a pipeline once, triggered (docs/pipelines.md): every dataset in the graph's order,
+// each after the datasets it reads.
+//
+// - A streaming table is created on first run (from its declared columns, or from its query's
+//   columns as its STREAM sources give them), then each of its flows runs: a streaming flow
+//   as a stream (stream/runner.h) with trigger available-now and its checkpoint in the
+//   pipeline's state folder, `checkpoints/<flow>/`, so a run reads only what arrived since
+//   the last one, exactly once across crashes; an INSERT INTO ONCE flow as one INSERT whose
+//   commit carries txn(appId "pipeline <pipeline> flow <flow>", version 0), so it lands once
+//   in the table's life.
+// - A materialized view is recomputed whole: CREATE OR REPLACE TABLE ... AS its query, one
+//   commit, its history kept.
+// - A full refresh of a dataset drops its table and its flows' checkpoints first: a
+//   streaming table then reads its sources from the start again.
+//
+// Not yet: expectations, AUTO CDC flows (NotImplemented naming the flow), continuous mode,
+// incremental refresh of materialized views, the event log, concurrent flows.
+//
+// Thread safety: one thread, the session's.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "basin/clock.h"
+#include "basin/object_store.h"
+#include "basin/status.h"
+#include "common/cancellation.h"
+#include "pipeline/definition.h"
+#include "pipeline/graph.h"
+#include "sql/session.h"
+
+namespace basin::pipeline {
+
+// What one flow did in a run.
+struct FlowRun {
+  std::string flow;
+  std::string target;  // "schema.table"
+  FlowKind kind = FlowKind::kStream;
+  int64_t batches = 0;       // micro-batches (streaming flows); 1 for the others when they wrote
+  int64_t rows_in = 0;       // records the sources offered (streaming flows)
+  int64_t rows_written = 0;  // rows the target got
+  int64_t dead_letters = 0;
+  int64_t duration_ms = 0;
+  std::string note;  // "created the table", "loaded before: skipped", ...
+};
+
+struct PipelineRunOptions {
+  // The pipeline's state folder (checkpoints/<flow>/...), kept between runs.
+  std::shared_ptr<ObjectStore> state;
+  std::shared_ptr<const Clock> clock = SystemClock();
+  bool full_refresh_all = false;
+  std::vector<std::string> full_refresh;  // datasets to recompute from their sources
+  // Raised: the run stops after the batch in flight, returning Cancelled. Null for none.
+  const CancellationToken* cancellation = nullptr;
+  // Hears of each flow once it finished.
+  std::function<void(const FlowRun&)> on_flow;
+};
+
+// Runs every flow of `pipeline` once, in `graph`'s order. The first failure stops the run
+// and is returned with the flow's name and place; what committed before stays committed,
+// and the next run goes on from there.
+Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDefinition& pipeline,
+                                         const PipelineGraph& graph, const PipelineRunOptions& options);
+
+}  // namespace basin::pipeline

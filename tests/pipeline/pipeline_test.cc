@@ -1,0 +1,226 @@
+// Pipelines: a folder of SQL read into datasets and flows (errors naming file and line), the
+// dependency graph from DuckDB's syntax trees (CTEs shadowing tables, cycles refused), and
+// triggered runs: streaming tables reading only what arrived since the last run, an INSERT
+// INTO ONCE flow landing once, materialized views recomputed, full refreshes.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "basin/object_store.h"
+#include "basin/pipeline.h"
+#include "basin/session.h"
+#include "engine/table_refs.h"
+#include "pipeline/definition.h"
+#include "pipeline/graph.h"
+#include "testing/test_util.h"
+
+namespace basin::pipeline {
+namespace {
+
+using basin::testing::TempDir;
+
+// A pipeline folder of the files given, in memory.
+Result<PipelineDefinition> Load(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::shared_ptr<ObjectStore> folder = NewMemoryObjectStore();
+  for (const auto& [key, text] : files) RETURN_IF_ERROR(folder->Put(key, text));
+  return LoadPipeline(*folder, "sales");
+}
+
+std::vector<std::string> Names(const std::vector<engine::SqlTableName>& tables) {
+  std::vector<std::string> out;
+  for (const engine::SqlTableName& table : tables) {
+    std::string name;
+    for (const std::string& part : table.Parts()) name += (name.empty() ? "" : ".") + part;
+    out.push_back(name);
+  }
+  return out;
+}
+
+TEST(TablesReadByTest, NamesTablesNotCtesNorTableFunctions) {
+  ASSERT_OK_AND_ASSIGN(auto tables,
+                       engine::TablesReadBy("WITH a AS (SELECT * FROM t1), b AS (SELECT * FROM a JOIN s.t2 USING (k)) "
+                                            "SELECT *, (SELECT max(x) FROM t3 WHERE t3.k = b.k) FROM b "
+                                            "UNION ALL SELECT * FROM read_parquet('x.parquet') "
+                                            "UNION ALL SELECT * FROM (SELECT * FROM t4) q WHERE k IN (SELECT k FROM a)"));
+  EXPECT_EQ(Names(tables), (std::vector<std::string>{"t1", "s.t2", "t3", "t4"}));
+  // A CTE hides a table of its name only within the query that defines it.
+  ASSERT_OK_AND_ASSIGN(tables, engine::TablesReadBy("SELECT * FROM (WITH a AS (SELECT 1) SELECT * FROM a) x, a"));
+  EXPECT_EQ(Names(tables), (std::vector<std::string>{"a"}));
+  // A qualified name is never a CTE's; a change feed's table is read.
+  ASSERT_OK_AND_ASSIGN(tables, engine::TablesReadBy("WITH a AS (SELECT 1) SELECT * FROM main.a, table_changes('s.c', 0)"));
+  EXPECT_EQ(Names(tables), (std::vector<std::string>{"main.a", "s.c"}));
+  EXPECT_EQ(engine::TablesReadBy("SELECT FROM WHERE").status().code(), ErrorCode::kInvalidArgument);
+}
+
+TEST(LoadPipelineTest, ReadsDatasetsAndFlowsWithTheirPlaces) {
+  ASSERT_OK_AND_ASSIGN(
+      PipelineDefinition pipeline,
+      Load({{"pipeline.json", R"({"schema": "shop", "configuration": {"source": "raw_orders"}})"},
+            {"a.sql",
+             "-- bronze\nCREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(${source});\n"
+             "CREATE FLOW backfill AS INSERT INTO ONCE bronze BY NAME SELECT * FROM archive;"},
+            {"b.sql",
+             "CREATE OR REFRESH MATERIALIZED VIEW shop.gold AS\n"
+             "SELECT region, count(*) AS n FROM bronze GROUP BY ALL;"},
+            {"notes.txt", "not SQL"}}));
+  EXPECT_EQ(pipeline.settings.name, "sales");
+  EXPECT_EQ(pipeline.settings.schema, "shop");
+  ASSERT_EQ(pipeline.datasets.size(), 2u);
+  EXPECT_EQ(pipeline.datasets[0].name, "bronze");
+  EXPECT_EQ(pipeline.datasets[0].place.Describe(), "a.sql:2");
+  EXPECT_EQ(pipeline.datasets[1].kind, DatasetKind::kMaterializedView);
+  ASSERT_EQ(pipeline.flows.size(), 3u);
+  EXPECT_EQ(pipeline.flows[0].kind, FlowKind::kStream);
+  EXPECT_EQ(Names(pipeline.flows[0].reads), (std::vector<std::string>{"raw_orders"}));
+  EXPECT_EQ(pipeline.flows[1].name, "backfill");
+  EXPECT_EQ(pipeline.flows[1].kind, FlowKind::kOnce);
+  EXPECT_EQ(pipeline.flows[1].place.Describe(), "a.sql:3");
+  EXPECT_EQ(pipeline.flows[2].kind, FlowKind::kRecompute);
+}
+
+TEST(LoadPipelineTest, RefusesWhatIsNoPipelineNamingFileAndLine) {
+  const std::string bronze = "CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(raw);\n";
+  EXPECT_ERROR_WITH(Load({{"a.sql", bronze + "SELECT 1;"}}).status(), kInvalidArgument,
+                    "a.sql:2: a pipeline's files declare datasets and flows");
+  EXPECT_ERROR_WITH(Load({{"a.sql", bronze}, {"b.sql", "\n" + bronze}}).status(), kInvalidArgument,
+                    "b.sql:2: bronze is declared twice (first at a.sql:1)");
+  EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE OR REFRESH STREAMING TABLE s AS SELECT * FROM raw;"}}).status(),
+                    kInvalidArgument, "a.sql:1: flow s reads no STREAM source");
+  EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT * FROM STREAM(raw);"}}).status(),
+                    kInvalidArgument, "a.sql:1: flow m reads a STREAM source");
+  EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE STREAMING TABLE lonely;"}}).status(), kInvalidArgument,
+                    "a.sql:1: streaming table lonely has no query and no flow writes it");
+  EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE FLOW f AS INSERT INTO nowhere BY NAME SELECT * FROM STREAM(raw);"}})
+                        .status(),
+                    kInvalidArgument, "a.sql:1: flow f writes nowhere");
+  EXPECT_ERROR_WITH(Load({{"a.sql", "\n\nCREATE OR REFRESH STREAMING TABLE b AS SELECT * FROM STREAM(${x});"}}).status(),
+                    kInvalidArgument, "a.sql:3: ${x} has no value");
+  EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT FROM WHERE;"}}).status(),
+                    kInvalidArgument, "a.sql");
+  EXPECT_ERROR_WITH(Load({{"pipeline.json", R"({"schemas": "x"})"}, {"a.sql", bronze}}).status(),
+                    kInvalidArgument, "unknown field \"schemas\"");
+  EXPECT_EQ(Load({{"readme.md", "x"}}).status().code(), ErrorCode::kNotFound);
+}
+
+TEST(BuildGraphTest, OrdersDatasetsAfterWhatTheyReadAndRefusesCycles) {
+  ASSERT_OK_AND_ASSIGN(
+      PipelineDefinition pipeline,
+      Load({{"a.sql",
+             "CREATE OR REFRESH MATERIALIZED VIEW gold AS WITH s AS (SELECT * FROM silver) SELECT count(*) FROM s;\n"
+             "CREATE OR REFRESH STREAMING TABLE silver AS SELECT * FROM STREAM(bronze);\n"
+             "CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(default.raw);"}}));
+  ASSERT_OK_AND_ASSIGN(PipelineGraph graph, BuildGraph(pipeline));
+  std::vector<std::string> order;
+  for (const GraphNode& node : graph.nodes) order.push_back(pipeline.datasets[node.dataset].name);
+  EXPECT_EQ(order, (std::vector<std::string>{"bronze", "silver", "gold"}));
+  EXPECT_EQ(graph.nodes[0].external, (std::vector<std::string>{"default.raw"}));
+  EXPECT_NE(GraphDot(pipeline, graph).find("\"silver\" -> \"gold\""), std::string::npos);
+
+  ASSERT_OK_AND_ASSIGN(pipeline, Load({{"a.sql",
+                                        "CREATE OR REFRESH MATERIALIZED VIEW a AS SELECT * FROM b;\n"
+                                        "CREATE OR REFRESH MATERIALIZED VIEW b AS SELECT * FROM c;\n"
+                                        "CREATE OR REFRESH MATERIALIZED VIEW c AS SELECT * FROM a;"}}));
+  EXPECT_ERROR_WITH(BuildGraph(pipeline).status(), kInvalidArgument,
+                    "cycle: a (a.sql:1) reads b (a.sql:2) reads c (a.sql:3) reads a");
+}
+
+class PipelineRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = dir_.path() / "pipeline";
+    warehouse_ = (dir_.path() / "warehouse").string();
+    std::filesystem::create_directories(folder_);
+    Write("bronze.sql",
+          "CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(raw);\n"
+          "CREATE FLOW history AS INSERT INTO ONCE bronze BY NAME SELECT * FROM archive;\n");
+    Write("silver.sql",
+          "CREATE OR REFRESH STREAMING TABLE silver AS\n"
+          "SELECT id, region, amount FROM STREAM(bronze) WHERE amount > 0;\n"
+          "CREATE OR REFRESH MATERIALIZED VIEW gold AS\n"
+          "SELECT region, count(*) AS n, sum(amount) AS total FROM silver GROUP BY ALL;\n");
+    Sql("CREATE TABLE raw (id BIGINT, region VARCHAR, amount DOUBLE);"
+        "CREATE TABLE archive (id BIGINT, region VARCHAR, amount DOUBLE);"
+        "INSERT INTO raw VALUES (1, 'eu', 10), (2, 'us', -5), (3, 'eu', 7);"
+        "INSERT INTO archive VALUES (100, 'us', 1);");
+  }
+
+  void Write(const std::string& name, const std::string& text) { std::ofstream(folder_ / name) << text; }
+
+  std::vector<std::vector<std::optional<std::string>>> Sql(const std::string& text) {
+    auto session = Session::Open({.warehouse = warehouse_});
+    EXPECT_TRUE(session.ok()) << session.status().ToString();
+    auto results = (*session)->Execute(text);
+    EXPECT_TRUE(results.ok()) << results.status().ToString();
+    if (!results.ok() || results->empty()) return {};
+    return results->back().result.rows;
+  }
+
+  Result<std::vector<PipelineFlowRun>> Run(PipelineOptions options = {}) {
+    options.folder = folder_.string();
+    options.warehouse = warehouse_;
+    ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open(options));
+    return pipeline->Run();
+  }
+
+  std::string Gold() {
+    std::string out;
+    for (const auto& row : Sql("SELECT region, n, total FROM gold ORDER BY region")) {
+      out += *row[0] + "=" + *row[1] + "/" + *row[2] + " ";
+    }
+    return out;
+  }
+
+  TempDir dir_;
+  std::filesystem::path folder_;
+  std::string warehouse_;
+};
+
+TEST_F(PipelineRunTest, RunsReadOnlyWhatArrivedAndOnceFlowsLandOnce) {
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> first, Run());
+  ASSERT_EQ(first.size(), 4u);
+  EXPECT_EQ(first[0].flow, "bronze");
+  EXPECT_EQ(first[0].rows_written, 3);
+  EXPECT_EQ(first[1].flow, "history");
+  EXPECT_EQ(first[1].rows_written, 1);
+  EXPECT_EQ(first[2].rows_written, 3);  // silver: the positive amounts
+  EXPECT_EQ(Gold(), "eu=2/17.0 us=1/1.0 ");
+
+  Sql("INSERT INTO raw VALUES (4, 'us', 3), (5, 'us', -1)");
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> second, Run());
+  EXPECT_EQ(second[0].rows_written, 2);  // only the new rows
+  EXPECT_EQ(second[1].rows_written, 0);  // history landed once
+  EXPECT_EQ(second[2].rows_written, 1);
+  EXPECT_EQ(Gold(), "eu=2/17.0 us=2/4.0 ");
+  EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT id) FROM bronze")[0][0], "6");
+
+  // A full refresh of silver reads bronze from its start again; bronze is left alone.
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> refreshed, Run({.full_refresh = {"silver"}}));
+  EXPECT_EQ(refreshed[0].rows_written, 0);
+  EXPECT_EQ(refreshed[2].rows_written, 4);
+  EXPECT_EQ(Sql("SELECT count(*) FROM silver")[0][0], "4");
+  EXPECT_EQ(Gold(), "eu=2/17.0 us=2/4.0 ");
+
+  // A full refresh of everything: the ONCE flow loads its history again into the new bronze.
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> all, Run({.full_refresh_all = true}));
+  EXPECT_EQ(all[0].rows_written, 5);
+  EXPECT_EQ(all[1].rows_written, 1);
+  EXPECT_EQ(Sql("SELECT count(*) FROM bronze")[0][0], "6");
+}
+
+TEST_F(PipelineRunTest, RefusesUnknownTablesAndDatasetsBeforeRunning) {
+  Write("extra.sql", "CREATE OR REFRESH MATERIALIZED VIEW stray AS SELECT * FROM missing_table;\n");
+  EXPECT_ERROR_WITH(Run().status(), kInvalidArgument,
+                    "extra.sql:1: flow stray reads missing_table, which is neither a dataset of the pipeline nor a "
+                    "table of the warehouse");
+  std::filesystem::remove(folder_ / "extra.sql");
+  EXPECT_ERROR_WITH(Run({.full_refresh = {"nope"}}).status(), kInvalidArgument,
+                    "--full-refresh names nope");
+  // Nothing ran: no dataset was created.
+  EXPECT_EQ(Sql("SELECT count(*) FROM information_schema.tables WHERE table_name IN ('bronze', 'silver', 'gold')")[0][0],
+            "0");
+}
+
+}  // namespace
+}  // namespace basin::pipeline
