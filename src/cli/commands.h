@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace basin::cli {
 
@@ -73,5 +74,27 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options);
 // Runs a stream (basin/stream.h) until its trigger says it is done, or SIGINT/SIGTERM stops
 // it after the batch in flight; prints a line per batch on stderr.
 int RunStreamCommand(const StreamCommandOptions& options);
+
+struct PipelineGraphCommandOptions {
+  std::string folder;
+  std::string warehouse_dir;  // when given, the tables read from outside are checked too
+  std::string format = "text";  // text, dot or json
+  bool validate_only = false;   // basin pipeline validate: one line saying it is valid
+};
+
+// basin pipeline validate / graph: reads the pipeline in `folder`, prints its graph (or that
+// it is valid); status 1 naming the file and line of what is wrong.
+int RunPipelineGraphCommand(const PipelineGraphCommandOptions& options);
+
+struct PipelineRunCommandOptions {
+  std::string folder;
+  std::string warehouse_dir;
+  // --full-refresh: set and empty for every dataset, or the datasets named.
+  std::optional<std::vector<std::string>> full_refresh;
+};
+
+// basin pipeline run: every flow once (triggered), a line per flow on stderr and a summary
+// on stdout; SIGINT or SIGTERM stops it after the batch in flight.
+int RunPipelineRunCommand(const PipelineRunCommandOptions& options);
 
 }  // namespace basin::cli

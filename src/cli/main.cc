@@ -1,6 +1,7 @@
 // `basin`: the command line. This file maps arguments onto the subcommands in commands.h;
 // CLI11's exceptions stop here.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -14,6 +15,8 @@ using basin::cli::DescribeCommandOptions;
 using basin::cli::KafkaDevCommandOptions;
 using basin::cli::SqlCommandOptions;
 using basin::cli::StreamCommandOptions;
+using basin::cli::PipelineGraphCommandOptions;
+using basin::cli::PipelineRunCommandOptions;
 using basin::cli::StreamStatusCommandOptions;
 
 constexpr const char* kDescription =
@@ -94,6 +97,30 @@ CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options, StreamS
   return stream;
 }
 
+CLI::App* AddPipelineCommand(CLI::App& app, PipelineGraphCommandOptions& graph_options,
+                             PipelineRunCommandOptions& run_options, std::string& full_refresh) {
+  CLI::App* pipeline =
+      app.add_subcommand("pipeline", "Declarative pipelines: streaming tables and materialized views in SQL files");
+  pipeline->require_subcommand(1);
+  CLI::App* validate = pipeline->add_subcommand("validate", "Check a pipeline folder: statements, names, cycles");
+  validate->add_option("folder", graph_options.folder, "The pipeline's folder of .sql files")->required();
+  validate->add_option("-w,--warehouse", graph_options.warehouse_dir,
+                       "Also check that the tables it reads from outside exist in this warehouse");
+  CLI::App* graph = pipeline->add_subcommand("graph", "Print a pipeline's datasets in run order with what they read");
+  graph->add_option("folder", graph_options.folder, "The pipeline's folder of .sql files")->required();
+  graph->add_option("--format", graph_options.format, "text, dot or json")
+      ->check(CLI::IsMember({"text", "dot", "json"}))
+      ->capture_default_str();
+  CLI::App* run = pipeline->add_subcommand("run", "Run every flow of a pipeline once (Ctrl-C stops after the batch in flight)");
+  run->add_option("folder", run_options.folder, "The pipeline's folder of .sql files")->required();
+  run->add_option("-w,--warehouse", run_options.warehouse_dir, "The warehouse folder")
+      ->envname("BASIN_WAREHOUSE")
+      ->required();
+  run->add_option("--full-refresh", full_refresh,
+                  "Recompute datasets from their sources: a comma-separated list, or 'all'");
+  return pipeline;
+}
+
 // CLI11's App::help() describes the parsed subcommand; help needs the one asked for.
 std::string HelpText(const CLI::App& command, const std::string& usage_name) {
   return command.get_formatter()->make_help(&command, usage_name, CLI::AppFormatMode::Normal);
@@ -133,8 +160,12 @@ int Run(int argc, char** argv) {
   KafkaDevCommandOptions kafka_dev_options;
   StreamCommandOptions stream_options;
   StreamStatusCommandOptions stream_status_options;
+  PipelineGraphCommandOptions pipeline_graph_options;
+  PipelineRunCommandOptions pipeline_run_options;
+  std::string full_refresh;
   std::string help_topic;
   std::map<std::string, CLI::App*> commands = {
+      {"pipeline", AddPipelineCommand(app, pipeline_graph_options, pipeline_run_options, full_refresh)},
       {"sql", AddSqlCommand(app, sql_options)},
       {"describe", AddDescribeCommand(app, describe_options)},
       {"kafka-dev", AddKafkaDevCommand(app, kafka_dev_options)},
@@ -157,6 +188,25 @@ int Run(int argc, char** argv) {
       return basin::cli::RunStreamStatusCommand(stream_status_options);
     }
     return basin::cli::RunStreamCommand(stream_options);
+  }
+  if (commands["pipeline"]->parsed()) {
+    CLI::App& pipeline = *commands["pipeline"];
+    if (pipeline.get_subcommand("run")->parsed()) {
+      if (pipeline.get_subcommand("run")->count("--full-refresh") > 0) {
+        std::vector<std::string> names;
+        // Each pass takes one comma-separated name.
+        for (size_t from = 0; from <= full_refresh.size();) {
+          const size_t comma = std::min(full_refresh.find(',', from), full_refresh.size());
+          if (comma > from) names.push_back(full_refresh.substr(from, comma - from));
+          from = comma + 1;
+        }
+        if (names.size() == 1 && names[0] == "all") names.clear();
+        pipeline_run_options.full_refresh = names;
+      }
+      return basin::cli::RunPipelineRunCommand(pipeline_run_options);
+    }
+    pipeline_graph_options.validate_only = pipeline.get_subcommand("validate")->parsed();
+    return basin::cli::RunPipelineGraphCommand(pipeline_graph_options);
   }
   if (help->parsed()) return PrintHelp(commands, app, help_topic);
   std::cerr << HelpText(app, "basin");

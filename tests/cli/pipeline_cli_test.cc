@@ -1,0 +1,74 @@
+// `basin pipeline` as a user runs it: validate and graph a folder of pipeline SQL, run it
+// twice (the second run reads only what arrived), and errors that name the file and line with
+// status 1.
+#include <filesystem>
+#include <fstream>
+
+#include "cli/basin_process.h"
+#include "testing/test_util.h"
+
+namespace basin {
+namespace {
+
+class PipelineCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(BasinBinary())) GTEST_SKIP() << "no basin binary at " << BasinBinary();
+    folder_ = dir_.path() / "orders";
+    std::filesystem::create_directories(folder_);
+    Write("pipeline.json", R"({"configuration": {"source": "raw"}})");
+    Write("tables.sql",
+          "CREATE OR REFRESH STREAMING TABLE clean AS\n"
+          "SELECT id, amount FROM STREAM(${source}) WHERE amount > 0;\n"
+          "CREATE OR REFRESH MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(amount) AS total FROM clean;\n");
+    RunOutput created = Sql("CREATE TABLE raw (id BIGINT, amount INTEGER); INSERT INTO raw VALUES (1, 5), (2, -1)");
+    ASSERT_EQ(created.exit_code, 0) << created.err;
+  }
+
+  void Write(const std::string& name, const std::string& text) { std::ofstream(folder_ / name) << text; }
+
+  RunOutput Sql(const std::string& sql) { return RunBasin({"sql", "-w", Warehouse(), "--format", "csv", "-c", sql}); }
+  std::string Warehouse() const { return (dir_.path() / "wh").string(); }
+
+  testing::TempDir dir_;
+  std::filesystem::path folder_;
+};
+
+TEST_F(PipelineCliTest, ValidatesGraphsAndRunsAFolder) {
+  RunOutput valid = RunBasin({"pipeline", "validate", folder_.string(), "--warehouse", Warehouse()});
+  ASSERT_EQ(valid.exit_code, 0) << valid.err;
+  EXPECT_EQ(valid.out, "pipeline orders is valid: 2 datasets, in this order: clean, totals\n");
+  RunOutput graph = RunBasin({"pipeline", "graph", folder_.string(), "--format", "json"});
+  ASSERT_EQ(graph.exit_code, 0) << graph.err;
+  EXPECT_NE(graph.out.find("\"external\": [\n        \"default.raw\""), std::string::npos) << graph.out;
+
+  RunOutput first = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, "pipeline orders: 2 flows ran, 2 rows written\n");
+  EXPECT_NE(first.err.find("flow clean (stream) -> default.clean: 1 batch(es), 1 rows written (created the table)"),
+            std::string::npos)
+      << first.err;
+  ASSERT_EQ(Sql("INSERT INTO raw VALUES (3, 7)").exit_code, 0);
+  RunOutput second = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});
+  ASSERT_EQ(second.exit_code, 0) << second.err;
+  EXPECT_EQ(Sql("SELECT n, total FROM totals").out, "n,total\n2,12\n");
+}
+
+TEST_F(PipelineCliTest, ErrorsNameTheFileAndLine) {
+  Write("broken.sql", "\nCREATE OR REFRESH MATERIALIZED VIEW loop_a AS SELECT * FROM loop_b;\n"
+                      "CREATE OR REFRESH MATERIALIZED VIEW loop_b AS SELECT * FROM loop_a;\n");
+  RunOutput cycle = RunBasin({"pipeline", "validate", folder_.string()});
+  EXPECT_EQ(cycle.exit_code, 1);
+  EXPECT_NE(cycle.err.find("Error: InvalidArgument: the pipeline's datasets read each other in a cycle: loop_a "
+                           "(broken.sql:2) reads loop_b (broken.sql:3) reads loop_a"),
+            std::string::npos)
+      << cycle.err;
+  Write("broken.sql", "SELECT 1;\n");
+  RunOutput stray = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});
+  EXPECT_EQ(stray.exit_code, 1);
+  EXPECT_NE(stray.err.find("broken.sql:1: a pipeline's files declare datasets and flows"), std::string::npos)
+      << stray.err;
+}
+
+}  // namespace
+}  // namespace basin
