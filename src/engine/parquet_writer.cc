@@ -332,6 +332,14 @@ Result<delta::DataTypePtr> DeltaTypeOf(const ColumnType& column, const std::stri
     out->scale = column.scale;
     return delta::DataTypePtr(out);
   }
+  if (column.type_name == "HUGEINT") {
+    // What DuckDB's sum() of integers gives: kept exact as decimal(38,0); a value beyond 38
+    // digits fails the write's cast.
+    out->primitive = "decimal";
+    out->precision = 38;
+    out->scale = 0;
+    return delta::DataTypePtr(out);
+  }
   return Status::Unsupported("column " + where + " has DuckDB type " + column.type_name +
                              ", which Delta tables cannot store; cast it");
 }

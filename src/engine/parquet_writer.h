@@ -57,8 +57,8 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
                                                    const WriteOptions& options = {});
 
 // The Delta schema of the rows `select_sql` produces (all fields nullable), for creating a
-// table from a query. Unsupported, naming the column, for DuckDB types Delta lacks
-// (unsigned integers, HUGEINT, INTERVAL, TIME, UUID, UNION, ENUM is read as string).
+// table from a query (HUGEINT as decimal(38,0)). Unsupported, naming the column, for DuckDB
+// types Delta lacks (unsigned integers, INTERVAL, TIME, UUID, UNION, ENUM is read as string).
 Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& select_sql);
 
 // The Delta type of one DuckDB column type, as InferDeltaSchema maps it; `where` names the

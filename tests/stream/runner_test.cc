@@ -31,6 +31,16 @@ class StreamRunnerTest : public kafka::testing::KafkaStreamTest {
            std::to_string(max_offsets) + ")";
   }
 
+  // A stream of every record of `subscription` ("subscribe => '...'" or "subscribePattern =>
+  // '...'") from the start, listing partitions again every `refresh_ms`.
+  std::string Reading(const std::string& subscription, const std::string& refresh_ms) const {
+    return "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
+           "FROM STREAM read_kafka(bootstrapServers => '" +
+           cluster_->bootstrap_servers() + "', " + subscription +
+           ", startingOffsets => 'earliest', kafkaOptions => MAP {'topic.metadata.refresh.interval.ms': '" +
+           refresh_ms + "'})";
+  }
+
   // Rows in bronze, and distinct (partition, offset) pairs among them.
   std::pair<int64_t, int64_t> Counts() {
     return basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT (p, o)) FROM bronze");
@@ -132,13 +142,7 @@ TEST_F(StreamRunnerTest, AvailableNowStopsAtTheEndItFoundAtStart) {
 // dev cluster cannot add partitions to a topic) are read from their start by the next batch.
 TEST_F(StreamRunnerTest, PartitionsAppearingWhileRunningAreReadFromTheirStart) {
   Produce("payments", 0, 0, 20);
-  const std::string statement =
-      "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
-      "FROM STREAM read_kafka(bootstrapServers => '" +
-      cluster_->bootstrap_servers() +
-      "', subscribePattern => 'pay.*', startingOffsets => 'earliest', "
-      "kafkaOptions => MAP {'topic.metadata.refresh.interval.ms': '0'})";
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Reading("subscribePattern => 'pay.*'", "0")));
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
   ASSERT_TRUE(first);
   EXPECT_EQ(first->rows_out, 20);
@@ -160,13 +164,7 @@ TEST_F(StreamRunnerTest, PartitionsAppearingWhileRunningAreReadFromTheirStart) {
 // matching the pattern waits for the next listing, one interval later.
 TEST_F(StreamRunnerTest, PartitionsAreListedAgainOncePerDiscoveryInterval) {
   Produce("payments", 0, 0, 5);
-  const std::string statement =
-      "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
-      "FROM STREAM read_kafka(bootstrapServers => '" +
-      cluster_->bootstrap_servers() +
-      "', subscribePattern => 'pay.*', startingOffsets => 'earliest', "
-      "kafkaOptions => MAP {'topic.metadata.refresh.interval.ms': '1500'})";
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Reading("subscribePattern => 'pay.*'", "1500")));
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
   ASSERT_TRUE(first);
   ASSERT_OK(cluster_->CreateTopic({"payouts", 1}));
@@ -186,13 +184,7 @@ TEST_F(StreamRunnerTest, PartitionsAreListedAgainOncePerDiscoveryInterval) {
 // batch after it appears, whatever the discovery interval.
 TEST_F(StreamRunnerTest, ANamedTopicCreatedLaterIsReadByTheNextBatch) {
   Produce("payments", 0, 0, 3);
-  const std::string statement =
-      "INSERT INTO bronze SELECT decode(value) AS v, partition AS p, \"offset\" AS o\n"
-      "FROM STREAM read_kafka(bootstrapServers => '" +
-      cluster_->bootstrap_servers() +
-      "', subscribe => 'payments,refunds', startingOffsets => 'earliest', "
-      "kafkaOptions => MAP {'topic.metadata.refresh.interval.ms': '3600000'})";
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Reading("subscribe => 'payments,refunds'", "60000")));
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
   ASSERT_TRUE(first);
   EXPECT_EQ(first->rows_out, 3);
