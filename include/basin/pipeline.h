@@ -27,8 +27,8 @@ namespace basin {
 // One dataset of a pipeline's graph.
 struct PipelineDataset {
   std::string name;
-  std::string kind;   // "streaming table" or "materialized view"
-  std::string place;  // where it is declared: "silver.sql:3"
+  std::string kind;                   // "streaming table" or "materialized view"
+  std::string place;                  // where it is declared: "silver.sql:3"
   std::vector<std::string> flows;     // "name (stream)", "backfill (once)", ...
   std::vector<std::string> reads;     // datasets of the pipeline it reads
   std::vector<std::string> external;  // tables outside the pipeline it reads, "schema.table"

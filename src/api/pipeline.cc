@@ -61,14 +61,17 @@ Status CheckExternalTables(sql::Session& session, const Loaded& loaded) {
       for (const engine::SqlTableName& read : flow.reads) {
         if (!read.catalog.empty()) continue;  // another catalog's: DuckDB's to resolve
         engine::SqlTableName name = read;
-        const bool dataset = pipeline::FindDataset(loaded.definition, name.table) != nullptr &&
-                             (name.schema.empty() || EqualsIgnoreCase(name.schema, loaded.definition.settings.schema));
+        const bool dataset =
+            pipeline::FindDataset(loaded.definition, name.table) != nullptr &&
+            (name.schema.empty() || EqualsIgnoreCase(name.schema, loaded.definition.settings.schema));
         if (dataset) continue;
-        ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, sql::LookupTarget(session.context(), name));
+        ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry,
+                         sql::LookupTarget(session.context(), name));
         if (!entry) {
-          return Status::InvalidArgument(flow.place.Describe() + ": flow " + flow.name + " reads " +
-                                         sql::grammar::JoinName(name.Parts()) +
-                                         ", which is neither a dataset of the pipeline nor a table of the warehouse");
+          return Status::InvalidArgument(
+              flow.place.Describe() + ": flow " + flow.name + " reads " +
+              sql::grammar::JoinName(name.Parts()) +
+              ", which is neither a dataset of the pipeline nor a table of the warehouse");
         }
       }
     }
@@ -127,15 +130,17 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options)
 
 const PipelineGraph& Pipeline::graph() const { return impl_->loaded.view; }
 
-Result<std::vector<PipelineFlowRun>> Pipeline::Run(const std::function<void(const PipelineFlowRun&)>& on_flow) {
+Result<std::vector<PipelineFlowRun>> Pipeline::Run(
+    const std::function<void(const PipelineFlowRun&)>& on_flow) {
   pipeline::PipelineRunOptions run;
   run.state = impl_->state;
   run.full_refresh_all = impl_->options.full_refresh_all;
   run.full_refresh = impl_->options.full_refresh;
   run.cancellation = &impl_->stop;
   if (on_flow) run.on_flow = [&](const pipeline::FlowRun& flow) { on_flow(FlowRunOf(flow)); };
-  ASSIGN_OR_RETURN(std::vector<pipeline::FlowRun> flows,
-                   pipeline::RunPipeline(*impl_->session, impl_->loaded.definition, impl_->loaded.graph, run));
+  ASSIGN_OR_RETURN(
+      std::vector<pipeline::FlowRun> flows,
+      pipeline::RunPipeline(*impl_->session, impl_->loaded.definition, impl_->loaded.graph, run));
   std::vector<PipelineFlowRun> out;
   for (const pipeline::FlowRun& flow : flows) out.push_back(FlowRunOf(flow));
   return out;

@@ -1,6 +1,7 @@
 // basin pipeline validate | graph | run: a folder of pipeline SQL (basin/pipeline.h). A run
 // goes on a thread of its own while the main thread waits for it or for SIGINT/SIGTERM,
 // which stop it after the batch in flight.
+#include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <mutex>
 #include <optional>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "basin/pipeline.h"
 #include "cli/command_support.h"
@@ -73,17 +72,18 @@ int RunPipelineRunCommand(const PipelineRunCommandOptions& options) {
   Pipeline& pipeline = **opened;
   std::cerr << fmt::format("pipeline {}: {} datasets, triggered{}\n", pipeline.graph().name,
                            pipeline.graph().datasets.size(),
-                           open.full_refresh_all ? ", full refresh"
+                           open.full_refresh_all       ? ", full refresh"
                            : open.full_refresh.empty() ? ""
                                                        : ", full refresh of " + Joined(open.full_refresh));
   std::mutex mu;
   std::optional<Result<std::vector<PipelineFlowRun>>> ended;  // GUARDED_BY(mu)
   std::thread runner([&] {
     Result<std::vector<PipelineFlowRun>> result = pipeline.Run([&](const PipelineFlowRun& flow) {
-      std::cerr << fmt::format("  flow {} ({}) -> {}: {} batch(es), {} rows written{}{} in {} ms\n", flow.flow,
-                               flow.kind, flow.target, flow.batches, flow.rows_written,
-                               flow.dead_letters > 0 ? fmt::format(", {} dead letters", flow.dead_letters) : "",
-                               flow.note.empty() ? "" : " (" + flow.note + ")", flow.duration_ms);
+      std::cerr << fmt::format(
+          "  flow {} ({}) -> {}: {} batch(es), {} rows written{}{} in {} ms\n", flow.flow, flow.kind,
+          flow.target, flow.batches, flow.rows_written,
+          flow.dead_letters > 0 ? fmt::format(", {} dead letters", flow.dead_letters) : "",
+          flow.note.empty() ? "" : " (" + flow.note + ")", flow.duration_ms);
     });
     std::lock_guard<std::mutex> lock(mu);
     ended = std::move(result);
@@ -101,8 +101,8 @@ int RunPipelineRunCommand(const PipelineRunCommandOptions& options) {
   if (!ended->ok()) return ExitStatus(ended->status());
   int64_t rows = 0;
   for (const PipelineFlowRun& flow : **ended) rows += flow.rows_written;
-  std::cout << fmt::format("pipeline {}: {} flows ran, {} rows written\n", pipeline.graph().name, (*ended)->size(),
-                           rows);
+  std::cout << fmt::format("pipeline {}: {} flows ran, {} rows written\n", pipeline.graph().name,
+                           (*ended)->size(), rows);
   return 0;
 }
 

@@ -16,7 +16,9 @@ namespace {
 
 constexpr char kSettingsKey[] = "pipeline.json";
 
-Status BadSettings(const std::string& why) { return Status::InvalidArgument(std::string(kSettingsKey) + ": " + why); }
+Status BadSettings(const std::string& why) {
+  return Status::InvalidArgument(std::string(kSettingsKey) + ": " + why);
+}
 
 Result<PipelineSettings> ParseSettings(const std::string& text, const std::string& folder_name) {
   PipelineSettings settings;
@@ -88,7 +90,8 @@ class Loader {
   Status File(const std::string& file, const std::string& raw) {
     ASSIGN_OR_RETURN(std::string text, Substitute(raw, file, pipeline_.settings.configuration));
     for (const engine::ScriptStatement& statement : engine::SplitSqlScript(text)) {
-      const SourcePlace place{file, static_cast<int64_t>(engine::PositionInText(text, statement.offset).line)};
+      const SourcePlace place{file,
+                              static_cast<int64_t>(engine::PositionInText(text, statement.offset).line)};
       Result<sql::grammar::ParsedStatement> parsed = sql::grammar::ParseStatement(text, statement);
       if (!parsed.ok()) return parsed.status().WithContext(file);
       RETURN_IF_ERROR(Statement(*parsed, place));
@@ -110,12 +113,14 @@ class Loader {
       }
     }
     for (const Dataset& dataset : pipeline_.datasets) {
-      const bool fed = std::any_of(pipeline_.flows.begin(), pipeline_.flows.end(),
-                                   [&](const Flow& flow) { return EqualsIgnoreCase(flow.target, dataset.name); });
+      const bool fed = std::any_of(pipeline_.flows.begin(), pipeline_.flows.end(), [&](const Flow& flow) {
+        return EqualsIgnoreCase(flow.target, dataset.name);
+      });
       if (!fed) {
-        return Status::InvalidArgument(dataset.place.Describe() + ": streaming table " + dataset.name +
-                                       " has no query and no flow writes it (CREATE FLOW ... AS INSERT INTO " +
-                                       dataset.name + " BY NAME SELECT ... FROM STREAM(...))");
+        return Status::InvalidArgument(
+            dataset.place.Describe() + ": streaming table " + dataset.name +
+            " has no query and no flow writes it (CREATE FLOW ... AS INSERT INTO " + dataset.name +
+            " BY NAME SELECT ... FROM STREAM(...))");
       }
     }
     return std::move(pipeline_);
@@ -149,10 +154,11 @@ class Loader {
       }
       return AddFlow(std::move(flow));
     }
-    return Status::InvalidArgument(where +
-                                   ": a pipeline's files declare datasets and flows (CREATE OR REFRESH "
-                                   "STREAMING TABLE, CREATE OR REFRESH MATERIALIZED VIEW, CREATE FLOW); got: " +
-                                   parsed.text);
+    return Status::InvalidArgument(
+        where +
+        ": a pipeline's files declare datasets and flows (CREATE OR REFRESH "
+        "STREAMING TABLE, CREATE OR REFRESH MATERIALIZED VIEW, CREATE FLOW); got: " +
+        parsed.text);
   }
 
   Status AddDataset(DatasetKind kind, const sql::grammar::PipelineTable& table, const SourcePlace& place) {
@@ -181,7 +187,8 @@ class Loader {
     const std::string where = flow.place.Describe() + ": flow " + flow.name;
     for (const Flow& earlier : pipeline_.flows) {
       if (EqualsIgnoreCase(earlier.name, flow.name)) {
-        return Status::InvalidArgument(where + " is declared twice (first at " + earlier.place.Describe() + ")");
+        return Status::InvalidArgument(where + " is declared twice (first at " + earlier.place.Describe() +
+                                       ")");
       }
     }
     if (flow.kind != FlowKind::kAutoCdc) {
@@ -191,12 +198,14 @@ class Loader {
     }
     const bool streams = !flow.query.streams.empty();
     if (flow.kind == FlowKind::kStream && !streams) {
-      return Status::InvalidArgument(where + " reads no STREAM source: a streaming table's query reads "
-                                             "STREAM(table), STREAM read_kafka(...) or STREAM read_files(...) "
-                                             "(a materialized view recomputes a query that reads whole tables)");
+      return Status::InvalidArgument(where +
+                                     " reads no STREAM source: a streaming table's query reads "
+                                     "STREAM(table), STREAM read_kafka(...) or STREAM read_files(...) "
+                                     "(a materialized view recomputes a query that reads whole tables)");
     }
     if ((flow.kind == FlowKind::kRecompute || flow.kind == FlowKind::kOnce) && streams) {
-      return Status::InvalidArgument(where + " reads a STREAM source, which only a streaming table's flows read");
+      return Status::InvalidArgument(where +
+                                     " reads a STREAM source, which only a streaming table's flows read");
     }
     pipeline_.flows.push_back(std::move(flow));
     return Status::OK();

@@ -67,8 +67,8 @@ struct Flow {
 };
 
 struct PipelineSettings {
-  std::string name;               // the pipeline's; default: the folder's name
-  std::string schema = "default";  // where its datasets are
+  std::string name;                                  // the pipeline's; default: the folder's name
+  std::string schema = "default";                    // where its datasets are
   std::map<std::string, std::string> configuration;  // what ${name} stands for
 };
 

@@ -1,8 +1,8 @@
 #include "pipeline/graph.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "common/strings.h"
@@ -84,7 +84,8 @@ std::string GraphText(const PipelineDefinition& pipeline, const PipelineGraph& g
   std::string out = "pipeline " + pipeline.settings.name + " (schema " + pipeline.settings.schema + ")\n";
   for (const GraphNode& node : graph.nodes) {
     const Dataset& dataset = pipeline.datasets[node.dataset];
-    out += std::string(DatasetKindName(dataset.kind)) + " " + dataset.name + "  [" + dataset.place.Describe() + "]\n";
+    out += std::string(DatasetKindName(dataset.kind)) + " " + dataset.name + "  [" +
+           dataset.place.Describe() + "]\n";
     for (size_t f : node.flows) {
       const Flow& flow = pipeline.flows[f];
       out += "  flow " + flow.name + " (" + FlowKindName(flow.kind) + ")\n";
@@ -100,8 +101,8 @@ std::string GraphDot(const PipelineDefinition& pipeline, const PipelineGraph& gr
   std::string out = "digraph " + quoted(pipeline.settings.name) + " {\n  rankdir=LR;\n";
   for (const GraphNode& node : graph.nodes) {
     const Dataset& dataset = pipeline.datasets[node.dataset];
-    out += "  " + quoted(dataset.name) + " [shape=" +
-           (dataset.kind == DatasetKind::kStreamingTable ? "box" : "ellipse") + "];\n";
+    out += "  " + quoted(dataset.name) +
+           " [shape=" + (dataset.kind == DatasetKind::kStreamingTable ? "box" : "ellipse") + "];\n";
     for (size_t upstream : node.upstream)
       out += "  " + quoted(pipeline.datasets[upstream].name) + " -> " + quoted(dataset.name) + ";\n";
     for (const std::string& table : node.external) {
@@ -129,7 +130,8 @@ std::string GraphJson(const PipelineDefinition& pipeline, const PipelineGraph& g
                         {"reads", reads},
                         {"external", node.external}});
   }
-  return nlohmann::json{{"pipeline", pipeline.settings.name}, {"schema", pipeline.settings.schema},
+  return nlohmann::json{{"pipeline", pipeline.settings.name},
+                        {"schema", pipeline.settings.schema},
                         {"datasets", datasets}}
              .dump(2) +
          "\n";

@@ -16,8 +16,13 @@ namespace basin::pipeline {
 
 namespace {
 
+// The table property naming the pipeline a table belongs to: a pipeline creates its tables
+// with it, and refuses to replace, drop or write a table it does not own.
+constexpr char kOwnerProperty[] = "basin.pipeline";
+
 int64_t MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 class Run {
@@ -27,7 +32,8 @@ class Run {
 
   Status RunDataset(const GraphNode& node, std::vector<FlowRun>& out) {
     const pipeline::Dataset& dataset = pipeline_.datasets[node.dataset];
-    const std::string where = dataset.place.Describe() + ": " + DatasetKindName(dataset.kind) + " " + dataset.name;
+    const std::string where =
+        dataset.place.Describe() + ": " + DatasetKindName(dataset.kind) + " " + dataset.name;
     if (RefreshesFully(dataset)) RETURN_IF_ERROR(Forget(dataset, node).WithContext(where));
     for (size_t f : node.flows) {
       const pipeline::Flow& flow = pipeline_.flows[f];
@@ -48,6 +54,24 @@ class Run {
     return Status::OK();
   }
 
+  // Whether the dataset's table exists; InvalidArgument when it does and another pipeline,
+  // or none, made it.
+  Result<bool> CheckOwned(const pipeline::Dataset& dataset) {
+    ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing,
+                     sql::LookupTarget(session_.context(), TableOf(dataset)));
+    if (!existing) return false;
+    ASSIGN_OR_RETURN(auto snapshot, session_.context().LoadTable(existing->location));
+    const auto& configuration = snapshot->metadata.configuration;
+    auto owner = configuration.find(kOwnerProperty);
+    if (owner != configuration.end() && owner->second == pipeline_.settings.name) return true;
+    return Status::InvalidArgument(
+        "table " + pipeline_.settings.schema + "." + dataset.name + " exists and " +
+        (owner == configuration.end() ? std::string("no pipeline made it")
+                                      : "pipeline " + owner->second + " made it") +
+        " (its property " + kOwnerProperty + "): a pipeline writes only the tables it creates; rename the " +
+        std::string(DatasetKindName(dataset.kind)) + " or drop the table");
+  }
+
  private:
   engine::SqlTableName TableOf(const pipeline::Dataset& dataset) const {
     return {"", pipeline_.settings.schema, dataset.name};
@@ -66,11 +90,13 @@ class Run {
 
   // A full refresh: the table and its flows' checkpoints go, to be made again.
   Status Forget(const pipeline::Dataset& dataset, const GraphNode& node) {
+    ASSIGN_OR_RETURN(bool exists, CheckOwned(dataset));
+    if (!exists) return Status::OK();
     sql::grammar::DropTable drop;
     drop.if_exists = true;
     drop.name = {pipeline_.settings.schema, dataset.name};
-    RETURN_IF_ERROR(sql::RunDropTable(session_.context(), "DROP TABLE IF EXISTS " + QuotedName(dataset), drop)
-                        .status());
+    RETURN_IF_ERROR(
+        sql::RunDropTable(session_.context(), "DROP TABLE IF EXISTS " + QuotedName(dataset), drop).status());
     for (size_t f : node.flows) {
       const std::string prefix = CheckpointFolder(pipeline_.flows[f]) + "/";
       ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, options_.state->List(prefix));
@@ -101,13 +127,15 @@ class Run {
 
   // A materialized view's query, run whole into its table.
   Status Recompute(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
+    RETURN_IF_ERROR(CheckOwned(dataset).status());
     sql::grammar::CreateTable create = TableDefinition(dataset);
     create.or_replace = true;
     create.has_columns = !dataset.table.columns.empty();
     create.query = flow.query;
-    ASSIGN_OR_RETURN(std::optional<sql::StatementResult> result,
-                     sql::RunCreateTable(session_.context(),
-                                         "CREATE OR REPLACE TABLE " + QuotedName(dataset) + " AS ...", create));
+    ASSIGN_OR_RETURN(
+        std::optional<sql::StatementResult> result,
+        sql::RunCreateTable(session_.context(), "CREATE OR REPLACE TABLE " + QuotedName(dataset) + " AS ...",
+                            create));
     run.batches = 1;
     ASSIGN_OR_RETURN(run.rows_written, CountRows(dataset));
     run.note = "recomputed";
@@ -117,9 +145,8 @@ class Run {
 
   // The streaming table, created when absent from its declared columns or `flow`'s query's.
   Status EnsureStreamingTable(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
-    ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing,
-                     sql::LookupTarget(session_.context(), TableOf(dataset)));
-    if (existing) return Status::OK();
+    ASSIGN_OR_RETURN(bool exists, CheckOwned(dataset));
+    if (exists) return Status::OK();
     sql::grammar::CreateTable create = TableDefinition(dataset);
     create.has_columns = true;
     if (dataset.table.columns.empty()) {
@@ -137,7 +164,8 @@ class Run {
       }
     }
     RETURN_IF_ERROR(
-        sql::RunCreateTable(session_.context(), "CREATE TABLE " + QuotedName(dataset) + " (...)", create).status());
+        sql::RunCreateTable(session_.context(), "CREATE TABLE " + QuotedName(dataset) + " (...)", create)
+            .status());
     run.note = "created the table";
     return Status::OK();
   }
@@ -150,7 +178,9 @@ class Run {
     create.request.schema.fields = table.columns;
     create.request.partition_columns = table.partition_columns;
     create.request.properties = table.properties;
-    for (const auto& [name, check] : table.checks) create.request.properties["delta.constraints." + name] = check;
+    create.request.properties[kOwnerProperty] = pipeline_.settings.name;
+    for (const auto& [name, check] : table.checks)
+      create.request.properties["delta.constraints." + name] = check;
     create.request.description = table.comment;
     return create;
   }
@@ -183,7 +213,8 @@ class Run {
     ASSIGN_OR_RETURN(sql::grammar::ParsedStatement insert,
                      sql::grammar::ParseStatement("INSERT INTO " + QuotedName(dataset) + " BY NAME\n" +
                                                   flow.query.written));
-    const delta::SetTransaction txn{"pipeline " + pipeline_.settings.name + " flow " + flow.name, 0, std::nullopt};
+    const delta::SetTransaction txn{"pipeline " + pipeline_.settings.name + " flow " + flow.name, 0,
+                                    std::nullopt};
     ASSIGN_OR_RETURN(sql::StatementResult result, session_.ExecuteParsed(insert, txn));
     const std::optional<int64_t> rows = stream::ReportedInteger(result.result, "num_affected_rows");
     run.rows_written = rows.value_or(0);
@@ -209,6 +240,9 @@ class Run {
 Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDefinition& pipeline,
                                          const PipelineGraph& graph, const PipelineRunOptions& options) {
   Run run(session, pipeline, options);
+  // Every table the run would write is the pipeline's, before anything runs.
+  for (const GraphNode& node : graph.nodes)
+    RETURN_IF_ERROR(run.CheckOwned(pipeline.datasets[node.dataset]).status());
   std::vector<FlowRun> flows;
   for (const GraphNode& node : graph.nodes) RETURN_IF_ERROR(run.RunDataset(node, flows));
   return flows;

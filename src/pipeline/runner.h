@@ -12,6 +12,9 @@
 //   commit, its history kept.
 // - A full refresh of a dataset drops its table and its flows' checkpoints first: a
 //   streaming table then reads its sources from the start again.
+// - A pipeline's tables carry the table property basin.pipeline = its name; a dataset whose
+//   table exists without it (or with another pipeline's) is refused, never replaced,
+//   dropped or written.
 //
 // Not yet: expectations, AUTO CDC flows (NotImplemented naming the flow), continuous mode,
 // incremental refresh of materialized views, the event log, concurrent flows.

@@ -20,14 +20,18 @@ class PipelineCliTest : public ::testing::Test {
     Write("tables.sql",
           "CREATE OR REFRESH STREAMING TABLE clean AS\n"
           "SELECT id, amount FROM STREAM(${source}) WHERE amount > 0;\n"
-          "CREATE OR REFRESH MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(amount) AS total FROM clean;\n");
-    RunOutput created = Sql("CREATE TABLE raw (id BIGINT, amount INTEGER); INSERT INTO raw VALUES (1, 5), (2, -1)");
+          "CREATE OR REFRESH MATERIALIZED VIEW totals AS SELECT count(*) AS n, sum(amount) AS total FROM "
+          "clean;\n");
+    RunOutput created =
+        Sql("CREATE TABLE raw (id BIGINT, amount INTEGER); INSERT INTO raw VALUES (1, 5), (2, -1)");
     ASSERT_EQ(created.exit_code, 0) << created.err;
   }
 
   void Write(const std::string& name, const std::string& text) { std::ofstream(folder_ / name) << text; }
 
-  RunOutput Sql(const std::string& sql) { return RunBasin({"sql", "-w", Warehouse(), "--format", "csv", "-c", sql}); }
+  RunOutput Sql(const std::string& sql) {
+    return RunBasin({"sql", "-w", Warehouse(), "--format", "csv", "-c", sql});
+  }
   std::string Warehouse() const { return (dir_.path() / "wh").string(); }
 
   testing::TempDir dir_;
@@ -45,8 +49,9 @@ TEST_F(PipelineCliTest, ValidatesGraphsAndRunsAFolder) {
   RunOutput first = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   EXPECT_EQ(first.out, "pipeline orders: 2 flows ran, 2 rows written\n");
-  EXPECT_NE(first.err.find("flow clean (stream) -> default.clean: 1 batch(es), 1 rows written (created the table)"),
-            std::string::npos)
+  EXPECT_NE(
+      first.err.find("flow clean (stream) -> default.clean: 1 batch(es), 1 rows written (created the table)"),
+      std::string::npos)
       << first.err;
   ASSERT_EQ(Sql("INSERT INTO raw VALUES (3, 7)").exit_code, 0);
   RunOutput second = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});
@@ -55,13 +60,15 @@ TEST_F(PipelineCliTest, ValidatesGraphsAndRunsAFolder) {
 }
 
 TEST_F(PipelineCliTest, ErrorsNameTheFileAndLine) {
-  Write("broken.sql", "\nCREATE OR REFRESH MATERIALIZED VIEW loop_a AS SELECT * FROM loop_b;\n"
-                      "CREATE OR REFRESH MATERIALIZED VIEW loop_b AS SELECT * FROM loop_a;\n");
+  Write("broken.sql",
+        "\nCREATE OR REFRESH MATERIALIZED VIEW loop_a AS SELECT * FROM loop_b;\n"
+        "CREATE OR REFRESH MATERIALIZED VIEW loop_b AS SELECT * FROM loop_a;\n");
   RunOutput cycle = RunBasin({"pipeline", "validate", folder_.string()});
   EXPECT_EQ(cycle.exit_code, 1);
-  EXPECT_NE(cycle.err.find("Error: InvalidArgument: the pipeline's datasets read each other in a cycle: loop_a "
-                           "(broken.sql:2) reads loop_b (broken.sql:3) reads loop_a"),
-            std::string::npos)
+  EXPECT_NE(
+      cycle.err.find("Error: InvalidArgument: the pipeline's datasets read each other in a cycle: loop_a "
+                     "(broken.sql:2) reads loop_b (broken.sql:3) reads loop_a"),
+      std::string::npos)
       << cycle.err;
   Write("broken.sql", "SELECT 1;\n");
   RunOutput stray = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});

@@ -39,12 +39,13 @@ class PipelineCrashTest : public ::testing::Test {
     std::ofstream(folder_ / "bronze.sql")
         << "CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(raw);\n"
            "CREATE FLOW backfill AS INSERT INTO ONCE bronze BY NAME SELECT * FROM archive;\n";
-    std::ofstream(folder_ / "silver.sql")
-        << "CREATE OR REFRESH STREAMING TABLE silver AS SELECT id, amount FROM STREAM(bronze) WHERE amount > 0;\n"
-           "CREATE OR REFRESH MATERIALIZED VIEW gold AS SELECT count(*) AS n, sum(amount) AS total FROM silver;\n";
-    RunOutput created = Sql(
-        "CREATE TABLE raw (id BIGINT, amount BIGINT); CREATE TABLE archive (id BIGINT, amount BIGINT);"
-        "INSERT INTO archive SELECT -range - 1, 1 FROM range(5)");
+    std::ofstream(folder_ / "silver.sql") << "CREATE OR REFRESH STREAMING TABLE silver AS SELECT id, amount "
+                                             "FROM STREAM(bronze) WHERE amount > 0;\n"
+                                             "CREATE OR REFRESH MATERIALIZED VIEW gold AS SELECT count(*) AS "
+                                             "n, sum(amount) AS total FROM silver;\n";
+    RunOutput created =
+        Sql("CREATE TABLE raw (id BIGINT, amount BIGINT); CREATE TABLE archive (id BIGINT, amount BIGINT);"
+            "INSERT INTO archive SELECT -range - 1, 1 FROM range(5)");
     ASSERT_EQ(created.exit_code, 0) << created.err;
   }
 
@@ -61,7 +62,8 @@ class PipelineCrashTest : public ::testing::Test {
     return out.out.substr(newline + 1, out.out.find('\n', newline + 1) - newline - 1);
   }
 
-  // Starts a run and kills it with SIGKILL after a random while.
+  // Starts a run and kills it with SIGKILL after a random 5 to 250 ms (a run takes about 200 ms
+  // here), unless it ended first.
   void RunAndKill() {
     std::vector<std::string> args = {BasinBinary(), "pipeline", "run", folder_.string(), "-w", Warehouse()};
     const pid_t pid = testing::ForkChild([&] {
@@ -74,7 +76,8 @@ class PipelineCrashTest : public ::testing::Test {
       return 127;
     });
     ASSERT_GT(pid, 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(20, 400)(random_)));
+    std::this_thread::sleep_for(
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(5, 250)(random_)));
     kill(pid, SIGKILL);  // it may have ended already
     const int status = testing::WaitChild(pid);
     if (status == -SIGKILL) killed_++;
@@ -91,20 +94,22 @@ TEST_F(PipelineCrashTest, KilledRunsNeitherLoseNorRepeatARow) {
   for (int run = 0; run < kRuns; run++) {
     // Ids rows..rows+k; every third amount is not positive (silver leaves it out).
     RunOutput added = Sql(fmt::format(
-        "INSERT INTO raw SELECT {0} + range, CASE WHEN range % 3 = 0 THEN 0 ELSE range END FROM range({1})", rows,
-        kRowsPerRound));
+        "INSERT INTO raw SELECT {0} + range, CASE WHEN range % 3 = 0 THEN 0 ELSE range END FROM range({1})",
+        rows, kRowsPerRound));
     ASSERT_EQ(added.exit_code, 0) << added.err;
     rows += kRowsPerRound;
     RunAndKill();
   }
-  EXPECT_GT(killed_, kRuns / 2) << "most runs should have been killed before they ended";
+  std::printf("%d of %d runs were killed before they ended\n", killed_, kRuns);
+  EXPECT_GT(killed_, kRuns / 3) << "runs should mostly have been killed before they ended";
   RunOutput last = RunBasin({"pipeline", "run", folder_.string(), "-w", Warehouse()});
   ASSERT_EQ(last.exit_code, 0) << last.err;
 
   EXPECT_EQ(Value("SELECT count(*) || '/' || count(DISTINCT id) FROM bronze"),
             fmt::format("{0}/{0}", rows + 5));  // with the backfill's 5 rows, once
   EXPECT_EQ(Value("SELECT count(*) FROM bronze WHERE id < 0"), "5");
-  const std::string silver = Value("SELECT count(*) || '/' || count(DISTINCT id) || '/' || sum(amount) FROM silver");
+  const std::string silver =
+      Value("SELECT count(*) || '/' || count(DISTINCT id) || '/' || sum(amount) FROM silver");
   EXPECT_EQ(silver, Value("SELECT count(*) || '/' || count(DISTINCT id) || '/' || sum(amount) FROM "
                           "(SELECT * FROM raw UNION ALL SELECT * FROM archive) WHERE amount > 0"));
   EXPECT_EQ(Value("SELECT n || '/' || total FROM gold"),

@@ -2,6 +2,8 @@
 // dependency graph from DuckDB's syntax trees (CTEs shadowing tables, cycles refused), and
 // triggered runs: streaming tables reading only what arrived since the last run, an INSERT
 // INTO ONCE flow landing once, materialized views recomputed, full refreshes.
+#include "basin/pipeline.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "basin/object_store.h"
-#include "basin/pipeline.h"
 #include "basin/session.h"
 #include "engine/table_refs.h"
 #include "pipeline/definition.h"
@@ -39,17 +40,20 @@ std::vector<std::string> Names(const std::vector<engine::SqlTableName>& tables) 
 }
 
 TEST(TablesReadByTest, NamesTablesNotCtesNorTableFunctions) {
-  ASSERT_OK_AND_ASSIGN(auto tables,
-                       engine::TablesReadBy("WITH a AS (SELECT * FROM t1), b AS (SELECT * FROM a JOIN s.t2 USING (k)) "
-                                            "SELECT *, (SELECT max(x) FROM t3 WHERE t3.k = b.k) FROM b "
-                                            "UNION ALL SELECT * FROM read_parquet('x.parquet') "
-                                            "UNION ALL SELECT * FROM (SELECT * FROM t4) q WHERE k IN (SELECT k FROM a)"));
+  ASSERT_OK_AND_ASSIGN(
+      auto tables,
+      engine::TablesReadBy("WITH a AS (SELECT * FROM t1), b AS (SELECT * FROM a JOIN s.t2 USING (k)) "
+                           "SELECT *, (SELECT max(x) FROM t3 WHERE t3.k = b.k) FROM b "
+                           "UNION ALL SELECT * FROM read_parquet('x.parquet') "
+                           "UNION ALL SELECT * FROM (SELECT * FROM t4) q WHERE k IN (SELECT k FROM a)"));
   EXPECT_EQ(Names(tables), (std::vector<std::string>{"t1", "s.t2", "t3", "t4"}));
   // A CTE hides a table of its name only within the query that defines it.
-  ASSERT_OK_AND_ASSIGN(tables, engine::TablesReadBy("SELECT * FROM (WITH a AS (SELECT 1) SELECT * FROM a) x, a"));
+  ASSERT_OK_AND_ASSIGN(tables,
+                       engine::TablesReadBy("SELECT * FROM (WITH a AS (SELECT 1) SELECT * FROM a) x, a"));
   EXPECT_EQ(Names(tables), (std::vector<std::string>{"a"}));
   // A qualified name is never a CTE's; a change feed's table is read.
-  ASSERT_OK_AND_ASSIGN(tables, engine::TablesReadBy("WITH a AS (SELECT 1) SELECT * FROM main.a, table_changes('s.c', 0)"));
+  ASSERT_OK_AND_ASSIGN(
+      tables, engine::TablesReadBy("WITH a AS (SELECT 1) SELECT * FROM main.a, table_changes('s.c', 0)"));
   EXPECT_EQ(Names(tables), (std::vector<std::string>{"main.a", "s.c"}));
   EXPECT_EQ(engine::TablesReadBy("SELECT FROM WHERE").status().code(), ErrorCode::kInvalidArgument);
 }
@@ -88,15 +92,17 @@ TEST(LoadPipelineTest, RefusesWhatIsNoPipelineNamingFileAndLine) {
                     "b.sql:2: bronze is declared twice (first at a.sql:1)");
   EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE OR REFRESH STREAMING TABLE s AS SELECT * FROM raw;"}}).status(),
                     kInvalidArgument, "a.sql:1: flow s reads no STREAM source");
-  EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT * FROM STREAM(raw);"}}).status(),
-                    kInvalidArgument, "a.sql:1: flow m reads a STREAM source");
+  EXPECT_ERROR_WITH(
+      Load({{"a.sql", "CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT * FROM STREAM(raw);"}}).status(),
+      kInvalidArgument, "a.sql:1: flow m reads a STREAM source");
   EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE STREAMING TABLE lonely;"}}).status(), kInvalidArgument,
                     "a.sql:1: streaming table lonely has no query and no flow writes it");
-  EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE FLOW f AS INSERT INTO nowhere BY NAME SELECT * FROM STREAM(raw);"}})
-                        .status(),
-                    kInvalidArgument, "a.sql:1: flow f writes nowhere");
-  EXPECT_ERROR_WITH(Load({{"a.sql", "\n\nCREATE OR REFRESH STREAMING TABLE b AS SELECT * FROM STREAM(${x});"}}).status(),
-                    kInvalidArgument, "a.sql:3: ${x} has no value");
+  EXPECT_ERROR_WITH(
+      Load({{"a.sql", "CREATE FLOW f AS INSERT INTO nowhere BY NAME SELECT * FROM STREAM(raw);"}}).status(),
+      kInvalidArgument, "a.sql:1: flow f writes nowhere");
+  EXPECT_ERROR_WITH(
+      Load({{"a.sql", "\n\nCREATE OR REFRESH STREAMING TABLE b AS SELECT * FROM STREAM(${x});"}}).status(),
+      kInvalidArgument, "a.sql:3: ${x} has no value");
   EXPECT_ERROR_WITH(Load({{"a.sql", "CREATE OR REFRESH MATERIALIZED VIEW m AS SELECT FROM WHERE;"}}).status(),
                     kInvalidArgument, "a.sql");
   EXPECT_ERROR_WITH(Load({{"pipeline.json", R"({"schemas": "x"})"}, {"a.sql", bronze}}).status(),
@@ -108,7 +114,8 @@ TEST(BuildGraphTest, OrdersDatasetsAfterWhatTheyReadAndRefusesCycles) {
   ASSERT_OK_AND_ASSIGN(
       PipelineDefinition pipeline,
       Load({{"a.sql",
-             "CREATE OR REFRESH MATERIALIZED VIEW gold AS WITH s AS (SELECT * FROM silver) SELECT count(*) FROM s;\n"
+             "CREATE OR REFRESH MATERIALIZED VIEW gold AS WITH s AS (SELECT * FROM silver) SELECT count(*) "
+             "FROM s;\n"
              "CREATE OR REFRESH STREAMING TABLE silver AS SELECT * FROM STREAM(bronze);\n"
              "CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(default.raw);"}}));
   ASSERT_OK_AND_ASSIGN(PipelineGraph graph, BuildGraph(pipeline));
@@ -211,15 +218,53 @@ TEST_F(PipelineRunTest, RunsReadOnlyWhatArrivedAndOnceFlowsLandOnce) {
 
 TEST_F(PipelineRunTest, RefusesUnknownTablesAndDatasetsBeforeRunning) {
   Write("extra.sql", "CREATE OR REFRESH MATERIALIZED VIEW stray AS SELECT * FROM missing_table;\n");
-  EXPECT_ERROR_WITH(Run().status(), kInvalidArgument,
-                    "extra.sql:1: flow stray reads missing_table, which is neither a dataset of the pipeline nor a "
-                    "table of the warehouse");
+  EXPECT_ERROR_WITH(
+      Run().status(), kInvalidArgument,
+      "extra.sql:1: flow stray reads missing_table, which is neither a dataset of the pipeline nor a "
+      "table of the warehouse");
   std::filesystem::remove(folder_ / "extra.sql");
-  EXPECT_ERROR_WITH(Run({.full_refresh = {"nope"}}).status(), kInvalidArgument,
-                    "--full-refresh names nope");
+  EXPECT_ERROR_WITH(Run({.full_refresh = {"nope"}}).status(), kInvalidArgument, "--full-refresh names nope");
   // Nothing ran: no dataset was created.
-  EXPECT_EQ(Sql("SELECT count(*) FROM information_schema.tables WHERE table_name IN ('bronze', 'silver', 'gold')")[0][0],
-            "0");
+  EXPECT_EQ(
+      Sql("SELECT count(*) FROM information_schema.tables WHERE table_name IN ('bronze', 'silver', 'gold')")
+          [0][0],
+      "0");
+}
+
+// A pipeline writes only the tables it made: a user's table, or another pipeline's, of a
+// dataset's name is neither replaced, dropped nor written.
+TEST_F(PipelineRunTest, LeavesTablesItDidNotMakeAlone) {
+  auto tables_named = [&](const std::string& name) {
+    return Sql("SELECT count(*) FROM information_schema.tables WHERE table_name = '" + name + "'")[0][0];
+  };
+  Sql("CREATE TABLE gold (note VARCHAR); INSERT INTO gold VALUES ('mine')");
+  EXPECT_ERROR_WITH(Run().status(), kInvalidArgument,
+                    "table default.gold exists and no pipeline made it (its property basin.pipeline)");
+  EXPECT_EQ(tables_named("bronze"), "0");  // checked before anything ran
+  Sql("DROP TABLE gold");
+  ASSERT_OK(Run().status());
+  bool owned = false;
+  for (const auto& row : Sql("SHOW TBLPROPERTIES silver")) {
+    owned = owned || (row[0] == "basin.pipeline" && row[1] == "pipeline");
+  }
+  EXPECT_TRUE(owned);
+
+  // A full refresh drops none of the pipeline's own tables when one dataset's is the user's.
+  Sql("DROP TABLE gold; CREATE TABLE gold (note VARCHAR); INSERT INTO gold VALUES ('mine')");
+  EXPECT_ERROR_WITH(Run({.full_refresh_all = true}).status(), kInvalidArgument, "table default.gold exists");
+  EXPECT_EQ(Sql("SELECT count(*) FROM bronze")[0][0], "4");
+  EXPECT_EQ(Sql("SELECT note FROM gold")[0][0], "mine");
+  Sql("DROP TABLE gold");
+
+  // Another pipeline of the same datasets (a folder of another name) leaves them alone.
+  const std::filesystem::path other = dir_.path() / "other";
+  std::filesystem::copy(folder_, other);
+  PipelineOptions options;
+  options.folder = other.string();
+  options.warehouse = warehouse_;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(options));
+  EXPECT_ERROR_WITH(pipeline->Run().status(), kInvalidArgument,
+                    "table default.bronze exists and pipeline pipeline made it");
 }
 
 }  // namespace

@@ -137,8 +137,10 @@ class TableRefFinder {
     if (ref.function->GetExpressionClass() != duckdb::ExpressionClass::FUNCTION) return;
     auto& call = ref.function->Cast<duckdb::FunctionExpression>();
     const std::string function = duckdb::StringUtil::Lower(call.function_name);
-    if (function != kStreamTableFunction && function != kStreamChangesFunction && function != "table_changes") return;
-    if (call.children.empty() || call.children[0]->GetExpressionClass() != duckdb::ExpressionClass::CONSTANT) return;
+    if (function != kStreamTableFunction && function != kStreamChangesFunction && function != "table_changes")
+      return;
+    if (call.children.empty() || call.children[0]->GetExpressionClass() != duckdb::ExpressionClass::CONSTANT)
+      return;
     const duckdb::Value& value = call.children[0]->Cast<duckdb::ConstantExpression>().value;
     if (value.type().id() != duckdb::LogicalTypeId::VARCHAR || value.IsNull()) return;
     const duckdb::QualifiedName name = duckdb::QualifiedName::Parse(duckdb::StringValue::Get(value));
