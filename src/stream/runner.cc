@@ -192,14 +192,14 @@ struct StreamRunner::Impl {
     return entry["after"];
   }
 
-  // Runs `run` with the sources from `index` on reading their `entries` of the batch.
-  Status ReadSources(size_t index, const std::vector<json>& entries, BatchRead& read,
-                     const std::function<Status()>& run) {
-    if (index == sources.size()) return run();
-    auto rest = [&] { return ReadSources(index + 1, entries, read, run); };
-    BatchSource& source = *sources[index].reader;
-    const json& entry = entries[index];
-    return Idle(entry) ? source.ReadNothing(Position(entry), read, rest) : source.Read(entry, read, rest);
+  // Runs `run` with every source reading its entry of the batch.
+  Status ReadSources(const std::vector<json>& entries, BatchRead& read, const std::function<Status()>& run) {
+    auto one = [&](size_t i, const std::function<Status()>& rest) {
+      BatchSource& source = *sources[i].reader;
+      const json& entry = entries[i];
+      return Idle(entry) ? source.ReadNothing(Position(entry), read, rest) : source.Read(entry, read, rest);
+    };
+    return WithNestedReads(sources.size(), one, run);
   }
 
   // Runs batch `batch_id` over `offsets` (`entries` its sources') and starts recording its
@@ -216,7 +216,7 @@ struct StreamRunner::Impl {
     read.batch_id = batch_id;
     read.abandon = abandon;
     session->GateCommits(offsets_durable);
-    Status ran = ReadSources(0, entries, read, [&] {
+    Status ran = ReadSources(entries, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
         if (state) RETURN_IF_ERROR(state->Prepare(read, *sources[0].dead_letters));

@@ -45,15 +45,20 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
 
 namespace {
 
-// `run` with sources [index, end) reading nothing.
-Status ReadingNothing(std::vector<std::unique_ptr<BatchSource>>& sources, size_t index, BatchRead& read,
-                      const std::function<Status()>& run) {
-  if (index == sources.size()) return run();
-  return sources[index]->ReadNothing(std::nullopt, read,
-                                     [&] { return ReadingNothing(sources, index + 1, read, run); });
+Status NestedReadsFrom(size_t first, size_t count,
+                       const std::function<Status(size_t, const std::function<Status()>&)>& read,
+                       const std::function<Status()>& run) {
+  if (first == count) return run();
+  return read(first, [&] { return NestedReadsFrom(first + 1, count, read, run); });
 }
 
 }  // namespace
+
+Status WithNestedReads(size_t count,
+                       const std::function<Status(size_t, const std::function<Status()>&)>& read,
+                       const std::function<Status()>& run) {
+  return NestedReadsFrom(0, count, read, run);
+}
 
 Result<std::vector<engine::ColumnType>> DescribeStreamQuery(sql::Session& session,
                                                             const sql::grammar::Query& query) {
@@ -62,14 +67,17 @@ Result<std::vector<engine::ColumnType>> DescribeStreamQuery(sql::Session& sessio
   std::vector<std::unique_ptr<BatchSource>> sources;
   for (const sql::grammar::StreamSource& stream : query.streams) {
     dead_letters.push_back(std::make_unique<DeadLetterWriter>(session, "describe", stream.index));
-    ASSIGN_OR_RETURN(std::unique_ptr<BatchSource> source,
-                     OpenBatchSource(session, stream, StreamSink{}, *dead_letters.back(), NewMemoryObjectStore(),
-                                     where));
+    ASSIGN_OR_RETURN(
+        std::unique_ptr<BatchSource> source,
+        OpenBatchSource(session, stream, StreamSink{}, *dead_letters.back(), NewMemoryObjectStore(), where));
     sources.push_back(std::move(source));
   }
   std::vector<engine::ColumnType> columns;
   BatchRead read;
-  RETURN_IF_ERROR(ReadingNothing(sources, 0, read, [&] {
+  auto nothing = [&](size_t i, const std::function<Status()>& rest) {
+    return sources[i]->ReadNothing(std::nullopt, read, rest);
+  };
+  RETURN_IF_ERROR(WithNestedReads(sources.size(), nothing, [&] {
     return WithStreamsAllowed(session, [&]() -> Status {
       ASSIGN_OR_RETURN(columns, session.connection().DescribeQuery(query.sql));
       return Status::OK();

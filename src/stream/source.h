@@ -133,6 +133,13 @@ Result<std::unique_ptr<BatchSource>> OpenBatchSource(sql::Session& session,
                                                      std::shared_ptr<ObjectStore> source_store,
                                                      const std::string& where);
 
+// Runs `run` inside `count` nested reads, as a statement of several STREAM sources needs:
+// `read(i, rest)` runs source i's read around `rest`, which reads the sources after i and
+// then runs `run`.
+Status WithNestedReads(size_t count,
+                       const std::function<Status(size_t, const std::function<Status()>&)>& read,
+                       const std::function<Status()>& run);
+
 // The columns of `query` (a query with STREAM sources, as a pipeline's streaming table
 // declares it), learned the way a stream binds its sources, reading no row: what a sink
 // created before the first batch takes. InvalidArgument naming the source when its columns
