@@ -346,6 +346,10 @@ Result<delta::DataTypePtr> DeltaTypeOf(const ColumnType& column, const std::stri
 
 Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& select_sql) {
   ASSIGN_OR_RETURN(std::vector<ColumnType> columns, conn.DescribeQuery(select_sql));
+  return DeltaSchemaOf(columns);
+}
+
+Result<delta::StructType> DeltaSchemaOf(const std::vector<ColumnType>& columns) {
   delta::StructType schema;
   for (const ColumnType& column : columns) {
     delta::StructField field;

@@ -60,6 +60,8 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
 // table from a query (HUGEINT as decimal(38,0)). Unsupported, naming the column, for DuckDB
 // types Delta lacks (unsigned integers, INTERVAL, TIME, UUID, UNION, ENUM is read as string).
 Result<delta::StructType> InferDeltaSchema(Connection& conn, const std::string& select_sql);
+// The same for columns already described (a query whose sources only a stream can bind).
+Result<delta::StructType> DeltaSchemaOf(const std::vector<ColumnType>& columns);
 
 // The Delta type of one DuckDB column type, as InferDeltaSchema maps it; `where` names the
 // column in the Unsupported error.
