@@ -1,15 +1,12 @@
 // basin::Pipeline (include/basin/pipeline.h) over pipeline::RunPipeline.
 #include "basin/pipeline.h"
 
-#include "basin/clock.h"
 #include "basin/object_store.h"
 #include "common/cancellation.h"
-#include "common/strings.h"
 #include "pipeline/definition.h"
 #include "pipeline/graph.h"
 #include "pipeline/runner.h"
 #include "sql/session.h"
-#include "sql/statements.h"
 #include "stream/kafka/read_kafka.h"
 
 namespace basin {
@@ -51,32 +48,6 @@ Result<Loaded> Load(const std::string& folder) {
   view.dot = pipeline::GraphDot(loaded.definition, loaded.graph);
   view.json = pipeline::GraphJson(loaded.definition, loaded.graph);
   return loaded;
-}
-
-// The tables outside the pipeline that its flows read must be the warehouse's.
-Status CheckExternalTables(sql::Session& session, const Loaded& loaded) {
-  for (const pipeline::GraphNode& node : loaded.graph.nodes) {
-    for (size_t f : node.flows) {
-      const pipeline::Flow& flow = loaded.definition.flows[f];
-      for (const engine::SqlTableName& read : flow.reads) {
-        if (!read.catalog.empty()) continue;  // another catalog's: DuckDB's to resolve
-        engine::SqlTableName name = read;
-        const bool dataset =
-            pipeline::FindDataset(loaded.definition, name.table) != nullptr &&
-            (name.schema.empty() || EqualsIgnoreCase(name.schema, loaded.definition.settings.schema));
-        if (dataset) continue;
-        ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry,
-                         sql::LookupTarget(session.context(), name));
-        if (!entry) {
-          return Status::InvalidArgument(
-              flow.place.Describe() + ": flow " + flow.name + " reads " +
-              sql::grammar::JoinName(name.Parts()) +
-              ", which is neither a dataset of the pipeline nor a table of the warehouse");
-        }
-      }
-    }
-  }
-  return Status::OK();
 }
 
 PipelineFlowRun FlowRunOf(const pipeline::FlowRun& run) {
@@ -123,7 +94,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options)
   }
   ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
-  RETURN_IF_ERROR(CheckExternalTables(*impl->session, impl->loaded));
+  RETURN_IF_ERROR(pipeline::CheckOutsideTables(*impl->session, impl->loaded.definition));
   ASSIGN_OR_RETURN(impl->state, OpenStoreAt(options.warehouse + "/_pipelines/" + impl->loaded.view.name));
   return std::unique_ptr<Pipeline>(new Pipeline(std::move(impl)));
 }

@@ -241,6 +241,12 @@ const Dataset* FindDataset(const PipelineDefinition& pipeline, const std::string
   return nullptr;
 }
 
+const Dataset* DatasetRead(const PipelineDefinition& pipeline, const engine::SqlTableName& name) {
+  if (!name.catalog.empty()) return nullptr;
+  if (!name.schema.empty() && !EqualsIgnoreCase(name.schema, pipeline.settings.schema)) return nullptr;
+  return FindDataset(pipeline, name.table);
+}
+
 Result<PipelineDefinition> LoadPipeline(ObjectStore& folder, const std::string& folder_name) {
   PipelineSettings settings;
   settings.name = folder_name;

@@ -88,5 +88,8 @@ Result<PipelineDefinition> LoadPipeline(ObjectStore& folder, const std::string& 
 
 // The dataset named `name` (case-insensitive, as DuckDB compares names); null for none.
 const Dataset* FindDataset(const PipelineDefinition& pipeline, const std::string& name);
+// The dataset a table a flow reads is: one named so, when the name is unqualified or
+// qualified by the pipeline's schema; null for a table outside the pipeline.
+const Dataset* DatasetRead(const PipelineDefinition& pipeline, const engine::SqlTableName& name);
 
 }  // namespace basin::pipeline

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <functional>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "common/strings.h"
 
@@ -11,22 +10,15 @@ namespace basin::pipeline {
 
 namespace {
 
-// The dataset a read names, if the pipeline declares it.
-std::optional<size_t> DatasetRead(const PipelineDefinition& pipeline, const engine::SqlTableName& name) {
-  if (!name.catalog.empty()) return std::nullopt;
-  if (!name.schema.empty() && !EqualsIgnoreCase(name.schema, pipeline.settings.schema)) return std::nullopt;
-  for (size_t i = 0; i < pipeline.datasets.size(); i++) {
-    if (EqualsIgnoreCase(pipeline.datasets[i].name, name.table)) return i;
-  }
-  return std::nullopt;
+// The index of `dataset`, one of the pipeline's.
+size_t IndexOf(const PipelineDefinition& pipeline, const Dataset* dataset) {
+  return static_cast<size_t>(dataset - pipeline.datasets.data());
 }
 
 std::string Qualified(const PipelineDefinition& pipeline, const engine::SqlTableName& name) {
   std::vector<std::string> parts = name.Parts();
   if (parts.size() == 1) parts.insert(parts.begin(), pipeline.settings.schema);
-  std::string out;
-  for (const std::string& part : parts) out += (out.empty() ? "" : ".") + part;
-  return out;
+  return sql::grammar::JoinName(parts);
 }
 
 }  // namespace
@@ -38,12 +30,13 @@ Result<PipelineGraph> BuildGraph(const PipelineDefinition& pipeline) {
   for (size_t f = 0; f < pipeline.flows.size(); f++) {
     const Flow& flow = pipeline.flows[f];
     const Dataset* target = FindDataset(pipeline, flow.target);
-    GraphNode& node = nodes[static_cast<size_t>(target - pipeline.datasets.data())];
+    GraphNode& node = nodes[IndexOf(pipeline, target)];
     node.flows.push_back(f);
     for (const engine::SqlTableName& read : flow.reads) {
-      if (std::optional<size_t> upstream = DatasetRead(pipeline, read)) {
-        if (std::find(node.upstream.begin(), node.upstream.end(), *upstream) == node.upstream.end())
-          node.upstream.push_back(*upstream);
+      if (const Dataset* dataset = DatasetRead(pipeline, read)) {
+        const size_t upstream = IndexOf(pipeline, dataset);
+        if (std::find(node.upstream.begin(), node.upstream.end(), upstream) == node.upstream.end())
+          node.upstream.push_back(upstream);
       } else {
         const std::string name = Qualified(pipeline, read);
         if (std::find(node.external.begin(), node.external.end(), name) == node.external.end())

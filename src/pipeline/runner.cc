@@ -54,16 +54,16 @@ class Run {
     return Status::OK();
   }
 
-  // Whether the dataset's table exists; InvalidArgument when it does and another pipeline,
-  // or none, made it.
-  Result<bool> CheckOwned(const pipeline::Dataset& dataset) {
+  // InvalidArgument when the dataset's table exists and another pipeline, or none, made it.
+  // RunPipeline checks every dataset before anything runs; what runs then only asks Exists().
+  Status CheckOwned(const pipeline::Dataset& dataset) {
     ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing,
                      sql::LookupTarget(session_.context(), TableOf(dataset)));
-    if (!existing) return false;
+    if (!existing) return Status::OK();
     ASSIGN_OR_RETURN(auto snapshot, session_.context().LoadTable(existing->location));
     const auto& configuration = snapshot->metadata.configuration;
     auto owner = configuration.find(kOwnerProperty);
-    if (owner != configuration.end() && owner->second == pipeline_.settings.name) return true;
+    if (owner != configuration.end() && owner->second == pipeline_.settings.name) return Status::OK();
     return Status::InvalidArgument(
         "table " + pipeline_.settings.schema + "." + dataset.name + " exists and " +
         (owner == configuration.end() ? std::string("no pipeline made it")
@@ -73,6 +73,12 @@ class Run {
   }
 
  private:
+  Result<bool> Exists(const pipeline::Dataset& dataset) {
+    ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing,
+                     sql::LookupTarget(session_.context(), TableOf(dataset)));
+    return existing.has_value();
+  }
+
   engine::SqlTableName TableOf(const pipeline::Dataset& dataset) const {
     return {"", pipeline_.settings.schema, dataset.name};
   }
@@ -90,7 +96,7 @@ class Run {
 
   // A full refresh: the table and its flows' checkpoints go, to be made again.
   Status Forget(const pipeline::Dataset& dataset, const GraphNode& node) {
-    ASSIGN_OR_RETURN(bool exists, CheckOwned(dataset));
+    ASSIGN_OR_RETURN(bool exists, Exists(dataset));
     if (!exists) return Status::OK();
     sql::grammar::DropTable drop;
     drop.if_exists = true;
@@ -127,7 +133,6 @@ class Run {
 
   // A materialized view's query, run whole into its table.
   Status Recompute(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
-    RETURN_IF_ERROR(CheckOwned(dataset).status());
     sql::grammar::CreateTable create = TableDefinition(dataset);
     create.or_replace = true;
     create.has_columns = !dataset.table.columns.empty();
@@ -137,15 +142,14 @@ class Run {
         sql::RunCreateTable(session_.context(), "CREATE OR REPLACE TABLE " + QuotedName(dataset) + " AS ...",
                             create));
     run.batches = 1;
-    ASSIGN_OR_RETURN(run.rows_written, CountRows(dataset));
+    if (result) run.rows_written = stream::ReportedInteger(result->result, "numOutputRows").value_or(0);
     run.note = "recomputed";
-    (void)result;
     return Status::OK();
   }
 
   // The streaming table, created when absent from its declared columns or `flow`'s query's.
   Status EnsureStreamingTable(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
-    ASSIGN_OR_RETURN(bool exists, CheckOwned(dataset));
+    ASSIGN_OR_RETURN(bool exists, Exists(dataset));
     if (exists) return Status::OK();
     sql::grammar::CreateTable create = TableDefinition(dataset);
     create.has_columns = true;
@@ -156,12 +160,7 @@ class Run {
       } else {
         ASSIGN_OR_RETURN(columns, session_.connection().DescribeQuery(flow.query.sql));
       }
-      for (const engine::ColumnType& column : columns) {
-        delta::StructField field;
-        field.name = column.name;
-        ASSIGN_OR_RETURN(field.type, engine::DeltaTypeOf(column, "column " + column.name));
-        create.request.schema.fields.push_back(std::move(field));
-      }
+      ASSIGN_OR_RETURN(create.request.schema, engine::DeltaSchemaOf(columns));
     }
     RETURN_IF_ERROR(
         sql::RunCreateTable(session_.context(), "CREATE TABLE " + QuotedName(dataset) + " (...)", create)
@@ -223,13 +222,6 @@ class Run {
     return Status::OK();
   }
 
-  Result<int64_t> CountRows(const pipeline::Dataset& dataset) {
-    ASSIGN_OR_RETURN(std::vector<sql::StatementResult> results,
-                     session_.Execute("SELECT count(*) FROM " + QuotedName(dataset)));
-    const std::optional<std::string> count = results.back().result.at(0, 0);
-    return count ? std::stoll(*count) : int64_t{0};
-  }
-
   sql::Session& session_;
   const PipelineDefinition& pipeline_;
   const PipelineRunOptions& options_;
@@ -237,12 +229,26 @@ class Run {
 
 }  // namespace
 
+Status CheckOutsideTables(sql::Session& session, const PipelineDefinition& pipeline) {
+  for (const Flow& flow : pipeline.flows) {
+    for (const engine::SqlTableName& read : flow.reads) {
+      if (!read.catalog.empty() || DatasetRead(pipeline, read) != nullptr) continue;
+      ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, sql::LookupTarget(session.context(), read));
+      if (!entry) {
+        return Status::InvalidArgument(
+            flow.place.Describe() + ": flow " + flow.name + " reads " + sql::grammar::JoinName(read.Parts()) +
+            ", which is neither a dataset of the pipeline nor a table of the warehouse");
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDefinition& pipeline,
                                          const PipelineGraph& graph, const PipelineRunOptions& options) {
   Run run(session, pipeline, options);
   // Every table the run would write is the pipeline's, before anything runs.
-  for (const GraphNode& node : graph.nodes)
-    RETURN_IF_ERROR(run.CheckOwned(pipeline.datasets[node.dataset]).status());
+  for (const GraphNode& node : graph.nodes) RETURN_IF_ERROR(run.CheckOwned(pipeline.datasets[node.dataset]));
   std::vector<FlowRun> flows;
   for (const GraphNode& node : graph.nodes) RETURN_IF_ERROR(run.RunDataset(node, flows));
   return flows;

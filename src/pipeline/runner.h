@@ -63,6 +63,11 @@ struct PipelineRunOptions {
   std::function<void(const FlowRun&)> on_flow;
 };
 
+// InvalidArgument naming the flow's file and line when a table a flow reads is neither a
+// dataset of the pipeline nor a table of the session's warehouse (names qualified by
+// another catalog are left to DuckDB).
+Status CheckOutsideTables(sql::Session& session, const PipelineDefinition& pipeline);
+
 // Runs every flow of `pipeline` once, in `graph`'s order. The first failure stops the run
 // and is returned with the flow's name and place; what committed before stays committed,
 // and the next run goes on from there.

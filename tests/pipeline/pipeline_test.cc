@@ -164,9 +164,13 @@ class PipelineRunTest : public ::testing::Test {
     return results->back().result.rows;
   }
 
-  Result<std::vector<PipelineFlowRun>> Run(PipelineOptions options = {}) {
+  // Runs the pipeline once, recomputing the datasets named in `full_refresh` ({"all"}: every one).
+  Result<std::vector<PipelineFlowRun>> Run(const std::vector<std::string>& full_refresh = {}) {
+    PipelineOptions options;
     options.folder = folder_.string();
     options.warehouse = warehouse_;
+    options.full_refresh_all = full_refresh == std::vector<std::string>{"all"};
+    if (!options.full_refresh_all) options.full_refresh = full_refresh;
     ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open(options));
     return pipeline->Run();
   }
@@ -203,14 +207,14 @@ TEST_F(PipelineRunTest, RunsReadOnlyWhatArrivedAndOnceFlowsLandOnce) {
   EXPECT_EQ(Sql("SELECT count(*), count(DISTINCT id) FROM bronze")[0][0], "6");
 
   // A full refresh of silver reads bronze from its start again; bronze is left alone.
-  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> refreshed, Run({.full_refresh = {"silver"}}));
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> refreshed, Run({"silver"}));
   EXPECT_EQ(refreshed[0].rows_written, 0);
   EXPECT_EQ(refreshed[2].rows_written, 4);
   EXPECT_EQ(Sql("SELECT count(*) FROM silver")[0][0], "4");
   EXPECT_EQ(Gold(), "eu=2/17.0 us=2/4.0 ");
 
   // A full refresh of everything: the ONCE flow loads its history again into the new bronze.
-  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> all, Run({.full_refresh_all = true}));
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> all, Run({"all"}));
   EXPECT_EQ(all[0].rows_written, 5);
   EXPECT_EQ(all[1].rows_written, 1);
   EXPECT_EQ(Sql("SELECT count(*) FROM bronze")[0][0], "6");
@@ -223,7 +227,7 @@ TEST_F(PipelineRunTest, RefusesUnknownTablesAndDatasetsBeforeRunning) {
       "extra.sql:1: flow stray reads missing_table, which is neither a dataset of the pipeline nor a "
       "table of the warehouse");
   std::filesystem::remove(folder_ / "extra.sql");
-  EXPECT_ERROR_WITH(Run({.full_refresh = {"nope"}}).status(), kInvalidArgument, "--full-refresh names nope");
+  EXPECT_ERROR_WITH(Run({"nope"}).status(), kInvalidArgument, "--full-refresh names nope");
   // Nothing ran: no dataset was created.
   EXPECT_EQ(
       Sql("SELECT count(*) FROM information_schema.tables WHERE table_name IN ('bronze', 'silver', 'gold')")
@@ -251,7 +255,7 @@ TEST_F(PipelineRunTest, LeavesTablesItDidNotMakeAlone) {
 
   // A full refresh drops none of the pipeline's own tables when one dataset's is the user's.
   Sql("DROP TABLE gold; CREATE TABLE gold (note VARCHAR); INSERT INTO gold VALUES ('mine')");
-  EXPECT_ERROR_WITH(Run({.full_refresh_all = true}).status(), kInvalidArgument, "table default.gold exists");
+  EXPECT_ERROR_WITH(Run({"all"}).status(), kInvalidArgument, "table default.gold exists");
   EXPECT_EQ(Sql("SELECT count(*) FROM bronze")[0][0], "4");
   EXPECT_EQ(Sql("SELECT note FROM gold")[0][0], "mine");
   Sql("DROP TABLE gold");
