@@ -6,13 +6,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "testing/child_process.h"
 #include "testing/test_util.h"
 
 namespace basin {
@@ -68,6 +72,35 @@ inline RunOutput RunBasin(const std::vector<std::string>& args, const std::strin
   result.out = ReadWholeFile(io.path() / "stdout");
   result.err = ReadWholeFile(io.path() / "stderr");
   return result;
+}
+
+// The seed of a crash test's random choices: $BASIN_CRASH_SEED when set (to replay a run),
+// else a fresh one. Printed, so that a failing run can be replayed.
+inline uint64_t CrashTestSeed() {
+  uint64_t seed = std::random_device{}();
+  if (const char* env = std::getenv("BASIN_CRASH_SEED"); env != nullptr && *env != '\0') {
+    seed = std::strtoull(env, nullptr, 10);
+  }
+  std::printf("BASIN_CRASH_SEED=%llu\n", static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+// Starts basin with `args` (after the program) as a child for a test to kill, its stderr
+// appended to $BASIN_CRASH_STDERR when set (to see why a killed run failed), else dropped.
+// The child's pid; negative when it could not be started.
+inline pid_t StartKillableBasin(const std::vector<std::string>& args) {
+  std::vector<std::string> argv_storage = {BasinBinary()};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  return testing::ForkChild([&] {
+    std::vector<char*> argv;
+    for (std::string& arg : argv_storage) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    const char* err = std::getenv("BASIN_CRASH_STDERR");
+    const int fd = open(err != nullptr ? err : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) return 126;
+    execv(argv[0], argv.data());
+    return 127;
+  });
 }
 
 }  // namespace basin

@@ -3,7 +3,8 @@
 // streaming table (STREAM of bronze, filtered) and a gold materialized view is killed at
 // random moments over more than 20 runs, with new rows arriving between them; a last run
 // that ends cleanly leaves every row once in bronze and silver, the backfill once, and gold
-// equal to its query over silver. The seed is printed; BASIN_CRASH_SEED replays a run.
+// equal to its query over silver. The seed is printed; BASIN_CRASH_SEED replays a run, and
+// BASIN_CRASH_STDERR=FILE keeps the killed runs' stderr.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -28,12 +29,7 @@ class PipelineCrashTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::exists(BasinBinary())) GTEST_SKIP() << "no basin binary at " << BasinBinary();
-    uint64_t seed = std::random_device{}();
-    if (const char* env = std::getenv("BASIN_CRASH_SEED"); env != nullptr && *env != '\0') {
-      seed = std::strtoull(env, nullptr, 10);
-    }
-    std::printf("BASIN_CRASH_SEED=%llu\n", static_cast<unsigned long long>(seed));
-    random_.seed(seed);
+    random_.seed(CrashTestSeed());
     folder_ = dir_.path() / "payments";
     std::filesystem::create_directories(folder_);
     std::ofstream(folder_ / "bronze.sql")
@@ -65,16 +61,7 @@ class PipelineCrashTest : public ::testing::Test {
   // Starts a run and kills it with SIGKILL after a random 5 to 250 ms (a run takes about 200 ms
   // here), unless it ended first.
   void RunAndKill() {
-    std::vector<std::string> args = {BasinBinary(), "pipeline", "run", folder_.string(), "-w", Warehouse()};
-    const pid_t pid = testing::ForkChild([&] {
-      std::vector<char*> argv;
-      for (std::string& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      const int null = open("/dev/null", O_WRONLY);
-      if (null < 0 || dup2(null, STDERR_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0) return 126;
-      execv(argv[0], argv.data());
-      return 127;
-    });
+    const pid_t pid = StartKillableBasin({"pipeline", "run", folder_.string(), "-w", Warehouse()});
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(
         std::chrono::milliseconds(std::uniform_int_distribution<int>(5, 250)(random_)));

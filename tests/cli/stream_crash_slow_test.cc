@@ -35,12 +35,7 @@ class StreamCrashTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::exists(BasinBinary())) GTEST_SKIP() << "no basin binary at " << BasinBinary();
-    uint64_t seed = std::random_device{}();
-    if (const char* env = std::getenv("BASIN_CRASH_SEED"); env != nullptr && *env != '\0') {
-      seed = std::strtoull(env, nullptr, 10);
-    }
-    std::printf("BASIN_CRASH_SEED=%llu\n", static_cast<unsigned long long>(seed));
-    random_.seed(seed);
+    random_.seed(CrashTestSeed());
   }
 
   RunOutput Sql(const std::string& sql) {
@@ -48,9 +43,8 @@ class StreamCrashTest : public ::testing::Test {
   }
 
   std::vector<std::string> StreamArgs(const std::string& trigger, const std::string& statement) const {
-    return {BasinBinary(),     "stream",    "run",   "-w",         warehouse_.str(), "--checkpoint",
-            checkpoint_.str(), "--trigger", trigger, "--interval", "20ms",           "-c",
-            statement};
+    return {"stream",    "run",   "-w",         warehouse_.str(), "--checkpoint", checkpoint_.str(),
+            "--trigger", trigger, "--interval", "20ms",           "-c",           statement};
   }
 
   // Starts the stream and kills it with SIGKILL: every other time after a random while
@@ -59,18 +53,7 @@ class StreamCrashTest : public ::testing::Test {
   // any speed some kills land inside a batch (reading, writing files or committing).
   void RunAndKill(const std::string& statement, int max_ms) {
     const int64_t planned_before = NewestPlannedBatch();
-    std::vector<std::string> args = StreamArgs("continuous", statement);
-    const pid_t pid = testing::ForkChild([&] {
-      std::vector<char*> argv;
-      for (std::string& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      const int null =
-          open(std::getenv("BASIN_CRASH_STDERR") ? std::getenv("BASIN_CRASH_STDERR") : "/dev/null",
-               O_WRONLY | O_CREAT | O_APPEND, 0644);
-      if (null < 0 || dup2(null, STDERR_FILENO) < 0) return 126;
-      execv(argv[0], argv.data());
-      return 127;
-    });
+    const pid_t pid = StartKillableBasin(StreamArgs("continuous", statement));
     ASSERT_GT(pid, 0);
     if (std::bernoulli_distribution(0.5)(random_)) {
       std::uniform_int_distribution<int> pause_ms(30, max_ms);
@@ -119,9 +102,7 @@ class StreamCrashTest : public ::testing::Test {
 
   // Drains what is left with an available-now run, which must end cleanly.
   void Drain(const std::string& statement) {
-    std::vector<std::string> args = StreamArgs("available-now", statement);
-    args.erase(args.begin());
-    RunOutput last = RunBasin(args);
+    RunOutput last = RunBasin(StreamArgs("available-now", statement));
     ASSERT_EQ(last.exit_code, 0) << last.err;
   }
 
