@@ -56,6 +56,13 @@ struct PipelineOptions {
   std::vector<std::string> full_refresh;
 };
 
+// How the rows a flow wrote fared against one expectation of its table.
+struct PipelineExpectationRun {
+  std::string name;
+  std::string on_violation;  // "warn", "drop row", "fail update", "quarantine"
+  int64_t failed_rows = 0;
+};
+
 // What one flow did in a run.
 struct PipelineFlowRun {
   std::string flow;
@@ -65,6 +72,9 @@ struct PipelineFlowRun {
   int64_t rows_in = 0;
   int64_t rows_written = 0;
   int64_t dead_letters = 0;
+  int64_t rows_checked = 0;  // against the table's expectations
+  std::vector<PipelineExpectationRun> expectations;
+  int64_t quarantined = 0;  // rows put in <table>_quarantine
   int64_t duration_ms = 0;
   std::string note;
 };

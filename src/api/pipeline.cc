@@ -59,6 +59,16 @@ PipelineFlowRun FlowRunOf(const pipeline::FlowRun& run) {
   out.rows_in = run.rows_in;
   out.rows_written = run.rows_written;
   out.dead_letters = run.dead_letters;
+  out.rows_checked = run.rows_checked;
+  using OnViolation = sql::grammar::Expectation::OnViolation;
+  for (const pipeline::ExpectationRun& expectation : run.expectations) {
+    const char* action = expectation.action == OnViolation::kDropRow      ? "drop row"
+                         : expectation.action == OnViolation::kFailUpdate ? "fail update"
+                         : expectation.action == OnViolation::kQuarantine ? "quarantine"
+                                                                          : "warn";
+    out.expectations.push_back({expectation.name, action, expectation.failed_rows});
+  }
+  out.quarantined = run.quarantined;
   out.duration_ms = run.duration_ms;
   out.note = run.note;
   return out;

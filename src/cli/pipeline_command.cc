@@ -84,6 +84,13 @@ int RunPipelineRunCommand(const PipelineRunCommandOptions& options) {
           flow.target, flow.batches, flow.rows_written,
           flow.dead_letters > 0 ? fmt::format(", {} dead letters", flow.dead_letters) : "",
           flow.note.empty() ? "" : " (" + flow.note + ")", flow.duration_ms);
+      for (const PipelineExpectationRun& expectation : flow.expectations) {
+        std::cerr << fmt::format("    expectation {} ({}): {} of {} rows failed{}\n", expectation.name,
+                                 expectation.on_violation, expectation.failed_rows, flow.rows_checked,
+                                 expectation.on_violation == "quarantine" && expectation.failed_rows > 0
+                                     ? fmt::format(" ({} rows quarantined in all)", flow.quarantined)
+                                     : "");
+      }
     });
     std::lock_guard<std::mutex> lock(mu);
     ended = std::move(result);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "basin/clock.h"
+#include "commands/expectations.h"
 #include "delta/actions.h"
 #include "delta/transaction.h"
 #include "engine/duckdb.h"
@@ -43,6 +44,9 @@ struct CommandContext {
   // update leaves its target row as it was), and first calls this with a query of them
   // (RefusedRowsSql's columns: value, error), once, before writing; its error fails the write.
   std::function<Status(const std::string& refused_rows_sql)> set_aside_refused;
+  // Set (a pipeline's table with expectations): an INSERT into the table it names checks
+  // the rows it adds against them first (commands/expectations.h).
+  std::shared_ptr<const TableExpectations> expectations;
   // Set (a stream's batch, whose offsets must be durable before anything it writes
   // commits): called before the commit; its error fails the command, which commits nothing.
   std::function<Status()> before_commit;

@@ -767,8 +767,8 @@ std::string RefusedCondition(const WriteTarget& target) {
 }
 
 std::string AcceptedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql,
-                            const std::optional<std::string>& row_condition) {
-  return CheckedRows(target.schema, target.metadata, logical_rows_sql, row_condition, true);
+                            const std::optional<std::string>& row_condition, bool leave_refused_out) {
+  return CheckedRows(target.schema, target.metadata, logical_rows_sql, row_condition, leave_refused_out);
 }
 
 Result<std::string> StoredRowsSql(const WriteTarget& target, const std::string& logical_rows_sql) {

@@ -91,11 +91,11 @@ std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical
 // RefusedRowsSql names. Empty when the table has no such constraint.
 std::string RefusedCondition(const WriteTarget& target);
 
-// Stored rows of `logical_rows_sql` as PlannedRows::stored_rows_sql has them, but the rows
-// RefusedRowsSql lists left out instead of failing the write (NOT NULL struct fields and
-// `row_condition` still fail it).
+// Stored rows of `logical_rows_sql` as PlannedRows::stored_rows_sql has them. With
+// `leave_refused_out`, the rows RefusedRowsSql lists are left out instead of failing the
+// write (NOT NULL struct fields and `row_condition` still fail it).
 std::string AcceptedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql,
-                            const std::optional<std::string>& row_condition);
+                            const std::optional<std::string>& row_condition, bool leave_refused_out);
 
 // As PlanRows for rows that already have every table column under its logical name, in
 // any order (UPDATE and MERGE build them): adds the checks, casts (plain CASTs: a value

@@ -156,23 +156,29 @@ Result<std::vector<delta::CdcFile>> WriteReplacedChanges(engine::Connection& con
   return changes;
 }
 
-// Writes the planned rows; with ctx.set_aside_refused, those the table's constraints refuse
-// go to it first, and the rest are written. The rows are then read once, into a temporary
-// table both read.
+// Writes the planned rows. With ctx.expectations for the table, the rows are checked against
+// them first (some may be left out or quarantined, or the write fail); with
+// ctx.set_aside_refused, those the table's constraints refuse go to it, and the rest are
+// written. The rows are then read once, into a temporary table each step reads.
 Result<std::vector<delta::AddFile>> WriteAccepted(const CommandContext& ctx, const WriteTarget& target,
                                                   const PlannedRows& planned, const RowShape& shape) {
   engine::Connection& conn = *ctx.conn;
-  if (!ctx.set_aside_refused || RefusedCondition(target).empty()) {
-    return WriteRows(conn, target, planned.stored_rows_sql);
-  }
+  const TableExpectations* expectations =
+      ctx.expectations && ctx.expectations->table_root == target.table_root ? ctx.expectations.get()
+                                                                            : nullptr;
+  const bool set_aside = ctx.set_aside_refused && !RefusedCondition(target).empty();
+  if (!set_aside && expectations == nullptr) return WriteRows(conn, target, planned.stored_rows_sql);
   constexpr char kRows[] = "temp.basin_write_rows";
   RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE basin_write_rows AS ") +
                                planned.logical_rows_sql));
-  const std::string rows = std::string("SELECT * FROM ") + kRows;
-  Status set_aside = ctx.set_aside_refused(RefusedRowsSql(target, rows));
+  Result<std::string> rows = std::string("SELECT * FROM ") + kRows;
+  if (expectations != nullptr) rows = ApplyExpectations(conn, *expectations, kRows, ctx.txn_id);
+  Status set_aside_status =
+      rows.ok() && set_aside ? ctx.set_aside_refused(RefusedRowsSql(target, *rows)) : rows.status();
   Result<std::vector<delta::AddFile>> written =
-      set_aside.ok() ? WriteRows(conn, target, AcceptedRowsSql(target, rows, shape.row_condition))
-                     : Result<std::vector<delta::AddFile>>(set_aside);
+      set_aside_status.ok()
+          ? WriteRows(conn, target, AcceptedRowsSql(target, *rows, shape.row_condition, set_aside))
+          : Result<std::vector<delta::AddFile>>(set_aside_status);
   Status dropped = conn.Execute(std::string("DROP TABLE IF EXISTS ") + kRows);
   if (written.ok() && !dropped.ok()) return dropped;
   return written;

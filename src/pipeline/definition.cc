@@ -172,6 +172,7 @@ class Loader {
       return Status::InvalidArgument(where + ": " + dataset.name + " is declared twice (first at " +
                                      earlier->place.Describe() + ")");
     }
+    RETURN_IF_ERROR(CheckExpectations(dataset));
     pipeline_.datasets.push_back(dataset);
     if (!table.query) return Status::OK();
     Flow flow;
@@ -181,6 +182,30 @@ class Loader {
     flow.query = *table.query;
     flow.place = place;
     return AddFlow(std::move(flow));
+  }
+
+  // Expectations named once each; QUARANTINE only on streaming tables (a materialized view
+  // is recomputed whole, and its quarantine would hold every earlier run's rows again).
+  static Status CheckExpectations(const Dataset& dataset) {
+    const std::string where =
+        dataset.place.Describe() + ": " + DatasetKindName(dataset.kind) + " " + dataset.name;
+    const std::vector<sql::grammar::Expectation>& expectations = dataset.table.expectations;
+    for (size_t i = 0; i < expectations.size(); i++) {
+      const sql::grammar::Expectation& expectation = expectations[i];
+      for (size_t j = 0; j < i; j++) {
+        if (EqualsIgnoreCase(expectations[j].name, expectation.name))
+          return Status::InvalidArgument(where + ": expectation " + expectation.name + " is declared twice");
+      }
+      if (dataset.kind == DatasetKind::kMaterializedView &&
+          expectation.on_violation == sql::grammar::Expectation::OnViolation::kQuarantine) {
+        return Status::InvalidArgument(
+            where + ": expectation " + expectation.name +
+            " is ON VIOLATION QUARANTINE, which streaming tables take (each row "
+            "quarantined once); a materialized view is recomputed whole: DROP ROW, "
+            "or quarantine in the streaming table it reads");
+      }
+    }
+    return Status::OK();
   }
 
   Status AddFlow(Flow flow) {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "commands/expectations.h"
 #include "common/strings.h"
 #include "engine/parquet_writer.h"
 #include "sql/grammar/parse.h"
@@ -118,11 +119,16 @@ class Run {
       case FlowKind::kRecompute:
         return Recompute(dataset, flow, run);
       case FlowKind::kStream:
+      case FlowKind::kOnce: {
         RETURN_IF_ERROR(EnsureStreamingTable(dataset, flow, run));
-        return RunStream(dataset, flow, run);
-      case FlowKind::kOnce:
-        RETURN_IF_ERROR(EnsureStreamingTable(dataset, flow, run));
-        return Once(dataset, flow, run);
+        ASSIGN_OR_RETURN(std::shared_ptr<commands::TableExpectations> expectations,
+                         ExpectationsOf(dataset, run));
+        session_.ExpectOnWrites(expectations);
+        Status ran =
+            flow.kind == FlowKind::kStream ? RunStream(dataset, flow, run) : Once(dataset, flow, run);
+        session_.ExpectOnWrites(nullptr);
+        return ran;
+      }
       case FlowKind::kAutoCdc:
         return Status::NotImplemented(
             "AUTO CDC flows are parsed and placed in the graph but not run yet: they arrive with the rest of "
@@ -131,16 +137,99 @@ class Run {
     return Status::Internal("unknown flow kind");
   }
 
-  // A materialized view's query, run whole into its table.
+  // The rules of `dataset`'s expectations for its table (which exists), their outcomes
+  // counted in `run`; null when it has none.
+  Result<std::shared_ptr<commands::TableExpectations>> ExpectationsOf(const pipeline::Dataset& dataset,
+                                                                      FlowRun& run) {
+    if (dataset.table.expectations.empty()) return std::shared_ptr<commands::TableExpectations>();
+    auto expectations = std::make_shared<commands::TableExpectations>();
+    ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry,
+                     sql::LookupTarget(session_.context(), TableOf(dataset)));
+    if (entry) {
+      ASSIGN_OR_RETURN(auto snapshot, session_.context().LoadTable(entry->location));
+      expectations->table_root = snapshot->table_root;
+    }
+    using OnViolation = sql::grammar::Expectation::OnViolation;
+    using Action = commands::Expectation::Action;
+    for (const sql::grammar::Expectation& expectation : dataset.table.expectations) {
+      const Action action = expectation.on_violation == OnViolation::kDropRow      ? Action::kDropRow
+                            : expectation.on_violation == OnViolation::kFailUpdate ? Action::kFailUpdate
+                            : expectation.on_violation == OnViolation::kQuarantine ? Action::kQuarantine
+                                                                                   : Action::kWarn;
+      expectations->rules.push_back({expectation.name, expectation.condition, action});
+      run.expectations.push_back({expectation.name, expectation.on_violation, 0});
+    }
+    expectations->counted = [&run](const std::vector<int64_t>& failed, int64_t rows) {
+      run.rows_checked += rows;
+      for (size_t i = 0; i < failed.size() && i < run.expectations.size(); i++)
+        run.expectations[i].failed_rows += failed[i];
+    };
+    expectations->quarantine = [this, &dataset, &run](const std::string& rows_sql, int64_t count,
+                                                      const std::optional<delta::SetTransaction>& txn) {
+      Status put = Quarantine(dataset, rows_sql, txn);
+      if (put.ok()) run.quarantined += count;
+      return put.WithContext("quarantine of " + dataset.name);
+    };
+    return expectations;
+  }
+
+  // Appends the rows of `rows_sql` to the dataset's quarantine table (created when absent),
+  // with the batch id: txn's version, under txn's appId + "/quarantine", so that a batch run
+  // again adds none.
+  Status Quarantine(const pipeline::Dataset& dataset, const std::string& rows_sql,
+                    const std::optional<delta::SetTransaction>& txn) {
+    pipeline::Dataset quarantine;
+    quarantine.name = dataset.name + "_quarantine";
+    const std::string rows = "SELECT *, " + (txn ? std::to_string(txn->version) : std::string("NULL")) +
+                             "::BIGINT AS batch_id, current_timestamp AS quarantined_at FROM (" + rows_sql +
+                             ")";
+    ASSIGN_OR_RETURN(bool exists, Exists(quarantine));
+    if (!exists) {
+      sql::grammar::CreateTable create = TableDefinition(quarantine);
+      create.has_columns = true;
+      ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, session_.connection().DescribeQuery(rows));
+      ASSIGN_OR_RETURN(create.request.schema, engine::DeltaSchemaOf(columns));
+      create.request.description = "rows of " + dataset.name + " that failed a QUARANTINE expectation";
+      RETURN_IF_ERROR(
+          sql::RunCreateTable(session_.context(), "CREATE TABLE " + QuotedName(quarantine) + " (...)", create)
+              .status());
+    }
+    ASSIGN_OR_RETURN(
+        sql::grammar::ParsedStatement insert,
+        sql::grammar::ParseStatement("INSERT INTO " + QuotedName(quarantine) + " BY NAME " + rows));
+    std::optional<delta::SetTransaction> own;
+    if (txn) own = delta::SetTransaction{txn->app_id + "/quarantine", txn->version, std::nullopt};
+    return session_.ExecuteParsed(insert, own).status();
+  }
+
+  // A materialized view's query, run whole into its table; with expectations, its rows are
+  // first held in a temporary table, checked, and the rows kept written.
   Status Recompute(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
     sql::grammar::CreateTable create = TableDefinition(dataset);
     create.or_replace = true;
     create.has_columns = !dataset.table.columns.empty();
     create.query = flow.query;
-    ASSIGN_OR_RETURN(
-        std::optional<sql::StatementResult> result,
-        sql::RunCreateTable(session_.context(), "CREATE OR REPLACE TABLE " + QuotedName(dataset) + " AS ...",
-                            create));
+    constexpr char kRows[] = "temp.basin_view_rows";
+    if (!dataset.table.expectations.empty()) {
+      RETURN_IF_ERROR(
+          session_.connection().Execute("CREATE OR REPLACE TEMP TABLE basin_view_rows AS " + flow.query.sql));
+      ASSIGN_OR_RETURN(std::shared_ptr<commands::TableExpectations> expectations,
+                       ExpectationsOf(dataset, run));
+      Result<std::string> kept =
+          commands::ApplyExpectations(session_.connection(), *expectations, kRows, std::nullopt);
+      if (!kept.ok()) {
+        (void)session_.connection().Execute(std::string("DROP TABLE IF EXISTS ") + kRows);
+        return kept.status();
+      }
+      create.query = sql::grammar::Query{*kept, {}, *kept};
+    }
+    Result<std::optional<sql::StatementResult>> created = sql::RunCreateTable(
+        session_.context(), "CREATE OR REPLACE TABLE " + QuotedName(dataset) + " AS ...", create);
+    if (!dataset.table.expectations.empty()) {
+      Status dropped = session_.connection().Execute(std::string("DROP TABLE IF EXISTS ") + kRows);
+      if (created.ok() && !dropped.ok()) return dropped;
+    }
+    ASSIGN_OR_RETURN(std::optional<sql::StatementResult> result, std::move(created));
     run.batches = 1;
     if (result) run.rows_written = stream::ReportedInteger(result->result, "numOutputRows").value_or(0);
     run.note = "recomputed";

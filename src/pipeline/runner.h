@@ -16,7 +16,13 @@
 //   table exists without it (or with another pipeline's) is refused, never replaced,
 //   dropped or written.
 //
-// Not yet: expectations, AUTO CDC flows (NotImplemented naming the flow), continuous mode,
+// - Expectations (commands/expectations.h) check every row a flow writes before it is
+//   written: warn counts, DROP ROW leaves the row out, FAIL UPDATE fails the flow with nothing
+//   of that batch committed, QUARANTINE puts the row in <table>_quarantine (its columns,
+//   failed_expectations, batch_id, quarantined_at), committed before the batch with txn
+//   (the flow's txn appId + "/quarantine", the batch id): once, whatever the re-runs.
+//
+// Not yet: AUTO CDC flows (NotImplemented naming the flow), continuous mode,
 // incremental refresh of materialized views, the event log, concurrent flows.
 //
 // Thread safety: one thread, the session's.
@@ -38,6 +44,13 @@
 
 namespace basin::pipeline {
 
+// How the rows a flow wrote fared against one expectation of its table.
+struct ExpectationRun {
+  std::string name;
+  sql::grammar::Expectation::OnViolation action = sql::grammar::Expectation::OnViolation::kKeep;
+  int64_t failed_rows = 0;  // rows whose condition was not TRUE
+};
+
 // What one flow did in a run.
 struct FlowRun {
   std::string flow;
@@ -47,6 +60,9 @@ struct FlowRun {
   int64_t rows_in = 0;       // records the sources offered (streaming flows)
   int64_t rows_written = 0;  // rows the target got
   int64_t dead_letters = 0;
+  int64_t rows_checked = 0;                  // rows checked against the table's expectations
+  std::vector<ExpectationRun> expectations;  // the table's, in the order declared
+  int64_t quarantined = 0;                   // rows put in <table>_quarantine
   int64_t duration_ms = 0;
   std::string note;  // "created the table", "loaded before: skipped", ...
 };

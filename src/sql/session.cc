@@ -83,8 +83,9 @@ struct Session::Impl : public SessionContext {
   bool streams_allowed_ = false;
   std::map<int64_t, TableStream*> table_streams_;  // by STREAM source (engine/stream_calls.h)
   std::map<int64_t, FilesStream*> files_streams_;
-  std::function<Status(const std::string&)> set_aside_refused_;  // for the next write
-  std::function<Status()> commit_gate_;                          // for every write until cleared
+  std::function<Status(const std::string&)> set_aside_refused_;      // for the next write
+  std::function<Status()> commit_gate_;                              // for every write until cleared
+  std::shared_ptr<const commands::TableExpectations> expectations_;  // for every write until cleared
   // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
   // destructor waits for them, which need the database and the snapshot cache's log IO.
   delta::CheckpointWorker checkpoints;
@@ -135,6 +136,7 @@ struct Session::Impl : public SessionContext {
     ctx.progress = progress;
     ctx.set_aside_refused = std::exchange(set_aside_refused_, nullptr);
     ctx.before_commit = commit_gate_;
+    ctx.expectations = expectations_;
     auto app = settings.find("txn_app_id");
     auto version = settings.find("txn_version");
     if (app != settings.end() && version != settings.end()) {
@@ -513,6 +515,9 @@ void Session::SetAsideRefusedRows(std::function<Status(const std::string&)> set_
   impl_->set_aside_refused_ = std::move(set_aside);
 }
 void Session::GateCommits(std::function<Status()> gate) { impl_->commit_gate_ = std::move(gate); }
+void Session::ExpectOnWrites(std::shared_ptr<const commands::TableExpectations> expectations) {
+  impl_->expectations_ = std::move(expectations);
+}
 SessionContext& Session::context() { return *impl_; }
 
 Result<StatementResult> Session::ExecuteStatement(std::string_view script,

@@ -138,6 +138,9 @@ class Session {
   // to `set_aside` (commands::CommandContext::set_aside_refused: a query of them, run on this
   // session) instead of failing it; the write consumes it. Null: none.
   void SetAsideRefusedRows(std::function<Status(const std::string& refused_rows_sql)> set_aside);
+  // Until called again, every INSERT into the table `expectations` names checks its rows
+  // against them (commands::CommandContext::expectations). Null: none.
+  void ExpectOnWrites(std::shared_ptr<const commands::TableExpectations> expectations);
   // Until called again, every command's commit first calls `gate`
   // (commands::CommandContext::before_commit); its error fails the command. Null: none.
   void GateCommits(std::function<Status()> gate);

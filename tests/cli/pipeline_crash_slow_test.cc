@@ -1,9 +1,10 @@
 // Exactly once across pipeline runs under SIGKILL: `basin pipeline run` over a bronze
 // streaming table (STREAM of a warehouse table, plus an INSERT INTO ONCE backfill), a silver
-// streaming table (STREAM of bronze, filtered) and a gold materialized view is killed at
-// random moments over more than 20 runs, with new rows arriving between them; a last run
-// that ends cleanly leaves every row once in bronze and silver, the backfill once, and gold
-// equal to its query over silver. The seed is printed; BASIN_CRASH_SEED replays a run, and
+// streaming table (STREAM of bronze, its rows without a positive amount quarantined by an
+// expectation) and a gold materialized view is killed at random moments over more than 20
+// runs, with new rows arriving between them; a last run that ends cleanly leaves every row
+// once in bronze, silver or silver_quarantine, the backfill once, and gold equal to its query
+// over silver. The seed is printed; BASIN_CRASH_SEED replays a run, and
 // BASIN_CRASH_STDERR=FILE keeps the killed runs' stderr.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -35,8 +36,9 @@ class PipelineCrashTest : public ::testing::Test {
     std::ofstream(folder_ / "bronze.sql")
         << "CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(raw);\n"
            "CREATE FLOW backfill AS INSERT INTO ONCE bronze BY NAME SELECT * FROM archive;\n";
-    std::ofstream(folder_ / "silver.sql") << "CREATE OR REFRESH STREAMING TABLE silver AS SELECT id, amount "
-                                             "FROM STREAM(bronze) WHERE amount > 0;\n"
+    std::ofstream(folder_ / "silver.sql") << "CREATE OR REFRESH STREAMING TABLE silver (CONSTRAINT positive "
+                                             "EXPECT (amount > 0) ON VIOLATION QUARANTINE) AS SELECT id, "
+                                             "amount FROM STREAM(bronze);\n"
                                              "CREATE OR REFRESH MATERIALIZED VIEW gold AS SELECT count(*) AS "
                                              "n, sum(amount) AS total FROM silver;\n";
     RunOutput created =
@@ -79,7 +81,7 @@ class PipelineCrashTest : public ::testing::Test {
 TEST_F(PipelineCrashTest, KilledRunsNeitherLoseNorRepeatARow) {
   int64_t rows = 0;
   for (int run = 0; run < kRuns; run++) {
-    // Ids rows..rows+k; every third amount is not positive (silver leaves it out).
+    // Ids rows..rows+k; every third amount is not positive (silver quarantines it).
     RunOutput added = Sql(fmt::format(
         "INSERT INTO raw SELECT {0} + range, CASE WHEN range % 3 = 0 THEN 0 ELSE range END FROM range({1})",
         rows, kRowsPerRound));
@@ -99,6 +101,9 @@ TEST_F(PipelineCrashTest, KilledRunsNeitherLoseNorRepeatARow) {
       Value("SELECT count(*) || '/' || count(DISTINCT id) || '/' || sum(amount) FROM silver");
   EXPECT_EQ(silver, Value("SELECT count(*) || '/' || count(DISTINCT id) || '/' || sum(amount) FROM "
                           "(SELECT * FROM raw UNION ALL SELECT * FROM archive) WHERE amount > 0"));
+  EXPECT_EQ(Value("SELECT count(*) || '/' || count(DISTINCT id) FROM silver_quarantine"),
+            Value("SELECT count(*) || '/' || count(*) FROM raw WHERE amount <= 0"));
+  EXPECT_EQ(Value("SELECT count(*) FROM silver_quarantine WHERE failed_expectations <> ['positive']"), "0");
   EXPECT_EQ(Value("SELECT n || '/' || total FROM gold"),
             Value("SELECT count(*) || '/' || sum(amount) FROM silver"));
 }

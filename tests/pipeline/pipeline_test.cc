@@ -1,7 +1,7 @@
 // Pipelines: a folder of SQL read into datasets and flows (errors naming file and line), the
 // dependency graph from DuckDB's syntax trees (CTEs shadowing tables, cycles refused), and
 // triggered runs: streaming tables reading only what arrived since the last run, an INSERT
-// INTO ONCE flow landing once, materialized views recomputed, full refreshes.
+// INTO ONCE flow landing once, materialized views recomputed, full refreshes, expectations.
 #include "basin/pipeline.h"
 
 #include <gtest/gtest.h>
@@ -108,6 +108,16 @@ TEST(LoadPipelineTest, RefusesWhatIsNoPipelineNamingFileAndLine) {
   EXPECT_ERROR_WITH(Load({{"pipeline.json", R"({"schemas": "x"})"}, {"a.sql", bronze}}).status(),
                     kInvalidArgument, "unknown field \"schemas\"");
   EXPECT_EQ(Load({{"readme.md", "x"}}).status().code(), ErrorCode::kNotFound);
+  EXPECT_ERROR_WITH(Load({{"a.sql",
+                           "CREATE OR REFRESH STREAMING TABLE s (CONSTRAINT e EXPECT (x > 0),\n"
+                           "  CONSTRAINT E EXPECT (y > 0)) AS SELECT * FROM STREAM(raw);"}})
+                        .status(),
+                    kInvalidArgument, "a.sql:1: streaming table s: expectation E is declared twice");
+  EXPECT_ERROR_WITH(Load({{"a.sql",
+                           "CREATE OR REFRESH MATERIALIZED VIEW m (CONSTRAINT e EXPECT (x > 0) ON VIOLATION "
+                           "QUARANTINE) AS SELECT 1 AS x;"}})
+                        .status(),
+                    kInvalidArgument, "materialized view m: expectation e is ON VIOLATION QUARANTINE");
 }
 
 TEST(BuildGraphTest, OrdersDatasetsAfterWhatTheyReadAndRefusesCycles) {
@@ -269,6 +279,67 @@ TEST_F(PipelineRunTest, LeavesTablesItDidNotMakeAlone) {
   ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(options));
   EXPECT_ERROR_WITH(pipeline->Run().status(), kInvalidArgument,
                     "table default.bronze exists and pipeline pipeline made it");
+}
+
+// Expectations: warn counts, DROP ROW leaves the row out, QUARANTINE puts it (every column,
+// the names of every expectation it failed, the batch id) in <table>_quarantine once, FAIL
+// UPDATE stops the flow with nothing of the batch committed.
+TEST_F(PipelineRunTest, ExpectationsCountDropQuarantineAndFail) {
+  Write("silver.sql",
+        "CREATE OR REFRESH STREAMING TABLE silver (\n"
+        "  CONSTRAINT valid_id EXPECT (id IS NOT NULL) ON VIOLATION DROP ROW,\n"
+        "  CONSTRAINT positive EXPECT (amount > 0) ON VIOLATION QUARANTINE,\n"
+        "  CONSTRAINT known_region EXPECT (region IN ('eu', 'us'))\n"
+        ") AS SELECT id, region, amount FROM STREAM(bronze);\n"
+        "CREATE OR REFRESH MATERIALIZED VIEW gold (CONSTRAINT few EXPECT (n < 3) ON VIOLATION DROP ROW) AS\n"
+        "SELECT region, count(*) AS n, sum(amount) AS total FROM silver GROUP BY ALL;\n");
+  Sql("INSERT INTO raw VALUES (NULL, 'eu', 1), (6, 'mars', 2), (NULL, 'us', -3)");
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> first, Run());
+  ASSERT_EQ(first.size(), 4u);
+  const PipelineFlowRun& silver = first[2];
+  EXPECT_EQ(silver.rows_checked, 7);  // raw's 6 and archive's 1, through bronze
+  ASSERT_EQ(silver.expectations.size(), 3u);
+  EXPECT_EQ(silver.expectations[0].name, "valid_id");
+  EXPECT_EQ(silver.expectations[0].on_violation, "drop row");
+  EXPECT_EQ(silver.expectations[0].failed_rows, 2);
+  EXPECT_EQ(silver.expectations[1].failed_rows, 2);  // 2 (-5) and the NULL id's -3
+  EXPECT_EQ(silver.expectations[2].failed_rows, 1);  // mars, kept
+  EXPECT_EQ(silver.quarantined, 2);
+  EXPECT_EQ(silver.rows_written, 4);  // 1, 3, 100 and mars
+  EXPECT_EQ(Sql("SELECT string_agg(id::VARCHAR, ',' ORDER BY id) FROM silver")[0][0], "1,3,6,100");
+  auto quarantine =
+      Sql("SELECT coalesce(id::VARCHAR, 'null'), amount, array_to_string(failed_expectations, '+'), batch_id "
+          "FROM silver_quarantine ORDER BY amount");
+  ASSERT_EQ(quarantine.size(), 2u);
+  EXPECT_EQ(quarantine[0], (std::vector<std::optional<std::string>>{"2", "-5.0", "positive", "0"}));
+  EXPECT_EQ(quarantine[1],
+            (std::vector<std::optional<std::string>>{"null", "-3.0", "valid_id+positive", "0"}));
+  // gold: eu has 2 rows (1, 3), us 1 (100), mars 1; all kept by `few`.
+  EXPECT_EQ(first[3].expectations.at(0).failed_rows, 0);
+  EXPECT_EQ(Gold(), "eu=2/17.0 mars=1/2.0 us=1/1.0 ");
+
+  // The next batch quarantines only its own rows, with its batch id.
+  Sql("INSERT INTO raw VALUES (7, 'eu', -1), (8, 'eu', 4)");
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> second, Run());
+  EXPECT_EQ(second[2].quarantined, 1);
+  EXPECT_EQ(Sql("SELECT count(*), max(batch_id) FROM silver_quarantine")[0],
+            (std::vector<std::optional<std::string>>{"3", "1"}));
+  // gold's eu now has 3 rows: dropped by `few`.
+  EXPECT_EQ(second[3].expectations.at(0).failed_rows, 1);
+  EXPECT_EQ(Gold(), "mars=1/2.0 us=1/1.0 ");
+
+  // FAIL UPDATE: the flow stops naming the expectation and the row; silver commits nothing.
+  Write("silver.sql",
+        "CREATE OR REFRESH STREAMING TABLE silver (\n"
+        "  CONSTRAINT no_big EXPECT (amount < 1000) ON VIOLATION FAIL UPDATE\n"
+        ") AS SELECT id, region, amount FROM STREAM(bronze);\n");
+  Sql("INSERT INTO raw VALUES (9, 'us', 5), (10, 'us', 5000)");
+  const size_t commits = Sql("DESCRIBE HISTORY silver").size();
+  EXPECT_ERROR_WITH(Run().status(), kInvalidArgument,
+                    "expectation no_big (amount < 1000) failed on 1 of 2 row(s), and it is ON VIOLATION FAIL "
+                    "UPDATE: the update commits nothing; the first: {\"id\":10");
+  EXPECT_EQ(Sql("DESCRIBE HISTORY silver").size(), commits);
+  EXPECT_EQ(Sql("SELECT count(*) FROM silver WHERE id IN (9, 10)")[0][0], "0");
 }
 
 }  // namespace
