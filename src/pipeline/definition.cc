@@ -111,6 +111,18 @@ class Loader {
         return Status::InvalidArgument(where + " writes the materialized view " + target->name +
                                        ", which only its own query fills");
       }
+      if (flow.kind != FlowKind::kAutoCdc) continue;
+      for (const Flow& other : pipeline_.flows) {
+        if (&other != &flow && EqualsIgnoreCase(other.target, flow.target)) {
+          return Status::InvalidArgument(where + " applies changes to " + target->name + ", which flow " +
+                                         other.name + " writes too: an AUTO CDC target has one flow");
+        }
+      }
+      if (!target->table.expectations.empty()) {
+        return Status::InvalidArgument(where + " applies changes to " + target->name +
+                                       ", which declares expectations: AUTO CDC applies changes rather than "
+                                       "appending rows; put the expectations on its source table");
+      }
     }
     for (const Dataset& dataset : pipeline_.datasets) {
       const bool fed = std::any_of(pipeline_.flows.begin(), pipeline_.flows.end(), [&](const Flow& flow) {
@@ -146,6 +158,11 @@ class Loader {
       } else {
         const auto& cdc = std::get<sql::grammar::AutoCdcFlow>(create->flow);
         ASSIGN_OR_RETURN(flow.target, DatasetName(cdc.target, pipeline_.settings, where));
+        if (!cdc.source_is_stream) {
+          return Status::InvalidArgument(where + ": flow " + flow.name +
+                                         " reads its changes FROM STREAM(" + sql::grammar::JoinName(cdc.source) +
+                                         "): AUTO CDC applies each change once, as it arrives");
+        }
         flow.kind = FlowKind::kAutoCdc;
         flow.cdc = cdc;
         std::vector<std::string> parts = cdc.source;

@@ -1,10 +1,13 @@
 #include "pipeline/runner.h"
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <optional>
 #include <utility>
 
 #include "commands/expectations.h"
+#include "delta/checkpoint_writer.h"
 #include "common/strings.h"
 #include "engine/parquet_writer.h"
 #include "sql/grammar/parse.h"
@@ -20,6 +23,8 @@ namespace {
 // The table property naming the pipeline a table belongs to: a pipeline creates its tables
 // with it, and refuses to replace, drop or write a table it does not own.
 constexpr char kOwnerProperty[] = "basin.pipeline";
+// How long an AUTO CDC target's state keeps a deleted key (stream/cdc.h): a duration.
+constexpr char kTombstoneRetentionProperty[] = "basin.cdc.tombstoneRetention";
 
 int64_t MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start)
@@ -130,9 +135,8 @@ class Run {
         return ran;
       }
       case FlowKind::kAutoCdc:
-        return Status::NotImplemented(
-            "AUTO CDC flows are parsed and placed in the graph but not run yet: they arrive with the rest of "
-            "the pipelines issue");
+        RETURN_IF_ERROR(EnsureStreamingTable(dataset, flow, run));
+        return RunStream(dataset, flow, run);
     }
     return Status::Internal("unknown flow kind");
   }
@@ -246,6 +250,9 @@ class Run {
       std::vector<engine::ColumnType> columns;
       if (flow.kind == FlowKind::kStream) {
         ASSIGN_OR_RETURN(columns, stream::DescribeStreamQuery(session_, flow.query));
+      } else if (flow.kind == FlowKind::kAutoCdc) {
+        ASSIGN_OR_RETURN(stream::CdcFlow cdc, CdcFlowOf(dataset, flow));
+        ASSIGN_OR_RETURN(columns, session_.connection().DescribeQuery(stream::CdcTargetQuery(cdc)));
       } else {
         ASSIGN_OR_RETURN(columns, session_.connection().DescribeQuery(flow.query.sql));
       }
@@ -273,11 +280,48 @@ class Run {
     return create;
   }
 
+  // What an AUTO CDC flow applies, as stream/cdc.h takes it.
+  Result<stream::CdcFlow> CdcFlowOf(const pipeline::Dataset& dataset, const pipeline::Flow& flow) const {
+    const sql::grammar::AutoCdcFlow& cdc = *flow.cdc;
+    stream::CdcFlow out;
+    out.target = QuotedName(dataset);
+    const pipeline::Dataset* source = DatasetRead(pipeline_, flow.reads.at(0));
+    if (source != nullptr) {
+      out.source = QuotedName(*source);
+    } else {
+      std::vector<std::string> parts;
+      for (const std::string& part : cdc.source) parts.push_back(QuoteIdentifier(part));
+      out.source = fmt::format("{}", fmt::join(parts, "."));
+    }
+    out.keys = cdc.keys;
+    out.sequence_by = cdc.sequence_by;
+    out.delete_when = cdc.apply_as_delete;
+    out.truncate_when = cdc.apply_as_truncate;
+    out.ignore_null_updates = cdc.ignore_null_updates;
+    out.columns = cdc.columns;
+    out.scd_type = cdc.scd_type;
+    out.track_history = cdc.track_history;
+    delta::Metadata declared;
+    declared.configuration = dataset.table.properties;
+    ASSIGN_OR_RETURN(out.tombstone_retention_ms, delta::DurationPropertyMs(declared, kTombstoneRetentionProperty,
+                                                                           stream::kDefaultTombstoneRetentionMs));
+    return out;
+  }
+
+  // A streaming flow's stream (an AUTO CDC flow's too), run until its sources' ends.
   Status RunStream(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
-    const std::string statement = "INSERT INTO " + QuotedName(dataset) + " BY NAME\n" + flow.query.written;
     std::shared_ptr<ObjectStore> checkpoint = NewPrefixedObjectStore(options_.state, CheckpointFolder(flow));
-    Result<std::unique_ptr<stream::StreamRunner>> opened =
-        stream::StreamRunner::Open(session_, checkpoint, statement, options_.clock);
+    auto open = [&]() -> Result<std::unique_ptr<stream::StreamRunner>> {
+      if (flow.kind != FlowKind::kAutoCdc) {
+        return stream::StreamRunner::Open(
+            session_, checkpoint, "INSERT INTO " + QuotedName(dataset) + " BY NAME\n" + flow.query.written,
+            options_.clock);
+      }
+      ASSIGN_OR_RETURN(stream::CdcFlow cdc, CdcFlowOf(dataset, flow));
+      ASSIGN_OR_RETURN(stream::CdcPlan plan, stream::PlanCdc(session_.connection(), cdc));
+      return stream::StreamRunner::OpenCdc(session_, checkpoint, plan, options_.clock);
+    };
+    Result<std::unique_ptr<stream::StreamRunner>> opened = open();
     if (opened.status().code() == ErrorCode::kInvalidArgument) {
       // Most often a query edited since the checkpoint began (a new stream).
       return opened.status().WithContext("run it from its sources again with --full-refresh " + dataset.name);

@@ -50,7 +50,8 @@ std::string QueryOf(const sql::grammar::Insert* insert, const sql::grammar::Merg
 
 // The sink and the query that reads the stream (for binding) of an INSERT ... SELECT ...
 // FROM STREAM ... or a MERGE INTO ... USING (... STREAM ...).
-Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& text) {
+// `cdc`: the statement's source is read into state (an AUTO CDC flow's MERGE).
+Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& text, bool cdc) {
   ASSIGN_OR_RETURN(sql::grammar::ParsedStatement parsed, sql::grammar::ParseStatement(text));
   const auto* insert = std::get_if<sql::grammar::Insert>(&parsed.body);
   const auto* merge = std::get_if<sql::grammar::Merge>(&parsed.body);
@@ -78,7 +79,7 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
   const sql::grammar::StreamSource& first = streams[0];
   const bool table_source = first.is_table || first.is_changes;
   // A complete sink over a table reads the table's snapshot; over another source, its state.
-  statement.stateful = first.watermark || (complete && !table_source);
+  statement.stateful = cdc || first.watermark || (complete && !table_source);
   if (streams.size() > 1) {
     if (engine::JoinsStreamSources(QueryOf(insert, merge))) {
       return Status::NotImplemented(
@@ -127,7 +128,7 @@ struct StreamRunner::Impl {
     std::unique_ptr<BatchSource> reader;
   };
   std::vector<Source> sources;         // by index
-  std::unique_ptr<StreamState> state;  // when statement.stateful (of its one source)
+  std::unique_ptr<StatefulInput> state;  // when statement.stateful (of its one source)
   // The last batch's commit marker and retention deletes, written off the batch's path (its
   // rows are visible once the sink commits) while the next batch is planned and runs.
   std::future<Status> recording;
@@ -300,10 +301,25 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
                                                          std::shared_ptr<ObjectStore> checkpoint,
                                                          const std::string& statement,
                                                          std::shared_ptr<const Clock> clock) {
+  return OpenWith(session, std::move(checkpoint), statement, std::move(clock), nullptr);
+}
+
+Result<std::unique_ptr<StreamRunner>> StreamRunner::OpenCdc(sql::Session& session,
+                                                            std::shared_ptr<ObjectStore> checkpoint,
+                                                            const CdcPlan& plan,
+                                                            std::shared_ptr<const Clock> clock) {
+  return OpenWith(session, std::move(checkpoint), plan.statement, std::move(clock), &plan);
+}
+
+Result<std::unique_ptr<StreamRunner>> StreamRunner::OpenWith(sql::Session& session,
+                                                             std::shared_ptr<ObjectStore> checkpoint,
+                                                             const std::string& statement,
+                                                             std::shared_ptr<const Clock> clock,
+                                                             const CdcPlan* cdc) {
   auto impl = std::make_unique<Impl>();
   impl->session = &session;
   impl->clock = std::move(clock);
-  ASSIGN_OR_RETURN(impl->statement, ReadStatement(session, statement));
+  ASSIGN_OR_RETURN(impl->statement, ReadStatement(session, statement, cdc != nullptr));
   StreamMetadata proposed;
   proposed.stream_id = NewUuid();
   proposed.created_time_ms = impl->clock->NowMs();
@@ -327,7 +343,11 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::Open(sql::Session& session,
                         "stream " + stream_id + (streams.size() > 1 ? " source " + index : "")));
     impl->sources.push_back(std::move(source));
   }
-  if (impl->statement.stateful) {
+  if (cdc != nullptr) {
+    impl->state = std::make_unique<CdcApplier>(session.connection(), *cdc, streams[0].relation,
+                                               NewPrefixedObjectStore(checkpoint, "state"), impl->clock,
+                                               "AUTO CDC into " + impl->statement.sink.name.ToString());
+  } else if (impl->statement.stateful) {
     ASSIGN_OR_RETURN(impl->state,
                      StreamState::Open(session.connection(), streams[0], impl->statement.stateful_query,
                                        impl->statement.complete, NewPrefixedObjectStore(checkpoint, "state"),

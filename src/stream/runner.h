@@ -47,6 +47,7 @@
 #include "basin/status.h"
 #include "common/cancellation.h"
 #include "sql/session.h"
+#include "stream/cdc.h"
 #include "stream/checkpoint.h"
 
 namespace basin::stream {
@@ -84,6 +85,11 @@ class StreamRunner {
                                                     std::shared_ptr<ObjectStore> checkpoint,
                                                     const std::string& statement,
                                                     std::shared_ptr<const Clock> clock);
+  // The stream of an AUTO CDC flow (stream/cdc.h): `plan`'s statement, its batches' changes
+  // prepared by a CdcApplier.
+  static Result<std::unique_ptr<StreamRunner>> OpenCdc(sql::Session& session,
+                                                       std::shared_ptr<ObjectStore> checkpoint,
+                                                       const CdcPlan& plan, std::shared_ptr<const Clock> clock);
   ~StreamRunner();
 
   const StreamMetadata& metadata() const;
@@ -103,6 +109,10 @@ class StreamRunner {
 
  private:
   struct Impl;
+  static Result<std::unique_ptr<StreamRunner>> OpenWith(sql::Session& session,
+                                                        std::shared_ptr<ObjectStore> checkpoint,
+                                                        const std::string& statement,
+                                                        std::shared_ptr<const Clock> clock, const CdcPlan* cdc);
   explicit StreamRunner(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -23,8 +23,6 @@ constexpr char kStateTable[] = "basin_stream_state";
 // The state table's column of a key's event time (microseconds since the epoch).
 constexpr char kEventTimeColumn[] = "basin_event_time";
 
-std::string StateKey(int64_t batch_id, const char* extension) { return std::to_string(batch_id) + extension; }
-
 // `node`'s member `key`; null when it has none (a tree DuckDB printed differently).
 const json& Field(const json& node, std::string_view key) {
   static const json kNone;
@@ -109,9 +107,7 @@ struct StatePlan {
 
 StreamState::StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan,
                          std::shared_ptr<ObjectStore> store, std::string where)
-    : conn_(conn), plan_(std::move(plan)), store_(std::move(store)), where_(std::move(where)) {
-  handle_ = engine::RegisterStore(store_);
-}
+    : conn_(conn), plan_(std::move(plan)), files_(conn, std::move(store), where), where_(std::move(where)) {}
 StreamState::~StreamState() = default;
 
 namespace {
@@ -255,51 +251,18 @@ Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
                                   : "*";
   RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStateTable + " AS SELECT " +
                                 columns + " FROM temp." + kBatchTable + " LIMIT 0"));
-  if (previous < 0) return std::optional<int64_t>();
-  const std::string key = StateKey(previous, ".json");
-  Result<std::string> text = store_->Get(key);
-  if (!text.ok()) {
-    if (text.status().IsNotFound()) {
-      return Status::Corruption(where_ + ": the checkpoint has no state " + key + " for the batch before");
-    }
-    return text.status().WithContext(where_ + " state " + key);
+  ASSIGN_OR_RETURN(std::optional<json> state, files_.Load(previous, std::string("temp.") + kStateTable));
+  if (!state || !state->contains("watermark") || (*state)["watermark"].is_null()) return std::optional<int64_t>();
+  if (!(*state)["watermark"].is_number_integer()) {
+    return Status::Corruption(where_ + ": state of batch " + std::to_string(previous) +
+                              " has a watermark that is not an integer");
   }
-  json state = json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!state.is_object() || !state.contains("rows") || !state["rows"].is_number_integer() ||
-      (state.contains("watermark") && !state["watermark"].is_null() &&
-       !state["watermark"].is_number_integer())) {
-    return Status::Corruption(where_ + ": state " + key + " is not {\"watermark\": n, \"rows\": n}");
-  }
-  if (state["rows"].get<int64_t>() > 0) {
-    const std::string url = engine::StoreUrl(handle_, StateKey(previous, ".parquet"));
-    RETURN_IF_ERROR(conn_
-                        .Execute(std::string("INSERT INTO temp.") + kStateTable +
-                                 " BY NAME SELECT * FROM read_parquet(" + QuoteLiteral(url) + ")")
-                        .WithContext(where_ + " state " + StateKey(previous, ".parquet")));
-  }
-  if (!state.contains("watermark") || state["watermark"].is_null()) return std::optional<int64_t>();
-  return std::optional<int64_t>(state["watermark"].get<int64_t>());
+  return std::optional<int64_t>((*state)["watermark"].get<int64_t>());
 }
 
 Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark,
                               const std::optional<std::string>& rows_sql) {
-  // The rows are written once (COPY reports how many); a state of none keeps no file.
-  const std::string parquet = StateKey(batch_id, ".parquet");
-  int64_t rows = 0;
-  if (rows_sql) {
-    ASSIGN_OR_RETURN(engine::QueryResult copied,
-                     conn_.Query("COPY (" + *rows_sql + ") TO " +
-                                 QuoteLiteral(engine::StoreUrl(handle_, parquet)) + " (FORMAT parquet)"));
-    rows = std::stoll(copied.at(0, 0).value_or("0"));
-    if (rows == 0) RETURN_IF_ERROR(store_->Delete(parquet));
-  }
-  json state = {{"rows", rows}, {"watermark", watermark ? json(*watermark) : json()}};
-  RETURN_IF_ERROR(store_->Put(StateKey(batch_id, ".json"), state.dump()));
-  // Batch batch_id - 1's state stays: a batch run again starts from it.
-  for (const char* extension : {".json", ".parquet"}) {
-    if (batch_id >= 2) RETURN_IF_ERROR(store_->Delete(StateKey(batch_id - 2, extension)));
-  }
-  return Status::OK();
+  return files_.Save(batch_id, {{"watermark", watermark ? json(*watermark) : json()}}, rows_sql);
 }
 
 Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {

@@ -28,11 +28,7 @@
 //     window(...), and SELECT DISTINCT without ON, are refused: each batch would emit
 //     partial results.
 //
-// State of batch N is in the checkpoint's state/ folder: <N>.json (the watermark, in
-// microseconds since the epoch, and the row count) and <N>.parquet (the rows, when there
-// are any), written before the batch's statement runs, so a batch that committed has its
-// state, and a batch run again recomputes the same from the state of batch N - 1 and its
-// recorded range. Older states are deleted as newer ones are written.
+// Its state is kept per batch (stream/batch_state.h): the keys or rows, and the watermark.
 //
 // Thread safety: one thread (the runner's).
 #pragma once
@@ -45,19 +41,15 @@
 #include "basin/object_store.h"
 #include "basin/status.h"
 #include "engine/duckdb.h"
-#include "engine/store_registry.h"
 #include "sql/grammar/statement.h"
+#include "stream/batch_state.h"
 #include "stream/source.h"
 
 namespace basin::stream {
 
-class DeadLetterWriter;
 struct StatePlan;  // what the query keeps (stateful.cc)
 
-// The temporary table a stateful stream's statement reads in place of its source.
-inline constexpr char kStreamInput[] = "basin_stream_input";
-
-class StreamState {
+class StreamState : public StatefulInput {
  public:
   // What `query` (the statement's query, reading kStreamInput in place of `source`) keeps
   // between batches, for a `complete` sink or not, with its state in `store` (the
@@ -68,13 +60,10 @@ class StreamState {
                                                    const sql::grammar::StreamSource& source,
                                                    const std::string& query, bool complete,
                                                    std::shared_ptr<ObjectStore> store, std::string where);
-  ~StreamState();
+  ~StreamState() override;
 
-  // Fills kStreamInput for batch `read.batch_id` from the source (which must be reading
-  // the batch, with STREAM sources allowed) and the previous batch's state, writes this
-  // batch's state, and sets aside its late rows (counted in `read`) with `dead_letters`
-  // into `read.dead_letter_table`, when there is one.
-  Status Prepare(BatchRead& read, DeadLetterWriter& dead_letters);
+  // StatefulInput: the late rows (counted in `read`) are set aside.
+  Status Prepare(BatchRead& read, DeadLetterWriter& dead_letters) override;
 
  private:
   StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan, std::shared_ptr<ObjectStore> store,
@@ -94,8 +83,7 @@ class StreamState {
 
   engine::Connection& conn_;
   std::unique_ptr<StatePlan> plan_;
-  std::shared_ptr<ObjectStore> store_;
-  engine::StoreHandle handle_;  // store_ as basin:// URLs
+  BatchStateFiles files_;
   std::string where_;
 };
 
