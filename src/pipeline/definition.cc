@@ -159,8 +159,8 @@ class Loader {
         const auto& cdc = std::get<sql::grammar::AutoCdcFlow>(create->flow);
         ASSIGN_OR_RETURN(flow.target, DatasetName(cdc.target, pipeline_.settings, where));
         if (!cdc.source_is_stream) {
-          return Status::InvalidArgument(where + ": flow " + flow.name +
-                                         " reads its changes FROM STREAM(" + sql::grammar::JoinName(cdc.source) +
+          return Status::InvalidArgument(where + ": flow " + flow.name + " reads its changes FROM STREAM(" +
+                                         sql::grammar::JoinName(cdc.source) +
                                          "): AUTO CDC applies each change once, as it arrives");
         }
         flow.kind = FlowKind::kAutoCdc;

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "commands/expectations.h"
-#include "delta/checkpoint_writer.h"
 #include "common/strings.h"
+#include "delta/checkpoint_writer.h"
 #include "engine/parquet_writer.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
@@ -303,8 +303,9 @@ class Run {
     out.track_history = cdc.track_history;
     delta::Metadata declared;
     declared.configuration = dataset.table.properties;
-    ASSIGN_OR_RETURN(out.tombstone_retention_ms, delta::DurationPropertyMs(declared, kTombstoneRetentionProperty,
-                                                                           stream::kDefaultTombstoneRetentionMs));
+    ASSIGN_OR_RETURN(out.tombstone_retention_ms,
+                     delta::DurationPropertyMs(declared, kTombstoneRetentionProperty,
+                                               stream::kDefaultTombstoneRetentionMs));
     return out;
   }
 

@@ -13,7 +13,8 @@ std::string StateKey(int64_t batch_id, const char* extension) { return std::to_s
 
 }  // namespace
 
-BatchStateFiles::BatchStateFiles(engine::Connection& conn, std::shared_ptr<ObjectStore> store, std::string where)
+BatchStateFiles::BatchStateFiles(engine::Connection& conn, std::shared_ptr<ObjectStore> store,
+                                 std::string where)
     : conn_(conn), store_(std::move(store)), where_(std::move(where)) {
   handle_ = engine::RegisterStore(store_);
 }

@@ -39,7 +39,8 @@ std::string Join(const std::vector<std::string>& parts, const std::string& separ
 
 std::vector<std::string> Quoted(const std::vector<std::string>& names, const std::string& alias = "") {
   std::vector<std::string> out;
-  for (const std::string& name : names) out.push_back((alias.empty() ? "" : alias + ".") + QuoteIdentifier(name));
+  for (const std::string& name : names)
+    out.push_back((alias.empty() ? "" : alias + ".") + QuoteIdentifier(name));
   return out;
 }
 
@@ -58,7 +59,8 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
 }
 
 // `columns` without `removed`.
-std::vector<std::string> Without(const std::vector<std::string>& columns, const std::vector<std::string>& removed) {
+std::vector<std::string> Without(const std::vector<std::string>& columns,
+                                 const std::vector<std::string>& removed) {
   std::vector<std::string> out;
   for (const std::string& column : columns) {
     if (!Contains(removed, column)) out.push_back(column);
@@ -68,8 +70,8 @@ std::vector<std::string> Without(const std::vector<std::string>& columns, const 
 
 // A change's columns: the selected ones, its sequence, whether it deletes and truncates.
 std::string ChangeRows(const CdcFlow& flow, const std::string& relation) {
-  return "SELECT " + Projection(flow.columns) + ", (" + flow.sequence_by + ") AS " + kSequence + ", coalesce((" +
-         flow.delete_when.value_or("false") + "), false) AS " + kDelete + ", coalesce((" +
+  return "SELECT " + Projection(flow.columns) + ", (" + flow.sequence_by + ") AS " + kSequence +
+         ", coalesce((" + flow.delete_when.value_or("false") + "), false) AS " + kDelete + ", coalesce((" +
          flow.truncate_when.value_or("false") + "), false) AS " + kTruncate + " FROM " + relation;
 }
 
@@ -78,15 +80,16 @@ std::string MergeStatement(const CdcPlan& plan) {
   const CdcFlow& flow = plan.flow;
   const bool type2 = flow.scd_type == 2;
   std::vector<std::string> on;
-  for (const std::string& key : plan.flow.keys) on.push_back("t." + QuoteIdentifier(key) + " = s." + QuoteIdentifier(key));
+  for (const std::string& key : plan.flow.keys)
+    on.push_back("t." + QuoteIdentifier(key) + " = s." + QuoteIdentifier(key));
   if (type2) on.push_back(std::string("t.") + kStartAtColumn + " = s." + kStartAtColumn);
   std::vector<std::string> sets;
   for (const std::string& column : Without(plan.columns, flow.keys)) {
     const std::string quoted = QuoteIdentifier(column);
     sets.push_back(quoted + " = " +
                    (flow.ignore_null_updates && !type2
-                        ? std::string("CASE WHEN s.") + kReset + " THEN s." + quoted + " ELSE coalesce(s." + quoted +
-                              ", t." + quoted + ") END"
+                        ? std::string("CASE WHEN s.") + kReset + " THEN s." + quoted + " ELSE coalesce(s." +
+                              quoted + ", t." + quoted + ") END"
                         : "s." + quoted));
   }
   std::vector<std::string> inserted = plan.columns;
@@ -108,7 +111,8 @@ std::string MergeStatement(const CdcPlan& plan) {
 std::string CdcTargetQuery(const CdcFlow& flow) {
   std::string query = "SELECT " + Projection(flow.columns);
   if (flow.scd_type == 2) {
-    query += ", (" + flow.sequence_by + ") AS " + kStartAtColumn + ", (" + flow.sequence_by + ") AS " + kEndAtColumn;
+    query += ", (" + flow.sequence_by + ") AS " + kStartAtColumn + ", (" + flow.sequence_by + ") AS " +
+             kEndAtColumn;
   }
   return query + " FROM " + flow.source;
 }
@@ -126,12 +130,13 @@ Result<CdcPlan> PlanCdc(engine::Connection& conn, const CdcFlow& flow) {
                    conn.DescribeQuery("SELECT " + Projection(flow.columns) + " FROM " + flow.source));
   for (const engine::ColumnType& column : described) {
     if (AsciiLower(column.name).rfind("basin_cdc_", 0) == 0 ||
-        (flow.scd_type == 2 && (EqualsIgnoreCase(column.name, kStartAtColumn) ||
-                                EqualsIgnoreCase(column.name, kEndAtColumn)))) {
-      return Status::InvalidArgument("the column " + column.name +
-                                     " has a name AUTO CDC gives its own columns: leave it out with COLUMNS * "
-                                     "EXCEPT (" +
-                                     column.name + ")");
+        (flow.scd_type == 2 &&
+         (EqualsIgnoreCase(column.name, kStartAtColumn) || EqualsIgnoreCase(column.name, kEndAtColumn)))) {
+      return Status::InvalidArgument(
+          "the column " + column.name +
+          " has a name AUTO CDC gives its own columns: leave it out with COLUMNS * "
+          "EXCEPT (" +
+          column.name + ")");
     }
     plan.columns.push_back(column.name);
   }
@@ -157,7 +162,8 @@ Result<CdcPlan> PlanCdc(engine::Connection& conn, const CdcFlow& flow) {
 }
 
 CdcApplier::CdcApplier(engine::Connection& conn, CdcPlan plan, std::string relation,
-                       std::shared_ptr<ObjectStore> store, std::shared_ptr<const Clock> clock, std::string where)
+                       std::shared_ptr<ObjectStore> store, std::shared_ptr<const Clock> clock,
+                       std::string where)
     : conn_(conn),
       plan_(std::move(plan)),
       relation_(std::move(relation)),
@@ -173,12 +179,13 @@ std::string CdcApplier::SameKeys(const std::string& a, const std::string& b) con
   return Join(same, " AND ");
 }
 
-std::string CdcApplier::Keys(const std::string& alias) const { return Join(Quoted(plan_.flow.keys, alias), ", "); }
+std::string CdcApplier::Keys(const std::string& alias) const {
+  return Join(Quoted(plan_.flow.keys, alias), ", ");
+}
 
 Status CdcApplier::Prepare(BatchRead& read, DeadLetterWriter& /*dead_letters*/) {
   const std::string where = where_ + " batch " + std::to_string(read.batch_id);
-  RETURN_IF_ERROR(
-      conn_.Execute(CreateTemp(kBatch, ChangeRows(plan_.flow, relation_))));
+  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kBatch, ChangeRows(plan_.flow, relation_))));
   // A change with no sequence or no key cannot be placed.
   std::vector<std::string> key_fields;
   std::vector<std::string> null_keys;
@@ -186,26 +193,28 @@ Status CdcApplier::Prepare(BatchRead& read, DeadLetterWriter& /*dead_letters*/) 
     key_fields.push_back(QuoteLiteral(key) + ": " + QuoteIdentifier(key));
     null_keys.push_back(QuoteIdentifier(key) + " IS NULL");
   }
-  ASSIGN_OR_RETURN(engine::QueryResult unplaced,
-                   conn_.Query("SELECT CAST(to_json({" + Join(key_fields, ", ") + "}) AS VARCHAR), " + kSequence +
-                               " IS NULL FROM " + kBatch + " WHERE " + kSequence + " IS NULL OR (NOT " +
-                               kTruncate + " AND (" + Join(null_keys, " OR ") + ")) LIMIT 1"));
+  ASSIGN_OR_RETURN(
+      engine::QueryResult unplaced,
+      conn_.Query("SELECT CAST(to_json({" + Join(key_fields, ", ") + "}) AS VARCHAR), " + kSequence +
+                  " IS NULL FROM " + kBatch + " WHERE " + kSequence + " IS NULL OR (NOT " + kTruncate +
+                  " AND (" + Join(null_keys, " OR ") + ")) LIMIT 1"));
   if (!unplaced.rows.empty()) {
     const std::string key = unplaced.at(0, 0).value_or("?");
     if (unplaced.at(0, 1).value_or("") == "true") {
-      return Status::InvalidArgument(where + ": the change of key " + key + " has a NULL sequence (SEQUENCE BY " +
-                                     plan_.flow.sequence_by + "): every change needs one to be ordered");
+      return Status::InvalidArgument(where + ": the change of key " + key +
+                                     " has a NULL sequence (SEQUENCE BY " + plan_.flow.sequence_by +
+                                     "): every change needs one to be ordered");
     }
     return Status::InvalidArgument(where + ": a change has a NULL key " + key + " (KEYS (" +
                                    Join(plan_.flow.keys, ", ") + "))");
   }
-  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kState, "SELECT " + Keys("") + ", " +
-                                kSequence + ", true AS " + kDeleted + ", 0::BIGINT AS " + kAtMs + ", false AS " +
-                                kIsFloor + " FROM " + kBatch + " LIMIT 0")));
+  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kState, "SELECT " + Keys("") + ", " + kSequence + ", true AS " +
+                                                       kDeleted + ", 0::BIGINT AS " + kAtMs + ", false AS " +
+                                                       kIsFloor + " FROM " + kBatch + " LIMIT 0")));
   RETURN_IF_ERROR(files_.Load(read.batch_id - 1, kState).status().WithContext(where));
   const int64_t now_ms = clock_->NowMs();
   Status prepared = (plan_.flow.scd_type == 2 ? PrepareType2(read.batch_id, now_ms, kState)
-                                                  : PrepareType1(read.batch_id, now_ms, kState))
+                                              : PrepareType1(read.batch_id, now_ms, kState))
                         .WithContext(where);
   for (const char* table : {kBatch, kState, kFloor, kEvents, kLatest, kHistory, kVersions}) {
     Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS ") + table);
@@ -218,55 +227,58 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
   const CdcFlow& flow = plan_.flow;
   const std::string sequence = kSequence;
   // The floor the state had, and the batch's latest truncate when it is above it.
-  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kFloor, std::string("SELECT previous, CASE WHEN ") +
-                                "previous IS NULL OR truncated > previous THEN truncated END AS truncated, " +
-                                "greatest(previous, truncated) AS floor FROM (SELECT (SELECT max(" + sequence +
-                                ") FROM " + state + " WHERE " + kIsFloor + ") AS previous, (SELECT max(" +
-                                sequence + ") FROM " + kBatch + " WHERE " + kTruncate + ") AS truncated)")));
+  RETURN_IF_ERROR(conn_.Execute(
+      CreateTemp(kFloor, std::string("SELECT previous, CASE WHEN ") +
+                             "previous IS NULL OR truncated > previous THEN truncated END AS truncated, " +
+                             "greatest(previous, truncated) AS floor FROM (SELECT (SELECT max(" + sequence +
+                             ") FROM " + state + " WHERE " + kIsFloor + ") AS previous, (SELECT max(" +
+                             sequence + ") FROM " + kBatch + " WHERE " + kTruncate + ") AS truncated)")));
   // The changes newer than their key's last one and the floor.
-  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kEvents, "SELECT b.* FROM " + std::string(kBatch) +
-                                " AS b LEFT JOIN (SELECT * FROM " + state + " WHERE NOT " + kIsFloor + ") AS s ON " +
-                                SameKeys("s", "b") + ", " + kFloor + " AS f WHERE NOT b." + kTruncate +
-                                " AND (f.floor IS NULL OR b." + sequence + " > f.floor) AND (s." + sequence +
-                                " IS NULL OR b." + sequence + " > s." + sequence + ")")));
+  RETURN_IF_ERROR(conn_.Execute(
+      CreateTemp(kEvents, "SELECT b.* FROM " + std::string(kBatch) + " AS b LEFT JOIN (SELECT * FROM " +
+                              state + " WHERE NOT " + kIsFloor + ") AS s ON " + SameKeys("s", "b") + ", " +
+                              kFloor + " AS f WHERE NOT b." + kTruncate + " AND (f.floor IS NULL OR b." +
+                              sequence + " > f.floor) AND (s." + sequence + " IS NULL OR b." + sequence +
+                              " > s." + sequence + ")")));
   // Each key's outcome: deleted when its latest change deletes, otherwise the values of its
   // upserts since its latest delete (the last one's, or with IGNORE NULL UPDATES each
   // column's last non-NULL value).
   std::vector<std::string> values;
   for (const std::string& column : Without(plan_.columns, flow.keys)) {
     const std::string quoted = QuoteIdentifier(column);
-    values.push_back("arg_max(" + quoted + ", " + sequence + ") FILTER (WHERE NOT " + kDelete +
+    values.push_back("arg_max_null(" + quoted + ", " + sequence + ") FILTER (WHERE NOT " + kDelete +
                      " AND (last_delete IS NULL OR " + sequence + " > last_delete)" +
                      (flow.ignore_null_updates ? " AND " + quoted + " IS NOT NULL" : "") + ") AS " + quoted);
   }
   const std::string keys = Keys("");
   RETURN_IF_ERROR(conn_.Execute(
-      CreateTemp(kLatest, "SELECT " + keys + ", " +
-      (values.empty() ? "" : Join(values, ", ") + ", ") + "max(" + sequence + ") AS " + sequence + ", arg_max(" +
-      kDelete + ", {'s': " + sequence + ", 'd': " + kDelete + "}) AS " + kDelete + ", bool_or(" + kDelete +
-      ") AS " + kReset + " FROM (SELECT *, max(CASE WHEN " + kDelete + " THEN " + sequence + " END) OVER (PARTITION BY " +
-      keys + ") AS last_delete FROM " + kEvents + ") GROUP BY " + keys)));
+      CreateTemp(kLatest, "SELECT " + keys + ", " + (values.empty() ? "" : Join(values, ", ") + ", ") +
+                              "max(" + sequence + ") AS " + sequence + ", arg_max(" + kDelete +
+                              ", {'s': " + sequence + ", 'd': " + kDelete + "}) AS " + kDelete +
+                              ", bool_or(" + kDelete + ") AS " + kReset + " FROM (SELECT *, max(CASE WHEN " +
+                              kDelete + " THEN " + sequence + " END) OVER (PARTITION BY " + keys +
+                              ") AS last_delete FROM " + kEvents + ") GROUP BY " + keys)));
   // What the MERGE applies: each key's outcome, and a truncate's deletes of the keys whose
   // latest change is older than it.
   const std::string not_changed =
       "NOT EXISTS (SELECT 1 FROM " + std::string(kLatest) + " AS l WHERE " + SameKeys("l", "s") + ")";
   RETURN_IF_ERROR(conn_.Execute(
-      std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS SELECT * EXCLUDE (" + sequence + ", " + kDelete +
-      "), CASE WHEN " + kDelete + " THEN 'delete' ELSE 'upsert' END AS " + kAction + " FROM " + kLatest +
-      " UNION ALL BY NAME SELECT " + Keys("s") + ", 'delete' AS " + kAction + ", true AS " + kReset + " FROM " +
-      state + " AS s, " + kFloor + " AS f WHERE NOT s." + kIsFloor + " AND NOT s." + kDeleted + " AND s." +
-      sequence + " < f.truncated AND " + not_changed));
+      std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS SELECT * EXCLUDE (" + sequence +
+      ", " + kDelete + "), CASE WHEN " + kDelete + " THEN 'delete' ELSE 'upsert' END AS " + kAction +
+      " FROM " + kLatest + " UNION ALL BY NAME SELECT " + Keys("s") + ", 'delete' AS " + kAction +
+      ", true AS " + kReset + " FROM " + state + " AS s, " + kFloor + " AS f WHERE NOT s." + kIsFloor +
+      " AND NOT s." + kDeleted + " AND s." + sequence + " < f.truncated AND " + not_changed));
   // The state: keys not changed (but those a truncate removed, and tombstones past their
   // retention), the changed keys' latest changes, and the floor.
-  const std::string kept =
-      "SELECT s.* FROM " + state + " AS s, " + kFloor + " AS f WHERE NOT s." + kIsFloor + " AND " + not_changed +
-      " AND NOT coalesce(s." + sequence + " < f.truncated, false) AND NOT (s." + kDeleted + " AND s." + kAtMs +
-      " < " + std::to_string(now_ms - flow.tombstone_retention_ms) + ")";
+  const std::string kept = "SELECT s.* FROM " + state + " AS s, " + kFloor + " AS f WHERE NOT s." + kIsFloor +
+                           " AND " + not_changed + " AND NOT coalesce(s." + sequence +
+                           " < f.truncated, false) AND NOT (s." + kDeleted + " AND s." + kAtMs + " < " +
+                           std::to_string(now_ms - flow.tombstone_retention_ms) + ")";
   const std::string latest = "SELECT " + keys + ", " + sequence + ", " + kDelete + " AS " + kDeleted + ", " +
-                             std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", false AS " + kIsFloor + " FROM " +
-                             kLatest;
-  const std::string floor = "SELECT floor AS " + sequence + ", " + std::to_string(now_ms) + "::BIGINT AS " + kAtMs +
-                            ", true AS " + kIsFloor + " FROM " + kFloor + " WHERE floor IS NOT NULL";
+                             std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", false AS " + kIsFloor +
+                             " FROM " + kLatest;
+  const std::string floor = "SELECT floor AS " + sequence + ", " + std::to_string(now_ms) + "::BIGINT AS " +
+                            kAtMs + ", true AS " + kIsFloor + " FROM " + kFloor + " WHERE floor IS NOT NULL";
   return files_.Save(batch_id, {}, kept + " UNION ALL BY NAME " + latest + " UNION ALL BY NAME " + floor);
 }
 
@@ -277,52 +289,65 @@ Status CdcApplier::PrepareType2(int64_t batch_id, int64_t now_ms, const std::str
   const std::vector<std::string> values = Without(plan_.columns, flow.keys);
   const std::string start = kStartAtColumn;
   const std::string end = kEndAtColumn;
+  const std::string touched = "(SELECT DISTINCT " + keys + " FROM " + kBatch + ")";
   // The versions the target holds of the keys the batch changes.
-  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kHistory, "SELECT t.* FROM " + flow.target + " AS t SEMI JOIN (SELECT DISTINCT " +
-                                               keys + " FROM " + kBatch + ") AS b ON " + SameKeys("t", "b"))));
+  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kHistory, "SELECT t.* FROM " + flow.target + " AS t SEMI JOIN " +
+                                                         touched + " AS b ON " + SameKeys("t", "b"))));
   // Every change of those keys, one per sequence (the first applied: the target's and the
   // state's before the batch's): the versions' starts, the deletes that ended versions,
-  // the deletes the state keeps, and the batch's changes.
+  // the state's deletes and upserts that repeated a version (with its values), and the
+  // batch's changes.
+  const std::string kept_state =
+      "(SELECT * FROM " + state + " AS s SEMI JOIN " + touched + " AS b ON " + SameKeys("s", "b") + ")";
   const std::string changes =
       "SELECT * EXCLUDE (origin) FROM (SELECT " + start + " AS " + sequence + ", false AS " + kDelete +
-      ", 0 AS origin, * EXCLUDE (" + start + ", " + end + ") FROM " + kHistory + " UNION ALL BY NAME SELECT " +
-      Keys("h") + ", h." + end + " AS " + sequence + ", true AS " + kDelete + ", 0 AS origin FROM " + kHistory +
-      " AS h WHERE h." + end + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + kHistory + " AS n WHERE " +
-      SameKeys("n", "h") + " AND n." + start + " = h." + end + ") UNION ALL BY NAME SELECT " + Keys("s") + ", s." +
-      sequence + ", true AS " + kDelete + ", 0 AS origin FROM " + state + " AS s SEMI JOIN (SELECT DISTINCT " + keys +
-      " FROM " + kBatch + ") AS b ON " + SameKeys("s", "b") + " UNION ALL BY NAME SELECT * EXCLUDE (" + kTruncate +
-      "), 1 AS origin FROM " + kBatch + ") QUALIFY row_number() OVER (PARTITION BY " + keys + ", " + sequence +
-      " ORDER BY origin, " + kDelete + " DESC) = 1";
+      ", 0 AS origin, * EXCLUDE (" + start + ", " + end + ") FROM " + kHistory +
+      " UNION ALL BY NAME SELECT " + Keys("h") + ", h." + end + " AS " + sequence + ", true AS " + kDelete +
+      ", 0 AS origin FROM " + kHistory + " AS h WHERE h." + end +
+      " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + kHistory + " AS n WHERE " + SameKeys("n", "h") +
+      " AND n." + start + " = h." + end + ") UNION ALL BY NAME SELECT " + Keys("s") + ", s." + sequence +
+      ", true AS " + kDelete + ", 0 AS origin FROM " + kept_state + " AS s WHERE s." + kDeleted +
+      " UNION ALL BY NAME SELECT h.* EXCLUDE (" + start + ", " + end + "), s." + sequence + ", false AS " +
+      kDelete + ", 0 AS origin FROM " + kept_state + " AS s JOIN " + kHistory + " AS h ON " +
+      SameKeys("s", "h") + " AND h." + start + " <= s." + sequence + " AND (h." + end + " IS NULL OR s." +
+      sequence + " < h." + end + ") WHERE NOT s." + kDeleted + " UNION ALL BY NAME SELECT * EXCLUDE (" +
+      kTruncate + "), 1 AS origin FROM " + kBatch + ") QUALIFY row_number() OVER (PARTITION BY " + keys +
+      ", " + sequence + " ORDER BY origin, " + kDelete + " DESC) = 1";
   // With IGNORE NULL UPDATES, a NULL takes the value the key had before (since its last delete).
   std::string filled = changes;
   if (flow.ignore_null_updates && !values.empty()) {
     std::vector<std::string> replaced;
     for (const std::string& column : values) {
       const std::string quoted = QuoteIdentifier(column);
-      replaced.push_back("coalesce(" + quoted + ", last_value(" + quoted + " IGNORE NULLS) OVER (PARTITION BY " + keys +
-                         ", life ORDER BY " + sequence + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) AS " +
-                         quoted);
+      replaced.push_back("coalesce(" + quoted + ", last_value(" + quoted +
+                         " IGNORE NULLS) OVER (PARTITION BY " + keys + ", life ORDER BY " + sequence +
+                         " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)) AS " + quoted);
     }
-    filled = "SELECT * EXCLUDE (life) REPLACE (" + Join(replaced, ", ") + ") FROM (SELECT *, sum(CAST(" + kDelete +
-             " AS BIGINT)) OVER (PARTITION BY " + keys + " ORDER BY " + sequence +
+    filled = "SELECT * EXCLUDE (life) REPLACE (" + Join(replaced, ", ") + ") FROM (SELECT *, sum(CAST(" +
+             kDelete + " AS BIGINT)) OVER (PARTITION BY " + keys + " ORDER BY " + sequence +
              " ROWS UNBOUNDED PRECEDING) AS life FROM (" + changes + "))";
   }
   // A version starts at an upsert after a delete, or one that changes the tracked columns;
-  // it takes its last upsert's values and ends where the next version or delete starts.
+  // the others repeat the version before (the state keeps their sequences, so that a late
+  // change between them splits the version there).
   const std::string tracked = "row(" + Join(Quoted(plan_.tracked), ", ") + ")";
   const std::string window = "PARTITION BY " + keys + " ORDER BY " + sequence;
-  const std::string marked = "SELECT *, " + std::string(kDelete) + " OR coalesce(lag(" + kDelete + ") OVER (" +
-                             window + "), true) OR lag(" + tracked + ") OVER (" + window +
+  const std::string marked = "SELECT *, " + std::string(kDelete) + " OR coalesce(lag(" + kDelete +
+                             ") OVER (" + window + "), true) OR lag(" + tracked + ") OVER (" + window +
                              ") IS DISTINCT FROM " + tracked + " AS starts FROM (" + filled + ")";
-  const std::string grouped = "SELECT *, sum(CAST(starts AS BIGINT)) OVER (" + window +
-                              " ROWS UNBOUNDED PRECEDING) AS version FROM (" + marked + ")";
+  RETURN_IF_ERROR(
+      conn_.Execute(CreateTemp(kEvents, "SELECT *, sum(CAST(starts AS BIGINT)) OVER (" + window +
+                                            " ROWS UNBOUNDED PRECEDING) AS version FROM (" + marked + ")")));
+  // A version takes its last upsert's values and ends where the next version or delete starts.
   std::vector<std::string> last_values;
   for (const std::string& column : values) {
-    last_values.push_back("arg_max(" + QuoteIdentifier(column) + ", " + sequence + ") AS " + QuoteIdentifier(column));
+    last_values.push_back("arg_max_null(" + QuoteIdentifier(column) + ", " + sequence + ") AS " +
+                          QuoteIdentifier(column));
   }
-  const std::string versions = "SELECT " + keys + ", " + (last_values.empty() ? "" : Join(last_values, ", ") + ", ") +
-                               "bool_or(" + kDelete + ") AS deletes, min(" + sequence + ") AS " + start +
-                               " FROM (" + grouped + ") GROUP BY " + keys + ", version";
+  const std::string versions = "SELECT " + keys + ", " +
+                               (last_values.empty() ? "" : Join(last_values, ", ") + ", ") + "bool_or(" +
+                               kDelete + ") AS deletes, min(" + sequence + ") AS " + start + " FROM " +
+                               kEvents + " GROUP BY " + keys + ", version";
   RETURN_IF_ERROR(conn_.Execute(CreateTemp(
       kVersions, "SELECT * EXCLUDE (deletes) FROM (SELECT *, lead(" + start + ") OVER (PARTITION BY " + keys +
                      " ORDER BY " + start + ") AS " + end + " FROM (" + versions + ")) WHERE NOT deletes")));
@@ -334,19 +359,21 @@ Status CdcApplier::PrepareType2(int64_t batch_id, int64_t now_ms, const std::str
   compared_h.push_back("h." + end);
   RETURN_IF_ERROR(conn_.Execute(
       std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS SELECT v.*, 'upsert' AS " + kAction +
-      " FROM " + kVersions + " AS v LEFT JOIN " + kHistory + " AS h ON " + SameKeys("v", "h") + " AND v." + start +
-      " = h." + start + " WHERE h." + start + " IS NULL OR row(" + Join(compared_v, ", ") + ") IS DISTINCT FROM row(" +
-      Join(compared_h, ", ") + ") UNION ALL BY NAME SELECT " + Keys("h") + ", h." + start + ", 'delete' AS " +
-      kAction + " FROM " + kHistory + " AS h WHERE NOT EXISTS (SELECT 1 FROM " + kVersions + " AS v WHERE " +
-      SameKeys("v", "h") + " AND v." + start + " = h." + start + ")"));
-  // The state: every delete, for the retention.
+      " FROM " + kVersions + " AS v LEFT JOIN " + kHistory + " AS h ON " + SameKeys("v", "h") + " AND v." +
+      start + " = h." + start + " WHERE h." + start + " IS NULL OR row(" + Join(compared_v, ", ") +
+      ") IS DISTINCT FROM row(" + Join(compared_h, ", ") + ") UNION ALL BY NAME SELECT " + Keys("h") +
+      ", h." + start + ", 'delete' AS " + kAction + " FROM " + kHistory +
+      " AS h WHERE NOT EXISTS (SELECT 1 FROM " + kVersions + " AS v WHERE " + SameKeys("v", "h") + " AND v." +
+      start + " = h." + start + ")"));
+  // The state: the other keys' deletes and repeats within the retention, and the touched
+  // keys' (their retention starts again).
   return files_.Save(batch_id, {},
-                     "SELECT " + keys + ", " + sequence + ", true AS " + kDeleted + ", min(" + kAtMs + ") AS " + kAtMs +
-                         ", false AS " + kIsFloor + " FROM (SELECT " + keys + ", " + sequence + ", " + kAtMs +
-                         " FROM " + state + " WHERE " + kAtMs + " >= " +
-                         std::to_string(now_ms - flow.tombstone_retention_ms) + " UNION ALL SELECT " + keys + ", " +
-                         sequence + ", " + std::to_string(now_ms) + "::BIGINT FROM " + kBatch + " WHERE " + kDelete +
-                         ") GROUP BY " + keys + ", " + sequence);
+                     "SELECT s.* FROM " + state + " AS s WHERE s." + kAtMs +
+                         " >= " + std::to_string(now_ms - flow.tombstone_retention_ms) +
+                         " AND NOT EXISTS (SELECT 1 FROM " + touched + " AS b WHERE " + SameKeys("b", "s") +
+                         ") UNION ALL BY NAME SELECT " + keys + ", " + sequence + ", " + kDelete + " AS " +
+                         kDeleted + ", " + std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", false AS " +
+                         kIsFloor + " FROM " + kEvents + " WHERE " + kDelete + " OR NOT starts");
 }
 
 }  // namespace basin::stream

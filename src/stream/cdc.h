@@ -55,8 +55,8 @@ struct CdcFlow {
   std::string target;  // the target table as SQL names it: "schema"."table"
   std::string source;  // the source table likewise
   std::vector<std::string> keys;
-  std::string sequence_by;                  // SQL expression over a source row
-  std::optional<std::string> delete_when;   // SQL condition over a source row
+  std::string sequence_by;                   // SQL expression over a source row
+  std::optional<std::string> delete_when;    // SQL condition over a source row
   std::optional<std::string> truncate_when;  // type 1 only
   bool ignore_null_updates = false;
   std::optional<sql::grammar::ColumnSelection> columns;  // nullopt: every column of the source

@@ -127,7 +127,7 @@ struct StreamRunner::Impl {
     std::unique_ptr<DeadLetterWriter> dead_letters;
     std::unique_ptr<BatchSource> reader;
   };
-  std::vector<Source> sources;         // by index
+  std::vector<Source> sources;           // by index
   std::unique_ptr<StatefulInput> state;  // when statement.stateful (of its one source)
   // The last batch's commit marker and retention deletes, written off the batch's path (its
   // rows are visible once the sink commits) while the next batch is planned and runs.

@@ -89,7 +89,8 @@ class StreamRunner {
   // prepared by a CdcApplier.
   static Result<std::unique_ptr<StreamRunner>> OpenCdc(sql::Session& session,
                                                        std::shared_ptr<ObjectStore> checkpoint,
-                                                       const CdcPlan& plan, std::shared_ptr<const Clock> clock);
+                                                       const CdcPlan& plan,
+                                                       std::shared_ptr<const Clock> clock);
   ~StreamRunner();
 
   const StreamMetadata& metadata() const;
@@ -112,7 +113,8 @@ class StreamRunner {
   static Result<std::unique_ptr<StreamRunner>> OpenWith(sql::Session& session,
                                                         std::shared_ptr<ObjectStore> checkpoint,
                                                         const std::string& statement,
-                                                        std::shared_ptr<const Clock> clock, const CdcPlan* cdc);
+                                                        std::shared_ptr<const Clock> clock,
+                                                        const CdcPlan* cdc);
   explicit StreamRunner(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

@@ -252,7 +252,8 @@ Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
   RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStateTable + " AS SELECT " +
                                 columns + " FROM temp." + kBatchTable + " LIMIT 0"));
   ASSIGN_OR_RETURN(std::optional<json> state, files_.Load(previous, std::string("temp.") + kStateTable));
-  if (!state || !state->contains("watermark") || (*state)["watermark"].is_null()) return std::optional<int64_t>();
+  if (!state || !state->contains("watermark") || (*state)["watermark"].is_null())
+    return std::optional<int64_t>();
   if (!(*state)["watermark"].is_number_integer()) {
     return Status::Corruption(where_ + ": state of batch " + std::to_string(previous) +
                               " has a watermark that is not an integer");

@@ -6,7 +6,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -15,12 +14,11 @@
 #include "engine/table_refs.h"
 #include "pipeline/definition.h"
 #include "pipeline/graph.h"
+#include "pipeline/pipeline_harness.h"
 #include "testing/test_util.h"
 
 namespace basin::pipeline {
 namespace {
-
-using basin::testing::TempDir;
 
 // A pipeline folder of the files given, in memory.
 Result<PipelineDefinition> Load(const std::vector<std::pair<std::string, std::string>>& files) {
@@ -143,12 +141,9 @@ TEST(BuildGraphTest, OrdersDatasetsAfterWhatTheyReadAndRefusesCycles) {
                     "cycle: a (a.sql:1) reads b (a.sql:2) reads c (a.sql:3) reads a");
 }
 
-class PipelineRunTest : public ::testing::Test {
+class PipelineRunTest : public PipelineHarness {
  protected:
   void SetUp() override {
-    folder_ = dir_.path() / "pipeline";
-    warehouse_ = (dir_.path() / "warehouse").string();
-    std::filesystem::create_directories(folder_);
     Write("bronze.sql",
           "CREATE OR REFRESH STREAMING TABLE bronze AS SELECT * FROM STREAM(raw);\n"
           "CREATE FLOW history AS INSERT INTO ONCE bronze BY NAME SELECT * FROM archive;\n");
@@ -163,28 +158,6 @@ class PipelineRunTest : public ::testing::Test {
         "INSERT INTO archive VALUES (100, 'us', 1);");
   }
 
-  void Write(const std::string& name, const std::string& text) { std::ofstream(folder_ / name) << text; }
-
-  std::vector<std::vector<std::optional<std::string>>> Sql(const std::string& text) {
-    auto session = Session::Open({.warehouse = warehouse_});
-    EXPECT_TRUE(session.ok()) << session.status().ToString();
-    auto results = (*session)->Execute(text);
-    EXPECT_TRUE(results.ok()) << results.status().ToString();
-    if (!results.ok() || results->empty()) return {};
-    return results->back().result.rows;
-  }
-
-  // Runs the pipeline once, recomputing the datasets named in `full_refresh` ({"all"}: every one).
-  Result<std::vector<PipelineFlowRun>> Run(const std::vector<std::string>& full_refresh = {}) {
-    PipelineOptions options;
-    options.folder = folder_.string();
-    options.warehouse = warehouse_;
-    options.full_refresh_all = full_refresh == std::vector<std::string>{"all"};
-    if (!options.full_refresh_all) options.full_refresh = full_refresh;
-    ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open(options));
-    return pipeline->Run();
-  }
-
   std::string Gold() {
     std::string out;
     for (const auto& row : Sql("SELECT region, n, total FROM gold ORDER BY region")) {
@@ -192,10 +165,6 @@ class PipelineRunTest : public ::testing::Test {
     }
     return out;
   }
-
-  TempDir dir_;
-  std::filesystem::path folder_;
-  std::string warehouse_;
 };
 
 TEST_F(PipelineRunTest, RunsReadOnlyWhatArrivedAndOnceFlowsLandOnce) {

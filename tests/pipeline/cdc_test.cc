@@ -1,0 +1,178 @@
+// AUTO CDC flows (stream/cdc.h): random change streams sent out of order over several runs
+// against a reference model, for SCD types 1 and 2; IGNORE NULL UPDATES, truncates, TRACK
+// HISTORY ON with a struct sequence, tombstone retention, a NULL sequence, and the flows a
+// pipeline refuses.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pipeline/cdc_model.h"
+#include "pipeline/pipeline_harness.h"
+#include "testing/test_util.h"
+
+namespace basin::pipeline {
+namespace {
+
+class CdcTest : public PipelineHarness {
+ protected:
+  // customers (type 1) and customers_history (type 2) from the changes in `changes`.
+  void WriteCustomerFlows() {
+    Write("customers.sql",
+          "CREATE OR REFRESH STREAMING TABLE customers;\n"
+          "CREATE FLOW customers_cdc AS AUTO CDC INTO customers FROM STREAM(changes)\n"
+          "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq\n"
+          "  COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1;\n"
+          "CREATE OR REFRESH STREAMING TABLE customers_history;\n"
+          "CREATE FLOW customers_history_cdc AS AUTO CDC INTO customers_history FROM STREAM(changes)\n"
+          "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq\n"
+          "  COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2;\n");
+    Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT)");
+  }
+  std::string Type1() { return Printed(Sql("SELECT id, name FROM customers ORDER BY id")); }
+  std::string Type2() {
+    return Printed(
+        Sql("SELECT id, name, __START_AT, __END_AT FROM customers_history ORDER BY id, __START_AT"));
+  }
+};
+
+TEST_F(CdcTest, RandomChangeStreamsMatchTheModelOverSeveralRuns) {
+  WriteCustomerFlows();
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 rng(seed);
+    const std::vector<Change> changes = RandomChanges(rng, /*keys=*/12, /*count=*/180);
+    std::vector<Change> sent;
+    const size_t runs = 5;
+    for (size_t run = 0; run < runs; run++) {
+      // Two commits a run, so that a batch holds several; late changes all along.
+      for (size_t part = 0; part < 2; part++) {
+        const size_t from = changes.size() * (2 * run + part) / (2 * runs);
+        const size_t to = changes.size() * (2 * run + part + 1) / (2 * runs);
+        std::vector<Change> slice(changes.begin() + from, changes.begin() + to);
+        Sql("INSERT INTO changes VALUES " + ChangeValues(slice));
+        sent.insert(sent.end(), slice.begin(), slice.end());
+      }
+      ASSERT_OK(Run().status());
+      ASSERT_EQ(Type1(), ModelType1(sent)) << "after run " << run;
+      ASSERT_EQ(Type2(), ModelType2(sent)) << "after run " << run;
+    }
+    // The next seed starts from nothing.
+    Sql("DELETE FROM changes");
+    ASSERT_OK(Run({"all"}).status());
+    ASSERT_EQ(Type1(), "");
+  }
+}
+
+TEST_F(CdcTest, IgnoreNullUpdatesAndTruncate) {
+  Write("a.sql",
+        "CREATE OR REFRESH STREAMING TABLE current;\n"
+        "CREATE FLOW current_cdc AS AUTO CDC INTO current FROM STREAM(events) KEYS (id) IGNORE NULL UPDATES\n"
+        "  APPLY AS DELETE WHEN op = 'D' APPLY AS TRUNCATE WHEN op = 'T' SEQUENCE BY seq\n"
+        "  COLUMNS id, a, b;\n");
+  Sql("CREATE TABLE events (id BIGINT, a VARCHAR, b VARCHAR, op VARCHAR, seq BIGINT);"
+      "INSERT INTO events VALUES (1, 'x', 'y', 'U', 1), (1, NULL, 'y2', 'U', 2), (2, 'p', 'q', 'U', 3)");
+  auto rows = [&] {
+    return Printed(Sql("SELECT id, a || '/' || coalesce(b, 'NULL') FROM current ORDER BY id"));
+  };
+  ASSERT_OK(Run().status());
+  EXPECT_EQ(rows(), "1=x/y2;2=p/q;");
+  // A NULL keeps the column, in a later run too; after a delete it does not.
+  Sql("INSERT INTO events VALUES (1, 'x2', NULL, 'U', 4), (2, NULL, NULL, 'D', 5), (2, 'n', NULL, 'U', 6)");
+  ASSERT_OK(Run().status());
+  EXPECT_EQ(rows(), "1=x2/y2;2=n/NULL;");
+  // A truncate removes the rows whose latest change is older; changes older than it are late.
+  Sql("INSERT INTO events VALUES (NULL, NULL, NULL, 'T', 10), (3, 'z', 'z', 'U', 11), (1, 'late', 'l', 'U', "
+      "9)");
+  ASSERT_OK(Run().status());
+  EXPECT_EQ(rows(), "3=z/z;");
+  Sql("INSERT INTO events VALUES (2, 'older', 'o', 'U', 8), (2, 'newer', 'w', 'U', 12)");
+  ASSERT_OK(Run().status());
+  EXPECT_EQ(rows(), "2=newer/w;3=z/z;");
+}
+
+TEST_F(CdcTest, TrackHistoryOnSomeColumnsWithAStructSequence) {
+  Write("a.sql",
+        "CREATE OR REFRESH STREAMING TABLE tiers;\n"
+        "CREATE FLOW tiers_cdc AS AUTO CDC INTO tiers FROM STREAM(events) KEYS (id)\n"
+        "  SEQUENCE BY struct_pack(ts, n) COLUMNS * EXCEPT (ts, n) STORED AS SCD TYPE 2\n"
+        "  TRACK HISTORY ON (tier);\n");
+  Sql("CREATE TABLE events (id BIGINT, tier VARCHAR, email VARCHAR, ts BIGINT, n BIGINT);"
+      "INSERT INTO events VALUES (1, 'gold', 'a@x', 1, 1), (1, 'gold', 'b@x', 1, 2), (1, 'silver', 'b@x', 2, "
+      "0)");
+  ASSERT_OK(Run().status());
+  // An email change updates the version in place; a tier change starts one. The struct's
+  // second field breaks the tie of its first.
+  auto rows = [&] {
+    return Printed(
+        Sql("SELECT id, tier || '/' || email, __START_AT.ts::VARCHAR || '.' || __START_AT.n::VARCHAR, "
+            "__END_AT.ts::VARCHAR || '.' || __END_AT.n::VARCHAR FROM tiers ORDER BY id, __START_AT"));
+  };
+  EXPECT_EQ(rows(), "1=gold/b@x@1.1-2.0;1=silver/b@x@2.0-;");
+  // A late tier change lands inside the history.
+  Sql("INSERT INTO events VALUES (1, 'bronze', 'b@x', 1, 5)");
+  ASSERT_OK(Run().status());
+  EXPECT_EQ(rows(), "1=gold/b@x@1.1-1.5;1=bronze/b@x@1.5-2.0;1=silver/b@x@2.0-;");
+}
+
+TEST_F(CdcTest, TombstonesKeepLateInsertsOutForTheirRetention) {
+  // Two targets of the same changes: one keeps tombstones (two days by default), one not at all.
+  Write("a.sql",
+        "CREATE OR REFRESH STREAMING TABLE kept;\n"
+        "CREATE FLOW kept_cdc AS AUTO CDC INTO kept FROM STREAM(changes)\n"
+        "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS id, name;\n"
+        "CREATE OR REFRESH STREAMING TABLE forgotten TBLPROPERTIES ('basin.cdc.tombstoneRetention' = "
+        "'interval 0 seconds');\n"
+        "CREATE FLOW forgotten_cdc AS AUTO CDC INTO forgotten FROM STREAM(changes)\n"
+        "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS id, name;\n");
+  Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT);"
+      "INSERT INTO changes VALUES (1, 'a', 'UPSERT', 1), (1, NULL, 'DELETE', 3)");
+  ASSERT_OK(Run().status());
+  Sql("INSERT INTO changes VALUES (2, 'b', 'UPSERT', 1)");  // a batch later: past zero seconds
+  ASSERT_OK(Run().status());
+  Sql("INSERT INTO changes VALUES (1, 'late', 'UPSERT', 2)");
+  ASSERT_OK(Run().status());
+  EXPECT_EQ(Printed(Sql("SELECT id, name FROM kept ORDER BY id")), "2=b;");
+  EXPECT_EQ(Printed(Sql("SELECT id, name FROM forgotten ORDER BY id")), "1=late;2=b;");
+}
+
+TEST_F(CdcTest, ANullSequenceFailsTheBatchNamingTheKey) {
+  WriteCustomerFlows();
+  Sql("INSERT INTO changes VALUES (1, 'a', 'UPSERT', 1), (7, 'b', 'UPSERT', NULL)");
+  EXPECT_ERROR_WITH(Run().status(), kInvalidArgument, "the change of key {\"id\":7} has a NULL sequence");
+  EXPECT_EQ(Type1(), "");  // the table exists, and nothing of the batch committed
+  // Mended at the source, the targets are computed again from the start.
+  Sql("DELETE FROM changes WHERE seq IS NULL");
+  ASSERT_OK(Run({"customers", "customers_history"}).status());
+  EXPECT_EQ(Type1(), "1=a;");
+}
+
+TEST_F(CdcTest, RefusesFlowsItCannotApply) {
+  Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT)");
+  const std::string target = "CREATE OR REFRESH STREAMING TABLE t;\n";
+  auto load = [&](const std::string& text) {
+    Write("a.sql", text);
+    return Run().status();
+  };
+  EXPECT_ERROR_WITH(load(target + "CREATE FLOW f AS AUTO CDC INTO t FROM changes KEYS (id) SEQUENCE BY seq;"),
+                    kInvalidArgument, "a.sql:2: flow f reads its changes FROM STREAM(changes)");
+  EXPECT_ERROR_WITH(load("CREATE OR REFRESH STREAMING TABLE t (CONSTRAINT c EXPECT (id > 0));\n"
+                         "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(changes) KEYS (id) SEQUENCE BY seq;"),
+                    kInvalidArgument, "flow f applies changes to t, which declares expectations");
+  EXPECT_ERROR_WITH(
+      load(target + "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(changes) KEYS (id) SEQUENCE BY seq;\n"
+                    "CREATE FLOW g AS INSERT INTO t BY NAME SELECT * FROM STREAM(changes);"),
+      kInvalidArgument, "flow f applies changes to t, which flow g writes too");
+  EXPECT_ERROR_WITH(
+      load(target +
+           "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(changes) KEYS (id) SEQUENCE BY seq COLUMNS name;"),
+      kInvalidArgument, "the key column id is not among the columns the flow writes (name)");
+  EXPECT_ERROR_WITH(
+      load(target + "CREATE FLOW f AS AUTO CDC INTO t FROM STREAM(changes) KEYS (id) APPLY AS TRUNCATE WHEN "
+                    "op = 'T' SEQUENCE BY seq STORED AS SCD TYPE 2;"),
+      kInvalidArgument, "APPLY AS TRUNCATE WHEN is for SCD type 1");
+}
+
+}  // namespace
+}  // namespace basin::pipeline
