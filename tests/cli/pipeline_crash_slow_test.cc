@@ -4,7 +4,9 @@
 // expectation) and a gold materialized view is killed at random moments over more than 20
 // runs, with new rows arriving between them; a last run that ends cleanly leaves every row
 // once in bronze, silver or silver_quarantine, the backfill once, and gold equal to its query
-// over silver. The seed is printed; BASIN_CRASH_SEED replays a run, and
+// over silver. Alongside, random change events (shuffled, duplicated, late) feed AUTO CDC
+// flows into an SCD type 1 and a type 2 table, which end equal to the reference model's
+// (tests/pipeline/cdc_model.h). The seed is printed; BASIN_CRASH_SEED replays a run, and
 // BASIN_CRASH_STDERR=FILE keeps the killed runs' stderr.
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -18,6 +20,7 @@
 #include <thread>
 
 #include "cli/basin_process.h"
+#include "pipeline/cdc_model.h"
 #include "testing/child_process.h"
 
 namespace basin {
@@ -41,9 +44,19 @@ class PipelineCrashTest : public ::testing::Test {
                                              "amount FROM STREAM(bronze);\n"
                                              "CREATE OR REFRESH MATERIALIZED VIEW gold AS SELECT count(*) AS "
                                              "n, sum(amount) AS total FROM silver;\n";
+    std::ofstream(folder_ / "customers.sql")
+        << "CREATE OR REFRESH STREAMING TABLE customers;\n"
+           "CREATE FLOW customers_cdc AS AUTO CDC INTO customers FROM STREAM(changes) KEYS (id)\n"
+           "  APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq);\n"
+           "CREATE OR REFRESH STREAMING TABLE customers_history;\n"
+           "CREATE FLOW customers_history_cdc AS AUTO CDC INTO customers_history FROM STREAM(changes) KEYS "
+           "(id)\n"
+           "  APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS * EXCEPT (op, seq) STORED AS SCD "
+           "TYPE 2;\n";
     RunOutput created =
         Sql("CREATE TABLE raw (id BIGINT, amount BIGINT); CREATE TABLE archive (id BIGINT, amount BIGINT);"
-            "INSERT INTO archive SELECT -range - 1, 1 FROM range(5)");
+            "INSERT INTO archive SELECT -range - 1, 1 FROM range(5);"
+            "CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT)");
     ASSERT_EQ(created.exit_code, 0) << created.err;
   }
 
@@ -60,13 +73,13 @@ class PipelineCrashTest : public ::testing::Test {
     return out.out.substr(newline + 1, out.out.find('\n', newline + 1) - newline - 1);
   }
 
-  // Starts a run and kills it with SIGKILL after a random 5 to 250 ms (a run takes about 200 ms
+  // Starts a run and kills it with SIGKILL after a random 5 to 600 ms (a run takes about 400 ms
   // here), unless it ended first.
   void RunAndKill() {
     const pid_t pid = StartKillableBasin({"pipeline", "run", folder_.string(), "-w", Warehouse()});
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(
-        std::chrono::milliseconds(std::uniform_int_distribution<int>(5, 250)(random_)));
+        std::chrono::milliseconds(std::uniform_int_distribution<int>(5, 600)(random_)));
     kill(pid, SIGKILL);  // it may have ended already
     const int status = testing::WaitChild(pid);
     if (status == -SIGKILL) killed_++;
@@ -80,7 +93,13 @@ class PipelineCrashTest : public ::testing::Test {
 
 TEST_F(PipelineCrashTest, KilledRunsNeitherLoseNorRepeatARow) {
   int64_t rows = 0;
+  const std::vector<pipeline::Change> changes =
+      pipeline::RandomChanges(random_, /*keys=*/15, /*count=*/kRuns * 10);
   for (int run = 0; run < kRuns; run++) {
+    const std::vector<pipeline::Change> slice(changes.begin() + changes.size() * run / kRuns,
+                                              changes.begin() + changes.size() * (run + 1) / kRuns);
+    RunOutput changed = Sql("INSERT INTO changes VALUES " + pipeline::ChangeValues(slice));
+    ASSERT_EQ(changed.exit_code, 0) << changed.err;
     // Ids rows..rows+k; every third amount is not positive (silver quarantines it).
     RunOutput added = Sql(fmt::format(
         "INSERT INTO raw SELECT {0} + range, CASE WHEN range % 3 = 0 THEN 0 ELSE range END FROM range({1})",
@@ -106,6 +125,13 @@ TEST_F(PipelineCrashTest, KilledRunsNeitherLoseNorRepeatARow) {
   EXPECT_EQ(Value("SELECT count(*) FROM silver_quarantine WHERE failed_expectations <> ['positive']"), "0");
   EXPECT_EQ(Value("SELECT n || '/' || total FROM gold"),
             Value("SELECT count(*) || '/' || sum(amount) FROM silver"));
+  EXPECT_EQ(
+      Value("SELECT string_agg(id || '=' || coalesce(name, 'NULL') || ';', '' ORDER BY id) FROM customers"),
+      pipeline::ModelType1(changes));
+  EXPECT_EQ(
+      Value("SELECT string_agg(id || '=' || coalesce(name, 'NULL') || '@' || __START_AT || '-' || "
+            "coalesce(__END_AT::VARCHAR, '') || ';', '' ORDER BY id, __START_AT) FROM customers_history"),
+      pipeline::ModelType2(changes));
 }
 
 }  // namespace
