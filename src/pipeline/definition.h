@@ -50,7 +50,7 @@ enum class FlowKind {
   kStream,     // micro-batches of the query's STREAM sources appended to the target
   kRecompute,  // a materialized view's query, run whole into it
   kOnce,       // INSERT INTO ONCE: the query appended once in the pipeline's life
-  kAutoCdc,    // AUTO CDC INTO (parsed; not run yet)
+  kAutoCdc,    // AUTO CDC INTO: the source's changes applied by key (stream/cdc.h)
 };
 // "stream", "recompute", "once", "auto cdc"
 const char* FlowKindName(FlowKind kind);

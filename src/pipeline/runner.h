@@ -22,7 +22,10 @@
 //   failed_expectations, batch_id, quarantined_at), committed before the batch with txn
 //   (the flow's txn appId + "/quarantine", the batch id): once, whatever the re-runs.
 //
-// Not yet: AUTO CDC flows (NotImplemented naming the flow), continuous mode,
+// - An AUTO CDC flow is a stream too (stream/cdc.h): each batch of its source's changes is
+//   applied to its table by one MERGE, type 1 or type 2, in sequence order.
+//
+// Not yet: continuous mode,
 // incremental refresh of materialized views, the event log, concurrent flows.
 //
 // Thread safety: one thread, the session's.
