@@ -13,7 +13,7 @@ namespace {
 constexpr char kBatch[] = "temp.basin_cdc_batch";        // the batch's changes, projected
 constexpr char kState[] = "temp.basin_cdc_state";        // the state of the batch before
 constexpr char kFloor[] = "temp.basin_cdc_floor";        // type 1: the truncate floors
-constexpr char kEvents[] = "temp.basin_cdc_events";      // type 1: changes not late
+constexpr char kEvents[] = "temp.basin_cdc_events";      // type 2: the touched keys' changes
 constexpr char kLatest[] = "temp.basin_cdc_latest";      // type 1: each key's outcome
 constexpr char kHistory[] = "temp.basin_cdc_history";    // type 2: the touched keys' versions
 constexpr char kVersions[] = "temp.basin_cdc_versions";  // type 2: their versions rebuilt
@@ -234,30 +234,34 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
                              ") FROM " + state + " WHERE " + kIsFloor + ") AS previous, (SELECT max(" +
                              sequence + ") FROM " + kBatch + " WHERE " + kTruncate + ") AS truncated)")));
   // The changes newer than their key's last one and the floor.
-  RETURN_IF_ERROR(conn_.Execute(
-      CreateTemp(kEvents, "SELECT b.* FROM " + std::string(kBatch) + " AS b LEFT JOIN (SELECT * FROM " +
-                              state + " WHERE NOT " + kIsFloor + ") AS s ON " + SameKeys("s", "b") + ", " +
-                              kFloor + " AS f WHERE NOT b." + kTruncate + " AND (f.floor IS NULL OR b." +
-                              sequence + " > f.floor) AND (s." + sequence + " IS NULL OR b." + sequence +
-                              " > s." + sequence + ")")));
+  const std::string floor_value = "(SELECT floor FROM " + std::string(kFloor) + ")";
+  const std::string events = "(SELECT b.* FROM " + std::string(kBatch) + " AS b LEFT JOIN (SELECT * FROM " +
+                             state + " WHERE NOT " + kIsFloor + ") AS s ON " + SameKeys("s", "b") +
+                             " WHERE NOT b." + kTruncate + " AND (" + floor_value + " IS NULL OR b." +
+                             sequence + " > " + floor_value + ") AND (s." + sequence + " IS NULL OR b." +
+                             sequence + " > s." + sequence + "))";
   // Each key's outcome: deleted when its latest change deletes, otherwise the values of its
-  // upserts since its latest delete (the last one's, or with IGNORE NULL UPDATES each
-  // column's last non-NULL value).
+  // latest change; with IGNORE NULL UPDATES, each column's last non-NULL value since the
+  // key's latest delete (which takes a window over the key's changes).
+  const std::string order = "{'s': " + sequence + ", 'd': " + std::string(kDelete) + "}";
   std::vector<std::string> values;
   for (const std::string& column : Without(plan_.columns, flow.keys)) {
     const std::string quoted = QuoteIdentifier(column);
-    values.push_back("arg_max_null(" + quoted + ", " + sequence + ") FILTER (WHERE NOT " + kDelete +
-                     " AND (last_delete IS NULL OR " + sequence + " > last_delete)" +
-                     (flow.ignore_null_updates ? " AND " + quoted + " IS NOT NULL" : "") + ") AS " + quoted);
+    values.push_back(flow.ignore_null_updates
+                         ? "arg_max(" + quoted + ", " + sequence + ") FILTER (WHERE NOT " + kDelete +
+                               " AND (last_delete IS NULL OR " + sequence + " > last_delete)) AS " + quoted
+                         : "arg_max_null(" + quoted + ", " + order + ") AS " + quoted);
   }
   const std::string keys = Keys("");
-  RETURN_IF_ERROR(conn_.Execute(
-      CreateTemp(kLatest, "SELECT " + keys + ", " + (values.empty() ? "" : Join(values, ", ") + ", ") +
-                              "max(" + sequence + ") AS " + sequence + ", arg_max(" + kDelete +
-                              ", {'s': " + sequence + ", 'd': " + kDelete + "}) AS " + kDelete +
-                              ", bool_or(" + kDelete + ") AS " + kReset + " FROM (SELECT *, max(CASE WHEN " +
-                              kDelete + " THEN " + sequence + " END) OVER (PARTITION BY " + keys +
-                              ") AS last_delete FROM " + kEvents + ") GROUP BY " + keys)));
+  const std::string changes = flow.ignore_null_updates
+                                  ? "(SELECT *, max(CASE WHEN " + std::string(kDelete) + " THEN " + sequence +
+                                        " END) OVER (PARTITION BY " + keys + ") AS last_delete FROM " +
+                                        events + ")"
+                                  : events;
+  RETURN_IF_ERROR(conn_.Execute(CreateTemp(
+      kLatest, "SELECT " + keys + ", " + (values.empty() ? "" : Join(values, ", ") + ", ") + "max(" +
+                   sequence + ") AS " + sequence + ", arg_max(" + kDelete + ", " + order + ") AS " + kDelete +
+                   ", bool_or(" + kDelete + ") AS " + kReset + " FROM " + changes + " GROUP BY " + keys)));
   // What the MERGE applies: each key's outcome, and a truncate's deletes of the keys whose
   // latest change is older than it.
   const std::string not_changed =
