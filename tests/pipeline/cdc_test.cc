@@ -112,9 +112,14 @@ TEST_F(CdcTest, DebeziumChangeEventsFromKafkaThroughTheDocumentedMapping) {
       const char* op = change.deletes ? "d" : run == 0 ? "r" : (change.seq % 2 == 0 ? "u" : "c");
       const std::string key = "{\"id\": " + std::to_string(change.id) + "}";
       const std::string value = DebeziumEnvelope(change, op);
-      ASSERT_OK(producer->Produce("pg.public.customers", {.key = key, .value = value}));
-      if (change.deletes)
-        ASSERT_OK(producer->Produce("pg.public.customers", {.key = key, .value = std::nullopt}));
+      stream::kafka::ProducerRecord record;
+      record.key = key;
+      record.value = value;
+      ASSERT_OK(producer->Produce("pg.public.customers", record));
+      if (change.deletes) {
+        record.value.reset();  // the tombstone
+        ASSERT_OK(producer->Produce("pg.public.customers", record));
+      }
       sent.push_back(change);
     }
     ASSERT_OK(producer->Flush(10'000));
