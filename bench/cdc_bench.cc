@@ -83,7 +83,10 @@ Result<SideResult> RunSide(const Sizes& sizes, bool cdc) {
     RETURN_IF_ERROR(session->Execute("INSERT INTO changes " + ChangesSelect(sizes, commit)).status());
     const auto start = std::chrono::steady_clock::now();
     if (cdc) {
-      ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open({.folder = folder.string(), .warehouse = warehouse}));
+      PipelineOptions options;
+      options.folder = folder.string();
+      options.warehouse = warehouse;
+      ASSIGN_OR_RETURN(auto pipeline, Pipeline::Open(options));
       RETURN_IF_ERROR(pipeline->Run().status());
     } else {
       ASSIGN_OR_RETURN(auto stream, Stream::Open({.warehouse = warehouse,

@@ -207,7 +207,9 @@ void ExpectSameColumnType(const engine::ColumnType& given, const engine::ColumnT
   SCOPED_TRACE(where);
   EXPECT_EQ(given.name, described.name);
   ASSERT_EQ(given.kind, described.kind);
-  if (given.kind == engine::ColumnType::Kind::kScalar) EXPECT_EQ(given.type_name, described.type_name);
+  if (given.kind == engine::ColumnType::Kind::kScalar) {
+    EXPECT_EQ(given.type_name, described.type_name);
+  }
   EXPECT_EQ(given.width, described.width);
   EXPECT_EQ(given.scale, described.scale);
   ASSERT_EQ(given.children.size(), described.children.size());
