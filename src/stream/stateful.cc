@@ -10,6 +10,7 @@
 
 #include "common/strings.h"
 #include "engine/stream_calls.h"
+#include "engine/syntax_tree.h"
 #include "stream/dead_letters.h"
 
 namespace basin::stream {
@@ -23,29 +24,9 @@ constexpr char kStateTable[] = "basin_stream_state";
 // The state table's column of a key's event time (microseconds since the epoch).
 constexpr char kEventTimeColumn[] = "basin_event_time";
 
-// `node`'s member `key`; null when it has none (a tree DuckDB printed differently).
-const json& Field(const json& node, std::string_view key) {
-  static const json kNone;
-  if (!node.is_object()) return kNone;
-  auto it = node.find(key);
-  return it == node.end() ? kNone : *it;
-}
-
-// `node`'s member `key` when it is a string; "" otherwise.
-std::string Text(const json& node, std::string_view key) {
-  const json& text = Field(node, key);
-  return text.is_string() ? text.get<std::string>() : std::string();
-}
-
-// The last name of a COLUMN_REF node; "" for another node.
-std::string ColumnName(const json& node) {
-  const json& names = Field(node, "column_names");
-  if (Text(node, "class") != "COLUMN_REF" || !names.is_array() || names.empty() ||
-      !names.back().is_string()) {
-    return "";
-  }
-  return names.back().get<std::string>();
-}
+using engine::tree::ColumnName;
+using engine::tree::Field;
+using engine::tree::Text;
 
 // `SELECT * FROM (subquery)` and nothing else: the node a CTE or a MERGE's USING wraps a query in.
 const json* UnwrappedSubquery(const json& node) {
@@ -150,9 +131,7 @@ Status PlanDeduplication(engine::Connection& conn, const json& tree, const json&
     json keys_node = node;
     keys_node["select_list"] = std::move(select_list);
     keys_tree["statements"][0]["node"] = std::move(keys_node);
-    ASSIGN_OR_RETURN(engine::QueryResult keys_sql,
-                     conn.Query("SELECT json_deserialize_sql(" + QuoteLiteral(keys_tree.dump()) + "::JSON)"));
-    plan.emitted_keys = keys_sql.at(0, 0).value_or("");
+    ASSIGN_OR_RETURN(plan.emitted_keys, engine::tree::Deserialize(conn, keys_tree));
     plan.kind = StatePlan::Kind::kDedup;
   }
   return Status::OK();
@@ -210,14 +189,12 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
         new StreamState(conn, std::move(plan), std::move(store), std::move(where)));
   }
   const std::string watermark = "WATERMARK " + source.watermark->column.back();
-  ASSIGN_OR_RETURN(engine::QueryResult parsed,
-                   conn.Query("SELECT json_serialize_sql(" + QuoteLiteral(query) + ")"));
-  json tree = json::parse(parsed.at(0, 0).value_or("{}"), nullptr, /*allow_exceptions=*/false);
-  if (tree.is_discarded() || !tree.is_object() || tree.value("error", true) ||
-      !tree["statements"].is_array() || tree["statements"].size() != 1) {
+  Result<json> parsed = engine::tree::Serialize(conn, query);
+  if (!parsed.ok() || parsed->at("statements").size() != 1) {
     return Status::InvalidArgument(where + ": the query reading the stream with a " + watermark +
                                    " is not one SELECT DuckDB can read: " + query);
   }
+  json tree = std::move(parsed).value();
   const json* node = &Field(tree["statements"][0], "node");
   while (Text(*node, "type") == "SELECT_NODE") {
     const json* inner = UnwrappedSubquery(*node);
