@@ -9,7 +9,7 @@
 // graph from the tables each query reads, refuses cycles and unknown names naming the file
 // and line, and runs the datasets in that order: streaming tables as exactly-once streams
 // whose checkpoints live in the warehouse (`_pipelines/<name>/`), materialized views
-// recomputed.
+// refreshed incrementally when their queries allow it and recomputed otherwise.
 //
 // Thread safety: Run() on one thread; Stop() from any thread while it runs.
 #pragma once
@@ -77,6 +77,11 @@ struct PipelineFlowRun {
   int64_t quarantined = 0;  // rows put in <table>_quarantine
   int64_t duration_ms = 0;
   std::string note;
+  // Materialized views: "incremental", "full" or "unchanged", and why (a full refresh's
+  // reason: "first refresh", "it has a WITH clause", "orders version 7 (DELETE) removed or
+  // rewrote rows").
+  std::string refresh;
+  std::string refresh_reason;
 };
 
 class Pipeline {

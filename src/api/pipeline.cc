@@ -71,6 +71,8 @@ PipelineFlowRun FlowRunOf(const pipeline::FlowRun& run) {
   out.quarantined = run.quarantined;
   out.duration_ms = run.duration_ms;
   out.note = run.note;
+  out.refresh = run.refresh;
+  out.refresh_reason = run.refresh_reason;
   return out;
 }
 

@@ -307,6 +307,7 @@ Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<co
   // as NULL). Commits are read by key: no listing of the log.
   ChangesBuilder builder(conn, end->store, end->table_root);
   builder.SetShape(end->protocol, end->metadata, end->schema);
+  std::vector<std::string> skipped;
   for (int64_t v = start_version; v <= end->version; v++) {
     const std::string key = delta::CommitKey(v);
     Result<std::string> content = end->store->Get(key);
@@ -330,7 +331,10 @@ Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<co
         operation = *info->operation;
       }
     }
-    if (changed && skip_change_commits) continue;
+    if (changed && skip_change_commits) {
+      skipped.push_back("version " + std::to_string(v) + " (" + operation + ")");
+      continue;
+    }
     if (changed) {
       return Status::InvalidArgument(
           table + ": version " + std::to_string(v) + " (" + operation +
@@ -343,7 +347,9 @@ Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<co
     ASSIGN_OR_RETURN(std::string rows, builder.Scan(v, std::move(added), false));
     builder.AddRows(rows);
   }
-  return builder.Finish(/*change_columns=*/false);
+  ChangesScan scan = builder.Finish(/*change_columns=*/false);
+  scan.skipped_commits = std::move(skipped);
+  return scan;
 }
 
 Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<ObjectStore> store,

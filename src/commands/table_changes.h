@@ -23,6 +23,8 @@ namespace basin::commands {
 struct ChangesScan {
   std::string sql;  // usable as a subquery in FROM while `scans` live
   std::vector<std::shared_ptr<const engine::RegisteredScan>> scans;
+  // AppendedRowsSql with skip_change_commits: the commits it skipped, as "version 7 (DELETE)".
+  std::vector<std::string> skipped_commits;
 };
 
 // Changes from `start_version` to `end_version` inclusive (the latest when unset).
@@ -37,7 +39,8 @@ Result<ChangesScan> TableChangesSql(engine::Connection& conn, std::shared_ptr<Ob
 // (STREAM(t)) reads in one batch. The commits are read by key, so the cost is the range's,
 // not the log's. Commits that change no data (OPTIMIZE) add nothing. A commit that removed
 // or rewrote rows (DELETE, UPDATE, MERGE, overwrites) is skipped whole with
-// `skip_change_commits` (its added rows too, as Delta's skipChangeCommits does), and is
+// `skip_change_commits` (its added rows too, as Delta's skipChangeCommits does; the result
+// names it in skipped_commits), and is
 // otherwise InvalidArgument naming the version and operation. NotFound when a commit is no
 // longer in the log.
 Result<ChangesScan> AppendedRowsSql(engine::Connection& conn, std::shared_ptr<const delta::Snapshot> end,

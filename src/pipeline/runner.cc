@@ -10,6 +10,7 @@
 #include "common/strings.h"
 #include "delta/checkpoint_writer.h"
 #include "engine/parquet_writer.h"
+#include "pipeline/view_refresh.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
 #include "storage/prefixed_object_store.h"
@@ -206,17 +207,39 @@ class Run {
     return session_.ExecuteParsed(insert, own).status();
   }
 
-  // A materialized view's query, run whole into its table; with expectations, its rows are
-  // first held in a temporary table, checked, and the rows kept written.
+  // A materialized view brought up to date (pipeline/view_refresh.h): incrementally when its
+  // query allows it, else recomputed whole into its table (CREATE OR REPLACE TABLE ... AS);
+  // with expectations always whole, its rows first held in a temporary table, checked, and
+  // the rows kept written.
   Status Recompute(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
+    ViewTarget view;
+    view.name = TableOf(dataset);
+    view.query = flow.query.sql;
+    view.state = NewPrefixedObjectStore(options_.state, CheckpointFolder(flow));
+    view.replace = [&](const std::string& select_sql) { return Replace(dataset, select_sql, run); };
+    if (!dataset.table.expectations.empty()) view.always_full = "its rows are checked against expectations";
+    ASSIGN_OR_RETURN(ViewRefresh refresh, RefreshView(session_, view));
+    run.refresh = ViewRefreshModeName(refresh.mode);
+    run.refresh_reason = refresh.reason;
+    run.rows_written = refresh.rows_written;
+    run.batches = refresh.mode == ViewRefresh::Mode::kUnchanged ? 0 : 1;
+    run.note = refresh.mode == ViewRefresh::Mode::kIncremental ? "refreshed incrementally: " + refresh.reason
+               : refresh.mode == ViewRefresh::Mode::kFull      ? "recomputed: " + refresh.reason
+                                                               : "up to date: " + refresh.reason;
+    return Status::OK();
+  }
+
+  // The view's table replaced by the rows of `select_sql`, checked against its expectations
+  // first when it has any; the rows written.
+  Result<int64_t> Replace(const pipeline::Dataset& dataset, const std::string& select_sql, FlowRun& run) {
     sql::grammar::CreateTable create = TableDefinition(dataset);
     create.or_replace = true;
     create.has_columns = !dataset.table.columns.empty();
-    create.query = flow.query;
+    create.query = sql::grammar::Query{select_sql, {}, select_sql};
     constexpr char kRows[] = "temp.basin_view_rows";
     if (!dataset.table.expectations.empty()) {
       RETURN_IF_ERROR(
-          session_.connection().Execute("CREATE OR REPLACE TEMP TABLE basin_view_rows AS " + flow.query.sql));
+          session_.connection().Execute("CREATE OR REPLACE TEMP TABLE basin_view_rows AS " + select_sql));
       ASSIGN_OR_RETURN(std::shared_ptr<commands::TableExpectations> expectations,
                        ExpectationsOf(dataset, run));
       Result<std::string> kept =
@@ -234,10 +257,7 @@ class Run {
       if (created.ok() && !dropped.ok()) return dropped;
     }
     ASSIGN_OR_RETURN(std::optional<sql::StatementResult> result, std::move(created));
-    run.batches = 1;
-    if (result) run.rows_written = stream::ReportedInteger(result->result, "numOutputRows").value_or(0);
-    run.note = "recomputed";
-    return Status::OK();
+    return result ? stream::ReportedInteger(result->result, "numOutputRows").value_or(0) : 0;
   }
 
   // The streaming table, created when absent from its declared columns or `flow`'s query's.

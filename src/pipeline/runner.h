@@ -8,8 +8,10 @@
 //   the last one, exactly once across crashes; an INSERT INTO ONCE flow as one INSERT whose
 //   commit carries txn(appId "pipeline <pipeline> flow <flow>", version 0), so it lands once
 //   in the table's life.
-// - A materialized view is recomputed whole: CREATE OR REPLACE TABLE ... AS its query, one
-//   commit, its history kept.
+// - A materialized view is refreshed incrementally when its query allows it, and recomputed
+//   whole otherwise (CREATE OR REPLACE TABLE ... AS its query, one commit, its history kept;
+//   pipeline/view_refresh.h); its state is in the pipeline's state folder,
+//   `checkpoints/<view>/`.
 // - A full refresh of a dataset drops its table and its flows' checkpoints first: a
 //   streaming table then reads its sources from the start again.
 // - A pipeline's tables carry the table property basin.pipeline = its name; a dataset whose
@@ -25,8 +27,7 @@
 // - An AUTO CDC flow is a stream too (stream/cdc.h): each batch of its source's changes is
 //   applied to its table by one MERGE, type 1 or type 2, in sequence order.
 //
-// Not yet: continuous mode,
-// incremental refresh of materialized views, the event log, concurrent flows.
+// Not yet: continuous mode, the event log, concurrent flows.
 //
 // Thread safety: one thread, the session's.
 #pragma once
@@ -68,6 +69,10 @@ struct FlowRun {
   int64_t quarantined = 0;                   // rows put in <table>_quarantine
   int64_t duration_ms = 0;
   std::string note;  // "created the table", "loaded before: skipped", ...
+  // Materialized views: how the refresh went ("incremental", "full", "unchanged"), and why
+  // (pipeline/view_refresh.h).
+  std::string refresh;
+  std::string refresh_reason;
 };
 
 struct PipelineRunOptions {

@@ -1,6 +1,9 @@
 #include "stream/batch_state.h"
 
+#include <charconv>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "common/strings.h"
 
@@ -33,7 +36,7 @@ Result<std::optional<json>> BatchStateFiles::Load(int64_t batch_id, const std::s
   if (!state.is_object() || !state.contains("rows") || !state["rows"].is_number_integer()) {
     return Status::Corruption(where_ + ": state " + key + " is not an object with \"rows\": n");
   }
-  if (state["rows"].get<int64_t>() > 0) {
+  if (!table.empty() && state["rows"].get<int64_t>() > 0) {
     const std::string url = engine::StoreUrl(handle_, StateKey(batch_id, ".parquet"));
     RETURN_IF_ERROR(conn_
                         .Execute("INSERT INTO " + table + " BY NAME SELECT * FROM read_parquet(" +
@@ -41,6 +44,20 @@ Result<std::optional<json>> BatchStateFiles::Load(int64_t batch_id, const std::s
                         .WithContext(where_ + " state " + StateKey(batch_id, ".parquet")));
   }
   return std::optional<json>(std::move(state));
+}
+
+Result<std::optional<int64_t>> BatchStateFiles::Latest() {
+  ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, store_->List(""));
+  std::optional<int64_t> latest;
+  for (const ObjectInfo& object : objects) {
+    const std::string_view key = object.key;
+    if (key.size() <= 5 || key.substr(key.size() - 5) != ".json") continue;
+    int64_t id = 0;
+    const char* end = key.data() + key.size() - 5;
+    auto [rest, error] = std::from_chars(key.data(), end, id);
+    if (error == std::errc() && rest == end && (!latest || id > *latest)) latest = id;
+  }
+  return latest;
 }
 
 Status BatchStateFiles::Save(int64_t batch_id, json meta, const std::optional<std::string>& rows_sql) {

@@ -45,9 +45,12 @@ class BatchStateFiles {
   BatchStateFiles(engine::Connection& conn, std::shared_ptr<ObjectStore> store, std::string where);
 
   // Batch `batch_id`'s JSON object (nullopt when batch_id < 0: no batch before), its rows
-  // appended to `table` (which exists, shaped as they are). Corruption when it is missing
-  // or not an object with "rows".
+  // appended to `table` (which exists, shaped as they are; empty: the object only). Corruption when it is
+  // missing or not an object with "rows".
   Result<std::optional<nlohmann::json>> Load(int64_t batch_id, const std::string& table);
+
+  // The newest batch with a state in the folder; nullopt when it holds none.
+  Result<std::optional<int64_t>> Latest();
 
   // Writes batch `batch_id`'s state: the rows of `rows_sql` (none when nullopt) and `meta`
   // with their count in "rows"; deletes the state two batches back (the one before stays: a
