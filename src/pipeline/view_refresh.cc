@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -284,6 +286,23 @@ class AggregatePlanner {
   ViewPlan& plan_;
 };
 
+// The names of DuckDB's aggregate functions, read once per process (listing the functions
+// takes milliseconds).
+Result<const std::set<std::string>*> AggregateFunctions(engine::Connection& conn) {
+  static std::mutex mu;
+  static std::set<std::string>* names = nullptr;  // GUARDED_BY(mu); never freed
+  std::lock_guard<std::mutex> lock(mu);
+  if (names == nullptr) {
+    ASSIGN_OR_RETURN(engine::QueryResult functions,
+                     conn.Query("SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type = "
+                                "'aggregate'"));
+    auto read = std::make_unique<std::set<std::string>>();
+    for (size_t r = 0; r < functions.row_count(); r++) read->insert(functions.at(r, 0).value_or(""));
+    names = read.release();
+  }
+  return names;
+}
+
 // How `query` refreshes, as its syntax tree says.
 Result<ViewPlan> PlanView(engine::Connection& conn, const std::string& query) {
   ViewPlan plan;
@@ -321,11 +340,8 @@ Result<ViewPlan> PlanView(engine::Connection& conn, const std::string& query) {
   });
   if (!tables.ok()) return full(tables.message());
 
-  ASSIGN_OR_RETURN(engine::QueryResult functions,
-                   conn.Query("SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type = "
-                              "'aggregate'"));
-  std::set<std::string> aggregates;
-  for (size_t r = 0; r < functions.row_count(); r++) aggregates.insert(functions.at(r, 0).value_or(""));
+  ASSIGN_OR_RETURN(const std::set<std::string>* functions, AggregateFunctions(conn));
+  const std::set<std::string>& aggregates = *functions;
   const bool aggregating = Text(node, "aggregate_handling") == "FORCE_AGGREGATES" ||
                            !Field(node, "group_expressions").empty() ||
                            HoldsAggregate(Field(node, "select_list"), aggregates);
@@ -481,11 +497,20 @@ class Refresh {
     return std::optional<json>();
   }
 
+  // The query's columns, described once per refresh.
+  Result<const std::vector<engine::ColumnType>*> QueryColumns() {
+    if (!columns_) {
+      ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, conn_.DescribeQuery(view_.query));
+      columns_ = std::move(columns);
+    }
+    return &*columns_;
+  }
+
   // The query's columns and their types, as text: "region VARCHAR, n BIGINT".
   Result<std::string> Columns() {
-    ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, conn_.DescribeQuery(view_.query));
+    ASSIGN_OR_RETURN(const std::vector<engine::ColumnType>* columns, QueryColumns());
     std::vector<std::string> described;
-    for (const engine::ColumnType& column : columns)
+    for (const engine::ColumnType& column : *columns)
       described.push_back(column.name + " " + column.type_name);
     return fmt::format("{}", fmt::join(described, ", "));
   }
@@ -586,18 +611,19 @@ class Refresh {
       }
     }
     ASSIGN_OR_RETURN(std::string final_sql, engine::tree::Deserialize(conn_, tree));
-    ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, conn_.DescribeQuery(view_.query));
+    ASSIGN_OR_RETURN(const std::vector<engine::ColumnType>* columns, QueryColumns());
     std::vector<std::string> select;
-    for (size_t c = 0; c < columns.size(); c++) {
-      select.push_back("CAST(__c" + std::to_string(c) + " AS " + columns[c].type_name + ") AS " +
-                       QuoteIdentifier(columns[c].name));
+    for (size_t c = 0; c < columns->size(); c++) {
+      select.push_back("CAST(__c" + std::to_string(c) + " AS " + (*columns)[c].type_name + ") AS " +
+                       QuoteIdentifier((*columns)[c].name));
     }
     return "SELECT " + fmt::format("{}", fmt::join(select, ", ")) + " FROM (" + final_sql + ")";
   }
 
-  // SQL of an aggregate's value over its partial columns in kNextTable. An average divides
-  // as DuckDB's avg does: a decimal sum's unscaled integer by the count times ten to its
-  // scale, so that it gives the same double.
+  // SQL of an aggregate's value over its partial columns in kNextTable. An average is the
+  // exact quotient, rounded once to a double: a decimal sum's unscaled integer over the count
+  // times ten to its scale (DuckDB's own avg divides in long double, and its result can
+  // differ from this one in the last binary digit).
   std::string FinalValueSql(const FinalValue& value) const {
     const std::string column = "__p" + std::to_string(value.column);
     switch (value.kind) {
@@ -676,7 +702,7 @@ class Refresh {
       ASSIGN_OR_RETURN(sql::grammar::ParsedStatement overwrite,
                        sql::grammar::ParseStatement("INSERT OVERWRITE " + quoted_ + " " + final_sql));
       ASSIGN_OR_RETURN(sql::StatementResult result, session_.ExecuteParsed(overwrite));
-      RETURN_IF_ERROR(SaveState());
+      RETURN_IF_ERROR(SaveState(stream::ReportedInteger(result.result, "version")));
       return stream::ReportedInteger(result.result, "num_affected_rows").value_or(0);
     }();
     Status dropped = DropTemporaries();
@@ -684,10 +710,14 @@ class Refresh {
     return rows;
   }
 
-  // This refresh's state: the query, the versions read, the view's version now, and
-  // (aggregate) kNextTable's partials.
-  Status SaveState() {
-    ASSIGN_OR_RETURN(std::optional<int64_t> version, ViewVersion());
+  // This refresh's state: the query, the versions read, the view's version now (`written`:
+  // the version its commit reported; looked up when nullopt), and (aggregate) kNextTable's
+  // partials.
+  Status SaveState(std::optional<int64_t> written = std::nullopt) {
+    std::optional<int64_t> version = written;
+    if (!version) {
+      ASSIGN_OR_RETURN(version, ViewVersion());
+    }
     json inputs = json::array();
     for (const Input& input : inputs_)
       inputs.push_back({{"location", input.location}, {"version", input.snapshot->version}});
@@ -709,8 +739,9 @@ class Refresh {
   const std::string quoted_;
   stream::BatchStateFiles files_;
   std::vector<Input> inputs_;
-  std::optional<int64_t> latest_;         // the newest state's refresh number
-  std::vector<std::string> state_types_;  // the partial columns' types in the state
+  std::optional<int64_t> latest_;                           // the newest state's refresh number
+  std::vector<std::string> state_types_;                    // the partial columns' types in the state
+  std::optional<std::vector<engine::ColumnType>> columns_;  // QueryColumns()
 };
 
 }  // namespace

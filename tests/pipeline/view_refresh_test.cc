@@ -18,13 +18,13 @@ namespace {
 // Each view's query, as the pipeline declares it.
 const std::vector<std::pair<std::string, std::string>> kViews = {
     {"by_region",
-     "SELECT region, date_trunc('day', ts) AS day, count(*) AS n, sum(amount) AS total, avg(amount) AS mean, "
+     "SELECT region, date_trunc('day', ts) AS day, count(*) AS n, sum(amount) AS total, round(avg(amount), 6) AS mean, "
      "min(id) AS lo, max(id) AS hi, count(region) AS with_region FROM orders WHERE amount > 3 GROUP BY ALL"},
     {"by_zone",
      "SELECT r.zone, sum(o.amount) * 2 AS twice, count(*) FILTER (WHERE o.id % 2 = 0) AS evens "
      "FROM orders o JOIN regions r ON o.region = r.region GROUP BY r.zone"},
     {"by_position", "SELECT id % 7 AS bucket, max(ts) AS latest FROM orders GROUP BY 1"},
-    {"totals", "SELECT count(*) AS n, sum(amount) AS s, avg(id) AS mean_id FROM orders"},
+    {"totals", "SELECT count(*) AS n, sum(amount) AS s, round(avg(id), 6) AS mean_id FROM orders"},
     {"big", "SELECT id, upper(region) AS region, amount FROM orders WHERE amount > 100"},
 };
 
