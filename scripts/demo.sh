@@ -103,12 +103,14 @@ printf '%s$ ls %s/default/events/_delta_log%s\n' "$DIM" "$WAREHOUSE" "$RESET"
 ls "$WAREHOUSE/default/events/_delta_log"
 sql -c "SELECT count(*) AS events FROM delta_scan('default/events')"
 
-step "7. Streams: exactly once, bad records set aside"
+step "7. A medallion pipeline, declared in SQL"
 say "Payment events arrive on Kafka (here a dev cluster on loopback, with 2% malformed records" \
-    "and 1% sent twice). A stream parses them against a declared schema into bronze, a batch" \
-    "at a time, exactly once; records that do not parse go to a dead-letter table."
+    "and 2% sent twice), a partner drops JSON files in a landing folder, and the CRM's customer" \
+    "changes land in a table. examples/payments-pipeline/ declares what to make of them:" \
+    "bronze from both sources, validated and de-duplicated silver with a quarantine, a customers" \
+    "dimension kept by AUTO CDC (SCD type 2), and gold views for the dashboards."
 KAFKA_LOG="$(mktemp)"
-"$BASIN" kafka-dev --topics payments:4 --produce payments --count 5000 --malformed 0.02 --duplicates 0.01 \
+"$BASIN" kafka-dev --topics payments:4 --produce payments --count 5000 --malformed 0.02 --duplicates 0.02 \
   >"$KAFKA_LOG" 2>&1 &
 KAFKA_PID=$!
 trap 'kill $KAFKA_PID 2>/dev/null || true; rm -f "$KAFKA_LOG"' EXIT
@@ -120,39 +122,49 @@ if ! grep -q "produced" "$KAFKA_LOG"; then
 fi
 BOOTSTRAP="$(head -n 1 "$KAFKA_LOG")"
 say "$(grep produced "$KAFKA_LOG")"
-sql -c "CREATE TABLE bronze (id BIGINT NOT NULL, account STRING, amount DECIMAL(12,2), currency STRING,
-          ts TIMESTAMP, status STRING)"
-BRONZE_STREAM="INSERT INTO bronze BY NAME SELECT id, account, amount, currency, ts, status
-FROM STREAM read_kafka(bootstrapServers => '$BOOTSTRAP', subscribe => 'payments',
-       startingOffsets => 'earliest', maxOffsetsPerTrigger => 2000, valueFormat => 'json',
-       schema => 'id BIGINT NOT NULL, account STRING, amount DECIMAL(12,2), currency STRING, ts TIMESTAMP, status STRING',
-       deadLetterTable => 'payments_dlq')"
-printf '%s$ basin stream run --checkpoint ... --trigger available-now -c "%s"%s\n' "$DIM" "$BRONZE_STREAM" "$RESET"
-"$BASIN" stream run --warehouse "$WAREHOUSE" --checkpoint "$WAREHOUSE/_checkpoints/bronze" \
-  --trigger available-now -c "$BRONZE_STREAM" 2>&1
-say "" "Run it again (a restart, a retry): it resumes where it stopped and adds nothing twice."
-"$BASIN" stream run --warehouse "$WAREHOUSE" --checkpoint "$WAREHOUSE/_checkpoints/bronze" \
-  --trigger available-now -c "$BRONZE_STREAM" 2>&1
-sql -c "SELECT (SELECT count(*) FROM bronze) AS bronze_rows, (SELECT count(*) FROM payments_dlq) AS dead_letters"
+# The pipeline's folder, with the dev cluster's address and the landing folder filled in.
+PIPELINE="$WAREHOUSE/../demo-pipeline"
+LANDING="$(cd "$WAREHOUSE" && pwd)/landing"
+rm -rf "$PIPELINE" && cp -r "$(dirname "$0")/../examples/payments-pipeline" "$PIPELINE" && mkdir -p "$LANDING"
+printf '{"name": "payments", "configuration": {"kafka": "%s", "landing": "%s"}}\n' "$BOOTSTRAP" "$LANDING" \
+  >"$PIPELINE/pipeline.json"
+land() {  # file id account amount currency region: a payment made now
+  printf '{"id": %s, "account": "%s", "amount": "%s", "currency": "%s", "region": "%s", "ts": "%s"}\n' \
+    "$2" "$3" "$4" "$5" "$6" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$LANDING/$1"
+}
+land partner-1.json 900001 acct-7 12.50 EUR eu
+land partner-1.json null acct-8 3.00 EUR eu
+land partner-1.json 900002 acct-9 -20.00 USD us
+land partner-1.json 900003 acct-10 8.75 BRL latam
+sql -c "CREATE TABLE crm_changes (account STRING, name STRING, segment STRING, op STRING, seq BIGINT);
+        INSERT INTO crm_changes SELECT 'acct-' || i, 'Customer ' || i, ['retail', 'business', 'premium'][1 + (i % 3)::BIGINT],
+                                       'UPSERT', i FROM range(1000) t(i)" >/dev/null
+cat "$PIPELINE/silver.sql"
+printf '%s$ basin pipeline run demo-pipeline --warehouse %s%s\n' "$DIM" "$WAREHOUSE" "$RESET"
+"$BASIN" pipeline run "$PIPELINE" --warehouse "$WAREHOUSE" 2>&1
+sql -c "SELECT (SELECT count(*) FROM bronze_payments) AS bronze, (SELECT count(*) FROM payments_dlq) AS dead_letters,
+               (SELECT count(*) FROM silver_payments) AS silver, (SELECT count(*) FROM silver_payments_quarantine) AS quarantined"
 landed="$("$BASIN" sql --warehouse "$WAREHOUSE" --format csv -c \
-  "SELECT (SELECT count(*) FROM bronze) + (SELECT count(*) FROM payments_dlq)" | tail -n 1)"
+  "SELECT (SELECT count(*) FROM bronze_payments WHERE origin = 'kafka') + (SELECT count(*) FROM payments_dlq)" | tail -n 1)"
 if [ "$landed" != "5000" ]; then
-  echo "demo: bronze and the dead-letter table hold $landed records, not the 5000 produced" >&2
+  echo "demo: bronze and the dead-letter table hold $landed Kafka records, not the 5000 produced" >&2
   exit 1
 fi
-sql -c "SELECT partition, \"offset\", error FROM payments_dlq ORDER BY partition, \"offset\" LIMIT 3"
-say "" "A second stream keeps silver de-duplicated: each batch of bronze's new rows is merged by id."
-sql -c "CREATE TABLE silver (id BIGINT, account STRING, amount DECIMAL(12,2), currency STRING, ts TIMESTAMP, status STRING)"
-SILVER_STREAM="MERGE INTO silver t
-USING (SELECT * FROM STREAM(bronze) QUALIFY row_number() OVER (PARTITION BY id ORDER BY ts) = 1) s
-ON t.id = s.id WHEN NOT MATCHED THEN INSERT *"
-printf '%s$ basin stream run --checkpoint ... --trigger available-now -c "%s"%s\n' "$DIM" "$SILVER_STREAM" "$RESET"
-"$BASIN" stream run --warehouse "$WAREHOUSE" --checkpoint "$WAREHOUSE/_checkpoints/silver" \
-  --trigger available-now -c "$SILVER_STREAM" 2>&1
-say "" "What a dashboard would ask:"
-sql -c "SELECT currency, count(*) AS payments, sum(amount) AS amount FROM silver GROUP BY currency ORDER BY payments DESC"
-sql -c "SELECT (SELECT count(*) FROM bronze) AS bronze_rows, (SELECT count(*) FROM silver) AS silver_rows,
-               (SELECT count(DISTINCT id) FROM bronze) AS distinct_ids"
+sql -c "SELECT id, amount, failed_expectations, batch_id FROM silver_payments_quarantine"
+say "" "The CRM renames a customer and closes an account; a partner uploads one more file." \
+    "Run the pipeline again: each flow reads only what is new, and the gold views are" \
+    "refreshed incrementally where they can be (the event log says which, and why)."
+sql -c "INSERT INTO crm_changes VALUES ('acct-5', 'Customer Five Ltd', 'business', 'UPSERT', 2000),
+                                       ('acct-6', NULL, NULL, 'DELETE', 2001)" >/dev/null
+land partner-2.json 900004 acct-11 99.00 GBP uk
+"$BASIN" pipeline run "$PIPELINE" --warehouse "$WAREHOUSE" 2>&1
+sql -c "SELECT account, name, segment, __START_AT, __END_AT FROM customers WHERE account IN ('acct-5', 'acct-6')
+        ORDER BY account, __START_AT"
+sql -c "SELECT segment, payments, amount FROM gold_by_segment ORDER BY segment"
+say "" "The event log is a Delta table too. Its data-quality summary:"
+sql -c "SELECT flow, expectation, action, sum(passed_rows) AS passed, sum(failed_rows) AS failed
+        FROM payments_event_log WHERE event_type = 'expectation' GROUP BY ALL ORDER BY ALL"
+sql -c "SELECT flow, refresh, message FROM payments_event_log WHERE refresh IS NOT NULL ORDER BY event_time, sequence"
 
 step "Done in $((SECONDS - start)) s"
 say "Explore on your own:  $BASIN sql --warehouse $WAREHOUSE" \

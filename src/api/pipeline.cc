@@ -60,13 +60,9 @@ PipelineFlowRun FlowRunOf(const pipeline::FlowRun& run) {
   out.rows_written = run.rows_written;
   out.dead_letters = run.dead_letters;
   out.rows_checked = run.rows_checked;
-  using OnViolation = sql::grammar::Expectation::OnViolation;
   for (const pipeline::ExpectationRun& expectation : run.expectations) {
-    const char* action = expectation.action == OnViolation::kDropRow      ? "drop row"
-                         : expectation.action == OnViolation::kFailUpdate ? "fail update"
-                         : expectation.action == OnViolation::kQuarantine ? "quarantine"
-                                                                          : "warn";
-    out.expectations.push_back({expectation.name, action, expectation.failed_rows});
+    out.expectations.push_back(
+        {expectation.name, pipeline::ExpectationActionName(expectation.action), expectation.failed_rows});
   }
   out.quarantined = run.quarantined;
   out.duration_ms = run.duration_ms;

@@ -276,6 +276,21 @@ const char* FlowKindName(FlowKind kind) {
   return "?";
 }
 
+const char* ExpectationActionName(sql::grammar::Expectation::OnViolation action) {
+  using OnViolation = sql::grammar::Expectation::OnViolation;
+  switch (action) {
+    case OnViolation::kDropRow:
+      return "drop row";
+    case OnViolation::kFailUpdate:
+      return "fail update";
+    case OnViolation::kQuarantine:
+      return "quarantine";
+    case OnViolation::kKeep:
+      break;
+  }
+  return "warn";
+}
+
 const Dataset* FindDataset(const PipelineDefinition& pipeline, const std::string& name) {
   for (const Dataset& dataset : pipeline.datasets) {
     if (EqualsIgnoreCase(dataset.name, name)) return &dataset;

@@ -54,6 +54,8 @@ enum class FlowKind {
 };
 // "stream", "recompute", "once", "auto cdc"
 const char* FlowKindName(FlowKind kind);
+// "warn", "drop row", "fail update", "quarantine"
+const char* ExpectationActionName(sql::grammar::Expectation::OnViolation action);
 
 struct Flow {
   std::string name;    // a dataset's own flow bears the dataset's name

@@ -8,8 +8,10 @@
 
 #include "commands/expectations.h"
 #include "common/strings.h"
+#include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
 #include "engine/parquet_writer.h"
+#include "pipeline/event_log.h"
 #include "pipeline/view_refresh.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
@@ -37,6 +39,9 @@ class Run {
   Run(sql::Session& session, const PipelineDefinition& pipeline, const PipelineRunOptions& options)
       : session_(session), pipeline_(pipeline), options_(options) {}
 
+  // Where the flows' events go from now on.
+  void LogTo(EventLog* log) { log_ = log; }
+
   Status RunDataset(const GraphNode& node, std::vector<FlowRun>& out) {
     const pipeline::Dataset& dataset = pipeline_.datasets[node.dataset];
     const std::string where =
@@ -53,8 +58,26 @@ class Run {
       run.target = TableOf(dataset).schema + "." + dataset.name;
       run.kind = flow.kind;
       Status ran = RunFlow(dataset, flow, run);
-      if (!ran.ok()) return ran.WithContext(flow.place.Describe() + ": flow " + flow.name);
       run.duration_ms = MillisecondsSince(started);
+      if (!ran.ok()) {
+        ran = ran.WithContext(flow.place.Describe() + ": flow " + flow.name);
+        Event error = FlowEvent("error", flow, run);
+        error.level = "ERROR";
+        error.message = ran.ToString();
+        Status logged = log_->Append({error});
+        return logged.ok() ? ran : ran.WithContext("(and the event log failed: " + logged.ToString() + ")");
+      }
+      if (flow.kind != FlowKind::kStream && flow.kind != FlowKind::kAutoCdc) {
+        Event progress = FlowEvent("flow_progress", flow, run);
+        progress.rows_written = run.rows_written;
+        progress.quarantined = run.quarantined;
+        progress.duration_ms = run.duration_ms;
+        progress.refresh = run.refresh;
+        progress.message = run.note;
+        std::vector<Event> events{progress};
+        AddExpectationEvents(flow, run, run.rows_checked, nullptr, events);
+        RETURN_IF_ERROR(log_->Append(events));
+      }
       if (options_.on_flow) options_.on_flow(run);
       out.push_back(std::move(run));
     }
@@ -119,6 +142,32 @@ class Run {
   }
 
   static std::string CheckpointFolder(const pipeline::Flow& flow) { return "checkpoints/" + flow.name; }
+
+  // An event of `flow`, writing `run`'s target.
+  static Event FlowEvent(const std::string& type, const pipeline::Flow& flow, const FlowRun& run) {
+    Event event;
+    event.type = type;
+    event.flow = flow.name;
+    event.dataset = run.target;
+    return event;
+  }
+
+  // An expectation event per expectation of `run`: of `checked` rows, failed as `run` counts
+  // less `before` (the counts at the batch before; null: none).
+  static void AddExpectationEvents(const pipeline::Flow& flow, const FlowRun& run, int64_t checked,
+                                   const std::vector<int64_t>* before, std::vector<Event>& events) {
+    for (size_t i = 0; i < run.expectations.size(); i++) {
+      const ExpectationRun& expectation = run.expectations[i];
+      Event event = FlowEvent("expectation", flow, run);
+      event.batch_id = events.front().batch_id;
+      event.expectation = expectation.name;
+      event.action = ExpectationActionName(expectation.action);
+      event.failed_rows = expectation.failed_rows - (before != nullptr ? (*before)[i] : 0);
+      event.passed_rows = checked - *event.failed_rows;
+      if (*event.failed_rows > 0) event.level = "WARN";
+      events.push_back(std::move(event));
+    }
+  }
 
   Status RunFlow(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
     switch (flow.kind) {
@@ -351,14 +400,39 @@ class Run {
     stream::RunOptions run_options;
     run_options.trigger = stream::Trigger::kAvailableNow;
     run_options.cancellation = options_.cancellation;
+    // What the expectations had counted when the batch before ended.
+    int64_t checked_before = run.rows_checked;
+    int64_t quarantined_before = run.quarantined;
+    std::vector<int64_t> failed_before;
+    for (const ExpectationRun& expectation : run.expectations)
+      failed_before.push_back(expectation.failed_rows);
+    Status logged;
     run_options.on_batch = [&](const std::optional<stream::BatchCommit>& batch) {
       if (!batch) return;
       run.batches++;
       run.rows_in += batch->rows_in;
       run.rows_written += batch->rows_out;
       run.dead_letters += batch->dead_letters;
+      Event progress = FlowEvent("flow_progress", flow, run);
+      progress.batch_id = batch->batch_id;
+      progress.rows_in = batch->rows_in;
+      progress.rows_written = batch->rows_out;
+      progress.dead_letters = batch->dead_letters;
+      progress.quarantined = run.quarantined - quarantined_before;
+      progress.duration_ms = batch->duration_ms;
+      progress.backlog = runner->Backlog();
+      std::vector<Event> events{progress};
+      AddExpectationEvents(flow, run, run.rows_checked - checked_before, &failed_before, events);
+      checked_before = run.rows_checked;
+      quarantined_before = run.quarantined;
+      for (size_t i = 0; i < failed_before.size(); i++) failed_before[i] = run.expectations[i].failed_rows;
+      // Once per batch, whatever the re-runs.
+      Status appended = log_->Append(events, delta::SetTransaction{runner->metadata().stream_id + "/events",
+                                                                   batch->batch_id, std::nullopt});
+      if (logged.ok()) logged = appended;
     };
-    return runner->Run(run_options);
+    RETURN_IF_ERROR(runner->Run(run_options));
+    return logged;
   }
 
   // INSERT INTO ONCE: its commit carries the flow's txn, so it lands once in the table's life.
@@ -379,7 +453,22 @@ class Run {
   sql::Session& session_;
   const PipelineDefinition& pipeline_;
   const PipelineRunOptions& options_;
+  EventLog* log_ = nullptr;  // set before any dataset runs
 };
+
+// An update_start or update_end event of a run with `options`.
+Event UpdateEvent(const std::string& type, const PipelineRunOptions& options) {
+  Event event;
+  event.type = type;
+  if (type == "update_start") {
+    event.message = "triggered run";
+    if (options.full_refresh_all) event.message += ", full refresh";
+    if (!options.full_refresh.empty()) {
+      event.message += ", full refresh of " + fmt::format("{}", fmt::join(options.full_refresh, ", "));
+    }
+  }
+  return event;
+}
 
 }  // namespace
 
@@ -403,8 +492,48 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
   Run run(session, pipeline, options);
   // Every table the run would write is the pipeline's, before anything runs.
   for (const GraphNode& node : graph.nodes) RETURN_IF_ERROR(run.CheckOwned(pipeline.datasets[node.dataset]));
+  Dataset log_table;
+  log_table.name = EventLogTableName(pipeline.settings.name);
+  if (const Dataset* clash = FindDataset(pipeline, log_table.name)) {
+    return Status::InvalidArgument(clash->place.Describe() + ": " + DatasetKindName(clash->kind) + " " +
+                                   clash->name + " has the name of the pipeline's event log; rename it");
+  }
+  RETURN_IF_ERROR(run.CheckOwned(log_table));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<EventLog> log,
+      EventLog::Open(session, pipeline.settings.schema, pipeline.settings.name, NewUuid(), options.clock));
+  run.LogTo(log.get());
+  const auto started = std::chrono::steady_clock::now();
+  std::vector<Event> start{UpdateEvent("update_start", options)};
+  for (const Flow& flow : pipeline.flows) {
+    for (const engine::SqlTableName& read : flow.reads) {
+      Event lineage;
+      lineage.type = "lineage";
+      lineage.flow = flow.name;
+      lineage.dataset = pipeline.settings.schema + "." + flow.target;
+      const Dataset* dataset = DatasetRead(pipeline, read);
+      lineage.source = dataset != nullptr ? pipeline.settings.schema + "." + dataset->name
+                                          : sql::grammar::JoinName(read.Parts());
+      start.push_back(std::move(lineage));
+    }
+  }
+  RETURN_IF_ERROR(log->Append(start));
   std::vector<FlowRun> flows;
-  for (const GraphNode& node : graph.nodes) RETURN_IF_ERROR(run.RunDataset(node, flows));
+  Status ran;
+  for (const GraphNode& node : graph.nodes) {
+    ran = run.RunDataset(node, flows);
+    if (!ran.ok()) break;
+  }
+  Event end = UpdateEvent("update_end", options);
+  end.duration_ms = MillisecondsSince(started);
+  end.outcome = ran.ok() ? "completed" : ran.code() == ErrorCode::kCancelled ? "cancelled" : "failed";
+  if (!ran.ok()) {
+    end.level = "ERROR";
+    end.message = ran.ToString();
+  }
+  Status logged = log->Append({end});
+  RETURN_IF_ERROR(ran);
+  RETURN_IF_ERROR(logged);
   return flows;
 }
 

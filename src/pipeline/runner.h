@@ -27,7 +27,11 @@
 // - An AUTO CDC flow is a stream too (stream/cdc.h): each batch of its source's changes is
 //   applied to its table by one MERGE, type 1 or type 2, in sequence order.
 //
-// Not yet: continuous mode, the event log, concurrent flows.
+// - Every run appends its events to the pipeline's event log (pipeline/event_log.h): its
+//   start and end, lineage, each streaming batch (once, by txn) and each other flow's run,
+//   expectation counts per batch, errors.
+//
+// Not yet: continuous mode, concurrent flows.
 //
 // Thread safety: one thread, the session's.
 #pragma once

@@ -421,7 +421,14 @@ class Refresh {
       at = i;
     }
     if (!at) return ViewRefresh{ViewRefresh::Mode::kUnchanged, "no table it reads changed", 0};
-    if (changed.size() > 1) return Rebuild("more than one table it reads changed");
+    if (changed.size() > 1) {
+      std::vector<std::string> names;
+      for (size_t i = 0; i < inputs_.size(); i++) {
+        if (recorded[i]["version"].get<int64_t>() != inputs_[i].snapshot->version)
+          names.push_back(inputs_[i].name);
+      }
+      return Rebuild(fmt::format("{} changed: more than one table it reads", fmt::join(names, " and ")));
+    }
     const Input& input = inputs_[*at];
     if (!AppendsThrough(input.joins)) {
       return Rebuild(input.name + " changed, and it is on the side of a join whose other rows it changes");

@@ -309,6 +309,43 @@ TEST_F(PipelineRunTest, ExpectationsCountDropQuarantineAndFail) {
                     "UPDATE: the update commits nothing; the first: {\"id\":10");
   EXPECT_EQ(Sql("DESCRIBE HISTORY silver").size(), commits);
   EXPECT_EQ(Sql("SELECT count(*) FROM silver WHERE id IN (9, 10)")[0][0], "0");
+
+  // The event log's counts are the rows kept, dropped and quarantined.
+  const std::string log = "pipeline_event_log WHERE flow = 'silver' AND ";
+  EXPECT_EQ(
+      Sql("SELECT sum(rows_written) || '/' || sum(quarantined) FROM " + log +
+          "event_type = 'flow_progress'")[0][0],
+      Sql("SELECT (SELECT count(*) FROM silver) || '/' || (SELECT count(*) FROM silver_quarantine)")[0][0]);
+  EXPECT_EQ(
+      Sql("SELECT string_agg(expectation || ' ' || action || ' ' || passed || '/' || failed, ', ' ORDER BY "
+          "expectation) FROM (SELECT expectation, action, sum(passed_rows) AS passed, sum(failed_rows) AS "
+          "failed FROM " +
+          log + "event_type = 'expectation' GROUP BY ALL)")[0][0],
+      "known_region warn 8/1, positive quarantine 6/3, valid_id drop row 7/2");
+  EXPECT_EQ(Sql("SELECT count(*) FROM " + log + "event_type = 'expectation' AND level = 'WARN'")[0][0], "4");
+  EXPECT_EQ(
+      Sql("SELECT sum(failed_rows) FROM pipeline_event_log WHERE flow = 'gold' AND action = 'drop row'")[0]
+                                                                                                        [0],
+      "1");
+  // The failed update: its error, and its end.
+  auto failed =
+      Sql("SELECT e.level, e.message, u.outcome FROM pipeline_event_log e JOIN pipeline_event_log u USING "
+          "(update_id) WHERE e.event_type = 'error' AND u.event_type = 'update_end'");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0][0], "ERROR");
+  EXPECT_NE(failed[0][1]->find("expectation no_big (amount < 1000) failed on 1 of 2 row(s)"),
+            std::string::npos)
+      << *failed[0][1];
+  EXPECT_EQ(failed[0][2], "failed");
+  EXPECT_EQ(Sql("SELECT string_agg(DISTINCT outcome, ',' ORDER BY outcome) FROM pipeline_event_log")[0][0],
+            "completed,failed");
+  // Lineage: which table feeds which, by which flow.
+  EXPECT_EQ(
+      Sql("SELECT string_agg(edge, ', ' ORDER BY flow, edge) FROM (SELECT DISTINCT flow, source || '->' || "
+          "dataset || ' (' || flow || ')' AS edge FROM pipeline_event_log WHERE event_type = 'lineage')")[0]
+                                                                                                         [0],
+      "raw->default.bronze (bronze), default.silver->default.gold (gold), archive->default.bronze (history), "
+      "default.bronze->default.silver (silver)");
 }
 
 }  // namespace

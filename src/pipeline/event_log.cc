@@ -1,0 +1,60 @@
+#include "pipeline/event_log.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "common/strings.h"
+#include "sql/grammar/parse.h"
+
+namespace basin::pipeline {
+namespace {
+
+constexpr char kColumns[] =
+    "update_id VARCHAR, sequence BIGINT, event_time TIMESTAMP, event_type VARCHAR, level VARCHAR, flow "
+    "VARCHAR, "
+    "dataset VARCHAR, batch_id BIGINT, rows_in BIGINT, rows_written BIGINT, dead_letters BIGINT, quarantined "
+    "BIGINT, duration_ms BIGINT, backlog BIGINT, expectation VARCHAR, action VARCHAR, passed_rows BIGINT, "
+    "failed_rows BIGINT, source VARCHAR, refresh VARCHAR, outcome VARCHAR, message VARCHAR";
+
+std::string Text(const std::string& value) { return value.empty() ? "NULL" : QuoteLiteral(value); }
+std::string Number(const std::optional<int64_t>& value) { return value ? std::to_string(*value) : "NULL"; }
+
+}  // namespace
+
+std::string EventLogTableName(const std::string& pipeline) { return pipeline + "_event_log"; }
+
+Result<std::unique_ptr<EventLog>> EventLog::Open(sql::Session& session, const std::string& schema,
+                                                 const std::string& pipeline, std::string update_id,
+                                                 std::shared_ptr<const Clock> clock) {
+  const std::string table = QuoteIdentifier(schema) + "." + QuoteIdentifier(EventLogTableName(pipeline));
+  RETURN_IF_ERROR(session
+                      .Execute("CREATE TABLE IF NOT EXISTS " + table + " (" + kColumns + ") COMMENT " +
+                               QuoteLiteral("the event log of pipeline " + pipeline) +
+                               " TBLPROPERTIES ('basin.pipeline' = " + QuoteLiteral(pipeline) + ")")
+                      .status()
+                      .WithContext("the event log " + schema + "." + EventLogTableName(pipeline)));
+  return std::unique_ptr<EventLog>(new EventLog(session, table, std::move(update_id), std::move(clock)));
+}
+
+Status EventLog::Append(const std::vector<Event>& events, const std::optional<delta::SetTransaction>& txn) {
+  if (events.empty()) return Status::OK();
+  const int64_t now = clock_->NowMs();
+  std::vector<std::string> rows;
+  for (const Event& e : events) {
+    rows.push_back(fmt::format(
+        "({}, {}, epoch_ms({}), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
+        "{}, {})",
+        QuoteLiteral(update_id_), sequence_++, now, Text(e.type), Text(e.level), Text(e.flow),
+        Text(e.dataset), Number(e.batch_id), Number(e.rows_in), Number(e.rows_written),
+        Number(e.dead_letters), Number(e.quarantined), Number(e.duration_ms), Number(e.backlog),
+        Text(e.expectation), Text(e.action), Number(e.passed_rows), Number(e.failed_rows), Text(e.source),
+        Text(e.refresh), Text(e.outcome), Text(e.message)));
+  }
+  ASSIGN_OR_RETURN(sql::grammar::ParsedStatement insert,
+                   sql::grammar::ParseStatement("INSERT INTO " + table_ + " VALUES " +
+                                                fmt::format("{}", fmt::join(rows, ", "))));
+  return session_.ExecuteParsed(insert, txn).status().WithContext("the event log");
+}
+
+}  // namespace basin::pipeline

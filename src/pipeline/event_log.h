@@ -1,0 +1,85 @@
+// A pipeline's event log (docs/pipelines.md, "Event log"): a Delta table of the pipeline's
+// schema named `<pipeline>_event_log`, made on the first run and owned by the pipeline,
+// that every run appends to and SQL reads like any table:
+//
+//   SELECT flow, sum(rows_written) FROM sales_event_log WHERE event_type = 'flow_progress' GROUP BY ALL;
+//
+// One row per event, its kind in event_type:
+// - update_start / update_end: a run (its update_id), its trigger and, at the end, its
+//   outcome (completed, failed, cancelled), duration and error;
+// - lineage: a table a flow reads (source) and the dataset it writes, with the flow's name;
+// - flow_progress: a micro-batch of a streaming flow (batch_id, rows_in, rows_written,
+//   dead_letters, quarantined, duration_ms, backlog: the records its source held beyond the
+//   batch), or a materialized view's refresh (refresh: incremental, full or unchanged, and
+//   why in message), or an INSERT INTO ONCE flow's load;
+// - expectation: per flow_progress, each expectation of the table: passed_rows, failed_rows
+//   and the action taken (warn, drop row, fail update, quarantine);
+// - error: a flow that failed, and why.
+// A streaming flow's batch events commit with txn(<the flow's stream id>/events, batch id),
+// so a batch run again after a crash adds them at most once.
+//
+// Thread safety: one thread, the session's.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "basin/clock.h"
+#include "basin/status.h"
+#include "delta/actions.h"
+#include "sql/session.h"
+
+namespace basin::pipeline {
+
+struct Event {
+  std::string type;            // update_start, update_end, lineage, flow_progress, expectation, error
+  std::string level = "INFO";  // INFO, WARN (expectations with failed rows), ERROR
+  std::string flow;
+  std::string dataset;
+  std::optional<int64_t> batch_id;
+  std::optional<int64_t> rows_in, rows_written, dead_letters, quarantined, duration_ms, backlog;
+  std::string expectation, action;
+  std::optional<int64_t> passed_rows, failed_rows;
+  std::string source;   // lineage: the table read
+  std::string refresh;  // materialized views: incremental, full, unchanged
+  std::string outcome;  // update_end: completed, failed, cancelled
+  std::string message;
+};
+
+// The event log table's name in the pipeline's schema.
+std::string EventLogTableName(const std::string& pipeline);
+
+class EventLog {
+ public:
+  // The log of pipeline `pipeline` in `schema`, created when absent (with the table property
+  // basin.pipeline = `pipeline`); its events carry `update_id`.
+  static Result<std::unique_ptr<EventLog>> Open(sql::Session& session, const std::string& schema,
+                                                const std::string& pipeline, std::string update_id,
+                                                std::shared_ptr<const Clock> clock);
+
+  // Appends `events` in one commit, with `txn` when given (nothing when a commit with that
+  // txn landed already).
+  Status Append(const std::vector<Event>& events,
+                const std::optional<delta::SetTransaction>& txn = std::nullopt);
+
+  const std::string& update_id() const { return update_id_; }
+
+ private:
+  EventLog(sql::Session& session, std::string table, std::string update_id,
+           std::shared_ptr<const Clock> clock)
+      : session_(session),
+        table_(std::move(table)),
+        update_id_(std::move(update_id)),
+        clock_(std::move(clock)) {}
+
+  sql::Session& session_;
+  const std::string table_;  // quoted
+  const std::string update_id_;
+  const std::shared_ptr<const Clock> clock_;
+  int64_t sequence_ = 0;  // events appended in this update
+};
+
+}  // namespace basin::pipeline
