@@ -7,7 +7,9 @@
 #include <memory>
 #include <sstream>
 
+#include "basin/pipeline.h"
 #include "sql/session.h"
+#include "testing/test_util.h"
 
 namespace basin::testing::slt {
 
@@ -217,6 +219,37 @@ class Parser {
       if (Dashes()) record.expected_lines = Body(false);
       return record;
     }
+    if (kind == "pipeline" && header.size() == 3 && header[1] == "file") {
+      record.kind = Record::Kind::kPipelineFile;
+      record.file = header[2];
+      ASSIGN_OR_RETURN(record.sql, Sql(line, false));
+      return record;
+    }
+    if (kind == "pipeline" && header.size() >= 2 && header[1] == "run") {
+      record.kind = Record::Kind::kPipelineRun;
+      if (header.size() == 4 && header[2] == "full-refresh") {
+        std::istringstream names(header[3]);
+        for (std::string name; std::getline(names, name, ',');) record.full_refresh.push_back(name);
+      } else if (header.size() >= 3 && header.size() <= 4 && header[2] == "error") {
+        record.fails = true;
+        if (header.size() == 4) {
+          record.error_code = ErrorCodeNamed(header[3]);
+          if (!record.error_code)
+            return Error(line, "unknown error code '" + header[3] + "' (see include/basin/error_codes.h)");
+        }
+        if (Dashes()) {
+          std::string substring = Join(Body(false), "\n");
+          if (substring.empty()) return Error(line, "'----' must be followed by the expected message text");
+          record.error_substring = std::move(substring);
+        }
+        return record;
+      } else if (header.size() != 2) {
+        return Error(
+            line, "expected 'pipeline run', 'pipeline run full-refresh a,b' or 'pipeline run error [code]'");
+      }
+      RETURN_IF_ERROR(ExpectNoBody(line, "pipeline run"));
+      return record;
+    }
     if (kind == "restart" && header.size() == 1) {
       record.kind = Record::Kind::kRestart;
       RETURN_IF_ERROR(ExpectNoBody(line, kind));
@@ -320,12 +353,20 @@ class Runner {
         session_ = std::move(session).value();
         if (record.kind == Record::Kind::kRestart) continue;
       }
-      auto sql = Substitute(record.sql);
+      // A pipeline file's ${name}s are the pipeline's configuration values, left to it.
+      auto sql = record.kind == Record::Kind::kPipelineFile ? Result<std::string>(SubstituteKnown(record.sql))
+                                                            : Substitute(record.sql);
       if (!sql.ok()) {
         Fail(record, sql.status().message());
         continue;
       }
       switch (record.kind) {
+        case Record::Kind::kPipelineFile:
+          WritePipelineFile(record, *sql);
+          break;
+        case Record::Kind::kPipelineRun:
+          RunPipeline(record);
+          break;
         case Record::Kind::kStatementOk:
           RunStatementOk(record, *sql);
           break;
@@ -344,9 +385,15 @@ class Runner {
   }
 
  private:
-  Result<std::string> Substitute(const std::string& text) const {
+  // `text` with ${WAREHOUSE} and ${TESTDATA} (when known) replaced.
+  std::string SubstituteKnown(const std::string& text) const {
     std::string out = ReplaceAll(text, "${WAREHOUSE}", options_.warehouse_dir);
     if (options_.testdata) out = ReplaceAll(out, "${TESTDATA}", options_.testdata->string());
+    return out;
+  }
+
+  Result<std::string> Substitute(const std::string& text) const {
+    std::string out = SubstituteKnown(text);
     if (size_t at = out.find("${"); at != std::string::npos) {
       size_t end = out.find('}', at);
       std::string variable = out.substr(at, end == std::string::npos ? std::string::npos : end - at + 1);
@@ -376,14 +423,48 @@ class Runner {
   }
 
   void RunStatementError(const Record& record, const std::string& sql) {
-    auto result = session_->Execute(sql);
-    std::string expected =
-        record.error_code ? std::string(GetErrorCodeInfo(*record.error_code).name) : "an error";
-    if (result.ok()) {
-      Fail(record, "expected " + expected + " but the statement succeeded", sql);
+    CheckError(record, session_->Execute(sql).status(), sql, "the statement");
+  }
+
+  // A pipeline's files are in a folder of the run's, beside the warehouse.
+  void WritePipelineFile(const Record& record, const std::string& text) {
+    if (!pipeline_dir_) pipeline_dir_ = std::make_unique<TempDir>();
+    std::ofstream out(pipeline_dir_->path() / record.file, std::ios::binary | std::ios::trunc);
+    out << text << "\n";
+    if (!out) Fail(record, "cannot write pipeline file " + record.file);
+  }
+
+  void RunPipeline(const Record& record) {
+    if (!pipeline_dir_) {
+      Fail(record, "'pipeline run' before any 'pipeline file'");
       return;
     }
-    const Status& status = result.status();
+    PipelineOptions options;
+    options.folder = pipeline_dir_->str();
+    options.warehouse = options_.warehouse_dir;
+    options.full_refresh_all = record.full_refresh == std::vector<std::string>{"all"};
+    if (!options.full_refresh_all) options.full_refresh = record.full_refresh;
+    Status ran = [&]() -> Status {
+      ASSIGN_OR_RETURN(std::unique_ptr<Pipeline> pipeline, Pipeline::Open(options));
+      return pipeline->Run().status();
+    }();
+    const std::string what = "pipeline run";
+    if (record.fails) {
+      CheckError(record, ran, what, "the pipeline run");
+    } else if (!ran.ok()) {
+      Fail(record, "the pipeline run failed: " + ran.ToString(), what);
+    }
+  }
+
+  // `status` is the error `record` expects from `what`.
+  void CheckError(const Record& record, const Status& status, const std::string& sql,
+                  const std::string& what) {
+    std::string expected =
+        record.error_code ? std::string(GetErrorCodeInfo(*record.error_code).name) : "an error";
+    if (status.ok()) {
+      Fail(record, "expected " + expected + " but " + what + " succeeded", sql);
+      return;
+    }
     if (record.error_code && status.code() != *record.error_code) {
       Fail(record, "expected " + expected + ", got " + status.ToString(), sql);
       return;
@@ -480,6 +561,7 @@ class Runner {
   const Script& script_;
   const RunOptions& options_;
   std::unique_ptr<sql::Session> session_;
+  std::unique_ptr<TempDir> pipeline_dir_;  // the pipeline's .sql files, once a record writes one
   RunReport report_;
 };
 

@@ -23,13 +23,16 @@ namespace basin::testing::slt {
 enum class SortMode { kNoSort, kRowSort, kValueSort };
 
 struct Record {
-  enum class Kind { kStatementOk, kStatementError, kQuery, kRestart, kRequire };
+  enum class Kind { kStatementOk, kStatementError, kQuery, kRestart, kRequire, kPipelineFile, kPipelineRun };
   Kind kind = Kind::kStatementOk;
   int line = 0;           // 1-based line of the record's header in its file
   std::string iteration;  // "i=3" inside loops, for failure messages; "" outside
   std::string sql;        // kStatementOk, kStatementError, kQuery; variables not yet substituted
+                          // kPipelineFile: the file's text
 
-  // kStatementError: the code to expect (any code when absent) and a substring of the message.
+  // kStatementError, kPipelineRun with `fails`: the code to expect (any code when absent) and
+  // a substring of the message.
+  bool fails = false;  // kPipelineRun: the run must fail
   std::optional<ErrorCode> error_code;
   std::optional<std::string> error_substring;
 
@@ -39,6 +42,9 @@ struct Record {
   std::vector<std::string> expected_lines;  // after "----"; none means the query returns no rows
 
   std::string requirement;  // kRequire: "testdata"
+
+  std::string file;                       // kPipelineFile: its name in the pipeline's folder
+  std::vector<std::string> full_refresh;  // kPipelineRun: datasets to recompute ("all": every one)
 };
 
 struct Script {
