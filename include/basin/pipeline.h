@@ -54,6 +54,10 @@ struct PipelineOptions {
   // Datasets recomputed from their sources: their tables dropped, streaming tables' sources
   // read again from the start.
   std::vector<std::string> full_refresh;
+  // Run() keeps running the flows, a pass over them starting at most every `interval_ms`
+  // (negative: pipeline.json's "trigger_interval", 1 s by default), until Stop().
+  bool continuous = false;
+  int64_t interval_ms = -1;
 };
 
 // How the rows a flow wrote fared against one expectation of its table.
@@ -98,7 +102,8 @@ class Pipeline {
 
   // Runs every flow once (triggered), in the graph's order; `on_flow` hears of each as it
   // finishes. The first failure stops the run and is returned naming the flow; what
-  // committed stays, and the next run goes on from there.
+  // committed stays, and the next run goes on from there. Continuous: pass after pass until
+  // Stop(), then OK with each flow's sums (`on_flow` hears of each flow on every pass).
   Result<std::vector<PipelineFlowRun>> Run(const std::function<void(const PipelineFlowRun&)>& on_flow = {});
 
   // Makes Run() return Cancelled after the batch in flight. Idempotent; any thread.

@@ -116,6 +116,9 @@ Result<std::vector<PipelineFlowRun>> Pipeline::Run(
   run.full_refresh_all = impl_->options.full_refresh_all;
   run.full_refresh = impl_->options.full_refresh;
   run.cancellation = &impl_->stop;
+  run.continuous = impl_->options.continuous;
+  run.interval_ms = impl_->options.interval_ms >= 0 ? impl_->options.interval_ms
+                                                    : impl_->loaded.definition.settings.trigger_interval_ms;
   if (on_flow) run.on_flow = [&](const pipeline::FlowRun& flow) { on_flow(FlowRunOf(flow)); };
   ASSIGN_OR_RETURN(
       std::vector<pipeline::FlowRun> flows,

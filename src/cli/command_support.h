@@ -29,4 +29,7 @@ class StopSignals {
   sigset_t signals_;
 };
 
+// An --interval: "500ms", "2s", "1m", or a plain number of seconds, in milliseconds.
+Result<int64_t> ParseDurationMs(const std::string& text);
+
 }  // namespace basin::cli

@@ -77,7 +77,7 @@ int RunStreamCommand(const StreamCommandOptions& options);
 
 struct PipelineGraphCommandOptions {
   std::string folder;
-  std::string warehouse_dir;  // when given, the tables read from outside are checked too
+  std::string warehouse_dir;    // when given, the tables read from outside are checked too
   std::string format = "text";  // text, dot or json
   bool validate_only = false;   // basin pipeline validate: one line saying it is valid
 };
@@ -91,6 +91,8 @@ struct PipelineRunCommandOptions {
   std::string warehouse_dir;
   // --full-refresh: set and empty for every dataset, or the datasets named.
   std::optional<std::vector<std::string>> full_refresh;
+  bool continuous = false;
+  std::string interval;  // --interval; empty: the pipeline's trigger interval
 };
 
 // basin pipeline run: every flow once (triggered), a line per flow on stderr and a summary

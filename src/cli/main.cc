@@ -13,10 +13,10 @@ namespace {
 
 using basin::cli::DescribeCommandOptions;
 using basin::cli::KafkaDevCommandOptions;
-using basin::cli::SqlCommandOptions;
-using basin::cli::StreamCommandOptions;
 using basin::cli::PipelineGraphCommandOptions;
 using basin::cli::PipelineRunCommandOptions;
+using basin::cli::SqlCommandOptions;
+using basin::cli::StreamCommandOptions;
 using basin::cli::StreamStatusCommandOptions;
 
 constexpr const char* kDescription =
@@ -79,18 +79,24 @@ CLI::App* AddKafkaDevCommand(CLI::App& app, KafkaDevCommandOptions& options) {
   return dev;
 }
 
-CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options, StreamStatusCommandOptions& status_options) {
-  CLI::App* stream = app.add_subcommand("stream", "Run streams: INSERT ... FROM STREAM read_kafka(...), exactly once");
+CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options,
+                           StreamStatusCommandOptions& status_options) {
+  CLI::App* stream =
+      app.add_subcommand("stream", "Run streams: INSERT ... FROM STREAM read_kafka(...), exactly once");
   stream->require_subcommand(1);
-  CLI::App* run = stream->add_subcommand("run", "Run a stream's micro-batches (Ctrl-C stops after the batch in flight)");
-  run->add_option("-w,--warehouse", options.warehouse_dir, "The warehouse folder")->envname("BASIN_WAREHOUSE");
+  CLI::App* run =
+      stream->add_subcommand("run", "Run a stream's micro-batches (Ctrl-C stops after the batch in flight)");
+  run->add_option("-w,--warehouse", options.warehouse_dir, "The warehouse folder")
+      ->envname("BASIN_WAREHOUSE");
   run->add_option("--checkpoint", options.checkpoint, "The stream's checkpoint folder")->required();
   run->add_option("--trigger", options.trigger, "available-now, once or continuous")
       ->check(CLI::IsMember({"available-now", "once", "continuous"}))
       ->capture_default_str();
-  run->add_option("--interval", options.interval, "Continuous: the least time between batches (500ms, 2s, 1m)");
+  run->add_option("--interval", options.interval,
+                  "Continuous: the least time between batches (500ms, 2s, 1m)");
   CLI::Option* command = run->add_option("-c,--command", options.command, "The stream's INSERT statement");
-  run->add_option("-f,--file", options.file, "A file holding the stream's INSERT statement")->excludes(command);
+  run->add_option("-f,--file", options.file, "A file holding the stream's INSERT statement")
+      ->excludes(command);
   CLI::App* status = stream->add_subcommand("status", "Show what a stream's checkpoint folder says of it");
   status->add_option("--checkpoint", status_options.checkpoint, "The stream's checkpoint folder")->required();
   status->add_flag("--json", status_options.json, "One JSON object instead of lines of text");
@@ -99,25 +105,33 @@ CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options, StreamS
 
 CLI::App* AddPipelineCommand(CLI::App& app, PipelineGraphCommandOptions& graph_options,
                              PipelineRunCommandOptions& run_options, std::string& full_refresh) {
-  CLI::App* pipeline =
-      app.add_subcommand("pipeline", "Declarative pipelines: streaming tables and materialized views in SQL files");
+  CLI::App* pipeline = app.add_subcommand(
+      "pipeline", "Declarative pipelines: streaming tables and materialized views in SQL files");
   pipeline->require_subcommand(1);
-  CLI::App* validate = pipeline->add_subcommand("validate", "Check a pipeline folder: statements, names, cycles");
+  CLI::App* validate =
+      pipeline->add_subcommand("validate", "Check a pipeline folder: statements, names, cycles");
   validate->add_option("folder", graph_options.folder, "The pipeline's folder of .sql files")->required();
   validate->add_option("-w,--warehouse", graph_options.warehouse_dir,
                        "Also check that the tables it reads from outside exist in this warehouse");
-  CLI::App* graph = pipeline->add_subcommand("graph", "Print a pipeline's datasets in run order with what they read");
+  CLI::App* graph =
+      pipeline->add_subcommand("graph", "Print a pipeline's datasets in run order with what they read");
   graph->add_option("folder", graph_options.folder, "The pipeline's folder of .sql files")->required();
   graph->add_option("--format", graph_options.format, "text, dot or json")
       ->check(CLI::IsMember({"text", "dot", "json"}))
       ->capture_default_str();
-  CLI::App* run = pipeline->add_subcommand("run", "Run every flow of a pipeline once (Ctrl-C stops after the batch in flight)");
+  CLI::App* run = pipeline->add_subcommand(
+      "run", "Run every flow of a pipeline once, or continuously (Ctrl-C stops after the batch in flight)");
   run->add_option("folder", run_options.folder, "The pipeline's folder of .sql files")->required();
   run->add_option("-w,--warehouse", run_options.warehouse_dir, "The warehouse folder")
       ->envname("BASIN_WAREHOUSE")
       ->required();
   run->add_option("--full-refresh", full_refresh,
                   "Recompute datasets from their sources: a comma-separated list, or 'all'");
+  run->add_flag("--continuous", run_options.continuous,
+                "Keep running the flows, a pass at most every trigger interval, until Ctrl-C or SIGTERM");
+  run->add_option("--interval", run_options.interval,
+                  "With --continuous: the trigger interval (500ms, 2s, 1m); default pipeline.json's "
+                  "trigger_interval, else 1s");
   return pipeline;
 }
 

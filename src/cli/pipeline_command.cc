@@ -9,6 +9,7 @@
 #include <iostream>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "basin/pipeline.h"
@@ -66,19 +67,29 @@ int RunPipelineRunCommand(const PipelineRunCommandOptions& options) {
       open.full_refresh = *options.full_refresh;
     }
   }
+  open.continuous = options.continuous;
+  if (!options.interval.empty()) {
+    Result<int64_t> interval = ParseDurationMs(options.interval);
+    if (!interval.ok()) return ExitStatus(interval.status());
+    open.interval_ms = *interval;
+  }
   const StopSignals stop_signals;
   Result<std::unique_ptr<Pipeline>> opened = Pipeline::Open(open);
   if (!opened.ok()) return ExitStatus(opened.status());
   Pipeline& pipeline = **opened;
-  std::cerr << fmt::format("pipeline {}: {} datasets, triggered{}\n", pipeline.graph().name,
-                           pipeline.graph().datasets.size(),
+  std::cerr << fmt::format("pipeline {}: {} datasets, {}{}\n", pipeline.graph().name,
+                           pipeline.graph().datasets.size(), open.continuous ? "continuous" : "triggered",
                            open.full_refresh_all       ? ", full refresh"
                            : open.full_refresh.empty() ? ""
                                                        : ", full refresh of " + Joined(open.full_refresh));
   std::mutex mu;
   std::optional<Result<std::vector<PipelineFlowRun>>> ended;  // GUARDED_BY(mu)
   std::thread runner([&] {
+    bool first_pass = true;  // continuous: later passes print only the flows that wrote
+    std::set<std::string> seen;
     Result<std::vector<PipelineFlowRun>> result = pipeline.Run([&](const PipelineFlowRun& flow) {
+      if (!seen.insert(flow.flow).second) first_pass = false;
+      if (!first_pass && flow.batches == 0) return;
       std::cerr << fmt::format(
           "  flow {} ({}) -> {}: {} batch(es), {} rows written{}{} in {} ms\n", flow.flow, flow.kind,
           flow.target, flow.batches, flow.rows_written,

@@ -26,21 +26,6 @@ namespace basin::cli {
 
 namespace {
 
-// "500ms", "2s", "1m", or a plain number of seconds.
-Result<int64_t> ParseDurationMs(const std::string& text) {
-  int64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [rest, error] = std::from_chars(text.data(), end, value);
-  const std::string_view unit(rest, static_cast<size_t>(end - rest));
-  if (error != std::errc() || value < 0) {
-    return Status::InvalidArgument("--interval: '" + text + "' is not a duration (500ms, 2s, 1m)");
-  }
-  if (unit == "ms") return value;
-  if (unit.empty() || unit == "s") return value * 1000;
-  if (unit == "m") return value * 60'000;
-  return Status::InvalidArgument("--interval: '" + text + "' is not a duration (500ms, 2s, 1m)");
-}
-
 // "500 offsets in, " for a Kafka batch; "" for a table source's, which counts no offsets.
 std::string OffsetsIn(const StreamBatch& batch) {
   return batch.rows_in > 0 ? std::to_string(batch.rows_in) + " offsets in, " : std::string();

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "common/strings.h"
+#include "delta/checkpoint_writer.h"
 #include "engine/table_refs.h"
 #include "sql/grammar/parse.h"
 
@@ -37,8 +38,17 @@ Result<PipelineSettings> ParseSettings(const std::string& text, const std::strin
           return BadSettings("configuration value \"" + name + "\" must be a string, got " + setting.dump());
         settings.configuration[name] = setting.get<std::string>();
       }
+    } else if (field == "trigger_interval") {
+      if (!value.is_string()) return BadSettings("\"trigger_interval\" must be a duration: \"10 seconds\"");
+      delta::Metadata holder;
+      holder.configuration["trigger_interval"] = value.get<std::string>();
+      Result<int64_t> interval =
+          delta::DurationPropertyMs(holder, "trigger_interval", settings.trigger_interval_ms);
+      if (!interval.ok()) return BadSettings(interval.status().message());
+      settings.trigger_interval_ms = *interval;
     } else {
-      return BadSettings("unknown field \"" + field + "\" (the fields are name, schema and configuration)");
+      return BadSettings("unknown field \"" + field +
+                         "\" (the fields are name, schema, configuration and trigger_interval)");
     }
   }
   return settings;

@@ -72,6 +72,9 @@ struct PipelineSettings {
   std::string name;                                  // the pipeline's; default: the folder's name
   std::string schema = "default";                    // where its datasets are
   std::map<std::string, std::string> configuration;  // what ${name} stands for
+  // Continuous runs: the least time between the starts of two passes over the flows
+  // ("trigger_interval": "10 seconds", "500 milliseconds").
+  int64_t trigger_interval_ms = 1'000;
 };
 
 struct PipelineDefinition {

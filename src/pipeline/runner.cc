@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "commands/expectations.h"
@@ -41,6 +43,8 @@ class Run {
 
   // Where the flows' events go from now on.
   void LogTo(EventLog* log) { log_ = log; }
+  // From now on, a view or a ONCE flow is logged only when it wrote something.
+  void LogOnlyChanges() { only_changes_ = true; }
 
   Status RunDataset(const GraphNode& node, std::vector<FlowRun>& out) {
     const pipeline::Dataset& dataset = pipeline_.datasets[node.dataset];
@@ -67,7 +71,8 @@ class Run {
         Status logged = log_->Append({error});
         return logged.ok() ? ran : ran.WithContext("(and the event log failed: " + logged.ToString() + ")");
       }
-      if (flow.kind != FlowKind::kStream && flow.kind != FlowKind::kAutoCdc) {
+      const bool wrote = run.batches > 0 && run.refresh != "unchanged";
+      if (flow.kind != FlowKind::kStream && flow.kind != FlowKind::kAutoCdc && (wrote || !only_changes_)) {
         Event progress = FlowEvent("flow_progress", flow, run);
         progress.rows_written = run.rows_written;
         progress.quarantined = run.quarantined;
@@ -454,14 +459,44 @@ class Run {
   const PipelineDefinition& pipeline_;
   const PipelineRunOptions& options_;
   EventLog* log_ = nullptr;  // set before any dataset runs
+  bool only_changes_ = false;
 };
+
+// `pass`'s flow runs added to `total`'s of the same flows (appended when new).
+void AddUp(std::vector<FlowRun>& pass, std::vector<FlowRun>& total) {
+  for (FlowRun& run : pass) {
+    auto same =
+        std::find_if(total.begin(), total.end(), [&](const FlowRun& t) { return t.flow == run.flow; });
+    if (same == total.end()) {
+      total.push_back(std::move(run));
+      continue;
+    }
+    same->batches += run.batches;
+    same->rows_in += run.rows_in;
+    same->rows_written += run.rows_written;
+    same->dead_letters += run.dead_letters;
+    same->rows_checked += run.rows_checked;
+    same->quarantined += run.quarantined;
+    same->duration_ms += run.duration_ms;
+    for (size_t i = 0; i < run.expectations.size() && i < same->expectations.size(); i++) {
+      same->expectations[i].failed_rows += run.expectations[i].failed_rows;
+    }
+    if (!run.note.empty()) same->note = run.note;
+    if (!run.refresh.empty()) {
+      same->refresh = run.refresh;
+      same->refresh_reason = run.refresh_reason;
+    }
+  }
+}
 
 // An update_start or update_end event of a run with `options`.
 Event UpdateEvent(const std::string& type, const PipelineRunOptions& options) {
   Event event;
   event.type = type;
   if (type == "update_start") {
-    event.message = "triggered run";
+    event.message = options.continuous
+                        ? "continuous run, every " + std::to_string(options.interval_ms) + " ms"
+                        : "triggered run";
     if (options.full_refresh_all) event.message += ", full refresh";
     if (!options.full_refresh.empty()) {
       event.message += ", full refresh of " + fmt::format("{}", fmt::join(options.full_refresh, ", "));
@@ -518,15 +553,40 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
     }
   }
   RETURN_IF_ERROR(log->Append(start));
-  std::vector<FlowRun> flows;
+  std::vector<FlowRun> flows;  // each flow's, summed over the passes
   Status ran;
-  for (const GraphNode& node : graph.nodes) {
-    ran = run.RunDataset(node, flows);
-    if (!ran.ok()) break;
+  bool stopped = false;  // a continuous run ended by its cancellation
+  for (;;) {
+    const auto pass_started = std::chrono::steady_clock::now();
+    std::vector<FlowRun> pass;
+    for (const GraphNode& node : graph.nodes) {
+      ran = run.RunDataset(node, pass);
+      if (!ran.ok()) break;
+    }
+    AddUp(pass, flows);
+    if (options.continuous && ran.code() == ErrorCode::kCancelled) {
+      ran = Status::OK();
+      stopped = true;
+    }
+    if (!ran.ok() || !options.continuous || stopped) break;
+    // The passes after the first log a view or a ONCE flow only when it wrote something.
+    run.LogOnlyChanges();
+    const auto wait = std::chrono::milliseconds(options.interval_ms) -
+                      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                            pass_started);
+    if (options.cancellation != nullptr) {
+      if (options.cancellation->WaitFor(std::max(wait, std::chrono::milliseconds(0)))) stopped = true;
+    } else if (wait.count() > 0) {
+      std::this_thread::sleep_for(wait);
+    }
+    if (stopped) break;
   }
   Event end = UpdateEvent("update_end", options);
   end.duration_ms = MillisecondsSince(started);
-  end.outcome = ran.ok() ? "completed" : ran.code() == ErrorCode::kCancelled ? "cancelled" : "failed";
+  end.outcome = stopped                               ? "stopped"
+                : ran.ok()                            ? "completed"
+                : ran.code() == ErrorCode::kCancelled ? "cancelled"
+                                                      : "failed";
   if (!ran.ok()) {
     end.level = "ERROR";
     end.message = ran.ToString();

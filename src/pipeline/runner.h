@@ -31,7 +31,13 @@
 //   start and end, lineage, each streaming batch (once, by txn) and each other flow's run,
 //   expectation counts per batch, errors.
 //
-// Not yet: continuous mode, concurrent flows.
+// - Continuous (PipelineRunOptions::continuous): the flows run pass after pass, a pass
+//   starting at most every interval (pipeline.json "trigger_interval"), each streaming flow
+//   reading what arrived since its last batch, until the run is stopped; the flow in flight
+//   finishes its batch. Its event log holds one update for the whole run; views and ONCE
+//   flows are logged after the first pass only when they wrote something.
+//
+// Not yet: concurrent flows.
 //
 // Thread safety: one thread, the session's.
 #pragma once
@@ -85,6 +91,10 @@ struct PipelineRunOptions {
   std::shared_ptr<const Clock> clock = SystemClock();
   bool full_refresh_all = false;
   std::vector<std::string> full_refresh;  // datasets to recompute from their sources
+  // Continuous: pass after pass over every flow, a pass starting at most every
+  // `interval_ms`, until `cancellation` is raised (then OK, with the flows' sums).
+  bool continuous = false;
+  int64_t interval_ms = 1'000;
   // Raised: the run stops after the batch in flight, returning Cancelled. Null for none.
   const CancellationToken* cancellation = nullptr;
   // Hears of each flow once it finished.
@@ -96,9 +106,9 @@ struct PipelineRunOptions {
 // another catalog are left to DuckDB).
 Status CheckOutsideTables(sql::Session& session, const PipelineDefinition& pipeline);
 
-// Runs every flow of `pipeline` once, in `graph`'s order. The first failure stops the run
-// and is returned with the flow's name and place; what committed before stays committed,
-// and the next run goes on from there.
+// Runs every flow of `pipeline` once (or continuously, as `options` says), in `graph`'s order. The first
+// failure stops the run and is returned with the flow's name and place; what committed before stays
+// committed, and the next run goes on from there.
 Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDefinition& pipeline,
                                          const PipelineGraph& graph, const PipelineRunOptions& options);
 

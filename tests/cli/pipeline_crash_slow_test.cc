@@ -1,8 +1,9 @@
 // Exactly once across pipeline runs under SIGKILL: `basin pipeline run` over a bronze
 // streaming table (STREAM of a warehouse table, plus an INSERT INTO ONCE backfill), a silver
 // streaming table (STREAM of bronze, its rows without a positive amount quarantined by an
-// expectation) and a gold materialized view is killed at random moments over more than 20
-// runs, with new rows arriving between them; a last run that ends cleanly leaves every row
+// expectation) and a gold materialized view (refreshed incrementally) is killed at random
+// moments over more than 20 runs, every other one continuous, with new rows arriving between
+// them; a last run that ends cleanly leaves every row
 // once in bronze, silver or silver_quarantine, the backfill once, and gold equal to its query
 // over silver. Alongside, random change events (shuffled, duplicated, late) feed AUTO CDC
 // flows into an SCD type 1 and a type 2 table, which end equal to the reference model's
@@ -73,10 +74,13 @@ class PipelineCrashTest : public ::testing::Test {
     return out.out.substr(newline + 1, out.out.find('\n', newline + 1) - newline - 1);
   }
 
-  // Starts a run and kills it with SIGKILL after a random 5 to 600 ms (a run takes about 400 ms
-  // here), unless it ended first.
-  void RunAndKill() {
-    const pid_t pid = StartKillableBasin({"pipeline", "run", folder_.string(), "-w", Warehouse()});
+  // Starts a run (triggered, or `continuous`, which never ends by itself) and kills it with
+  // SIGKILL after a random 5 to 600 ms (a triggered run takes about 400 ms here), unless it
+  // ended first.
+  void RunAndKill(bool continuous) {
+    std::vector<std::string> args{"pipeline", "run", folder_.string(), "-w", Warehouse()};
+    if (continuous) args.insert(args.end(), {"--continuous", "--interval", "20ms"});
+    const pid_t pid = StartKillableBasin(args);
     ASSERT_GT(pid, 0);
     std::this_thread::sleep_for(
         std::chrono::milliseconds(std::uniform_int_distribution<int>(5, 600)(random_)));
@@ -106,7 +110,7 @@ TEST_F(PipelineCrashTest, KilledRunsNeitherLoseNorRepeatARow) {
         rows, kRowsPerRound));
     ASSERT_EQ(added.exit_code, 0) << added.err;
     rows += kRowsPerRound;
-    RunAndKill();
+    RunAndKill(/*continuous=*/run % 2 == 1);
   }
   std::printf("%d of %d runs were killed before they ended\n", killed_, kRuns);
   EXPECT_GT(killed_, kRuns / 3) << "runs should mostly have been killed before they ended";

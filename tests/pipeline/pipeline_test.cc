@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "basin/object_store.h"
@@ -346,6 +349,53 @@ TEST_F(PipelineRunTest, ExpectationsCountDropQuarantineAndFail) {
                                                                                                          [0],
       "raw->default.bronze (bronze), default.silver->default.gold (gold), archive->default.bronze (history), "
       "default.bronze->default.silver (silver)");
+}
+
+TEST_F(PipelineRunTest, ContinuousRunsPassAfterPassUntilStopped) {
+  PipelineOptions options;
+  options.folder = folder_.string();
+  options.warehouse = warehouse_;
+  options.continuous = true;
+  options.interval_ms = 50;
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(options));
+  std::optional<Result<std::vector<PipelineFlowRun>>> ended;
+  std::thread runner([&] { ended = pipeline->Run(); });
+  // Rows arriving while it runs reach gold without another command.
+  auto wait_for_gold = [&](const std::string& wanted) {
+    std::string seen;
+    for (int i = 0; i < 600; i++) {
+      auto session = Session::Open({.warehouse = warehouse_});
+      if (!session.ok()) return session.status().ToString();
+      auto rows = (*session)->Execute(
+          "SELECT string_agg(region || '=' || n || '/' || total || ' ', '' ORDER BY region) "
+          "FROM gold");
+      seen = rows.ok() ? rows->back().result.rows[0][0].value_or("") : rows.status().ToString();
+      if (seen == wanted) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return seen;
+  };
+  EXPECT_EQ(wait_for_gold("eu=2/17.0 us=1/1.0 "), "eu=2/17.0 us=1/1.0 ");
+  Sql("INSERT INTO raw VALUES (4, 'us', 3)");
+  EXPECT_EQ(wait_for_gold("eu=2/17.0 us=2/4.0 "), "eu=2/17.0 us=2/4.0 ");
+  pipeline->Stop();
+  runner.join();
+  ASSERT_TRUE(ended.has_value());
+  ASSERT_OK(ended->status());
+  const PipelineFlowRun* bronze = nullptr;
+  for (const PipelineFlowRun& flow : **ended) {
+    if (flow.flow == "bronze") bronze = &flow;
+  }
+  ASSERT_NE(bronze, nullptr);
+  EXPECT_EQ(bronze->rows_written, 4);  // summed over the passes
+  // One update, stopped; the view logged only when it changed.
+  EXPECT_EQ(Sql("SELECT count(DISTINCT update_id) || ' ' || string_agg(outcome, ',') FROM pipeline_event_log "
+                "WHERE event_type IN ('update_start', 'update_end')")[0][0],
+            "1 stopped");
+  EXPECT_EQ(
+      Sql("SELECT count(*) FROM pipeline_event_log WHERE flow = 'gold' AND refresh = 'unchanged'")[0][0],
+      "0");
+  EXPECT_EQ(Sql("SELECT count(*) FROM bronze")[0][0], "5");
 }
 
 }  // namespace

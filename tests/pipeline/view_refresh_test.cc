@@ -93,7 +93,9 @@ TEST_F(ViewRefreshTest, RandomAppendsRefreshIncrementallyToTheQuerysRows) {
       const PipelineFlowRun* flow = Flow(runs, name);
       ASSERT_NE(flow, nullptr);
       EXPECT_EQ(flow->refresh, run == 0 ? "full" : "incremental") << flow->refresh_reason;
-      if (run == 0) EXPECT_EQ(flow->refresh_reason, "first refresh");
+      if (run == 0) {
+        EXPECT_EQ(flow->refresh_reason, "first refresh");
+      }
       EXPECT_EQ(Difference(name, query), "0");
     }
     if (run == 4) break;
