@@ -86,6 +86,9 @@ struct PipelineFlowRun {
   // rewrote rows").
   std::string refresh;
   std::string refresh_reason;
+  // Streaming flows: the records their source held beyond the last batch, when it can tell
+  // (-1 when not).
+  int64_t backlog = -1;
 };
 
 class Pipeline {
@@ -104,7 +107,11 @@ class Pipeline {
   // finishes. The first failure stops the run and is returned naming the flow; what
   // committed stays, and the next run goes on from there. Continuous: pass after pass until
   // Stop(), then OK with each flow's sums (`on_flow` hears of each flow on every pass).
-  Result<std::vector<PipelineFlowRun>> Run(const std::function<void(const PipelineFlowRun&)>& on_flow = {});
+  // `on_progress` hears of a flow as it starts and after each of its micro-batches, with
+  // what it did so far: for a live view.
+  Result<std::vector<PipelineFlowRun>> Run(
+      const std::function<void(const PipelineFlowRun&)>& on_flow = {},
+      const std::function<void(const PipelineFlowRun&)>& on_progress = {});
 
   // Makes Run() return Cancelled after the batch in flight. Idempotent; any thread.
   void Stop();

@@ -69,6 +69,7 @@ PipelineFlowRun FlowRunOf(const pipeline::FlowRun& run) {
   out.note = run.note;
   out.refresh = run.refresh;
   out.refresh_reason = run.refresh_reason;
+  out.backlog = run.backlog.value_or(-1);
   return out;
 }
 
@@ -110,7 +111,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options)
 const PipelineGraph& Pipeline::graph() const { return impl_->loaded.view; }
 
 Result<std::vector<PipelineFlowRun>> Pipeline::Run(
-    const std::function<void(const PipelineFlowRun&)>& on_flow) {
+    const std::function<void(const PipelineFlowRun&)>& on_flow,
+    const std::function<void(const PipelineFlowRun&)>& on_progress) {
   pipeline::PipelineRunOptions run;
   run.state = impl_->state;
   run.full_refresh_all = impl_->options.full_refresh_all;
@@ -120,6 +122,7 @@ Result<std::vector<PipelineFlowRun>> Pipeline::Run(
   run.interval_ms = impl_->options.interval_ms >= 0 ? impl_->options.interval_ms
                                                     : impl_->loaded.definition.settings.trigger_interval_ms;
   if (on_flow) run.on_flow = [&](const pipeline::FlowRun& flow) { on_flow(FlowRunOf(flow)); };
+  if (on_progress) run.on_progress = [&](const pipeline::FlowRun& flow) { on_progress(FlowRunOf(flow)); };
   ASSIGN_OR_RETURN(
       std::vector<pipeline::FlowRun> flows,
       pipeline::RunPipeline(*impl_->session, impl_->loaded.definition, impl_->loaded.graph, run));

@@ -27,6 +27,89 @@ std::string Joined(const std::vector<std::string>& items) {
   return out;
 }
 
+// What `basin pipeline run` prints on stderr: a line per flow as it finishes (in continuous
+// runs, after the first pass, only for flows that wrote something) with its expectations, and
+// on a terminal a live line for the flow running (its batches so far, rows, backlog, time).
+// Thread safety: any thread.
+class PipelineReport {
+ public:
+  explicit PipelineReport(bool live) : live_(live) {}
+
+  // The flow running, as it starts and after each batch.
+  void Progress(const PipelineFlowRun& flow) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!running_ || running_->flow != flow.flow) started_ = std::chrono::steady_clock::now();
+    running_ = flow;
+    DrawLocked();
+  }
+
+  void Finished(const PipelineFlowRun& flow) {
+    std::lock_guard<std::mutex> lock(mu_);
+    running_.reset();
+    if (!seen_.insert(flow.flow).second) first_pass_ = false;
+    if (!first_pass_ && flow.batches == 0) {
+      DrawLocked();
+      return;
+    }
+    ClearLocked();
+    std::cerr << fmt::format("  flow {} ({}) -> {}: {} batch(es), {} rows written{}{} in {} ms\n", flow.flow,
+                             flow.kind, flow.target, flow.batches, flow.rows_written,
+                             flow.dead_letters > 0 ? fmt::format(", {} dead letters", flow.dead_letters) : "",
+                             flow.note.empty() ? "" : " (" + flow.note + ")", flow.duration_ms);
+    for (const PipelineExpectationRun& expectation : flow.expectations) {
+      std::cerr << fmt::format("    expectation {} ({}): {} of {} rows failed{}\n", expectation.name,
+                               expectation.on_violation, expectation.failed_rows, flow.rows_checked,
+                               expectation.on_violation == "quarantine" && expectation.failed_rows > 0
+                                   ? fmt::format(" ({} rows quarantined in all)", flow.quarantined)
+                                   : "");
+    }
+  }
+
+  // A line of its own (empty: just clears the live line).
+  void Say(const std::string& line) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ClearLocked();
+    if (!line.empty()) std::cerr << line << "\n";
+  }
+
+  // The live line again, its time moving on.
+  void Redraw() {
+    std::lock_guard<std::mutex> lock(mu_);
+    DrawLocked();
+  }
+
+ private:
+  void ClearLocked() {
+    if (live_ && drawn_) std::cerr << "\r\033[K" << std::flush;
+    drawn_ = false;
+  }
+
+  void DrawLocked() {
+    if (!live_ || !running_) return;
+    const PipelineFlowRun& flow = *running_;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    std::string line = fmt::format("  > flow {} ({}): ", flow.flow, flow.kind);
+    if (flow.batches > 0) {
+      line +=
+          fmt::format("{} batch(es), {} rows in, {} written", flow.batches, flow.rows_in, flow.rows_written);
+      if (flow.backlog >= 0) line += fmt::format(", backlog {}", flow.backlog);
+      if (flow.dead_letters > 0) line += fmt::format(", {} dead letters", flow.dead_letters);
+      line += ", ";
+    }
+    line += fmt::format("{:.1f} s", seconds);
+    std::cerr << "\r\033[K" << line << std::flush;
+    drawn_ = true;
+  }
+
+  const bool live_;
+  std::mutex mu_;
+  std::optional<PipelineFlowRun> running_;  // GUARDED_BY(mu_)
+  std::chrono::steady_clock::time_point started_;
+  std::set<std::string> seen_;  // flows finished once: a second time is a later pass
+  bool first_pass_ = true;
+  bool drawn_ = false;  // a live line is on the terminal
+};
+
 }  // namespace
 
 int RunPipelineGraphCommand(const PipelineGraphCommandOptions& options) {
@@ -82,45 +165,44 @@ int RunPipelineRunCommand(const PipelineRunCommandOptions& options) {
                            open.full_refresh_all       ? ", full refresh"
                            : open.full_refresh.empty() ? ""
                                                        : ", full refresh of " + Joined(open.full_refresh));
+  PipelineReport report(isatty(STDERR_FILENO) != 0);
   std::mutex mu;
   std::optional<Result<std::vector<PipelineFlowRun>>> ended;  // GUARDED_BY(mu)
+  const auto started = std::chrono::steady_clock::now();
   std::thread runner([&] {
-    bool first_pass = true;  // continuous: later passes print only the flows that wrote
-    std::set<std::string> seen;
-    Result<std::vector<PipelineFlowRun>> result = pipeline.Run([&](const PipelineFlowRun& flow) {
-      if (!seen.insert(flow.flow).second) first_pass = false;
-      if (!first_pass && flow.batches == 0) return;
-      std::cerr << fmt::format(
-          "  flow {} ({}) -> {}: {} batch(es), {} rows written{}{} in {} ms\n", flow.flow, flow.kind,
-          flow.target, flow.batches, flow.rows_written,
-          flow.dead_letters > 0 ? fmt::format(", {} dead letters", flow.dead_letters) : "",
-          flow.note.empty() ? "" : " (" + flow.note + ")", flow.duration_ms);
-      for (const PipelineExpectationRun& expectation : flow.expectations) {
-        std::cerr << fmt::format("    expectation {} ({}): {} of {} rows failed{}\n", expectation.name,
-                                 expectation.on_violation, expectation.failed_rows, flow.rows_checked,
-                                 expectation.on_violation == "quarantine" && expectation.failed_rows > 0
-                                     ? fmt::format(" ({} rows quarantined in all)", flow.quarantined)
-                                     : "");
-      }
-    });
+    Result<std::vector<PipelineFlowRun>> result =
+        pipeline.Run([&](const PipelineFlowRun& flow) { report.Finished(flow); },
+                     [&](const PipelineFlowRun& flow) { report.Progress(flow); });
     std::lock_guard<std::mutex> lock(mu);
     ended = std::move(result);
   });
   for (;;) {
     if (const std::optional<int> signal = stop_signals.Wait(std::chrono::milliseconds(100))) {
-      std::cerr << fmt::format("pipeline {}: {}, stopping after the batch in flight\n", pipeline.graph().name,
-                               *signal == SIGINT ? "interrupted" : "terminated");
+      report.Say(fmt::format("pipeline {}: {}, stopping after the batch in flight", pipeline.graph().name,
+                             *signal == SIGINT ? "interrupted" : "terminated"));
       pipeline.Stop();
     }
+    report.Redraw();
     std::lock_guard<std::mutex> lock(mu);
     if (ended) break;
   }
   runner.join();
+  report.Say("");
   if (!ended->ok()) return ExitStatus(ended->status());
-  int64_t rows = 0;
-  for (const PipelineFlowRun& flow : **ended) rows += flow.rows_written;
-  std::cout << fmt::format("pipeline {}: {} flows ran, {} rows written\n", pipeline.graph().name,
-                           (*ended)->size(), rows);
+  int64_t rows = 0, dead_letters = 0, quarantined = 0, failed = 0;
+  for (const PipelineFlowRun& flow : **ended) {
+    rows += flow.rows_written;
+    dead_letters += flow.dead_letters;
+    quarantined += flow.quarantined;
+    for (const PipelineExpectationRun& expectation : flow.expectations) failed += expectation.failed_rows;
+  }
+  std::cout << fmt::format(
+      "pipeline {}: {} flows ran in {:.1f} s, {} rows written, {} dead letters, {} rows failed expectations "
+      "({} "
+      "quarantined); events in {}.{}_event_log\n",
+      pipeline.graph().name, (*ended)->size(),
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), rows, dead_letters,
+      failed, quarantined, pipeline.graph().schema, pipeline.graph().name);
   return 0;
 }
 

@@ -61,6 +61,7 @@ class Run {
       run.flow = flow.name;
       run.target = TableOf(dataset).schema + "." + dataset.name;
       run.kind = flow.kind;
+      if (options_.on_progress) options_.on_progress(run);
       Status ran = RunFlow(dataset, flow, run);
       run.duration_ms = MillisecondsSince(started);
       if (!ran.ok()) {
@@ -412,6 +413,7 @@ class Run {
     for (const ExpectationRun& expectation : run.expectations)
       failed_before.push_back(expectation.failed_rows);
     Status logged;
+    const auto flow_started = std::chrono::steady_clock::now();
     run_options.on_batch = [&](const std::optional<stream::BatchCommit>& batch) {
       if (!batch) return;
       run.batches++;
@@ -426,6 +428,9 @@ class Run {
       progress.quarantined = run.quarantined - quarantined_before;
       progress.duration_ms = batch->duration_ms;
       progress.backlog = runner->Backlog();
+      run.backlog = progress.backlog;
+      run.duration_ms = MillisecondsSince(flow_started);
+      if (options_.on_progress) options_.on_progress(run);
       std::vector<Event> events{progress};
       AddExpectationEvents(flow, run, run.rows_checked - checked_before, &failed_before, events);
       checked_before = run.rows_checked;
@@ -482,6 +487,7 @@ void AddUp(std::vector<FlowRun>& pass, std::vector<FlowRun>& total) {
       same->expectations[i].failed_rows += run.expectations[i].failed_rows;
     }
     if (!run.note.empty()) same->note = run.note;
+    if (run.backlog) same->backlog = run.backlog;
     if (!run.refresh.empty()) {
       same->refresh = run.refresh;
       same->refresh_reason = run.refresh_reason;

@@ -83,6 +83,7 @@ struct FlowRun {
   // (pipeline/view_refresh.h).
   std::string refresh;
   std::string refresh_reason;
+  std::optional<int64_t> backlog;  // streaming flows: the records the source held beyond the last batch
 };
 
 struct PipelineRunOptions {
@@ -99,6 +100,9 @@ struct PipelineRunOptions {
   const CancellationToken* cancellation = nullptr;
   // Hears of each flow once it finished.
   std::function<void(const FlowRun&)> on_flow;
+  // Hears of a flow as it starts (no batch yet) and after each of its micro-batches, with
+  // what it did so far (and the source's backlog in `backlog`, when known).
+  std::function<void(const FlowRun&)> on_progress;
 };
 
 // InvalidArgument naming the flow's file and line when a table a flow reads is neither a

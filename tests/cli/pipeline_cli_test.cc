@@ -1,8 +1,12 @@
 // `basin pipeline` as a user runs it: validate and graph a folder of pipeline SQL, run it
-// twice (the second run reads only what arrived), and errors that name the file and line with
-// status 1.
+// twice (the second run reads only what arrived), run it continuously until SIGINT, and
+// errors that name the file and line with status 1.
+#include <signal.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "cli/basin_process.h"
 #include "testing/test_util.h"
@@ -48,7 +52,12 @@ TEST_F(PipelineCliTest, ValidatesGraphsAndRunsAFolder) {
 
   RunOutput first = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});
   ASSERT_EQ(first.exit_code, 0) << first.err;
-  EXPECT_EQ(first.out, "pipeline orders: 2 flows ran, 2 rows written\n");
+  EXPECT_EQ(first.out.rfind("pipeline orders: 2 flows ran in ", 0), 0u) << first.out;
+  EXPECT_NE(first.out.find(
+                " s, 2 rows written, 0 dead letters, 0 rows failed expectations (0 quarantined); events in "
+                "default.orders_event_log\n"),
+            std::string::npos)
+      << first.out;
   EXPECT_NE(
       first.err.find("flow clean (stream) -> default.clean: 1 batch(es), 1 rows written (created the table)"),
       std::string::npos)
@@ -57,6 +66,28 @@ TEST_F(PipelineCliTest, ValidatesGraphsAndRunsAFolder) {
   RunOutput second = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse()});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   EXPECT_EQ(Sql("SELECT n, total FROM totals").out, "n,total\n2,12\n");  // sum() kept as decimal(38,0)
+}
+
+TEST_F(PipelineCliTest, ContinuousRunsUntilInterrupted) {
+  const pid_t pid = StartKillableBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse(),
+                                        "--continuous", "--interval", "50ms"});
+  ASSERT_GT(pid, 0);
+  auto totals = [&] { return Sql("SELECT n, total FROM totals").out; };
+  for (int i = 0; i < 300 && totals() != "n,total\n1,5\n"; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(totals(), "n,total\n1,5\n");
+  ASSERT_EQ(Sql("INSERT INTO raw VALUES (3, 7)").exit_code, 0);
+  for (int i = 0; i < 300 && totals() != "n,total\n2,12\n"; i++)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(totals(), "n,total\n2,12\n");  // without another command
+  kill(pid, SIGINT);
+  EXPECT_EQ(testing::WaitChild(pid), 0);  // stopped cleanly
+  EXPECT_EQ(Sql("SELECT outcome FROM orders_event_log WHERE event_type = 'update_end'").out,
+            "outcome\nstopped\n");
+  RunOutput bad = RunBasin({"pipeline", "run", folder_.string(), "--warehouse", Warehouse(), "--continuous",
+                            "--interval", "soon"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--interval: 'soon' is not a duration"), std::string::npos) << bad.err;
 }
 
 TEST_F(PipelineCliTest, ErrorsNameTheFileAndLine) {
