@@ -102,7 +102,7 @@ class Loader {
     for (const engine::ScriptStatement& statement : engine::SplitSqlScript(text)) {
       const SourcePlace place{file,
                               static_cast<int64_t>(engine::PositionInText(text, statement.offset).line)};
-      Result<sql::grammar::ParsedStatement> parsed = sql::grammar::ParseStatement(text, statement);
+      Result<sql::grammar::ParsedStatement> parsed = sql::grammar::ParsePipelineStatement(text, statement);
       if (!parsed.ok()) return parsed.status().WithContext(file);
       RETURN_IF_ERROR(Statement(*parsed, place));
     }
@@ -120,6 +120,10 @@ class Loader {
       if (target->kind == DatasetKind::kMaterializedView && flow.kind != FlowKind::kRecompute) {
         return Status::InvalidArgument(where + " writes the materialized view " + target->name +
                                        ", which only its own query fills");
+      }
+      if (target->kind == DatasetKind::kTemporaryView && flow.kind != FlowKind::kView) {
+        return Status::InvalidArgument(where + " writes the temporary view " + target->name +
+                                       ", which only its own query defines");
       }
       if (flow.kind != FlowKind::kAutoCdc) continue;
       for (const Flow& other : pipeline_.flows) {
@@ -157,6 +161,12 @@ class Loader {
     if (const auto* view = std::get_if<sql::grammar::CreateMaterializedView>(&parsed.body)) {
       return AddDataset(DatasetKind::kMaterializedView, view->table, place);
     }
+    if (const auto* view = std::get_if<sql::grammar::CreateTemporaryView>(&parsed.body)) {
+      sql::grammar::PipelineTable table;
+      table.name = view->name;
+      table.query = view->query;
+      return AddDataset(DatasetKind::kTemporaryView, table, place);
+    }
     if (const auto* create = std::get_if<sql::grammar::CreateFlow>(&parsed.body)) {
       Flow flow;
       flow.name = create->name;
@@ -184,7 +194,7 @@ class Loader {
     return Status::InvalidArgument(
         where +
         ": a pipeline's files declare datasets and flows (CREATE OR REFRESH "
-        "STREAMING TABLE, CREATE OR REFRESH MATERIALIZED VIEW, CREATE FLOW); got: " +
+        "STREAMING TABLE, CREATE OR REFRESH MATERIALIZED VIEW, CREATE TEMPORARY VIEW, CREATE FLOW); got: " +
         parsed.text);
   }
 
@@ -205,7 +215,9 @@ class Loader {
     Flow flow;
     flow.name = dataset.name;
     flow.target = dataset.name;
-    flow.kind = kind == DatasetKind::kStreamingTable ? FlowKind::kStream : FlowKind::kRecompute;
+    flow.kind = kind == DatasetKind::kStreamingTable     ? FlowKind::kStream
+                : kind == DatasetKind::kMaterializedView ? FlowKind::kRecompute
+                                                         : FlowKind::kView;
     flow.query = *table.query;
     flow.place = place;
     return AddFlow(std::move(flow));
@@ -255,7 +267,8 @@ class Loader {
                                      "STREAM(table), STREAM read_kafka(...) or STREAM read_files(...) "
                                      "(a materialized view recomputes a query that reads whole tables)");
     }
-    if ((flow.kind == FlowKind::kRecompute || flow.kind == FlowKind::kOnce) && streams) {
+    if ((flow.kind == FlowKind::kRecompute || flow.kind == FlowKind::kOnce || flow.kind == FlowKind::kView) &&
+        streams) {
       return Status::InvalidArgument(where +
                                      " reads a STREAM source, which only a streaming table's flows read");
     }
@@ -269,7 +282,15 @@ class Loader {
 }  // namespace
 
 const char* DatasetKindName(DatasetKind kind) {
-  return kind == DatasetKind::kStreamingTable ? "streaming table" : "materialized view";
+  switch (kind) {
+    case DatasetKind::kStreamingTable:
+      return "streaming table";
+    case DatasetKind::kMaterializedView:
+      return "materialized view";
+    case DatasetKind::kTemporaryView:
+      return "temporary view";
+  }
+  return "?";
 }
 
 const char* FlowKindName(FlowKind kind) {
@@ -282,6 +303,8 @@ const char* FlowKindName(FlowKind kind) {
       return "once";
     case FlowKind::kAutoCdc:
       return "auto cdc";
+    case FlowKind::kView:
+      return "view";
   }
   return "?";
 }

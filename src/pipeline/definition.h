@@ -6,6 +6,7 @@
 //   CREATE STREAMING TABLE all_payments;
 //   CREATE FLOW eu AS INSERT INTO all_payments BY NAME SELECT * FROM STREAM(eu_payments);
 //   CREATE FLOW history AS INSERT INTO ONCE all_payments BY NAME SELECT * FROM archive;
+//   CREATE TEMPORARY VIEW eu AS SELECT * FROM all_payments WHERE region = 'eu';
 //
 // Every statement is read by Basin's grammar (sql/grammar/), its queries by DuckDB's parser;
 // what a query reads comes from DuckDB's syntax tree (engine/table_refs.h). An optional
@@ -35,8 +36,8 @@ struct SourcePlace {
   std::string Describe() const { return file + ":" + std::to_string(line); }
 };
 
-enum class DatasetKind { kStreamingTable, kMaterializedView };
-// "streaming table", "materialized view"
+enum class DatasetKind { kStreamingTable, kMaterializedView, kTemporaryView };
+// "streaming table", "materialized view", "temporary view"
 const char* DatasetKindName(DatasetKind kind);
 
 struct Dataset {
@@ -51,8 +52,9 @@ enum class FlowKind {
   kRecompute,  // a materialized view's query, run whole into it
   kOnce,       // INSERT INTO ONCE: the query appended once in the pipeline's life
   kAutoCdc,    // AUTO CDC INTO: the source's changes applied by key (stream/cdc.h)
+  kView,       // a temporary view's query, defined in the run's session (no table)
 };
-// "stream", "recompute", "once", "auto cdc"
+// "stream", "recompute", "once", "auto cdc", "view"
 const char* FlowKindName(FlowKind kind);
 // "warn", "drop row", "fail update", "quarantine"
 const char* ExpectationActionName(sql::grammar::Expectation::OnViolation action);

@@ -94,8 +94,11 @@ std::string GraphDot(const PipelineDefinition& pipeline, const PipelineGraph& gr
   std::string out = "digraph " + quoted(pipeline.settings.name) + " {\n  rankdir=LR;\n";
   for (const GraphNode& node : graph.nodes) {
     const Dataset& dataset = pipeline.datasets[node.dataset];
-    out += "  " + quoted(dataset.name) +
-           " [shape=" + (dataset.kind == DatasetKind::kStreamingTable ? "box" : "ellipse") + "];\n";
+    out += "  " + quoted(dataset.name) + " [shape=" +
+           (dataset.kind == DatasetKind::kStreamingTable     ? "box"
+            : dataset.kind == DatasetKind::kMaterializedView ? "ellipse"
+                                                             : "note") +
+           "];\n";
     for (size_t upstream : node.upstream)
       out += "  " + quoted(pipeline.datasets[upstream].name) + " -> " + quoted(dataset.name) + ";\n";
     for (const std::string& table : node.external) {

@@ -93,6 +93,7 @@ class Run {
   // InvalidArgument when the dataset's table exists and another pipeline, or none, made it.
   // RunPipeline checks every dataset before anything runs; what runs then only asks Exists().
   Status CheckOwned(const pipeline::Dataset& dataset) {
+    if (dataset.kind == DatasetKind::kTemporaryView) return Status::OK();  // no table
     ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing,
                      sql::LookupTarget(session_.context(), TableOf(dataset)));
     if (!existing) return Status::OK();
@@ -132,6 +133,7 @@ class Run {
 
   // A full refresh: the table and its flows' checkpoints go, to be made again.
   Status Forget(const pipeline::Dataset& dataset, const GraphNode& node) {
+    if (dataset.kind == DatasetKind::kTemporaryView) return Status::OK();  // no table, no state
     ASSIGN_OR_RETURN(bool exists, Exists(dataset));
     if (!exists) return Status::OK();
     sql::grammar::DropTable drop;
@@ -179,6 +181,12 @@ class Run {
     switch (flow.kind) {
       case FlowKind::kRecompute:
         return Recompute(dataset, flow, run);
+      case FlowKind::kView:
+        // Defined in the session, where the flows after it read it (DuckDB's temporary
+        // tables and views come before the catalog's).
+        run.note = "defined";
+        return session_.connection().Execute("CREATE OR REPLACE TEMP VIEW " + QuoteIdentifier(dataset.name) +
+                                             " AS " + flow.query.sql);
       case FlowKind::kStream:
       case FlowKind::kOnce: {
         RETURN_IF_ERROR(EnsureStreamingTable(dataset, flow, run));

@@ -397,6 +397,9 @@ struct Session::Impl : public SessionContext {
               return later("CREATE MATERIALIZED VIEW", "pipelines");
             },
             [&](const grammar::CreateFlow&) { return later("CREATE FLOW", "pipelines"); },
+            [&](const grammar::CreateTemporaryView&) {
+              return later("a pipeline's CREATE TEMPORARY VIEW", "pipelines");
+            },
             [&](const grammar::CreateUser&) { return later("CREATE USER", "catalog and grants"); },
             [&](const grammar::CreateRole&) { return later("CREATE ROLE", "catalog and grants"); },
             [&](const grammar::DropPrincipal& s) {

@@ -31,6 +31,11 @@ namespace basin::sql::grammar {
 // One statement of `script`, as engine::SplitSqlScript(script) gave it.
 Result<ParsedStatement> ParseStatement(std::string_view script, const engine::ScriptStatement& statement);
 
+// As ParseStatement, for a statement of a pipeline's file, where CREATE [OR REFRESH]
+// TEMPORARY [LIVE] VIEW is the pipeline's (CreateTemporaryView), not DuckDB's.
+Result<ParsedStatement> ParsePipelineStatement(std::string_view script,
+                                               const engine::ScriptStatement& statement);
+
 // A statement on its own: lines and columns are the statement's.
 Result<ParsedStatement> ParseStatement(std::string_view statement);
 

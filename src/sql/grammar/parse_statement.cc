@@ -6,6 +6,7 @@
 #include "sql/grammar/desugar.h"
 #include "sql/grammar/parse.h"
 #include "sql/grammar/rules.h"
+#include "sql/grammar/slots.h"
 #include "sql/grammar/token_stream.h"
 
 namespace basin::sql::grammar {
@@ -85,8 +86,8 @@ class DuckDbReader {
 
 class Dispatcher {
  public:
-  Dispatcher(TokenStream& tokens, ParsedStatement& out, const Source& source)
-      : tokens_(tokens), out_(out), source_(source), duckdb_(tokens, out) {}
+  Dispatcher(TokenStream& tokens, ParsedStatement& out, const Source& source, bool pipeline)
+      : tokens_(tokens), out_(out), source_(source), duckdb_(tokens, out), pipeline_(pipeline) {}
 
   Result<StatementBody> Run() {
     TokenStream& s = tokens_;
@@ -103,6 +104,16 @@ class Dispatcher {
       if (streaming || view) {
         s.Reset(at + 2);
         return ParsePipelineTable(s, or_refresh, view);
+      }
+      const bool temporary = s.IsWordAt(at, "TEMPORARY") || s.IsWordAt(at, "TEMP");
+      const size_t live = temporary && s.IsWordAt(at + 1, "LIVE") ? 1 : 0;
+      if (pipeline_ && temporary && s.IsWordAt(at + 1 + live, "VIEW")) {
+        s.Reset(at + 2 + live);
+        CreateTemporaryView create;
+        ASSIGN_OR_RETURN(create.name, s.QualifiedName("a view name"));
+        RETURN_IF_ERROR(s.ExpectWords({"AS"}));
+        ASSIGN_OR_RETURN(create.query, QueryToEnd(s, "a query after AS"));
+        return StatementBody(std::move(create));
       }
       if (or_refresh) {
         s.Reset(at);
@@ -179,9 +190,10 @@ class Dispatcher {
   ParsedStatement& out_;
   const Source& source_;
   DuckDbReader duckdb_;
+  const bool pipeline_;  // a pipeline's file: CREATE TEMPORARY VIEW is the pipeline's
 };
 
-Result<ParsedStatement> Parse(const Source& source, std::string_view text) {
+Result<ParsedStatement> Parse(const Source& source, std::string_view text, bool pipeline = false) {
   ParsedStatement out;
   out.text = std::string(text);
   out.duckdb_sql = out.text;
@@ -189,7 +201,7 @@ Result<ParsedStatement> Parse(const Source& source, std::string_view text) {
   if (!tokens.ok()) return source.SyntaxError(tokens.error());
   if (tokens.value().empty()) return source.SyntaxError({"expected a statement", 0});
   TokenStream stream(out.text, std::move(tokens.value()));
-  Result<StatementBody> body = Dispatcher(stream, out, source).Run();
+  Result<StatementBody> body = Dispatcher(stream, out, source, pipeline).Run();
   if (!body.ok()) return source.Final(body.status(), stream);
   out.body = std::move(*body);
   return out;
@@ -199,6 +211,11 @@ Result<ParsedStatement> Parse(const Source& source, std::string_view text) {
 
 Result<ParsedStatement> ParseStatement(std::string_view script, const engine::ScriptStatement& statement) {
   return Parse(Source{script, statement.offset}, statement.text);
+}
+
+Result<ParsedStatement> ParsePipelineStatement(std::string_view script,
+                                               const engine::ScriptStatement& statement) {
+  return Parse(Source{script, statement.offset}, statement.text, /*pipeline=*/true);
 }
 
 Result<ParsedStatement> ParseStatement(std::string_view statement) {

@@ -30,7 +30,8 @@ engine::SqlParse<Slot> CheckSpan(const TokenStream& tokens, size_t from, size_t 
     t.end -= base;
   }
   if (std::optional<Desugared> desugared = Desugar(slot.sql, span)) {
-    if (!engine::CheckSqlSlot(desugared->sql, kind)) return Slot{desugared->sql, desugared->streams, slot.sql};
+    if (!engine::CheckSqlSlot(desugared->sql, kind))
+      return Slot{desugared->sql, desugared->streams, slot.sql};
   }
   if (!error) return slot;
   error->offset += base;

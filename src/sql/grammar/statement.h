@@ -248,6 +248,14 @@ struct CreateMaterializedView {
   PipelineTable table;
 };
 
+// In a pipeline's files only (grammar::ParsePipelineStatement; elsewhere CREATE TEMPORARY VIEW
+// is DuckDB's): CREATE [OR REFRESH] TEMPORARY [LIVE] VIEW name AS query, a view the
+// pipeline's flows read and nothing publishes.
+struct CreateTemporaryView {
+  QualifiedName name;
+  Query query;
+};
+
 // cols, or * EXCEPT (cols)
 struct ColumnSelection {
   bool all_except = false;  // * EXCEPT (columns)
@@ -349,7 +357,8 @@ using StatementBody =
     std::variant<DuckDbStatement, CreateTable, DropTable, AlterTable, ShowTables, DescribeTable,
                  ShowTblProperties, DescribeHistory, DescribeDetail, Insert, Update, Delete, Merge, Optimize,
                  Vacuum, Restore, Setting, CreateStreamingTable, CreateMaterializedView, CreateFlow,
-                 CreateUser, CreateRole, DropPrincipal, GrantOrRevoke, ShowGrants, CreateToken, RevokeToken>;
+                 CreateTemporaryView, CreateUser, CreateRole, DropPrincipal, GrantOrRevoke, ShowGrants,
+                 CreateToken, RevokeToken>;
 
 struct ParsedStatement {
   std::string text;  // as written
