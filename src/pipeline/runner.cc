@@ -90,6 +90,54 @@ class Run {
     return Status::OK();
   }
 
+  // InvalidArgument naming the flow's file and line when a streaming or ONCE flow of `node`
+  // writes a column its streaming table lacks: the table's declared columns, else those it
+  // has, else those its first flow creates it with. Before anything runs, so that no flow
+  // commits in a run another cannot finish; a flow whose query cannot be described yet (it
+  // reads a dataset this run creates) is left to its run.
+  Status CheckColumns(const GraphNode& node) {
+    const pipeline::Dataset& dataset = pipeline_.datasets[node.dataset];
+    if (dataset.kind != DatasetKind::kStreamingTable) return Status::OK();
+    std::vector<std::string> columns;  // the table's
+    for (const delta::StructField& field : dataset.table.columns) columns.push_back(field.name);
+    if (columns.empty()) {
+      ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing,
+                       sql::LookupTarget(session_.context(), TableOf(dataset)));
+      if (existing) {
+        ASSIGN_OR_RETURN(auto snapshot, session_.context().LoadTable(existing->location));
+        for (const delta::StructField& field : snapshot->schema.fields) columns.push_back(field.name);
+      }
+    }
+    const bool from_first_flow = columns.empty();
+    if (from_first_flow && node.flows.size() < 2) return Status::OK();  // nothing to compare
+    for (size_t f : node.flows) {
+      const pipeline::Flow& flow = pipeline_.flows[f];
+      if (flow.kind != FlowKind::kStream && flow.kind != FlowKind::kOnce) continue;
+      const std::string where = flow.place.Describe() + ": flow " + flow.name;
+      Result<std::vector<engine::ColumnType>> described =
+          flow.kind == FlowKind::kStream ? stream::DescribeStreamQuery(session_, flow.query)
+                                         : session_.connection().DescribeQuery(flow.query.sql);
+      // A query over a dataset this run creates first cannot be described yet: its run says.
+      if (!described.ok()) continue;
+      if (columns.empty()) {
+        for (const engine::ColumnType& column : *described) columns.push_back(column.name);
+        continue;
+      }
+      for (const engine::ColumnType& column : *described) {
+        const bool known = std::any_of(columns.begin(), columns.end(), [&](const std::string& name) {
+          return EqualsIgnoreCase(name, column.name);
+        });
+        if (known) continue;
+        return Status::InvalidArgument(where + " writes column " + column.name + ", which streaming table " +
+                                       dataset.name + " (" + dataset.place.Describe() +
+                                       ") does not have; its columns" +
+                                       (from_first_flow ? " (from its first flow's query)" : "") + ": " +
+                                       fmt::format("{}", fmt::join(columns, ", ")));
+      }
+    }
+    return Status::OK();
+  }
+
   // InvalidArgument when the dataset's table exists and another pipeline, or none, made it.
   // RunPipeline checks every dataset before anything runs; what runs then only asks Exists().
   Status CheckOwned(const pipeline::Dataset& dataset) {
@@ -540,7 +588,10 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
                                          const PipelineGraph& graph, const PipelineRunOptions& options) {
   Run run(session, pipeline, options);
   // Every table the run would write is the pipeline's, before anything runs.
-  for (const GraphNode& node : graph.nodes) RETURN_IF_ERROR(run.CheckOwned(pipeline.datasets[node.dataset]));
+  for (const GraphNode& node : graph.nodes) {
+    RETURN_IF_ERROR(run.CheckOwned(pipeline.datasets[node.dataset]));
+    RETURN_IF_ERROR(run.CheckColumns(node));
+  }
   Dataset log_table;
   log_table.name = EventLogTableName(pipeline.settings.name);
   if (const Dataset* clash = FindDataset(pipeline, log_table.name)) {
