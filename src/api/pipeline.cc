@@ -119,6 +119,12 @@ Result<std::vector<PipelineFlowRun>> Pipeline::Run(
   run.full_refresh = impl_->options.full_refresh;
   run.cancellation = &impl_->stop;
   run.continuous = impl_->options.continuous;
+  run.parallelism = impl_->loaded.definition.settings.parallelism;
+  run.open_session = [warehouse = impl_->options.warehouse]() -> Result<std::unique_ptr<sql::Session>> {
+    ASSIGN_OR_RETURN(std::unique_ptr<sql::Session> session, sql::Session::Open({.warehouse_dir = warehouse}));
+    RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
+    return session;
+  };
   run.interval_ms = impl_->options.interval_ms >= 0 ? impl_->options.interval_ms
                                                     : impl_->loaded.definition.settings.trigger_interval_ms;
   if (on_flow) run.on_flow = [&](const pipeline::FlowRun& flow) { on_flow(FlowRunOf(flow)); };

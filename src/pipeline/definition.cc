@@ -46,9 +46,13 @@ Result<PipelineSettings> ParseSettings(const std::string& text, const std::strin
           delta::DurationPropertyMs(holder, "trigger_interval", settings.trigger_interval_ms);
       if (!interval.ok()) return BadSettings(interval.status().message());
       settings.trigger_interval_ms = *interval;
+    } else if (field == "parallelism") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > 64)
+        return BadSettings("\"parallelism\" must be a whole number from 1 to 64");
+      settings.parallelism = static_cast<int>(value.get<int64_t>());
     } else {
       return BadSettings("unknown field \"" + field +
-                         "\" (the fields are name, schema, configuration and trigger_interval)");
+                         "\" (the fields are name, schema, configuration, trigger_interval and parallelism)");
     }
   }
   return settings;

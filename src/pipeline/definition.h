@@ -77,6 +77,8 @@ struct PipelineSettings {
   // Continuous runs: the least time between the starts of two passes over the flows
   // ("trigger_interval": "10 seconds", "500 milliseconds").
   int64_t trigger_interval_ms = 1'000;
+  // At most this many datasets that do not read each other run at the same time ("parallelism").
+  int parallelism = 2;
 };
 
 struct PipelineDefinition {

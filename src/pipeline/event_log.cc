@@ -34,7 +34,8 @@ Result<std::unique_ptr<EventLog>> EventLog::Open(sql::Session& session, const st
                                " TBLPROPERTIES ('basin.pipeline' = " + QuoteLiteral(pipeline) + ")")
                       .status()
                       .WithContext("the event log " + schema + "." + EventLogTableName(pipeline)));
-  return std::unique_ptr<EventLog>(new EventLog(session, table, std::move(update_id), std::move(clock)));
+  return std::unique_ptr<EventLog>(new EventLog(session, table, std::move(update_id), std::move(clock),
+                                                std::make_shared<std::atomic<int64_t>>(0)));
 }
 
 Status EventLog::Append(const std::vector<Event>& events, const std::optional<delta::SetTransaction>& txn) {
@@ -45,7 +46,7 @@ Status EventLog::Append(const std::vector<Event>& events, const std::optional<de
     rows.push_back(fmt::format(
         "({}, {}, epoch_ms({}), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
         "{}, {})",
-        QuoteLiteral(update_id_), sequence_++, now, Text(e.type), Text(e.level), Text(e.flow),
+        QuoteLiteral(update_id_), (*sequence_)++, now, Text(e.type), Text(e.level), Text(e.flow),
         Text(e.dataset), Number(e.batch_id), Number(e.rows_in), Number(e.rows_written),
         Number(e.dead_letters), Number(e.quarantined), Number(e.duration_ms), Number(e.backlog),
         Text(e.expectation), Text(e.action), Number(e.passed_rows), Number(e.failed_rows), Text(e.source),

@@ -18,9 +18,10 @@
 // A streaming flow's batch events commit with txn(<the flow's stream id>/events, batch id),
 // so a batch run again after a crash adds them at most once.
 //
-// Thread safety: one thread, the session's.
+// Thread safety: one thread, the session's; Fork() gives another thread its own.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -67,19 +68,26 @@ class EventLog {
 
   const std::string& update_id() const { return update_id_; }
 
+  // The same update's log, appended to through `session` (another thread's): its events
+  // numbered in one sequence with this log's.
+  std::unique_ptr<EventLog> Fork(sql::Session& session) const {
+    return std::unique_ptr<EventLog>(new EventLog(session, table_, update_id_, clock_, sequence_));
+  }
+
  private:
   EventLog(sql::Session& session, std::string table, std::string update_id,
-           std::shared_ptr<const Clock> clock)
+           std::shared_ptr<const Clock> clock, std::shared_ptr<std::atomic<int64_t>> sequence)
       : session_(session),
         table_(std::move(table)),
         update_id_(std::move(update_id)),
-        clock_(std::move(clock)) {}
+        clock_(std::move(clock)),
+        sequence_(std::move(sequence)) {}
 
   sql::Session& session_;
   const std::string table_;  // quoted
   const std::string update_id_;
   const std::shared_ptr<const Clock> clock_;
-  int64_t sequence_ = 0;  // events appended in this update
+  const std::shared_ptr<std::atomic<int64_t>> sequence_;  // events appended in this update
 };
 
 }  // namespace basin::pipeline

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -523,6 +525,104 @@ class Run {
   bool only_changes_ = false;
 };
 
+// Runs the datasets of a pass: wave after wave of the graph (a dataset's wave is one past the
+// latest of those it reads), the datasets of a wave at the same time on sessions of their
+// own when there are several and PipelineRunOptions allows it.
+class Workers {
+ public:
+  // `run` runs on the run's own session, and `log` is its event log.
+  Workers(const PipelineDefinition& pipeline, const PipelineGraph& graph, const PipelineRunOptions& options,
+          Run& run, const EventLog& log)
+      : pipeline_(pipeline), graph_(graph), options_(options), log_(log) {
+    runs_.push_back(&run);
+    std::vector<size_t> wave_of(graph.nodes.size(), 0);
+    std::vector<size_t> node_of(pipeline.datasets.size(), 0);
+    for (size_t n = 0; n < graph.nodes.size(); n++) node_of[graph.nodes[n].dataset] = n;
+    for (size_t n = 0; n < graph.nodes.size(); n++) {  // in run order: upstream first
+      for (size_t upstream : graph.nodes[n].upstream) {
+        wave_of[n] = std::max(wave_of[n], wave_of[node_of[upstream]] + 1);
+      }
+      if (wave_of[n] >= waves_.size()) waves_.resize(wave_of[n] + 1);
+      waves_[wave_of[n]].push_back(n);
+    }
+    const bool temporary_views =
+        std::any_of(pipeline.datasets.begin(), pipeline.datasets.end(),
+                    [](const Dataset& d) { return d.kind == DatasetKind::kTemporaryView; });
+    concurrent_ = options.open_session && options.parallelism > 1 && !temporary_views;
+  }
+
+  void LogOnlyChanges() {
+    only_changes_ = true;
+    for (Run* run : runs_) run->LogOnlyChanges();
+  }
+
+  // One pass over every dataset; `out` gets their flows' runs in graph order.
+  Status Pass(std::vector<FlowRun>& out) {
+    std::vector<std::vector<FlowRun>> by_node(graph_.nodes.size());
+    Status ran;
+    for (const std::vector<size_t>& wave : waves_) {
+      ran = RunWave(wave, by_node);
+      if (!ran.ok()) break;
+    }
+    for (std::vector<FlowRun>& runs : by_node) {
+      for (FlowRun& run : runs) out.push_back(std::move(run));
+    }
+    return ran;
+  }
+
+ private:
+  Status RunWave(const std::vector<size_t>& wave, std::vector<std::vector<FlowRun>>& by_node) {
+    const size_t width =
+        concurrent_ ? std::min<size_t>(wave.size(), static_cast<size_t>(options_.parallelism)) : 1;
+    while (runs_.size() < width) {  // sessions for the datasets that run beside the first
+      auto worker = std::make_unique<Worker>();
+      ASSIGN_OR_RETURN(worker->session, options_.open_session());
+      worker->log = log_.Fork(*worker->session);
+      worker->run = std::make_unique<Run>(*worker->session, pipeline_, options_);
+      worker->run->LogTo(worker->log.get());
+      if (only_changes_) worker->run->LogOnlyChanges();
+      runs_.push_back(worker->run.get());
+      workers_.push_back(std::move(worker));
+    }
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    Status first_error;  // GUARDED_BY(mu)
+    auto work = [&](Run& run) {
+      for (size_t i = next++; i < wave.size(); i = next++) {
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!first_error.ok()) return;
+        }
+        Status ran = run.RunDataset(graph_.nodes[wave[i]], by_node[wave[i]]);
+        std::lock_guard<std::mutex> lock(mu);
+        if (!ran.ok() && first_error.ok()) first_error = ran;
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < width; w++) threads.emplace_back(work, std::ref(*runs_[w]));
+    work(*runs_[0]);
+    for (std::thread& thread : threads) thread.join();
+    return first_error;
+  }
+
+  // A session of its own for datasets that run beside others, and what runs on it.
+  struct Worker {
+    std::unique_ptr<sql::Session> session;
+    std::unique_ptr<EventLog> log;
+    std::unique_ptr<Run> run;
+  };
+
+  const PipelineDefinition& pipeline_;
+  const PipelineGraph& graph_;
+  const PipelineRunOptions& options_;
+  const EventLog& log_;
+  std::vector<std::vector<size_t>> waves_;  // node indexes
+  bool concurrent_ = false;
+  bool only_changes_ = false;
+  std::vector<Run*> runs_;  // [0]: the run's own session's
+  std::vector<std::unique_ptr<Worker>> workers_;
+};
+
 // `pass`'s flow runs added to `total`'s of the same flows (appended when new).
 void AddUp(std::vector<FlowRun>& pass, std::vector<FlowRun>& total) {
   for (FlowRun& run : pass) {
@@ -621,13 +721,11 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
   std::vector<FlowRun> flows;  // each flow's, summed over the passes
   Status ran;
   bool stopped = false;  // a continuous run ended by its cancellation
+  Workers workers(pipeline, graph, options, run, *log);
   for (;;) {
     const auto pass_started = std::chrono::steady_clock::now();
     std::vector<FlowRun> pass;
-    for (const GraphNode& node : graph.nodes) {
-      ran = run.RunDataset(node, pass);
-      if (!ran.ok()) break;
-    }
+    ran = workers.Pass(pass);
     AddUp(pass, flows);
     if (options.continuous && ran.code() == ErrorCode::kCancelled) {
       ran = Status::OK();
@@ -635,7 +733,7 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
     }
     if (!ran.ok() || !options.continuous || stopped) break;
     // The passes after the first log a view or a ONCE flow only when it wrote something.
-    run.LogOnlyChanges();
+    workers.LogOnlyChanges();
     const auto wait = std::chrono::milliseconds(options.interval_ms) -
                       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                             pass_started);

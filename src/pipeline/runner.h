@@ -37,9 +37,12 @@
 //   finishes its batch. Its event log holds one update for the whole run; views and ONCE
 //   flows are logged after the first pass only when they wrote something.
 //
-// Not yet: concurrent flows.
+// - Datasets that do not read each other (a wave of the graph: each one past the latest wave
+//   of what it reads) run at the same time on sessions of their own
+//   (PipelineRunOptions::parallelism); the results come in graph order.
 //
-// Thread safety: one thread, the session's.
+// Thread safety: RunPipeline on one thread, the session's; it runs datasets on threads of
+// its own, each with its own session.
 #pragma once
 
 #include <cstdint>
@@ -96,9 +99,16 @@ struct PipelineRunOptions {
   // `interval_ms`, until `cancellation` is raised (then OK, with the flows' sums).
   bool continuous = false;
   int64_t interval_ms = 1'000;
+  // Datasets that do not read each other run at the same time, at most `parallelism` at
+  // once, each on a session `open_session` opens (on the same warehouse, with the same
+  // functions registered; kept for the run). Unset, or a pipeline with temporary views
+  // (defined in one session): one dataset at a time, on the run's session.
+  std::function<Result<std::unique_ptr<sql::Session>>()> open_session;
+  int parallelism = 2;
   // Raised: the run stops after the batch in flight, returning Cancelled. Null for none.
   const CancellationToken* cancellation = nullptr;
-  // Hears of each flow once it finished.
+  // Hears of each flow once it finished (on the thread that ran it: several at once when
+  // datasets run at the same time).
   std::function<void(const FlowRun&)> on_flow;
   // Hears of a flow as it starts (no batch yet) and after each of its micro-batches, with
   // what it did so far (and the source's backlog in `backlog`, when known).

@@ -4,9 +4,12 @@
 // INTO ONCE flow landing once, materialized views recomputed, full refreshes, expectations.
 #include "basin/pipeline.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -349,6 +352,59 @@ TEST_F(PipelineRunTest, ExpectationsCountDropQuarantineAndFail) {
                                                                                                          [0],
       "raw->default.bronze (bronze), default.silver->default.gold (gold), archive->default.bronze (history), "
       "default.bronze->default.silver (silver)");
+}
+
+// Views that do not read each other run at the same time (two at once by default), one at a
+// time with "parallelism": 1; the results come in graph order either way.
+TEST_F(PipelineRunTest, IndependentDatasetsRunAtTheSameTime) {
+  std::string views;
+  for (int i = 0; i < 6; i++) {
+    views += fmt::format(
+        "CREATE OR REFRESH MATERIALIZED VIEW v{0} AS WITH r AS (SELECT * FROM raw) SELECT region, count(*) + "
+        "{0} AS n "
+        "FROM r GROUP BY ALL;\n",
+        i);
+  }
+  Write("views.sql", views);
+  auto intervals = [&](const std::string& settings) {
+    Write("pipeline.json", settings);
+    PipelineOptions options;
+    options.folder = folder_.string();
+    options.warehouse = warehouse_;
+    std::mutex mu;
+    std::map<std::string, std::pair<int64_t, int64_t>> spans;  // flow -> (start, end) in us
+    auto now = [] {
+      return std::chrono::duration_cast<std::chrono::microseconds>(
+                 std::chrono::steady_clock::now().time_since_epoch())
+          .count();
+    };
+    auto pipeline = Pipeline::Open(options);
+    EXPECT_TRUE(pipeline.ok()) << pipeline.status().ToString();
+    auto ran = (*pipeline)->Run(
+        [&](const PipelineFlowRun& flow) {
+          std::lock_guard<std::mutex> lock(mu);
+          spans[flow.flow].second = now();
+        },
+        [&](const PipelineFlowRun& flow) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (flow.batches == 0) spans[flow.flow].first = now();
+        });
+    EXPECT_TRUE(ran.ok()) << ran.status().ToString();
+    std::vector<std::string> order;
+    for (const PipelineFlowRun& flow : *ran) order.push_back(flow.flow);
+    EXPECT_EQ(order, (std::vector<std::string>{"bronze", "history", "silver", "gold", "v0", "v1", "v2", "v3",
+                                               "v4", "v5"}));
+    int overlapping = 0;
+    for (const auto& [a, x] : spans) {
+      for (const auto& [b, y] : spans) {
+        if (a < b && x.first < y.second && y.first < x.second) overlapping++;
+      }
+    }
+    return overlapping;
+  };
+  EXPECT_EQ(intervals(R"({"name": "pipeline", "parallelism": 1})"), 0);
+  EXPECT_GT(intervals(R"({"name": "pipeline"})"), 0);
+  EXPECT_EQ(Sql("SELECT n FROM v5 WHERE region = 'eu'")[0][0], "7");
 }
 
 TEST_F(PipelineRunTest, ContinuousRunsPassAfterPassUntilStopped) {
