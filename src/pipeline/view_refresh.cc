@@ -46,12 +46,14 @@ constexpr char kNextTable[] = "basin_view_next";       // the groups' partials a
 
 // How an aggregate's partial columns combine: each a column of the state.
 struct PartialColumn {
-  std::string combine;  // the aggregate over the column's partials: sum, min, max
+  // SQL combining the column's partials ({} stands for the column): sum({}), min({}), or
+  // for the distinct values of a count(DISTINCT ...), list_distinct(flatten(list({}))).
+  std::string combine;
 };
 
 // An aggregate's value from its partial columns.
 struct FinalValue {
-  enum class Kind { kCount, kValue, kAverage };
+  enum class Kind { kCount, kValue, kAverage, kCountDistinct };
   Kind kind = Kind::kValue;
   size_t column = 0;  // its (first) partial column; an average's count is the next
 };
@@ -244,7 +246,8 @@ class AggregatePlanner {
       if (!counts && !average && function != "sum" && function != "min" && function != "max") {
         return Status::InvalidArgument(function + "(...) does not combine from partial results");
       }
-      if (Field(expression, "distinct") == true) {
+      const bool distinct = Field(expression, "distinct") == true;
+      if (distinct && function != "count") {
         return Status::InvalidArgument(function + "(DISTINCT ...) does not combine from partial results");
       }
       if (!Field(Field(expression, "order_bys"), "orders").empty() ||
@@ -260,16 +263,19 @@ class AggregatePlanner {
         plan_.partials.push_back({combine});
       };
       FinalValue value;
-      if (counts) {
+      if (distinct) {  // each group's distinct values, kept: the state grows with them
+        value = {FinalValue::Kind::kCountDistinct, plan_.partials.size()};
+        partial("list", "list_distinct(flatten(list({})))");
+      } else if (counts) {
         value = {FinalValue::Kind::kCount, plan_.partials.size()};
-        partial("", "sum");
+        partial("", "sum({})");
       } else if (average) {
         value = {FinalValue::Kind::kAverage, plan_.partials.size()};
-        partial("sum", "sum");
-        partial("count", "sum");
+        partial("sum", "sum({})");
+        partial("count", "sum({})");
       } else {
         value = {FinalValue::Kind::kValue, plan_.partials.size()};
-        partial("", function);
+        partial("", function + "({})");
       }
       plan_.finals.push_back(value);
       expression = {{"basin_final", plan_.finals.size() - 1}};
@@ -570,8 +576,8 @@ class Refresh {
     for (size_t g = 0; g < plan_.groups; g++) select.push_back("__g" + std::to_string(g));
     for (size_t p = 0; p < plan_.partials.size(); p++) {
       const std::string column = "__p" + std::to_string(p);
-      select.push_back("CAST(" + plan_.partials[p].combine + "(" + column + ") AS " + state_types_[p] +
-                       ") AS " + column);
+      select.push_back("CAST(" + fmt::format(fmt::runtime(plan_.partials[p].combine), column) + " AS " +
+                       state_types_[p] + ") AS " + column);
     }
     return conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kNextTable + " AS SELECT " +
                          fmt::format("{}", fmt::join(select, ", ")) + " FROM (SELECT * FROM temp." +
@@ -636,6 +642,8 @@ class Refresh {
     switch (value.kind) {
       case FinalValue::Kind::kCount:
         return "coalesce(" + column + ", 0)";
+      case FinalValue::Kind::kCountDistinct:  // list_distinct left no NULL in it
+        return "coalesce(len(" + column + "), 0)";
       case FinalValue::Kind::kValue:
         return column;
       case FinalValue::Kind::kAverage:

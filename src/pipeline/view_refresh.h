@@ -9,9 +9,10 @@
 // and either
 // - aggregates nothing ("append"): the view gets the query's rows over what the changed
 //   table appended, or
-// - groups (GROUP BY, GROUP BY ALL, or a global aggregate) with only COUNT, SUM, MIN, MAX
-//   and AVG, without DISTINCT or ORDER BY inside them ("aggregate"): each group's partial
-//   aggregates (a count, a sum; an average as both) are kept in the view's state, the rows
+// - groups (GROUP BY, GROUP BY ALL, or a global aggregate) with only COUNT, SUM, MIN, MAX,
+//   AVG and COUNT(DISTINCT ...), without ORDER BY inside them ("aggregate"): each group's
+//   partial aggregates (a count, a sum; an average as both; a distinct count as the group's
+//   distinct values, so its state grows with them) are kept in the view's state, the rows
 //   the changed table appended are aggregated the same way and combined with them, and the
 //   view is rewritten from the combined groups (its cost grows with the groups, not the
 //   rows read before).
