@@ -50,8 +50,6 @@ Result<std::string> ApplyExpectations(engine::Connection& conn, const TableExpec
   const int64_t rows = Count(counted->at(0, 0));
   std::vector<int64_t> failed;
   for (size_t i = 0; i < rules.size(); i++) failed.push_back(Count(counted->at(0, i + 1)));
-  if (expectations.counted) expectations.counted(failed, rows);
-
   for (size_t i = 0; i < rules.size(); i++) {
     const Expectation& rule = rules[i];
     if (rule.action != Expectation::Action::kFailUpdate || failed[i] == 0) continue;
@@ -64,6 +62,7 @@ Result<std::string> ApplyExpectations(engine::Connection& conn, const TableExpec
                                    "the first: " +
                                    first.at(0, 0).value_or("?"));
   }
+  if (expectations.counted) RETURN_IF_ERROR(expectations.counted(failed, rows, txn));
 
   {
     if (const int64_t n = Count(counted->at(0, rules.size() + 1)); n > 0) {

@@ -46,9 +46,12 @@ struct TableExpectations {
   std::function<Status(const std::string& rows_sql, int64_t count,
                        const std::optional<delta::SetTransaction>& txn)>
       quarantine;
-  // Hears, per write, how many rows failed each rule (in `rules`' order) and how many rows
-  // were checked, before anything is written.
-  std::function<void(const std::vector<int64_t>& failed, int64_t rows)> counted;
+  // Hears, per write that goes on (no FAIL UPDATE rule failed), how many rows failed each
+  // rule (in `rules`' order) and how many rows were checked, with the write's idempotent id
+  // `txn`, before anything is written; its error fails the write.
+  std::function<Status(const std::vector<int64_t>& failed, int64_t rows,
+                       const std::optional<delta::SetTransaction>& txn)>
+      counted;
 };
 
 // Checks the rows of `rows_table` (a table or view with the rows' columns by their names)

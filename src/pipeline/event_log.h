@@ -15,8 +15,9 @@
 // - expectation: per flow_progress, each expectation of the table: passed_rows, failed_rows
 //   and the action taken (warn, drop row, fail update, quarantine);
 // - error: a flow that failed, and why.
-// A streaming flow's batch events commit with txn(<the flow's stream id>/events, batch id),
-// so a batch run again after a crash adds them at most once.
+// A streaming batch's expectation events commit before the batch, with txn(<the flow's
+// stream id>/expectations, batch id), and its flow_progress event after it, with txn(<stream
+// id>/events, batch id): a batch run again after a crash adds them at most once.
 //
 // Thread safety: one thread, the session's; Fork() gives another thread its own.
 #pragma once

@@ -68,7 +68,7 @@ class Run {
       run.duration_ms = MillisecondsSince(started);
       if (!ran.ok()) {
         ran = ran.WithContext(flow.place.Describe() + ": flow " + flow.name);
-        Event error = FlowEvent("error", flow, run);
+        Event error = FlowEvent("error", run);
         error.level = "ERROR";
         error.message = ran.ToString();
         Status logged = log_->Append({error});
@@ -76,15 +76,13 @@ class Run {
       }
       const bool wrote = run.batches > 0 && run.refresh != "unchanged";
       if (flow.kind != FlowKind::kStream && flow.kind != FlowKind::kAutoCdc && (wrote || !only_changes_)) {
-        Event progress = FlowEvent("flow_progress", flow, run);
+        Event progress = FlowEvent("flow_progress", run);
         progress.rows_written = run.rows_written;
         progress.quarantined = run.quarantined;
         progress.duration_ms = run.duration_ms;
         progress.refresh = run.refresh;
         progress.message = run.note;
-        std::vector<Event> events{progress};
-        AddExpectationEvents(flow, run, run.rows_checked, nullptr, events);
-        RETURN_IF_ERROR(log_->Append(events));
+        RETURN_IF_ERROR(log_->Append({progress}));
       }
       if (options_.on_flow) options_.on_flow(run);
       out.push_back(std::move(run));
@@ -201,30 +199,13 @@ class Run {
 
   static std::string CheckpointFolder(const pipeline::Flow& flow) { return "checkpoints/" + flow.name; }
 
-  // An event of `flow`, writing `run`'s target.
-  static Event FlowEvent(const std::string& type, const pipeline::Flow& flow, const FlowRun& run) {
+  // An event of `run`'s flow, writing its target.
+  static Event FlowEvent(const std::string& type, const FlowRun& run) {
     Event event;
     event.type = type;
-    event.flow = flow.name;
+    event.flow = run.flow;
     event.dataset = run.target;
     return event;
-  }
-
-  // An expectation event per expectation of `run`: of `checked` rows, failed as `run` counts
-  // less `before` (the counts at the batch before; null: none).
-  static void AddExpectationEvents(const pipeline::Flow& flow, const FlowRun& run, int64_t checked,
-                                   const std::vector<int64_t>* before, std::vector<Event>& events) {
-    for (size_t i = 0; i < run.expectations.size(); i++) {
-      const ExpectationRun& expectation = run.expectations[i];
-      Event event = FlowEvent("expectation", flow, run);
-      event.batch_id = events.front().batch_id;
-      event.expectation = expectation.name;
-      event.action = ExpectationActionName(expectation.action);
-      event.failed_rows = expectation.failed_rows - (before != nullptr ? (*before)[i] : 0);
-      event.passed_rows = checked - *event.failed_rows;
-      if (*event.failed_rows > 0) event.level = "WARN";
-      events.push_back(std::move(event));
-    }
   }
 
   Status RunFlow(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
@@ -277,10 +258,27 @@ class Run {
       expectations->rules.push_back({expectation.name, expectation.condition, action});
       run.expectations.push_back({expectation.name, expectation.on_violation, 0});
     }
-    expectations->counted = [&run](const std::vector<int64_t>& failed, int64_t rows) {
+    // Each write's counts go to the event log before the write commits, with the write's
+    // txn (a batch's): a batch run again after a crash logs them once, as they were.
+    expectations->counted = [this, &run](const std::vector<int64_t>& failed, int64_t rows,
+                                         const std::optional<delta::SetTransaction>& txn) -> Status {
       run.rows_checked += rows;
-      for (size_t i = 0; i < failed.size() && i < run.expectations.size(); i++)
-        run.expectations[i].failed_rows += failed[i];
+      std::vector<Event> events;
+      for (size_t i = 0; i < failed.size() && i < run.expectations.size(); i++) {
+        ExpectationRun& expectation = run.expectations[i];
+        expectation.failed_rows += failed[i];
+        Event event = FlowEvent("expectation", run);
+        if (txn) event.batch_id = txn->version;
+        event.expectation = expectation.name;
+        event.action = ExpectationActionName(expectation.action);
+        event.failed_rows = failed[i];
+        event.passed_rows = rows - failed[i];
+        if (failed[i] > 0) event.level = "WARN";
+        events.push_back(std::move(event));
+      }
+      std::optional<delta::SetTransaction> own;
+      if (txn) own = delta::SetTransaction{txn->app_id + "/expectations", txn->version, std::nullopt};
+      return log_->Append(events, own);
     };
     expectations->quarantine = [this, &dataset, &run](const std::string& rows_sql, int64_t count,
                                                       const std::optional<delta::SetTransaction>& txn) {
@@ -464,12 +462,7 @@ class Run {
     stream::RunOptions run_options;
     run_options.trigger = stream::Trigger::kAvailableNow;
     run_options.cancellation = options_.cancellation;
-    // What the expectations had counted when the batch before ended.
-    int64_t checked_before = run.rows_checked;
-    int64_t quarantined_before = run.quarantined;
-    std::vector<int64_t> failed_before;
-    for (const ExpectationRun& expectation : run.expectations)
-      failed_before.push_back(expectation.failed_rows);
+    int64_t quarantined_before = run.quarantined;  // when the batch before ended
     Status logged;
     const auto flow_started = std::chrono::steady_clock::now();
     run_options.on_batch = [&](const std::optional<stream::BatchCommit>& batch) {
@@ -478,7 +471,7 @@ class Run {
       run.rows_in += batch->rows_in;
       run.rows_written += batch->rows_out;
       run.dead_letters += batch->dead_letters;
-      Event progress = FlowEvent("flow_progress", flow, run);
+      Event progress = FlowEvent("flow_progress", run);
       progress.batch_id = batch->batch_id;
       progress.rows_in = batch->rows_in;
       progress.rows_written = batch->rows_out;
@@ -489,14 +482,11 @@ class Run {
       run.backlog = progress.backlog;
       run.duration_ms = MillisecondsSince(flow_started);
       if (options_.on_progress) options_.on_progress(run);
-      std::vector<Event> events{progress};
-      AddExpectationEvents(flow, run, run.rows_checked - checked_before, &failed_before, events);
-      checked_before = run.rows_checked;
       quarantined_before = run.quarantined;
-      for (size_t i = 0; i < failed_before.size(); i++) failed_before[i] = run.expectations[i].failed_rows;
       // Once per batch, whatever the re-runs.
-      Status appended = log_->Append(events, delta::SetTransaction{runner->metadata().stream_id + "/events",
-                                                                   batch->batch_id, std::nullopt});
+      Status appended = log_->Append(
+          {progress},
+          delta::SetTransaction{runner->metadata().stream_id + "/events", batch->batch_id, std::nullopt});
       if (logged.ok()) logged = appended;
     };
     RETURN_IF_ERROR(runner->Run(run_options));

@@ -3,12 +3,13 @@
 // streaming table (STREAM of bronze, its rows without a positive amount quarantined by an
 // expectation) and a gold materialized view (refreshed incrementally) is killed at random
 // moments over more than 20 runs, every other one continuous, with new rows arriving between
-// them; a last run that ends cleanly leaves every row
-// once in bronze, silver or silver_quarantine, the backfill once, and gold equal to its query
-// over silver. Alongside, random change events (shuffled, duplicated, late) feed AUTO CDC
-// flows into an SCD type 1 and a type 2 table, which end equal to the reference model's
-// (tests/pipeline/cdc_model.h). The seed is printed; BASIN_CRASH_SEED replays a run, and
-// BASIN_CRASH_STDERR=FILE keeps the killed runs' stderr.
+// them; a last run that ends cleanly leaves every row once in bronze, silver or
+// silver_quarantine, the backfill once, gold equal to its query over silver, and the event
+// log's expectation counts equal to the rows kept and quarantined. Alongside, random change
+// events (shuffled, duplicated, late) feed AUTO CDC flows into an SCD type 1 and a type 2
+// table, which end equal to the reference model's (tests/pipeline/cdc_model.h). The seed is
+// printed; BASIN_CRASH_SEED replays a run, and BASIN_CRASH_STDERR=FILE keeps the killed runs'
+// stderr.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -127,6 +128,12 @@ TEST_F(PipelineCrashTest, KilledRunsNeitherLoseNorRepeatARow) {
   EXPECT_EQ(Value("SELECT count(*) || '/' || count(DISTINCT id) FROM silver_quarantine"),
             Value("SELECT count(*) || '/' || count(*) FROM raw WHERE amount <= 0"));
   EXPECT_EQ(Value("SELECT count(*) FROM silver_quarantine WHERE failed_expectations <> ['positive']"), "0");
+  // The event log's expectation counts, written before each batch commits with its txn, are
+  // the rows kept and quarantined, whatever the kills.
+  EXPECT_EQ(
+      Value("SELECT sum(passed_rows) || '/' || sum(failed_rows) FROM payments_event_log WHERE event_type = "
+            "'expectation' AND flow = 'silver'"),
+      Value("SELECT (SELECT count(*) FROM silver) || '/' || (SELECT count(*) FROM silver_quarantine)"));
   EXPECT_EQ(Value("SELECT n || '/' || total FROM gold"),
             Value("SELECT count(*) || '/' || sum(amount) FROM silver"));
   EXPECT_EQ(
