@@ -679,8 +679,17 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
   Run run(session, pipeline, options);
   // Every table the run would write is the pipeline's, before anything runs.
   for (const GraphNode& node : graph.nodes) {
-    RETURN_IF_ERROR(run.CheckOwned(pipeline.datasets[node.dataset]));
+    const Dataset& dataset = pipeline.datasets[node.dataset];
+    RETURN_IF_ERROR(run.CheckOwned(dataset));
     RETURN_IF_ERROR(run.CheckColumns(node));
+    const bool quarantines = std::any_of(
+        dataset.table.expectations.begin(), dataset.table.expectations.end(),
+        [](const auto& e) { return e.on_violation == sql::grammar::Expectation::OnViolation::kQuarantine; });
+    if (quarantines) {  // its quarantine table too
+      Dataset quarantine;
+      quarantine.name = dataset.name + "_quarantine";
+      RETURN_IF_ERROR(run.CheckOwned(quarantine));
+    }
   }
   Dataset log_table;
   log_table.name = EventLogTableName(pipeline.settings.name);
