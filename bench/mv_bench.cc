@@ -31,7 +31,8 @@ constexpr char kQuery[] =
 // Rows [begin, end) of the events table.
 std::string EventsSelect(int64_t begin, int64_t end) {
   return fmt::format(
-      "SELECT i AS id, ['eu', 'us', 'apac', 'latam', 'mea', 'anz', 'uk', 'ca'][1 + (hash(i) % 8)::BIGINT] AS region, "
+      "SELECT i AS id, ['eu', 'us', 'apac', 'latam', 'mea', 'anz', 'uk', 'ca'][1 + (hash(i) % 8)::BIGINT] AS "
+      "region, "
       "(hash(i * 31) % 100000)::DECIMAL(12,2) / 100 AS amount, "
       "TIMESTAMP '2026-01-01' + to_seconds((hash(i * 17) % (365 * 86400))::BIGINT) AS ts FROM range({}, {}) "
       "t(i)",
@@ -40,7 +41,8 @@ std::string EventsSelect(int64_t begin, int64_t end) {
 
 // A fingerprint of a table of the view's columns: its rows, and a hash of them all.
 std::string FingerprintSql(const std::string& table) {
-  return "SELECT count(*) || '/' || sum(hash(region, day, n, total, low, high, round(mean, 6))) FROM " + table;
+  return "SELECT count(*) || '/' || sum(hash(region, day, n, total, low, high, round(mean, 6))) FROM " +
+         table;
 }
 
 Status Run() {

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "basin/clock.h"
 #include "basin/kafka_dev.h"
 #include "basin/pipeline.h"
 #include "bench_util.h"
@@ -32,12 +33,6 @@ namespace {
 
 constexpr double kEventsPerSecond = 2'000;
 constexpr int64_t kFullSeconds = 15;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 struct Poll {
   int64_t at_ms = 0;
@@ -116,8 +111,8 @@ Status Run() {
                    "SELECT (SELECT coalesce(max(id), 0) FROM bronze), (SELECT coalesce(max(last_id), 0) "
                    "FROM gold)");
     if (seen.ok()) {
-      polls.push_back(
-          {NowMs(), std::stoll(seen->at(0, 0).value_or("0")), std::stoll(seen->at(0, 1).value_or("0"))});
+      polls.push_back({SystemClock()->NowMs(), std::stoll(seen->at(0, 0).value_or("0")),
+                       std::stoll(seen->at(0, 1).value_or("0"))});
       if (polls.back().gold >= events) break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

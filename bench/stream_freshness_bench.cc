@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "basin/clock.h"
 #include "bench_util.h"
 #include "live_stream.h"
 
@@ -21,12 +22,6 @@ namespace {
 
 constexpr double kEventsPerSecond = 20'000;
 constexpr int64_t kFullSeconds = 10;
-
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 Status Run() {
   const int64_t events = Scaled(static_cast<int64_t>(kEventsPerSecond) * kFullSeconds, 20'000);
@@ -41,7 +36,7 @@ Status Run() {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kFullSeconds * 3 + 30);
   while (std::chrono::steady_clock::now() < deadline) {
     ASSIGN_OR_RETURN(auto max_id, QueryBasin(*reader_session, "SELECT coalesce(max(id), 0) FROM bronze"));
-    polls.emplace_back(NowMs(), std::stoll(max_id.at(0, 0).value_or("0")));
+    polls.emplace_back(SystemClock()->NowMs(), std::stoll(max_id.at(0, 0).value_or("0")));
     if (polls.back().second >= events) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
