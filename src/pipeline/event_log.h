@@ -62,10 +62,13 @@ class EventLog {
                                                 const std::string& pipeline, std::string update_id,
                                                 std::shared_ptr<const Clock> clock);
 
-  // Appends `events` in one commit, with `txn` when given (nothing when a commit with that
-  // txn landed already).
+  // Appends `events`: with `txn`, in one commit carrying it (nothing when a commit with that
+  // txn landed already), after a commit of the events held; without, they are held until
+  // then or Flush(), so that a run's own events cost one commit rather than one each.
   Status Append(const std::vector<Event>& events,
                 const std::optional<delta::SetTransaction>& txn = std::nullopt);
+  // Commits the events held, if any.
+  Status Flush();
 
   const std::string& update_id() const { return update_id_; }
 
@@ -89,6 +92,11 @@ class EventLog {
   const std::string update_id_;
   const std::shared_ptr<const Clock> clock_;
   const std::shared_ptr<std::atomic<int64_t>> sequence_;  // events appended in this update
+  std::vector<std::string> held_;  // rows (SQL) of events appended without a txn, not yet committed
+
+  // The row of `event`, numbered and stamped now.
+  std::string Row(const Event& event);
+  Status Commit(const std::vector<std::string>& rows, const std::optional<delta::SetTransaction>& txn);
 };
 
 }  // namespace basin::pipeline

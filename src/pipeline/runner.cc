@@ -522,7 +522,7 @@ class Workers {
  public:
   // `run` runs on the run's own session, and `log` is its event log.
   Workers(const PipelineDefinition& pipeline, const PipelineGraph& graph, const PipelineRunOptions& options,
-          Run& run, const EventLog& log)
+          Run& run, EventLog& log)
       : pipeline_(pipeline), graph_(graph), options_(options), log_(log) {
     runs_.push_back(&run);
     std::vector<size_t> wave_of(graph.nodes.size(), 0);
@@ -557,7 +557,14 @@ class Workers {
     for (std::vector<FlowRun>& runs : by_node) {
       for (FlowRun& run : runs) out.push_back(std::move(run));
     }
-    return ran;
+    // The pass's events held without a txn (views' and ONCE flows' progress, errors) commit
+    // now, one commit per session.
+    Status flushed = log_.Flush();
+    for (const std::unique_ptr<Worker>& worker : workers_) {
+      Status more = worker->log->Flush();
+      if (flushed.ok()) flushed = more;
+    }
+    return ran.ok() ? flushed : ran;
   }
 
  private:
@@ -605,7 +612,7 @@ class Workers {
   const PipelineDefinition& pipeline_;
   const PipelineGraph& graph_;
   const PipelineRunOptions& options_;
-  const EventLog& log_;
+  EventLog& log_;                           // the run's own session's
   std::vector<std::vector<size_t>> waves_;  // node indexes
   bool concurrent_ = false;
   bool only_changes_ = false;
@@ -754,6 +761,7 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
     end.message = ran.ToString();
   }
   Status logged = log->Append({end});
+  if (logged.ok()) logged = log->Flush();
   RETURN_IF_ERROR(ran);
   RETURN_IF_ERROR(logged);
   return flows;
