@@ -6,6 +6,7 @@
 
 #include "common/strings.h"
 #include "sql/grammar/parse.h"
+#include "sql/statements.h"
 
 namespace basin::pipeline {
 namespace {
@@ -28,12 +29,16 @@ Result<std::unique_ptr<EventLog>> EventLog::Open(sql::Session& session, const st
                                                  const std::string& pipeline, std::string update_id,
                                                  std::shared_ptr<const Clock> clock) {
   const std::string table = QuoteIdentifier(schema) + "." + QuoteIdentifier(EventLogTableName(pipeline));
-  RETURN_IF_ERROR(session
-                      .Execute("CREATE TABLE IF NOT EXISTS " + table + " (" + kColumns + ") COMMENT " +
-                               QuoteLiteral("the event log of pipeline " + pipeline) +
-                               " TBLPROPERTIES ('basin.pipeline' = " + QuoteLiteral(pipeline) + ")")
-                      .status()
-                      .WithContext("the event log " + schema + "." + EventLogTableName(pipeline)));
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing,
+                   sql::LookupTarget(session.context(), {"", schema, EventLogTableName(pipeline)}));
+  if (!existing) {  // made on the first run
+    RETURN_IF_ERROR(session
+                        .Execute("CREATE TABLE IF NOT EXISTS " + table + " (" + kColumns + ") COMMENT " +
+                                 QuoteLiteral("the event log of pipeline " + pipeline) +
+                                 " TBLPROPERTIES ('basin.pipeline' = " + QuoteLiteral(pipeline) + ")")
+                        .status()
+                        .WithContext("the event log " + schema + "." + EventLogTableName(pipeline)));
+  }
   return std::unique_ptr<EventLog>(new EventLog(session, table, std::move(update_id), std::move(clock),
                                                 std::make_shared<std::atomic<int64_t>>(0)));
 }
@@ -45,6 +50,7 @@ Status EventLog::Append(const std::vector<Event>& events, const std::optional<de
   }
   RETURN_IF_ERROR(Flush());
   std::vector<std::string> rows;
+  rows.reserve(events.size());
   for (const Event& event : events) rows.push_back(Row(event));
   return Commit(rows, txn);
 }

@@ -97,7 +97,7 @@ std::string GraphDot(const PipelineDefinition& pipeline, const PipelineGraph& gr
     out += "  " + quoted(dataset.name) + " [shape=" +
            (dataset.kind == DatasetKind::kStreamingTable     ? "box"
             : dataset.kind == DatasetKind::kMaterializedView ? "ellipse"
-                                                             : "note") +
+                                                             : "hexagon") +
            "];\n";
     for (size_t upstream : node.upstream)
       out += "  " + quoted(pipeline.datasets[upstream].name) + " -> " + quoted(dataset.name) + ";\n";

@@ -638,7 +638,7 @@ class Refresh {
   // times ten to its scale (DuckDB's own avg divides in long double, and its result can
   // differ from this one in the last binary digit).
   std::string FinalValueSql(const FinalValue& value) const {
-    const std::string column = "__p" + std::to_string(value.column);
+    std::string column = "__p" + std::to_string(value.column);
     switch (value.kind) {
       case FinalValue::Kind::kCount:
         return "coalesce(" + column + ", 0)";
