@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -449,7 +450,7 @@ class Refresh {
         input.name + " versions " + std::to_string(from) + " to " + std::to_string(input.snapshot->version);
     Status viewed =
         conn_.Execute(std::string("CREATE OR REPLACE TEMP VIEW ") + kChangesView + " AS " + appended.sql);
-    Result<int64_t> rows = viewed.ok() ? Incremental(*at) : Result<int64_t>(viewed);
+    Result<int64_t> rows = viewed.ok() ? Incremental(*at, *previous) : Result<int64_t>(viewed);
     Status dropped = conn_.Execute(std::string("DROP VIEW IF EXISTS temp.") + kChangesView);
     ASSIGN_OR_RETURN(int64_t written, std::move(rows));
     RETURN_IF_ERROR(dropped);
@@ -587,22 +588,36 @@ class Refresh {
 
   // kStateTable, empty, with the partial query's columns (its wide integers as DECIMAL(38,0),
   // which Parquet keeps exactly).
-  Status CreateStateTable(const std::string& partial_sql) {
-    ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, conn_.DescribeQuery(partial_sql));
-    std::vector<std::string> definitions;
+  // The previous refresh's, kept in its state, when `previous` has them (its query and
+  // columns are this one's): no describing.
+  Status CreateStateTable(const std::string& partial_sql, const json* previous = nullptr) {
+    state_definitions_.clear();
     state_types_.clear();
-    for (size_t c = 0; c < columns.size(); c++) {
-      std::string type = columns[c].type_name;
-      if (type == "HUGEINT" || type == "UHUGEINT") type = "DECIMAL(38,0)";
-      if (c >= plan_.groups) state_types_.push_back(type);
-      definitions.push_back(QuoteIdentifier(columns[c].name) + " " + type);
+    if (previous != nullptr && (*previous)["stateColumns"].is_array() &&
+        (*previous)["stateTypes"].is_array()) {
+      for (const json& definition : (*previous)["stateColumns"])
+        state_definitions_.push_back(definition.get<std::string>());
+      for (const json& type : (*previous)["stateTypes"]) state_types_.push_back(type.get<std::string>());
+    } else {
+      ASSIGN_OR_RETURN(std::vector<engine::ColumnType> columns, conn_.DescribeQuery(partial_sql));
+      for (size_t c = 0; c < columns.size(); c++) {
+        std::string type = columns[c].type_name;
+        if (type == "HUGEINT" || type == "UHUGEINT") type = "DECIMAL(38,0)";
+        if (c >= plan_.groups) state_types_.push_back(type);
+        state_definitions_.push_back(QuoteIdentifier(columns[c].name) + " " + type);
+      }
     }
     return conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStateTable + " (" +
-                         fmt::format("{}", fmt::join(definitions, ", ")) + ")");
+                         fmt::format("{}", fmt::join(state_definitions_, ", ")) + ")");
   }
 
-  // The view's rows from kNextTable, with the query's column names and types.
-  Result<std::string> FinalSql() {
+  // The view's rows from kNextTable, with the query's column names and types (the previous
+  // refresh's SQL when `previous` has it).
+  Result<std::string> FinalSql(const json* previous = nullptr) {
+    if (previous != nullptr && (*previous)["finalSql"].is_string()) {
+      final_sql_ = (*previous)["finalSql"].get<std::string>();
+      return final_sql_;
+    }
     json tree = plan_.final_tree;
     if (!plan_.finals.empty()) {
       std::vector<std::string> values;
@@ -630,7 +645,8 @@ class Refresh {
       select.push_back("CAST(__c" + std::to_string(c) + " AS " + (*columns)[c].type_name + ") AS " +
                        QuoteIdentifier((*columns)[c].name));
     }
-    return "SELECT " + fmt::format("{}", fmt::join(select, ", ")) + " FROM (" + final_sql + ")";
+    final_sql_ = "SELECT " + fmt::format("{}", fmt::join(select, ", ")) + " FROM (" + final_sql + ")";
+    return final_sql_;
   }
 
   // SQL of an aggregate's value over its partial columns in kNextTable. An average is the
@@ -698,7 +714,7 @@ class Refresh {
   }
 
   // The rows input `changed` appended (kChangesView) brought into the view.
-  Result<int64_t> Incremental(size_t changed) {
+  Result<int64_t> Incremental(size_t changed, const json& previous) {
     const json tree = Pinned(changed);
     if (plan_.kind == ViewPlan::Kind::kAppend) {
       ASSIGN_OR_RETURN(std::string rows_sql, engine::tree::Deserialize(conn_, tree));
@@ -710,10 +726,10 @@ class Refresh {
     }
     ASSIGN_OR_RETURN(std::string partial, PartialSql(tree));
     Result<int64_t> rows = [&]() -> Result<int64_t> {
-      RETURN_IF_ERROR(CreateStateTable(partial));
+      RETURN_IF_ERROR(CreateStateTable(partial, &previous));
       RETURN_IF_ERROR(files_.Load(*latest_, std::string("temp.") + kStateTable).status());
       RETURN_IF_ERROR(Combine(partial));
-      ASSIGN_OR_RETURN(std::string final_sql, FinalSql());
+      ASSIGN_OR_RETURN(std::string final_sql, FinalSql(&previous));
       ASSIGN_OR_RETURN(sql::grammar::ParsedStatement overwrite,
                        sql::grammar::ParseStatement("INSERT OVERWRITE " + quoted_ + " " + final_sql));
       ASSIGN_OR_RETURN(sql::StatementResult result, session_.ExecuteParsed(overwrite));
@@ -742,7 +758,13 @@ class Refresh {
                  {"inputs", std::move(inputs)},
                  {"viewVersion", version ? json(*version) : json()}};
     std::optional<std::string> rows;
-    if (plan_.kind == ViewPlan::Kind::kAggregate) rows = std::string("SELECT * FROM temp.") + kNextTable;
+    if (plan_.kind == ViewPlan::Kind::kAggregate) {
+      rows = std::string("SELECT * FROM temp.") + kNextTable;
+      // What the next refresh would otherwise describe again.
+      meta["stateColumns"] = state_definitions_;
+      meta["stateTypes"] = state_types_;
+      meta["finalSql"] = final_sql_;
+    }
     RETURN_IF_ERROR(files_.Save(latest_ ? *latest_ + 1 : 0, std::move(meta), rows));
     return plan_.kind == ViewPlan::Kind::kAggregate ? DropTemporaries() : Status::OK();
   }
@@ -756,15 +778,33 @@ class Refresh {
   std::vector<Input> inputs_;
   std::optional<int64_t> latest_;                           // the newest state's refresh number
   std::vector<std::string> state_types_;                    // the partial columns' types in the state
+  std::vector<std::string> state_definitions_;              // every state column: "name TYPE"
+  std::string final_sql_;                                   // FinalSql()
   std::optional<std::vector<engine::ColumnType>> columns_;  // QueryColumns()
 };
+
+// The plan of `query`, made once per process (it depends on the query's text alone).
+Result<ViewPlan> CachedPlan(engine::Connection& conn, const std::string& query) {
+  static std::mutex mu;
+  static auto* plans = new std::map<std::string, ViewPlan>();  // GUARDED_BY(mu); never freed
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = plans->find(query);
+    if (it != plans->end()) return it->second;
+  }
+  ASSIGN_OR_RETURN(ViewPlan plan, PlanView(conn, query));
+  std::lock_guard<std::mutex> lock(mu);
+  if (plans->size() >= 256) plans->clear();  // bounded: pipelines have tens of views
+  plans->emplace(query, plan);
+  return plan;
+}
 
 }  // namespace
 
 Result<ViewRefresh> RefreshView(sql::Session& session, const ViewTarget& view) {
   ViewPlan plan;
   if (view.always_full.empty()) {
-    ASSIGN_OR_RETURN(plan, PlanView(session.connection(), view.query));
+    ASSIGN_OR_RETURN(plan, CachedPlan(session.connection(), view.query));
   } else {
     plan.reason = view.always_full;
   }
