@@ -7,6 +7,7 @@
 #include "common/strings.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
+#include "stream/source.h"
 
 namespace basin::pipeline {
 namespace {
@@ -48,18 +49,48 @@ Status EventLog::Append(const std::vector<Event>& events, const std::optional<de
     for (const Event& event : events) held_.push_back(Row(event));
     return Status::OK();
   }
-  RETURN_IF_ERROR(Flush());
-  std::vector<std::string> rows;
-  rows.reserve(events.size());
-  for (const Event& event : events) rows.push_back(Row(event));
-  return Commit(rows, txn);
+  RETURN_IF_ERROR(CommitDeferred());
+  return CommitWithHeld(Rows(events), *txn);
+}
+
+Status EventLog::AppendDeferred(const std::vector<Event>& events, const delta::SetTransaction& txn) {
+  RETURN_IF_ERROR(CommitDeferred());
+  deferred_ = Deferred{Rows(events), txn};
+  return Status::OK();
 }
 
 Status EventLog::Flush() {
+  if (deferred_) return CommitDeferred();
   if (held_.empty()) return Status::OK();
-  RETURN_IF_ERROR(Commit(held_, std::nullopt));
+  RETURN_IF_ERROR(Commit(held_, std::nullopt).status());
   held_.clear();
   return Status::OK();
+}
+
+Status EventLog::CommitDeferred() {
+  if (!deferred_) return Status::OK();
+  Deferred deferred = std::move(*deferred_);
+  deferred_.reset();
+  return CommitWithHeld(std::move(deferred.rows), deferred.txn);
+}
+
+Status EventLog::CommitWithHeld(std::vector<std::string> rows, const delta::SetTransaction& txn) {
+  // When the txn had landed already (a batch run again), nothing of the commit is written,
+  // and the events held go in a commit of their own.
+  const size_t held = held_.size();
+  rows.insert(rows.begin(), std::make_move_iterator(held_.begin()), std::make_move_iterator(held_.end()));
+  held_.clear();
+  ASSIGN_OR_RETURN(int64_t written, Commit(rows, txn));
+  if (written > 0 || held == 0) return Status::OK();
+  rows.resize(held);
+  return Commit(rows, std::nullopt).status();
+}
+
+std::vector<std::string> EventLog::Rows(const std::vector<Event>& events) {
+  std::vector<std::string> rows;
+  rows.reserve(events.size());
+  for (const Event& event : events) rows.push_back(Row(event));
+  return rows;
 }
 
 std::string EventLog::Row(const Event& e) {
@@ -72,13 +103,15 @@ std::string EventLog::Row(const Event& e) {
       Text(e.message));
 }
 
-Status EventLog::Commit(const std::vector<std::string>& rows,
-                        const std::optional<delta::SetTransaction>& txn) {
-  if (rows.empty()) return Status::OK();
+Result<int64_t> EventLog::Commit(const std::vector<std::string>& rows,
+                                 const std::optional<delta::SetTransaction>& txn) {
+  if (rows.empty()) return 0;
   ASSIGN_OR_RETURN(sql::grammar::ParsedStatement insert,
                    sql::grammar::ParseStatement("INSERT INTO " + table_ + " VALUES " +
                                                 fmt::format("{}", fmt::join(rows, ", "))));
-  return session_.ExecuteParsed(insert, txn).status().WithContext("the event log");
+  Result<sql::StatementResult> result = session_.ExecuteParsed(insert, txn);
+  if (!result.ok()) return result.status().WithContext("the event log");
+  return stream::ReportedInteger(result->result, "num_affected_rows").value_or(0);
 }
 
 }  // namespace basin::pipeline

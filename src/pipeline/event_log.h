@@ -62,14 +62,17 @@ class EventLog {
                                                 const std::string& pipeline, std::string update_id,
                                                 std::shared_ptr<const Clock> clock);
 
-  // Appends `events`: with `txn`, in one commit carrying it (nothing when a commit with that
-  // txn landed already), after a commit of the events held; without, they are held until
-  // then or Flush(), so that a run's own events cost one commit rather than one each.
+  // Appends `events`: with `txn`, in one commit carrying it with the events held and
+  // deferred (only those when a commit with that txn landed already); without, they are held
+  // until the next commit, so that a run's own events cost no commit of their own.
   Status Append(const std::vector<Event>& events,
                 const std::optional<delta::SetTransaction>& txn = std::nullopt);
-  // Commits the events held, if any.
+  // Appends `events` with `txn` in the log's next commit (Flush(), or the next Append() or
+  // AppendDeferred()), with the events held then: a batch's flow_progress and the next
+  // event share a commit. A crash before then loses them.
+  Status AppendDeferred(const std::vector<Event>& events, const delta::SetTransaction& txn);
+  // Commits the events held and deferred, if any.
   Status Flush();
-
   const std::string& update_id() const { return update_id_; }
 
   // The same update's log, appended to through `session` (another thread's): its events
@@ -93,10 +96,21 @@ class EventLog {
   const std::shared_ptr<const Clock> clock_;
   const std::shared_ptr<std::atomic<int64_t>> sequence_;  // events appended in this update
   std::vector<std::string> held_;  // rows (SQL) of events appended without a txn, not yet committed
+  struct Deferred {
+    std::vector<std::string> rows;
+    delta::SetTransaction txn;
+  };
+  std::optional<Deferred> deferred_;  // AppendDeferred's, not yet committed
 
   // The row of `event`, numbered and stamped now.
   std::string Row(const Event& event);
-  Status Commit(const std::vector<std::string>& rows, const std::optional<delta::SetTransaction>& txn);
+  std::vector<std::string> Rows(const std::vector<Event>& events);
+  Status CommitDeferred();
+  // Commits `rows` and the events held with `txn`.
+  Status CommitWithHeld(std::vector<std::string> rows, const delta::SetTransaction& txn);
+  // Commits `rows`: the rows written (0 when `txn` had landed already).
+  Result<int64_t> Commit(const std::vector<std::string>& rows,
+                         const std::optional<delta::SetTransaction>& txn);
 };
 
 }  // namespace basin::pipeline

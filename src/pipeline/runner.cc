@@ -483,8 +483,9 @@ class Run {
       run.duration_ms = MillisecondsSince(flow_started);
       if (options_.on_progress) options_.on_progress(run);
       quarantined_before = run.quarantined;
-      // Once per batch, whatever the re-runs.
-      Status appended = log_->Append(
+      // Once per batch, whatever the re-runs; in the log's next commit (the next batch's, or
+      // the pass's end).
+      Status appended = log_->AppendDeferred(
           {progress},
           delta::SetTransaction{runner->metadata().stream_id + "/events", batch->batch_id, std::nullopt});
       if (logged.ok()) logged = appended;
@@ -557,9 +558,9 @@ class Workers {
     for (std::vector<FlowRun>& runs : by_node) {
       for (FlowRun& run : runs) out.push_back(std::move(run));
     }
-    // The pass's events held without a txn (views' and ONCE flows' progress, errors) commit
-    // now, one commit per session.
-    Status flushed = log_.Flush();
+    // The pass's events held or deferred (flow progress, errors) commit now, one commit per
+    // session; a triggered run's own session commits them with its update_end.
+    Status flushed = options_.continuous ? log_.Flush() : Status::OK();
     for (const std::unique_ptr<Worker>& worker : workers_) {
       Status more = worker->log->Flush();
       if (flushed.ok()) flushed = more;

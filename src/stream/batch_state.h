@@ -26,10 +26,11 @@ namespace basin::stream {
 
 class DeadLetterWriter;
 
-// The temporary table a stateful stream's statement reads in place of its source.
+// The temporary relation (a table or a view) a stateful stream's statement reads in place
+// of its source.
 inline constexpr char kStreamInput[] = "basin_stream_input";
 
-// Fills kStreamInput before each batch's statement runs.
+// Fills kStreamInput before each batch's statement runs, and drops it after.
 class StatefulInput {
  public:
   virtual ~StatefulInput() = default;
@@ -37,6 +38,9 @@ class StatefulInput {
   // batch, with STREAM sources allowed) and the previous batch's state, and writes this
   // batch's state. Rows set aside go with `dead_letters` to `read.dead_letter_table`.
   virtual Status Prepare(BatchRead& read, DeadLetterWriter& dead_letters) = 0;
+  // Drops kStreamInput and what else Prepare() left for the statement; called once the
+  // statement ran or failed, and after a Prepare() that failed.
+  virtual Status Finish() = 0;
 };
 
 // The state objects of a stream's batches, in `store` (the checkpoint's state/ folder).

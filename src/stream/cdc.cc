@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <utility>
 
 #include "common/strings.h"
@@ -75,6 +76,16 @@ std::string ChangeRows(const CdcFlow& flow, const std::string& relation) {
          flow.truncate_when.value_or("false") + "), false) AS " + kTruncate + " FROM " + relation;
 }
 
+// CdcPlan::order for a sequence of DuckDB type `type`.
+std::string OrderOfChanges(const std::string& type) {
+  static const std::set<std::string> kIntegers = {"TINYINT",  "SMALLINT",  "INTEGER",  "BIGINT",
+                                                  "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"};
+  if (kIntegers.count(type) != 0) {
+    return std::string("(") + kSequence + "::HUGEINT * 2 + " + kDelete + "::INTEGER)";
+  }
+  return std::string("{'s': ") + kSequence + ", 'd': " + kDelete + "}";
+}
+
 // The MERGE a stream runs for `plan`, reading STREAM(source).
 std::string MergeStatement(const CdcPlan& plan) {
   const CdcFlow& flow = plan.flow;
@@ -127,7 +138,10 @@ Result<CdcPlan> PlanCdc(engine::Connection& conn, const CdcFlow& flow) {
     return Status::InvalidArgument("TRACK HISTORY ON is for SCD type 2 (STORED AS SCD TYPE 2)");
   }
   ASSIGN_OR_RETURN(std::vector<engine::ColumnType> described,
-                   conn.DescribeQuery("SELECT " + Projection(flow.columns) + " FROM " + flow.source));
+                   conn.DescribeQuery("SELECT " + Projection(flow.columns) + ", (" + flow.sequence_by +
+                                      ") AS " + kSequence + " FROM " + flow.source));
+  plan.order = OrderOfChanges(described.back().type_name);
+  described.pop_back();
   for (const engine::ColumnType& column : described) {
     if (AsciiLower(column.name).rfind("basin_cdc_", 0) == 0 ||
         (flow.scd_type == 2 &&
@@ -216,11 +230,21 @@ Status CdcApplier::Prepare(BatchRead& read, DeadLetterWriter& /*dead_letters*/) 
   Status prepared = (plan_.flow.scd_type == 2 ? PrepareType2(read.batch_id, now_ms, kState)
                                               : PrepareType1(read.batch_id, now_ms, kState))
                         .WithContext(where);
-  for (const char* table : {kBatch, kState, kFloor, kEvents, kLatest, kHistory, kVersions}) {
+  // The tables the input view reads stay until Finish().
+  for (const char* table : {kBatch, kEvents}) {
     Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS ") + table);
     if (prepared.ok()) prepared = dropped;
   }
   return prepared;
+}
+
+Status CdcApplier::Finish() {
+  Status finished = conn_.Execute(std::string("DROP VIEW IF EXISTS temp.") + kStreamInput);
+  for (const char* table : {kBatch, kState, kFloor, kEvents, kLatest, kHistory, kVersions}) {
+    Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS ") + table);
+    if (finished.ok()) finished = dropped;
+  }
+  return finished;
 }
 
 Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::string& state) {
@@ -235,15 +259,15 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
                              sequence + ") FROM " + kBatch + " WHERE " + kTruncate + ") AS truncated)")));
   // The changes newer than their key's last one and the floor.
   const std::string floor_value = "(SELECT floor FROM " + std::string(kFloor) + ")";
-  const std::string events = "(SELECT b.* FROM " + std::string(kBatch) + " AS b LEFT JOIN (SELECT * FROM " +
+  const std::string events = "(SELECT b.* FROM " + std::string(kBatch) + " AS b ANTI JOIN (SELECT * FROM " +
                              state + " WHERE NOT " + kIsFloor + ") AS s ON " + SameKeys("s", "b") +
-                             " WHERE NOT b." + kTruncate + " AND (" + floor_value + " IS NULL OR b." +
-                             sequence + " > " + floor_value + ") AND (s." + sequence + " IS NULL OR b." +
-                             sequence + " > s." + sequence + "))";
+                             " AND b." + sequence + " <= s." + sequence + " WHERE NOT b." + kTruncate +
+                             " AND (" + floor_value + " IS NULL OR b." + sequence + " > " + floor_value +
+                             "))";
   // Each key's outcome: deleted when its latest change deletes, otherwise the values of its
   // latest change; with IGNORE NULL UPDATES, each column's last non-NULL value since the
   // key's latest delete (which takes a window over the key's changes).
-  const std::string order = "{'s': " + sequence + ", 'd': " + std::string(kDelete) + "}";
+  const std::string& order = plan_.order;
   std::vector<std::string> values;
   for (const std::string& column : Without(plan_.columns, flow.keys)) {
     const std::string quoted = QuoteIdentifier(column);
@@ -262,21 +286,24 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
       kLatest, "SELECT " + keys + ", " + (values.empty() ? "" : Join(values, ", ") + ", ") + "max(" +
                    sequence + ") AS " + sequence + ", arg_max(" + kDelete + ", " + order + ") AS " + kDelete +
                    ", bool_or(" + kDelete + ") AS " + kReset + " FROM " + changes + " GROUP BY " + keys)));
+  // The state's keys the batch did not change (its floor aside).
+  const std::string unchanged = "(SELECT s.* FROM " + state + " AS s ANTI JOIN " + kLatest + " AS l ON " +
+                                SameKeys("l", "s") + " WHERE NOT s." + kIsFloor + ")";
   // What the MERGE applies: each key's outcome, and a truncate's deletes of the keys whose
   // latest change is older than it.
-  const std::string not_changed =
-      "NOT EXISTS (SELECT 1 FROM " + std::string(kLatest) + " AS l WHERE " + SameKeys("l", "s") + ")";
-  RETURN_IF_ERROR(conn_.Execute(
-      std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS SELECT * EXCLUDE (" + sequence +
-      ", " + kDelete + "), CASE WHEN " + kDelete + " THEN 'delete' ELSE 'upsert' END AS " + kAction +
-      " FROM " + kLatest + " UNION ALL BY NAME SELECT " + Keys("s") + ", 'delete' AS " + kAction +
-      ", true AS " + kReset + " FROM " + state + " AS s, " + kFloor + " AS f WHERE NOT s." + kIsFloor +
-      " AND NOT s." + kDeleted + " AND s." + sequence + " < f.truncated AND " + not_changed));
+  std::string input = "SELECT * EXCLUDE (" + sequence + ", " + kDelete + "), CASE WHEN " + kDelete +
+                      " THEN 'delete' ELSE 'upsert' END AS " + kAction + " FROM " + kLatest;
+  if (flow.truncate_when) {
+    input += " UNION ALL BY NAME SELECT " + Keys("s") + ", 'delete' AS " + kAction + ", true AS " + kReset +
+             " FROM " + unchanged + " AS s, " + kFloor + " AS f WHERE NOT s." + kDeleted + " AND s." +
+             sequence + " < f.truncated";
+  }
+  RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP VIEW ") + kStreamInput + " AS " + input));
   // The state: keys not changed (but those a truncate removed, and tombstones past their
   // retention), the changed keys' latest changes, and the floor.
-  const std::string kept = "SELECT s.* FROM " + state + " AS s, " + kFloor + " AS f WHERE NOT s." + kIsFloor +
-                           " AND " + not_changed + " AND NOT coalesce(s." + sequence +
-                           " < f.truncated, false) AND NOT (s." + kDeleted + " AND s." + kAtMs + " < " +
+  const std::string kept = "SELECT s.* FROM " + unchanged + " AS s, " + kFloor +
+                           " AS f WHERE NOT coalesce(s." + sequence + " < f.truncated, false) AND NOT (s." +
+                           kDeleted + " AND s." + kAtMs + " < " +
                            std::to_string(now_ms - flow.tombstone_retention_ms) + ")";
   const std::string latest = "SELECT " + keys + ", " + sequence + ", " + kDelete + " AS " + kDeleted + ", " +
                              std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", false AS " + kIsFloor +
@@ -362,7 +389,7 @@ Status CdcApplier::PrepareType2(int64_t batch_id, int64_t now_ms, const std::str
   compared_v.push_back("v." + end);
   compared_h.push_back("h." + end);
   RETURN_IF_ERROR(conn_.Execute(
-      std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS SELECT v.*, 'upsert' AS " + kAction +
+      std::string("CREATE OR REPLACE TEMP VIEW ") + kStreamInput + " AS SELECT v.*, 'upsert' AS " + kAction +
       " FROM " + kVersions + " AS v LEFT JOIN " + kHistory + " AS h ON " + SameKeys("v", "h") + " AND v." +
       start + " = h." + start + " WHERE h." + start + " IS NULL OR row(" + Join(compared_v, ", ") +
       ") IS DISTINCT FROM row(" + Join(compared_h, ", ") + ") UNION ALL BY NAME SELECT " + Keys("h") +

@@ -71,6 +71,10 @@ struct CdcPlan {
   std::vector<std::string> columns;  // the target's data columns, as the source names them
   std::vector<std::string> tracked;  // type 2: the columns whose change starts a version
   std::string statement;             // the MERGE a stream runs, reading STREAM(source)
+  // Type 1: what orders a key's changes, from a change's kSequence and kDelete columns (a
+  // delete after an upsert of the same sequence): one number when the sequence is an
+  // integer, which DuckDB compares faster than the struct it is otherwise.
+  std::string order;
 };
 
 // The query whose columns the target is created with: the selected columns, then for type 2
@@ -93,6 +97,7 @@ class CdcApplier : public StatefulInput {
   // basin_cdc_action 'upsert' or 'delete', basin_cdc_reset; for type 2 __START_AT and
   // __END_AT). InvalidArgument naming the key for a change with a NULL sequence or key.
   Status Prepare(BatchRead& read, DeadLetterWriter& dead_letters) override;
+  Status Finish() override;
 
  private:
   // Fill kStreamInput and save batch `batch_id`'s state, from `state` (the batch before's).

@@ -220,11 +220,15 @@ struct StreamRunner::Impl {
     Status ran = ReadSources(entries, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
-        if (state) RETURN_IF_ERROR(state->Prepare(read, *sources[0].dead_letters));
-        ASSIGN_OR_RETURN(sql::StatementResult result,
-                         session->ExecuteParsed(state ? statement.stateful_parsed : statement.parsed,
-                                                delta::SetTransaction{id, batch_id, std::nullopt}));
-        row = std::move(result.result);
+        Status prepared = state ? state->Prepare(read, *sources[0].dead_letters) : Status::OK();
+        Result<sql::StatementResult> result =
+            prepared.ok() ? session->ExecuteParsed(state ? statement.stateful_parsed : statement.parsed,
+                                                   delta::SetTransaction{id, batch_id, std::nullopt})
+                          : Result<sql::StatementResult>(prepared);
+        const Status finished = state ? state->Finish() : Status::OK();
+        RETURN_IF_ERROR(result.status());
+        RETURN_IF_ERROR(finished);
+        row = std::move(result->result);
         return Status::OK();
       });
     });

@@ -280,6 +280,10 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
   return prepared;
 }
 
+Status StreamState::Finish() {
+  return conn_.Execute(std::string("DROP TABLE IF EXISTS temp.") + kStreamInput);
+}
+
 Status StreamState::FillInput(int64_t batch_id, std::optional<int64_t> previous,
                               std::optional<int64_t> watermark, const std::string& on_time) {
   const StatePlan& p = *plan_;

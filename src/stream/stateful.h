@@ -64,6 +64,7 @@ class StreamState : public StatefulInput {
 
   // StatefulInput: the late rows (counted in `read`) are set aside.
   Status Prepare(BatchRead& read, DeadLetterWriter& dead_letters) override;
+  Status Finish() override;
 
  private:
   StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan, std::shared_ptr<ObjectStore> store,
