@@ -48,28 +48,10 @@ std::string ValueTextSql(const std::string& expr) {
 
 enum class Family { kInteger, kFractional, kString, kBinary, kBoolean, kDate, kTimestamp, kNested, kOther };
 
-// DuckDB's integer types: their names, widths in bits, and signedness.
-struct IntegerType {
-  const char* name;
-  int bits;
-  bool is_signed;
-};
-constexpr IntegerType kIntegerTypes[] = {
-    {"TINYINT", 8, true},   {"SMALLINT", 16, true},  {"INTEGER", 32, true},    {"BIGINT", 64, true},
-    {"HUGEINT", 128, true}, {"UTINYINT", 8, false},  {"USMALLINT", 16, false}, {"UINTEGER", 32, false},
-    {"UBIGINT", 64, false}, {"UHUGEINT", 128, false}};
-
-const IntegerType* FindIntegerType(const std::string& type_name) {
-  for (const IntegerType& type : kIntegerTypes) {
-    if (type_name == type.name) return &type;
-  }
-  return nullptr;
-}
-
 Family FamilyOf(const ColumnType& column) {
   if (column.kind != ColumnType::Kind::kScalar) return Family::kNested;
   const std::string& t = column.type_name;
-  if (FindIntegerType(t) != nullptr) return Family::kInteger;
+  if (engine::FindIntegerType(t) != nullptr) return Family::kInteger;
   if (t == "FLOAT" || t == "DOUBLE" || t.rfind("DECIMAL", 0) == 0) return Family::kFractional;
   if (t == "VARCHAR") return Family::kString;
   if (t == "BLOB") return Family::kBinary;
@@ -87,7 +69,7 @@ bool IsIntegerPrimitive(const std::string& p) {
 // `target` (an integer primitive).
 bool IntegerWidens(const std::string& source, const std::string& target) {
   const int bits = target == "byte" ? 8 : target == "short" ? 16 : target == "integer" ? 32 : 64;
-  const IntegerType* type = FindIntegerType(source);
+  const engine::IntegerType* type = engine::FindIntegerType(source);
   return type != nullptr && (type->is_signed ? type->bits <= bits : type->bits < bits);
 }
 

@@ -390,6 +390,17 @@ Status ForEachCell(duckdb_result& result, Want want, Cell cell) {
 
 }  // namespace
 
+const IntegerType* FindIntegerType(const std::string& type_name) {
+  static constexpr IntegerType kIntegerTypes[] = {
+      {"TINYINT", 8, true},   {"SMALLINT", 16, true},  {"INTEGER", 32, true},    {"BIGINT", 64, true},
+      {"HUGEINT", 128, true}, {"UTINYINT", 8, false},  {"USMALLINT", 16, false}, {"UINTEGER", 32, false},
+      {"UBIGINT", 64, false}, {"UHUGEINT", 128, false}};
+  for (const IntegerType& type : kIntegerTypes) {
+    if (type_name == type.name) return &type;
+  }
+  return nullptr;
+}
+
 Result<Value> CellAt(duckdb_vector vector, idx_t row) { return CellValue(vector, row); }
 std::string DuckDbTypeName(duckdb_logical_type type) { return TypeName(type); }
 Status StatusFromDuckDbError(const char* error, duckdb_error_type type) {

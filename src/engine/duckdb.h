@@ -92,6 +92,16 @@ struct ColumnType {
   std::vector<ColumnType> children;  // kStruct: fields; kList: [element]; kMap: [key, value]
 };
 
+// A DuckDB integer type: its name, width in bits, and signedness.
+struct IntegerType {
+  const char* name;
+  int bits;
+  bool is_signed;
+};
+
+// The integer type named `type_name` ("BIGINT"); nullptr when it names no integer type.
+const IntegerType* FindIntegerType(const std::string& type_name);
+
 struct ValueResult {
   std::vector<std::string> column_names;
   std::vector<std::string> column_types;

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <set>
 #include <utility>
 
 #include "common/strings.h"
+#include "engine/duckdb.h"
 
 namespace basin::stream {
 namespace {
@@ -78,9 +78,8 @@ std::string ChangeRows(const CdcFlow& flow, const std::string& relation) {
 
 // CdcPlan::order for a sequence of DuckDB type `type`.
 std::string OrderOfChanges(const std::string& type) {
-  static const std::set<std::string> kIntegers = {"TINYINT",  "SMALLINT",  "INTEGER",  "BIGINT",
-                                                  "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT"};
-  if (kIntegers.count(type) != 0) {
+  const engine::IntegerType* integer = engine::FindIntegerType(type);
+  if (integer != nullptr && integer->bits <= 64) {  // sequence * 2 + 1 fits a HUGEINT
     return std::string("(") + kSequence + "::HUGEINT * 2 + " + kDelete + "::INTEGER)";
   }
   return std::string("{'s': ") + kSequence + ", 'd': " + kDelete + "}";
