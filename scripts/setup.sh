@@ -5,7 +5,8 @@
 #      points at a folder holding duckdb.h and libduckdb.so, and DuckDB's C++ headers of the
 #      same version (always from the npm registry),
 #   3. the npm packages the interop checker runs on (tests/interop/check_table.mjs): hyparquet,
-#      hyparquet-compressors and @duckdb/node-api, pinned, into a node_modules folder of the cache. A failure here
+#      hyparquet-compressors and @duckdb/node-api, and node-postgres (pg) for the server tests, pinned,
+#      into a node_modules folder of the cache. A failure here
 #      stops setup only in CI (CI=true); locally the interop checks then report themselves skipped.
 # Prints the DuckDB folder on its last line of output to stdout when called with --print-duckdb-root,
 # the C++ headers folder with --print-duckdb-headers, and the node_modules folder with
@@ -20,6 +21,7 @@ DUCKDB_HEADERS_DIR="$CACHE_DIR/duckdb-$DUCKDB_VERSION-headers"
 HYPARQUET_VERSION=1.33.0
 HYPARQUET_COMPRESSORS_VERSION=1.1.2
 DUCKDB_NODE_API_VERSION=1.5.6-r.1
+NODE_PG_VERSION=8.23.1
 NODE_DIR="$CACHE_DIR/node"
 
 PACKAGES=(
@@ -27,7 +29,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libroaring-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libedit-dev
   libzstd-dev zlib1g-dev libssl-dev librdkafka-dev kcat libavro-dev libcpp-httplib-dev
-  curl ca-certificates ccache
+  postgresql-client curl ca-certificates ccache
 )
 
 log() { echo "[setup] $*" >&2; }
@@ -105,13 +107,14 @@ installed_version() {  # the version of an npm package in $NODE_DIR, or nothing
 fetch_node_modules() {
   if [ "$(installed_version hyparquet)" = "$HYPARQUET_VERSION" ] && \
      [ "$(installed_version hyparquet-compressors)" = "$HYPARQUET_COMPRESSORS_VERSION" ] && \
-     [ "$(installed_version @duckdb/node-api)" = "$DUCKDB_NODE_API_VERSION" ]; then return 0; fi
+     [ "$(installed_version @duckdb/node-api)" = "$DUCKDB_NODE_API_VERSION" ] && \
+     [ "$(installed_version pg)" = "$NODE_PG_VERSION" ]; then return 0; fi
   log "installing hyparquet@$HYPARQUET_VERSION, hyparquet-compressors@$HYPARQUET_COMPRESSORS_VERSION" \
-      "and @duckdb/node-api@$DUCKDB_NODE_API_VERSION into $NODE_DIR"
+      "@duckdb/node-api@$DUCKDB_NODE_API_VERSION and pg@$NODE_PG_VERSION into $NODE_DIR"
   rm -rf "$NODE_DIR.partial" && mkdir -p "$NODE_DIR.partial"
   if ! npm install --silent --no-audit --no-fund --prefix "$NODE_DIR.partial" \
          "hyparquet@$HYPARQUET_VERSION" "hyparquet-compressors@$HYPARQUET_COMPRESSORS_VERSION" \
-         "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >&2; then
+         "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" "pg@$NODE_PG_VERSION" >&2; then
     rm -rf "$NODE_DIR.partial"
     if [ "${CI:-}" = "true" ]; then
       log "ERROR: could not install the interop checker's npm packages"; exit 1

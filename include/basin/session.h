@@ -77,6 +77,10 @@ struct CommandProgress {
 
 struct StatementResult {
   std::string statement;  // the statement's text as given
+  // Its kind, in the words of PostgreSQL's command tags: "SELECT", "INSERT", "UPDATE",
+  // "DELETE", "MERGE", "CREATE TABLE", "OPTIMIZE", ...; DuckDB's statement type for
+  // statements DuckDB runs ("TRANSACTION", "COPY", "CREATE").
+  std::string command;
   bool returns_rows = false;
   QueryResult result;  // the rows, unless streamed
   // With ExecuteStatement(..., stream = true), a query's rows (`result` stays empty). Read
@@ -107,6 +111,20 @@ std::vector<StatementText> SplitStatements(std::string_view script);
 // Whether `text` holds at least one statement, every string and comment in it is closed,
 // and it ends with ';': what an interactive shell waits for before running input.
 bool IsCompleteInput(std::string_view text);
+
+// The placeholders $1, $2, ... of a statement sent with parameters (PostgreSQL's extended
+// protocol), found by DuckDB's tokenizer, so that "$1" in a string, a quoted name or a
+// comment is left alone.
+struct StatementParameters {
+  int count = 0;  // the highest placeholder number, 0 when there is none
+};
+// InvalidArgument (a syntax error naming line and column) when `statement` cannot be
+// tokenized.
+Result<StatementParameters> FindParameters(std::string_view statement);
+// `statement` with each placeholder $n replaced by literals[n - 1], SQL text the caller made
+// (a quoted string, a CAST, NULL). InvalidArgument naming the placeholder when it has no
+// literal.
+Result<std::string> BindParameters(std::string_view statement, const std::vector<std::string>& literals);
 
 class Session {
  public:

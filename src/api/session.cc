@@ -1,6 +1,7 @@
 // basin::Session (include/basin/session.h) over sql::Session.
 #include "basin/session.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "engine/duckdb.h"
@@ -27,6 +28,7 @@ class EngineRowStream final : public RowStream {
 StatementResult FromSql(sql::StatementResult in) {
   StatementResult out;
   out.statement = std::move(in.statement);
+  out.command = std::move(in.command);
   out.returns_rows = in.returns_rows;
   out.result.column_names = std::move(in.result.column_names);
   out.result.column_types = std::move(in.result.column_types);
@@ -59,6 +61,70 @@ std::vector<StatementText> SplitStatements(std::string_view script) {
 }
 
 bool IsCompleteInput(std::string_view text) { return engine::IsCompleteSqlInput(text); }
+
+namespace {
+
+// A placeholder: the token "$<digits>", which DuckDB's scanner may also give as "$"
+// followed at once by a number.
+struct Placeholder {
+  size_t begin = 0;
+  size_t end = 0;
+  int number = 0;
+};
+
+Result<std::vector<Placeholder>> Placeholders(std::string_view statement) {
+  engine::SqlParse<std::vector<engine::SqlToken>> tokens = engine::TokenizeSql(statement);
+  if (!tokens.ok())
+    return Status::InvalidArgument(tokens.error().message + " at offset " +
+                                   std::to_string(tokens.error().offset));
+  std::vector<Placeholder> out;
+  const std::vector<engine::SqlToken>& list = tokens.value();
+  for (size_t i = 0; i < list.size(); i++) {
+    const engine::SqlToken& token = list[i];
+    std::string_view text = statement.substr(token.begin, token.end - token.begin);
+    size_t end = token.end;
+    if (text == "$" && i + 1 < list.size() && list[i + 1].begin == token.end &&
+        list[i + 1].kind == engine::SqlTokenKind::kNumber) {
+      end = list[i + 1].end;
+      text = statement.substr(token.begin, end - token.begin);
+      i++;
+    }
+    if (text.size() < 2 || text[0] != '$' ||
+        text.find_first_not_of("0123456789", 1) != std::string_view::npos) {
+      continue;
+    }
+    if (text.size() > 6)
+      return Status::InvalidArgument("parameter " + std::string(text) + " is out of range");
+    out.push_back(Placeholder{token.begin, end, std::stoi(std::string(text.substr(1)))});
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<StatementParameters> FindParameters(std::string_view statement) {
+  ASSIGN_OR_RETURN(std::vector<Placeholder> placeholders, Placeholders(statement));
+  StatementParameters found;
+  for (const Placeholder& p : placeholders) found.count = std::max(found.count, p.number);
+  return found;
+}
+
+Result<std::string> BindParameters(std::string_view statement, const std::vector<std::string>& literals) {
+  ASSIGN_OR_RETURN(std::vector<Placeholder> placeholders, Placeholders(statement));
+  std::string out;
+  size_t copied = 0;
+  for (const Placeholder& p : placeholders) {
+    if (p.number < 1 || static_cast<size_t>(p.number) > literals.size()) {
+      return Status::InvalidArgument("there is no parameter $" + std::to_string(p.number) + " (" +
+                                     std::to_string(literals.size()) + " given)");
+    }
+    out.append(statement.substr(copied, p.begin - copied));
+    out.append(literals[p.number - 1]);
+    copied = p.end;
+  }
+  out.append(statement.substr(copied));
+  return out;
+}
 
 struct Session::Impl {
   SessionOptions options;

@@ -53,6 +53,19 @@ struct KafkaDevCommandOptions {
 // SIGINT or SIGTERM, then stops cleanly (status 0).
 int RunKafkaDevCommand(const KafkaDevCommandOptions& options);
 
+struct ServeCommandOptions {
+  std::string warehouse_dir;
+  std::string bind_address = "127.0.0.1";
+  int pg_port = 5433;
+  std::string database = "basin";
+  int max_connections = 64;
+};
+
+// Serves the warehouse over the PostgreSQL protocol (basin/server.h) until SIGINT or SIGTERM;
+// prints the connection URL as the first line of stdout. The first start creates the admin
+// user, with the password in BASIN_ADMIN_PASSWORD or a generated one printed on stderr.
+int RunServeCommand(const ServeCommandOptions& options);
+
 struct StreamCommandOptions {
   std::string warehouse_dir;
   std::string checkpoint;

@@ -15,6 +15,7 @@ using basin::cli::DescribeCommandOptions;
 using basin::cli::KafkaDevCommandOptions;
 using basin::cli::PipelineGraphCommandOptions;
 using basin::cli::PipelineRunCommandOptions;
+using basin::cli::ServeCommandOptions;
 using basin::cli::SqlCommandOptions;
 using basin::cli::StreamCommandOptions;
 using basin::cli::StreamStatusCommandOptions;
@@ -53,6 +54,20 @@ CLI::App* AddDescribeCommand(CLI::App& app, DescribeCommandOptions& options) {
       ->envname("BASIN_WAREHOUSE");
   describe->add_option("--at-version", options.version, "Describe this older version instead of the latest");
   return describe;
+}
+
+CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
+  CLI::App* serve = app.add_subcommand(
+      "serve", "Serve the warehouse to PostgreSQL clients (psql, drivers, BI tools) until Ctrl-C");
+  serve->add_option("-w,--warehouse", options.warehouse_dir, "The warehouse folder")
+      ->envname("BASIN_WAREHOUSE");
+  serve->add_option("--bind", options.bind_address, "Address to listen on");
+  serve->add_option("--pg-port", options.pg_port, "Port of the PostgreSQL protocol (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  serve->add_option("--database", options.database, "The database name clients connect to");
+  serve->add_option("--max-connections", options.max_connections, "Clients served at once")
+      ->check(CLI::Range(1, 100000));
+  return serve;
 }
 
 CLI::App* AddKafkaDevCommand(CLI::App& app, KafkaDevCommandOptions& options) {
@@ -172,6 +187,7 @@ int Run(int argc, char** argv) {
   SqlCommandOptions sql_options;
   DescribeCommandOptions describe_options;
   KafkaDevCommandOptions kafka_dev_options;
+  ServeCommandOptions serve_options;
   StreamCommandOptions stream_options;
   StreamStatusCommandOptions stream_status_options;
   PipelineGraphCommandOptions pipeline_graph_options;
@@ -183,6 +199,7 @@ int Run(int argc, char** argv) {
       {"sql", AddSqlCommand(app, sql_options)},
       {"describe", AddDescribeCommand(app, describe_options)},
       {"kafka-dev", AddKafkaDevCommand(app, kafka_dev_options)},
+      {"serve", AddServeCommand(app, serve_options)},
       {"stream", AddStreamCommand(app, stream_options, stream_status_options)},
   };
   CLI::App* help = app.add_subcommand("help", "Show this help, or a command's help");
@@ -197,6 +214,7 @@ int Run(int argc, char** argv) {
   if (commands["sql"]->parsed()) return basin::cli::RunSqlCommand(sql_options);
   if (commands["describe"]->parsed()) return basin::cli::RunDescribeCommand(describe_options);
   if (commands["kafka-dev"]->parsed()) return basin::cli::RunKafkaDevCommand(kafka_dev_options);
+  if (commands["serve"]->parsed()) return basin::cli::RunServeCommand(serve_options);
   if (commands["stream"]->parsed()) {
     if (commands["stream"]->get_subcommand("status")->parsed()) {
       return basin::cli::RunStreamStatusCommand(stream_status_options);

@@ -421,6 +421,7 @@ struct Session::Impl : public SessionContext {
   Result<StatementResult> RunStatement(const grammar::ParsedStatement& parsed, bool stream) {
     conn_->cancellation().Reset();
     ASSIGN_OR_RETURN(StatementResult result, Run(parsed, stream));
+    result.command = CommandOf(parsed);
     for (std::string& failure : checkpoints.TakeFailures()) result.notices.push_back(std::move(failure));
     return result;
   }

@@ -41,6 +41,7 @@ struct SessionOptions {
 
 struct StatementResult {
   std::string statement;       // the statement text as given
+  std::string command;         // its kind, as CommandOf() names it
   engine::QueryResult result;  // empty for statements that return no rows, or streamed ones
   bool returns_rows = false;
   // With ExecuteStatement(..., stream = true), a query's rows as DuckDB produces them

@@ -1,6 +1,52 @@
 #include "sql/statements.h"
 
+#include <variant>
+
 namespace basin::sql {
+namespace {
+
+struct CommandName {
+  std::string operator()(const grammar::DuckDbStatement& s) const {
+    if (s.type == "MERGE_INTO") return "MERGE";
+    if (s.type == "VARIABLE_SET") return "SET";
+    std::string name = s.type;
+    for (char& c : name) c = c == '_' ? ' ' : c;
+    return name;
+  }
+  std::string operator()(const grammar::CreateTable&) const { return "CREATE TABLE"; }
+  std::string operator()(const grammar::DropTable&) const { return "DROP TABLE"; }
+  std::string operator()(const grammar::AlterTable&) const { return "ALTER TABLE"; }
+  std::string operator()(const grammar::ShowTables&) const { return "SELECT"; }
+  std::string operator()(const grammar::DescribeTable&) const { return "SELECT"; }
+  std::string operator()(const grammar::ShowTblProperties&) const { return "SELECT"; }
+  std::string operator()(const grammar::DescribeHistory&) const { return "SELECT"; }
+  std::string operator()(const grammar::DescribeDetail&) const { return "SELECT"; }
+  std::string operator()(const grammar::Insert&) const { return "INSERT"; }
+  std::string operator()(const grammar::Update&) const { return "UPDATE"; }
+  std::string operator()(const grammar::Delete&) const { return "DELETE"; }
+  std::string operator()(const grammar::Merge&) const { return "MERGE"; }
+  std::string operator()(const grammar::Optimize&) const { return "OPTIMIZE"; }
+  std::string operator()(const grammar::Vacuum&) const { return "VACUUM"; }
+  std::string operator()(const grammar::Restore&) const { return "RESTORE"; }
+  std::string operator()(const grammar::Setting&) const { return "SET"; }
+  std::string operator()(const grammar::CreateStreamingTable&) const { return "CREATE STREAMING TABLE"; }
+  std::string operator()(const grammar::CreateMaterializedView&) const { return "CREATE MATERIALIZED VIEW"; }
+  std::string operator()(const grammar::CreateFlow&) const { return "CREATE FLOW"; }
+  std::string operator()(const grammar::CreateTemporaryView&) const { return "CREATE VIEW"; }
+  std::string operator()(const grammar::CreateUser&) const { return "CREATE USER"; }
+  std::string operator()(const grammar::CreateRole&) const { return "CREATE ROLE"; }
+  std::string operator()(const grammar::DropPrincipal&) const { return "DROP"; }
+  std::string operator()(const grammar::GrantOrRevoke& g) const { return g.revoke ? "REVOKE" : "GRANT"; }
+  std::string operator()(const grammar::ShowGrants&) const { return "SELECT"; }
+  std::string operator()(const grammar::CreateToken&) const { return "SELECT"; }
+  std::string operator()(const grammar::RevokeToken&) const { return "REVOKE TOKEN"; }
+};
+
+}  // namespace
+
+std::string CommandOf(const grammar::ParsedStatement& parsed) {
+  return std::visit(CommandName{}, parsed.body);
+}
 
 StatementResult CommandResultRow(const std::string& statement, const commands::CommandResult& result,
                                  const std::vector<std::string>& metric_columns) {

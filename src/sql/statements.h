@@ -23,6 +23,11 @@ namespace basin::sql {
 
 using StatementOutcome = Result<std::optional<StatementResult>>;
 
+// What kind of statement `parsed` is, in the words of PostgreSQL's command tags ("SELECT",
+// "INSERT", "CREATE TABLE", "OPTIMIZE"); DuckDB's statement type for statements DuckDB runs
+// ("TRANSACTION", "COPY").
+std::string CommandOf(const grammar::ParsedStatement& parsed);
+
 // --- ddl_statements.cc ---
 
 // CREATE [OR REPLACE] TABLE ... [AS query]; CREATE TABLE name LOCATION 'path' registers an

@@ -33,6 +33,8 @@ std::string Getenv(const char* name) {
   return value != nullptr ? value : "";
 }
 
+}  // namespace
+
 // Mirrors scripts/setup.sh: $BASIN_CACHE_DIR, else $XDG_CACHE_HOME/basin, else ~/.cache/basin.
 fs::path NodeModulesDir() {
   if (std::string env = Getenv("BASIN_NODE_MODULES"); !env.empty()) return env;
@@ -64,26 +66,22 @@ std::optional<fs::path> FindOnPath(const std::string& program) {
   return std::nullopt;
 }
 
+namespace {
+
 fs::path CheckerScript() {
   return fs::path(BASIN_SOURCE_DIR_FOR_TESTS) / "tests" / "interop" / "check_table.mjs";
 }
 
-struct ProcessOutput {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+}  // namespace
 
-// Runs argv with extra environment entries, collecting stdout and stderr; kills it after
-// kCheckerTimeout.
 Result<ProcessOutput> RunProcess(const std::vector<std::string>& argv,
                                  const std::vector<std::string>& extra_env) {
   std::array<int, 2> out_pipe{}, err_pipe{};
-  if (::pipe2(out_pipe.data(), O_CLOEXEC) != 0) return Status::Internal("interop checker: pipe failed");
+  if (::pipe2(out_pipe.data(), O_CLOEXEC) != 0) return Status::Internal("pipe failed");
   if (::pipe2(err_pipe.data(), O_CLOEXEC) != 0) {
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
-    return Status::Internal("interop checker: pipe failed");
+    return Status::Internal("pipe failed");
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -106,7 +104,7 @@ Result<ProcessOutput> RunProcess(const std::vector<std::string>& argv,
   if (rc != 0) {
     ::close(out_pipe[0]);
     ::close(err_pipe[0]);
-    return Status::Internal("interop checker: cannot start " + argv[0] + ": " + std::strerror(rc));
+    return Status::Internal("cannot start " + argv[0] + ": " + std::strerror(rc));
   }
 
   ProcessOutput result;
@@ -145,11 +143,13 @@ Result<ProcessOutput> RunProcess(const std::vector<std::string>& argv,
   while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
   if (timed_out)
-    return Status::Internal("interop checker: killed after " + std::to_string(kCheckerTimeout.count()) +
+    return Status::Internal(argv[0] + ": killed after " + std::to_string(kCheckerTimeout.count()) +
                             " minutes");
   result.exit_code = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
   return result;
 }
+
+namespace {
 
 std::string Trimmed(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();

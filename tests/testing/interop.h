@@ -13,9 +13,11 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "basin/status.h"
 #include "testing/test_util.h"
@@ -42,6 +44,21 @@ Result<nlohmann::json> RunInteropChecker(const std::string& table_dir, const Int
 
 // RunInteropChecker with stats required, for the tables Basin writes.
 Status CheckInterop(const std::string& table_dir, std::optional<int64_t> expected_live_rows = {});
+
+// The node_modules folder of the npm packages scripts/setup.sh installs.
+std::filesystem::path NodeModulesDir();
+// `program` as found on $PATH, or nullopt.
+std::optional<std::filesystem::path> FindOnPath(const std::string& program);
+
+struct ProcessOutput {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs argv (argv[0] a path) with extra environment entries, collecting stdout and stderr;
+// Internal when it cannot start, or when it runs past five minutes (it is killed).
+Result<ProcessOutput> RunProcess(const std::vector<std::string>& argv,
+                                 const std::vector<std::string>& extra_env);
 
 // Whether this is a CI run (CI=true), where a missing prerequisite is a failure, not a skip.
 bool InCi();

@@ -1,0 +1,678 @@
+#include "server/pg/pg_connection.h"
+
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "basin/version.h"
+#include "server/pg/scram.h"
+#include "server/pg/types.h"
+
+namespace basin::server::pg {
+namespace {
+
+using StartupParameters = std::map<std::string, std::string>;
+
+constexpr char kMechanism[] = "SCRAM-SHA-256";
+
+// Commands whose result a PostgreSQL client expects as a command tag alone (Basin's writes
+// answer with a row of figures, which becomes the tag's count).
+bool TagOnly(const std::string& command) {
+  return command == "INSERT" || command == "UPDATE" || command == "DELETE" || command == "MERGE" ||
+         command == "SET" || command == "TRANSACTION" || command == "GRANT" || command == "REVOKE" ||
+         command == "REVOKE TOKEN" || command == "ATTACH" || command == "DETACH" || command == "LOAD" ||
+         command == "PREPARE" || command == "COPY" || command.starts_with("CREATE") ||
+         command.starts_with("DROP") || command.starts_with("ALTER");
+}
+
+bool Counted(const std::string& command) {
+  return command == "INSERT" || command == "UPDATE" || command == "DELETE" || command == "MERGE" ||
+         command == "COPY";
+}
+
+// A write's count: Basin's num_affected_rows, or DuckDB's Count.
+std::optional<std::string> AffectedRows(const QueryResult& result) {
+  if (result.rows.empty()) return std::nullopt;
+  for (size_t c = 0; c < result.column_names.size(); c++) {
+    if (result.column_names[c] == "num_affected_rows" || result.column_names[c] == "Count") {
+      return result.rows[0][c];
+    }
+  }
+  return std::nullopt;
+}
+
+std::string CommandTag(const std::string& command, std::optional<std::string> count) {
+  if (command == "INSERT") return "INSERT 0 " + count.value_or("0");
+  if (Counted(command) || command == "SELECT") return command + " " + count.value_or("0");
+  return command;
+}
+
+std::string ErrorMessage(char type, const std::string& severity, const std::string& sqlstate,
+                         const std::string& message) {
+  std::string out;
+  MessageBuilder(type)
+      .Int8('S')
+      .String(severity)
+      .Int8('V')
+      .String(severity)
+      .Int8('C')
+      .String(sqlstate)
+      .Int8('M')
+      .String(message)
+      .Int8('\0')
+      .AppendTo(out);
+  return out;
+}
+
+std::string SqlStateOf(const Status& status) { return std::string(GetErrorCodeInfo(status.code()).sqlstate); }
+
+std::string ReadyForQuery() {
+  std::string out;
+  MessageBuilder('Z').Int8('I').AppendTo(out);
+  return out;
+}
+
+std::string AuthenticationMessage(int32_t kind, std::string_view data) {
+  std::string out;
+  MessageBuilder('R').Int32(kind).Bytes(data).AppendTo(out);
+  return out;
+}
+
+struct Column {
+  std::string name;
+  PgType type;
+};
+
+// Formats of a Bind's result columns: none (all text), one (all), or one per column.
+int16_t FormatOf(const std::vector<int16_t>& formats, size_t column) {
+  if (formats.empty()) return 0;
+  if (formats.size() == 1) return formats[0];
+  return column < formats.size() ? formats[column] : 0;
+}
+
+}  // namespace
+
+struct PgConnection::Portal {
+  std::string sql;  // parameters bound
+  std::vector<int16_t> result_formats;
+  bool started = false;
+  bool done = false;
+  std::string command;
+  std::vector<Column> columns;
+  bool returns_rows = false;
+  std::unique_ptr<RowStream> rows;  // while rows remain to be sent
+  std::vector<Row> buffered;        // rows read but not sent (a row limit fell inside a chunk)
+  QueryResult whole;                // rows of a statement Basin answered itself
+  size_t whole_sent = 0;
+  int64_t sent = 0;
+  std::string tag;
+  std::vector<std::string> notices;
+};
+
+struct PgConnection::State {
+  struct Prepared {
+    std::string text;
+    std::vector<int32_t> parameter_types;
+  };
+  std::map<std::string, Prepared> statements;
+  std::map<std::string, Portal> portals;
+  bool skipping_to_sync = false;  // an extended-protocol error: messages up to Sync are ignored
+};
+
+PgConnection::PgConnection(std::unique_ptr<Socket> socket, const ServerContext& context, int32_t process_id,
+                           int32_t secret_key)
+    : socket_(std::move(socket)),
+      context_(context),
+      process_id_(process_id),
+      secret_key_(secret_key),
+      state_(std::make_unique<State>()) {}
+
+PgConnection::~PgConnection() = default;
+
+void PgConnection::Cancel() {
+  std::lock_guard<std::mutex> lock(session_mutex_);
+  if (session_) session_->Interrupt();
+}
+
+void PgConnection::Close() {
+  Cancel();
+  socket_->Shutdown();
+}
+
+void RefuseConnection(Socket& socket, const std::string& sqlstate, const std::string& message) {
+  // The startup packet first (SSLRequest answered 'N'), so that the client reads the error.
+  for (int attempts = 0; attempts < 3; attempts++) {
+    Result<Message> startup = ReadStartupPacket(socket);
+    if (!startup.ok()) return;
+    MessageReader reader(startup->body, "startup");
+    Result<int32_t> code = reader.Int32();
+    if (code.ok() && (*code == kSslRequestCode || *code == kGssEncRequestCode)) {
+      if (!socket.WriteAll("N").ok()) return;
+      continue;
+    }
+    break;
+  }
+  (void)socket.WriteAll(ErrorMessage('E', "FATAL", sqlstate, message));
+}
+
+namespace {
+
+// The startup packet's parameters, after any SSLRequest (answered: no TLS yet). nullopt
+// for a CancelRequest, which has been passed on.
+Result<std::optional<StartupParameters>> ReadStartup(Socket& socket, const ServerContext& context) {
+  for (int attempts = 0; attempts < 3; attempts++) {
+    ASSIGN_OR_RETURN(Message startup, ReadStartupPacket(socket));
+    MessageReader reader(startup.body, "startup");
+    ASSIGN_OR_RETURN(int32_t code, reader.Int32());
+    if (code == kSslRequestCode || code == kGssEncRequestCode) {
+      RETURN_IF_ERROR(socket.WriteAll("N"));
+      continue;
+    }
+    if (code == kCancelRequestCode) {
+      ASSIGN_OR_RETURN(int32_t process_id, reader.Int32());
+      ASSIGN_OR_RETURN(int32_t secret_key, reader.Int32());
+      if (context.cancel) context.cancel(process_id, secret_key);
+      return std::optional<StartupParameters>();
+    }
+    if (code != kProtocolVersion3) {
+      const std::string message = "unsupported frontend protocol " + std::to_string(code >> 16) + "." +
+                                  std::to_string(code & 0xffff) + ": Basin speaks 3.0";
+      (void)socket.WriteAll(ErrorMessage('E', "FATAL", "0A000", message));
+      return Status::InvalidArgument(message);
+    }
+    StartupParameters parameters;
+    while (reader.remaining() > 1) {
+      ASSIGN_OR_RETURN(std::string name, reader.String());
+      ASSIGN_OR_RETURN(std::string value, reader.String());
+      parameters[name] = value;
+    }
+    return std::optional<StartupParameters>(std::move(parameters));
+  }
+  return Status::InvalidArgument("the client sent a third SSL request");
+}
+
+// SCRAM-SHA-256 with `user`'s verifier; a user that does not exist goes through the same
+// exchange with a verifier no password matches, so the answer does not tell who exists.
+Status Authenticate(Socket& socket, const std::string& user_name, const std::optional<User>& user) {
+  std::string mechanisms;
+  MessageBuilder('R').Int32(10).String(kMechanism).Int8('\0').AppendTo(mechanisms);
+  RETURN_IF_ERROR(socket.WriteAll(mechanisms));
+  ASSIGN_OR_RETURN(Message initial, ReadMessage(socket));
+  if (initial.type != 'p') return Status::InvalidArgument("expected a SASLInitialResponse");
+  MessageReader reader(initial.body, "SASLInitialResponse");
+  ASSIGN_OR_RETURN(std::string mechanism, reader.String());
+  if (mechanism != kMechanism) {
+    return Status::InvalidArgument("the client chose SASL mechanism " + mechanism + ", not " + kMechanism);
+  }
+  ASSIGN_OR_RETURN(int32_t length, reader.Int32());
+  if (length < 0 || static_cast<size_t>(length) > reader.remaining()) {
+    return Status::InvalidArgument("a SASLInitialResponse's length is out of range");
+  }
+  ASSIGN_OR_RETURN(std::string client_first, reader.Bytes(static_cast<size_t>(length)));
+
+  ScramVerifier verifier;
+  if (user) {
+    ASSIGN_OR_RETURN(verifier, ParseScramVerifier(user->scram_verifier));
+  } else {
+    ASSIGN_OR_RETURN(verifier, MakeScramVerifier("no such user: " + user_name));
+    verifier.stored_key.assign(verifier.stored_key.size(), '\0');  // matches no password
+  }
+  ScramExchange exchange(verifier);
+  ASSIGN_OR_RETURN(std::string server_first, exchange.ServerFirst(client_first));
+  RETURN_IF_ERROR(socket.WriteAll(AuthenticationMessage(11, server_first)));
+  ASSIGN_OR_RETURN(Message response, ReadMessage(socket));
+  if (response.type != 'p') return Status::InvalidArgument("expected a SASLResponse");
+  Result<std::string> server_final = exchange.ServerFinal(response.body);
+  if (!server_final.ok() || !user) {
+    return Status::InvalidArgument("password authentication failed for user \"" + user_name + "\"");
+  }
+  RETURN_IF_ERROR(socket.WriteAll(AuthenticationMessage(12, *server_final)));
+  return socket.WriteAll(AuthenticationMessage(0, ""));
+}
+
+}  // namespace
+
+Status PgConnection::Serve() {
+  Socket& socket = *socket_;
+  ASSIGN_OR_RETURN(std::optional<StartupParameters> startup, ReadStartup(socket, context_));
+  if (!startup) return Status::OK();  // a CancelRequest
+  const std::string user_name = (*startup)["user"];
+  const std::string database = startup->contains("database") ? (*startup)["database"] : user_name;
+  if (database != context_.database) {
+    const std::string message =
+        "database \"" + database + "\" does not exist (this server's is \"" + context_.database + "\")";
+    (void)socket.WriteAll(ErrorMessage('E', "FATAL", "3D000", message));
+    return Status::NotFound(message);
+  }
+  ASSIGN_OR_RETURN(std::optional<User> user, context_.users->Find(user_name));
+  Status authenticated = Authenticate(socket, user_name, user);
+  if (!authenticated.ok()) {
+    (void)socket.WriteAll(ErrorMessage('E', "FATAL", "28P01", authenticated.message()));
+    return authenticated;
+  }
+
+  SessionOptions options;
+  options.warehouse = context_.warehouse;
+  Result<std::unique_ptr<Session>> opened = Session::Open(options);
+  if (!opened.ok()) {
+    (void)socket.WriteAll(ErrorMessage('E', "FATAL", SqlStateOf(opened.status()), opened.status().message()));
+    return opened.status();
+  }
+  {
+    std::lock_guard<std::mutex> lock(session_mutex_);
+    session_ = std::move(*opened);
+  }
+
+  std::string hello;
+  const std::pair<const char*, std::string> parameters[] = {
+      {"server_version", std::string("16.0 (Basin ") + kVersion + ")"},
+      {"server_encoding", "UTF8"},
+      {"client_encoding", "UTF8"},
+      {"DateStyle", "ISO, MDY"},
+      {"IntervalStyle", "postgres"},
+      {"TimeZone", "UTC"},
+      {"integer_datetimes", "on"},
+      {"standard_conforming_strings", "on"},
+      {"is_superuser", user->admin ? "on" : "off"},
+      {"session_authorization", user_name},
+      {"application_name", (*startup)["application_name"]},
+  };
+  for (const auto& [name, value] : parameters) MessageBuilder('S').String(name).String(value).AppendTo(hello);
+  MessageBuilder('K').Int32(process_id_).Int32(secret_key_).AppendTo(hello);
+  hello += ReadyForQuery();
+  RETURN_IF_ERROR(socket.WriteAll(hello));
+
+  for (;;) {
+    ASSIGN_OR_RETURN(Message message, ReadMessage(socket));
+    if (message.type == 'X') return Status::OK();
+    Status handled = Handle(message);
+    if (!handled.ok()) {
+      out_.clear();
+      (void)socket.WriteAll(ErrorMessage('E', "FATAL", "08P01", handled.message()));
+      return handled;
+    }
+  }
+}
+
+Status PgConnection::Send(const std::string& bytes) {
+  constexpr size_t kFlushBytes = 256 << 10;
+  out_ += bytes;
+  return out_.size() >= kFlushBytes ? Flush() : Status::OK();
+}
+
+Status PgConnection::Flush() {
+  Status written = socket_->WriteAll(out_);
+  out_.clear();
+  return written;
+}
+
+Status PgConnection::SendError(const Status& status) {
+  return Send(ErrorMessage('E', "ERROR", SqlStateOf(status), status.message()));
+}
+
+Status PgConnection::Handle(const Message& message) {
+  State& state = *state_;
+  if (state.skipping_to_sync && message.type != 'S') return Status::OK();
+  switch (message.type) {
+    case 'Q': {
+      MessageReader reader(message.body, "Query");
+      ASSIGN_OR_RETURN(std::string text, reader.String());
+      state.portals.erase("");
+      RETURN_IF_ERROR(SimpleQuery(text));
+      RETURN_IF_ERROR(Send(ReadyForQuery()));
+      return Flush();
+    }
+    case 'P':
+      return Parse(message);
+    case 'B':
+      return Bind(message);
+    case 'D':
+      return Describe(message);
+    case 'E':
+      return Execute(message);
+    case 'C':
+      return ClosePrepared(message);
+    case 'H':
+      return Flush();
+    case 'S': {
+      state.skipping_to_sync = false;
+      state.portals.erase("");
+      RETURN_IF_ERROR(Send(ReadyForQuery()));
+      return Flush();
+    }
+    case 'd':
+    case 'c':
+    case 'f':
+      return Status::OK();  // COPY FROM STDIN data after its refusal
+    default:
+      return Status::InvalidArgument(std::string("unexpected message type '") + message.type + "'");
+  }
+}
+
+Status PgConnection::SimpleQuery(const std::string& text) {
+  const std::vector<StatementText> statements = SplitStatements(text);
+  if (statements.empty()) {
+    std::string empty;
+    MessageBuilder('I').AppendTo(empty);
+    return Send(empty);
+  }
+  for (const StatementText& statement : statements) {
+    Portal portal;
+    portal.sql = statement.text;
+    RETURN_IF_ERROR(Start(portal, /*describe=*/true));
+    if (portal.done && !portal.tag.empty()) continue;
+    if (portal.done) return Status::OK();  // failed: the rest of the query is not run
+    RETURN_IF_ERROR(SendRows(portal, 0));
+    if (!portal.done) return Status::OK();  // failed while its rows were read
+  }
+  return Status::OK();
+}
+
+Status PgConnection::Start(Portal& portal, bool describe) {
+  if (!portal.started) {
+    portal.started = true;
+    // One statement's rows stream at a time: another portal's are dropped.
+    for (auto& [name, other] : state_->portals) {
+      if (&other != &portal && other.rows) {
+        other.rows.reset();
+        other.done = true;
+      }
+    }
+    StatementText statement;
+    statement.text = portal.sql;
+    Result<StatementResult> result = session_->ExecuteStatement(portal.sql, statement, /*stream=*/true);
+    if (!result.ok()) {
+      portal.done = true;
+      state_->skipping_to_sync = true;
+      return SendError(result.status());
+    }
+    portal.command = result->command;
+    portal.notices = std::move(result->notices);
+    if (TagOnly(portal.command)) {
+      if (result->rows) {
+        // Basin answered with its row of figures, streamed: read it for the count.
+        std::vector<Row> rows;
+        Result<bool> more = result->rows->Next(&rows);
+        if (!more.ok()) {
+          portal.done = true;
+          state_->skipping_to_sync = true;
+          return SendError(more.status());
+        }
+        result->result.column_names = result->rows->column_names();
+        result->result.rows = std::move(rows);
+        result->rows.reset();
+      }
+      portal.tag =
+          CommandTag(portal.command, Counted(portal.command) ? AffectedRows(result->result) : std::nullopt);
+    } else {
+      portal.returns_rows = true;
+      const std::vector<std::string>& names =
+          result->rows ? result->rows->column_names() : result->result.column_names;
+      const std::vector<std::string>& types =
+          result->rows ? result->rows->column_types() : result->result.column_types;
+      for (size_t c = 0; c < names.size(); c++)
+        portal.columns.push_back(Column{names[c], PgTypeOf(types[c])});
+      portal.rows = std::move(result->rows);
+      portal.whole = std::move(result->result);
+    }
+    for (const std::string& notice : portal.notices) {
+      RETURN_IF_ERROR(Send(ErrorMessage('N', "NOTICE", "00000", notice)));
+    }
+  }
+  if (!describe) return Status::OK();
+  std::string description;
+  if (!portal.returns_rows) {
+    MessageBuilder('n').AppendTo(description);
+  } else {
+    MessageBuilder fields('T');
+    fields.Int16(static_cast<int16_t>(portal.columns.size()));
+    for (size_t c = 0; c < portal.columns.size(); c++) {
+      const Column& column = portal.columns[c];
+      fields.String(column.name)
+          .Int32(0)
+          .Int16(0)
+          .Int32(static_cast<int32_t>(column.type.oid))
+          .Int16(column.type.size)
+          .Int32(-1)
+          .Int16(FormatOf(portal.result_formats, c));
+    }
+    fields.AppendTo(description);
+  }
+  return Send(description);
+}
+
+Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
+  if (portal.done && !portal.tag.empty()) {
+    std::string complete;
+    MessageBuilder('C').String(portal.tag).AppendTo(complete);
+    return Send(complete);
+  }
+  if (!portal.returns_rows) {
+    std::string complete;
+    MessageBuilder('C').String(portal.tag).AppendTo(complete);
+    portal.done = true;
+    return Send(complete);
+  }
+  int64_t sent_now = 0;
+  auto send_row = [&](Row& row) -> Status {
+    MessageBuilder data('D');
+    data.Int16(static_cast<int16_t>(row.size()));
+    for (size_t c = 0; c < row.size(); c++) {
+      if (!row[c]) {
+        data.Int32(-1);
+        continue;
+      }
+      std::string text = ToPgText(portal.columns[c].type, std::move(*row[c]));
+      if (FormatOf(portal.result_formats, c) == 1) {
+        Result<std::string> binary = ToPgBinary(portal.columns[c].type, text);
+        if (!binary.ok()) return binary.status().WithContext("column " + portal.columns[c].name);
+        text = std::move(*binary);
+      }
+      data.Int32(static_cast<int32_t>(text.size())).Bytes(text);
+    }
+    std::string bytes;
+    data.AppendTo(bytes);
+    portal.sent++;
+    sent_now++;
+    return Send(bytes);
+  };
+  auto fail = [&](const Status& status) {
+    portal.done = true;
+    portal.rows.reset();
+    state_->skipping_to_sync = true;
+    return SendError(status);
+  };
+  for (;;) {
+    if (max_rows > 0 && sent_now >= max_rows) {
+      std::string suspended;
+      MessageBuilder('s').AppendTo(suspended);
+      return Send(suspended);
+    }
+    if (portal.whole_sent < portal.whole.rows.size()) {
+      Status sent = send_row(portal.whole.rows[portal.whole_sent++]);
+      if (!sent.ok()) return fail(sent);
+      continue;
+    }
+    if (!portal.buffered.empty()) {
+      Row row = std::move(portal.buffered.front());
+      portal.buffered.erase(portal.buffered.begin());
+      Status sent = send_row(row);
+      if (!sent.ok()) return fail(sent);
+      continue;
+    }
+    if (!portal.rows) break;
+    std::vector<Row> chunk;
+    Result<bool> more = portal.rows->Next(&chunk);
+    if (!more.ok()) return fail(more.status());
+    if (!*more) {
+      portal.rows.reset();
+      break;
+    }
+    portal.buffered = std::move(chunk);
+  }
+  portal.done = true;
+  portal.tag = CommandTag(portal.command == "SELECT" || !TagOnly(portal.command) ? "SELECT" : portal.command,
+                          std::to_string(portal.sent));
+  std::string complete;
+  MessageBuilder('C').String(portal.tag).AppendTo(complete);
+  return Send(complete);
+}
+
+Status PgConnection::Parse(const Message& message) {
+  MessageReader reader(message.body, "Parse");
+  ASSIGN_OR_RETURN(std::string name, reader.String());
+  ASSIGN_OR_RETURN(std::string text, reader.String());
+  ASSIGN_OR_RETURN(int16_t count, reader.Int16());
+  if (count < 0) return Status::InvalidArgument("a Parse message's parameter count is negative");
+  State::Prepared prepared;
+  prepared.text = text;
+  for (int16_t i = 0; i < count; i++) {
+    ASSIGN_OR_RETURN(int32_t oid, reader.Int32());
+    prepared.parameter_types.push_back(oid);
+  }
+  if (SplitStatements(text).size() > 1) {
+    state_->skipping_to_sync = true;
+    return SendError(Status::InvalidArgument("cannot insert multiple commands into a prepared statement"));
+  }
+  Result<StatementParameters> parameters = FindParameters(text);
+  if (!parameters.ok()) {
+    state_->skipping_to_sync = true;
+    return SendError(parameters.status());
+  }
+  if (prepared.parameter_types.size() < static_cast<size_t>(parameters->count)) {
+    prepared.parameter_types.resize(parameters->count, 0);
+  }
+  if (!name.empty() && state_->statements.contains(name)) {
+    state_->skipping_to_sync = true;
+    return SendError(Status::AlreadyExists("prepared statement \"" + name + "\" already exists"));
+  }
+  state_->statements[name] = std::move(prepared);
+  std::string complete;
+  MessageBuilder('1').AppendTo(complete);
+  return Send(complete);
+}
+
+Status PgConnection::Bind(const Message& message) {
+  MessageReader reader(message.body, "Bind");
+  ASSIGN_OR_RETURN(std::string portal_name, reader.String());
+  ASSIGN_OR_RETURN(std::string statement_name, reader.String());
+  ASSIGN_OR_RETURN(int16_t format_count, reader.Int16());
+  std::vector<int16_t> formats;
+  for (int16_t i = 0; i < format_count; i++) {
+    ASSIGN_OR_RETURN(int16_t format, reader.Int16());
+    formats.push_back(format);
+  }
+  ASSIGN_OR_RETURN(int16_t value_count, reader.Int16());
+  std::vector<std::optional<std::string>> values;
+  for (int16_t i = 0; i < value_count; i++) {
+    ASSIGN_OR_RETURN(int32_t length, reader.Int32());
+    if (length < 0) {
+      values.emplace_back();
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::string value, reader.Bytes(static_cast<size_t>(length)));
+    values.emplace_back(std::move(value));
+  }
+  ASSIGN_OR_RETURN(int16_t result_format_count, reader.Int16());
+  Portal portal;
+  for (int16_t i = 0; i < result_format_count; i++) {
+    ASSIGN_OR_RETURN(int16_t format, reader.Int16());
+    portal.result_formats.push_back(format);
+  }
+  auto statement = state_->statements.find(statement_name);
+  if (statement == state_->statements.end()) {
+    state_->skipping_to_sync = true;
+    return SendError(Status::NotFound("prepared statement \"" + statement_name + "\" does not exist"));
+  }
+  const std::vector<int32_t>& types = statement->second.parameter_types;
+  if (values.size() != types.size()) {
+    state_->skipping_to_sync = true;
+    return SendError(Status::InvalidArgument("bind message supplies " + std::to_string(values.size()) +
+                                             " parameters, but prepared statement \"" + statement_name +
+                                             "\" requires " + std::to_string(types.size())));
+  }
+  std::vector<std::string> literals;
+  for (size_t i = 0; i < values.size(); i++) {
+    const bool binary = FormatOf(formats, i) == 1;
+    Result<std::string> literal = ParameterLiteral(types[i], values[i], binary);
+    if (!literal.ok()) {
+      state_->skipping_to_sync = true;
+      return SendError(literal.status().WithContext("parameter $" + std::to_string(i + 1)));
+    }
+    literals.push_back(std::move(*literal));
+  }
+  Result<std::string> sql = BindParameters(statement->second.text, literals);
+  if (!sql.ok()) {
+    state_->skipping_to_sync = true;
+    return SendError(sql.status());
+  }
+  portal.sql = std::move(*sql);
+  state_->portals.erase(portal_name);
+  state_->portals.emplace(portal_name, std::move(portal));
+  std::string complete;
+  MessageBuilder('2').AppendTo(complete);
+  return Send(complete);
+}
+
+Status PgConnection::Describe(const Message& message) {
+  MessageReader reader(message.body, "Describe");
+  ASSIGN_OR_RETURN(std::string kind, reader.Bytes(1));
+  ASSIGN_OR_RETURN(std::string name, reader.String());
+  if (kind == "S") {
+    auto statement = state_->statements.find(name);
+    if (statement == state_->statements.end()) {
+      state_->skipping_to_sync = true;
+      return SendError(Status::NotFound("prepared statement \"" + name + "\" does not exist"));
+    }
+    MessageBuilder parameters('t');
+    parameters.Int16(static_cast<int16_t>(statement->second.parameter_types.size()));
+    for (int32_t oid : statement->second.parameter_types) {
+      parameters.Int32(oid == 0 ? static_cast<int32_t>(Oid::kText) : oid);
+    }
+    std::string out;
+    parameters.AppendTo(out);
+    // The columns are known once the statement runs, at its portal's Describe or Execute.
+    MessageBuilder('n').AppendTo(out);
+    return Send(out);
+  }
+  if (kind != "P") return Status::InvalidArgument("Describe of '" + kind + "': expected 'S' or 'P'");
+  auto portal = state_->portals.find(name);
+  if (portal == state_->portals.end()) {
+    state_->skipping_to_sync = true;
+    return SendError(Status::NotFound("portal \"" + name + "\" does not exist"));
+  }
+  return Start(portal->second, /*describe=*/true);
+}
+
+Status PgConnection::Execute(const Message& message) {
+  MessageReader reader(message.body, "Execute");
+  ASSIGN_OR_RETURN(std::string name, reader.String());
+  ASSIGN_OR_RETURN(int32_t max_rows, reader.Int32());
+  auto portal = state_->portals.find(name);
+  if (portal == state_->portals.end()) {
+    state_->skipping_to_sync = true;
+    return SendError(Status::NotFound("portal \"" + name + "\" does not exist"));
+  }
+  RETURN_IF_ERROR(Start(portal->second, /*describe=*/false));
+  if (portal->second.done && portal->second.tag.empty()) return Status::OK();  // it failed
+  return SendRows(portal->second, max_rows);
+}
+
+Status PgConnection::ClosePrepared(const Message& message) {
+  MessageReader reader(message.body, "Close");
+  ASSIGN_OR_RETURN(std::string kind, reader.Bytes(1));
+  ASSIGN_OR_RETURN(std::string name, reader.String());
+  if (kind == "S") {
+    state_->statements.erase(name);
+  } else if (kind == "P") {
+    state_->portals.erase(name);
+  } else {
+    return Status::InvalidArgument("Close of '" + kind + "': expected 'S' or 'P'");
+  }
+  std::string complete;
+  MessageBuilder('3').AppendTo(complete);
+  return Send(complete);
+}
+
+}  // namespace basin::server::pg

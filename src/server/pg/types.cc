@@ -1,0 +1,462 @@
+#include "server/pg/types.h"
+
+#include <arpa/inet.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace basin::server::pg {
+namespace {
+
+struct Scalar {
+  std::string_view duckdb;
+  PgType type;
+  Oid array;  // the array type of lists of it; kText when PostgreSQL's form is not made
+};
+
+constexpr PgType::Text kAsIs = PgType::Text::kAsIs;
+
+const Scalar kScalars[] = {
+    {"BOOLEAN", {Oid::kBool, 1, PgType::Text::kBool}, Oid::kBoolArray},
+    {"TINYINT", {Oid::kInt2, 2, kAsIs}, Oid::kInt2Array},
+    {"SMALLINT", {Oid::kInt2, 2, kAsIs}, Oid::kInt2Array},
+    {"UTINYINT", {Oid::kInt2, 2, kAsIs}, Oid::kInt2Array},
+    {"INTEGER", {Oid::kInt4, 4, kAsIs}, Oid::kInt4Array},
+    {"USMALLINT", {Oid::kInt4, 4, kAsIs}, Oid::kInt4Array},
+    {"BIGINT", {Oid::kInt8, 8, kAsIs}, Oid::kInt8Array},
+    {"UINTEGER", {Oid::kInt8, 8, kAsIs}, Oid::kInt8Array},
+    {"HUGEINT", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray},
+    {"UBIGINT", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray},
+    {"UHUGEINT", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray},
+    {"FLOAT", {Oid::kFloat4, 4, PgType::Text::kFloat}, Oid::kFloat4Array},
+    {"DOUBLE", {Oid::kFloat8, 8, PgType::Text::kFloat}, Oid::kFloat8Array},
+    {"VARCHAR", {Oid::kText, -1, kAsIs}, Oid::kText},
+    {"BLOB", {Oid::kBytea, -1, PgType::Text::kBytea}, Oid::kText},
+    {"JSON", {Oid::kJson, -1, kAsIs}, Oid::kText},
+    {"DATE", {Oid::kDate, 4, kAsIs}, Oid::kDateArray},
+    {"TIME", {Oid::kTime, 8, kAsIs}, Oid::kText},
+    {"TIME WITH TIME ZONE", {Oid::kTimetz, 12, kAsIs}, Oid::kText},
+    {"TIMESTAMP", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
+    {"TIMESTAMP_S", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
+    {"TIMESTAMP_MS", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
+    {"TIMESTAMP_NS", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
+    {"TIMESTAMP WITH TIME ZONE", {Oid::kTimestamptz, 8, kAsIs}, Oid::kTimestamptzArray},
+    {"INTERVAL", {Oid::kInterval, 16, PgType::Text::kInterval}, Oid::kText},
+    {"UUID", {Oid::kUuid, 16, kAsIs}, Oid::kText},
+};
+
+const Scalar* FindScalar(std::string_view duckdb_type) {
+  if (duckdb_type.starts_with("DECIMAL")) {
+    static const Scalar kDecimal{"DECIMAL", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray};
+    return &kDecimal;
+  }
+  for (const Scalar& scalar : kScalars) {
+    if (scalar.duckdb == duckdb_type) return &scalar;
+  }
+  return nullptr;
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// DuckDB renders a BLOB's printable bytes as themselves and the others (backslash
+// included) as \xHH.
+std::string BlobBytes(std::string_view rendered) {
+  std::string bytes;
+  for (size_t i = 0; i < rendered.size(); i++) {
+    if (rendered[i] == '\\' && i + 3 < rendered.size() && rendered[i + 1] == 'x' &&
+        HexDigit(rendered[i + 2]) >= 0 && HexDigit(rendered[i + 3]) >= 0) {
+      bytes.push_back(static_cast<char>(HexDigit(rendered[i + 2]) * 16 + HexDigit(rendered[i + 3])));
+      i += 3;
+    } else {
+      bytes.push_back(rendered[i]);
+    }
+  }
+  return bytes;
+}
+
+std::string HexBytea(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\\x";
+  for (unsigned char c : bytes) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+// PostgreSQL's bytea input: hex ("\x0102") or the escape form's octal escapes.
+Result<std::string> ByteaInput(std::string_view text) {
+  std::string bytes;
+  if (text.starts_with("\\x")) {
+    text.remove_prefix(2);
+    if (text.size() % 2 != 0)
+      return Status::InvalidArgument("invalid hexadecimal bytea: odd number of digits");
+    for (size_t i = 0; i < text.size(); i += 2) {
+      const int high = HexDigit(text[i]), low = HexDigit(text[i + 1]);
+      if (high < 0 || low < 0) return Status::InvalidArgument("invalid hexadecimal digit in bytea");
+      bytes.push_back(static_cast<char>(high * 16 + low));
+    }
+    return bytes;
+  }
+  for (size_t i = 0; i < text.size(); i++) {
+    if (text[i] != '\\') {
+      bytes.push_back(text[i]);
+    } else if (i + 1 < text.size() && text[i + 1] == '\\') {
+      bytes.push_back('\\');
+      i++;
+    } else if (i + 3 < text.size() && text[i + 1] >= '0' && text[i + 1] <= '3' && text[i + 2] >= '0' &&
+               text[i + 2] <= '7' && text[i + 3] >= '0' && text[i + 3] <= '7') {
+      bytes.push_back(
+          static_cast<char>((text[i + 1] - '0') * 64 + (text[i + 2] - '0') * 8 + (text[i + 3] - '0')));
+      i += 3;
+    } else {
+      return Status::InvalidArgument("invalid escape in bytea");
+    }
+  }
+  return bytes;
+}
+
+std::string FloatText(std::string cell) {
+  if (cell == "inf") return "Infinity";
+  if (cell == "-inf") return "-Infinity";
+  if (cell == "nan" || cell == "-nan") return "NaN";
+  // DuckDB writes whole doubles as "2.0", PostgreSQL as "2".
+  if (cell.ends_with(".0") && cell.find('e') == std::string::npos) cell.resize(cell.size() - 2);
+  return cell;
+}
+
+// DuckDB's "2 months" is PostgreSQL's "2 mons".
+std::string IntervalText(const std::string& cell) {
+  std::string out;
+  size_t start = 0;
+  while (start <= cell.size()) {
+    size_t end = cell.find(' ', start);
+    if (end == std::string::npos) end = cell.size();
+    std::string_view word(cell.data() + start, end - start);
+    if (word == "months") word = "mons";
+    if (word == "month") word = "mon";
+    if (!out.empty()) out.push_back(' ');
+    out.append(word);
+    start = end + 1;
+  }
+  return out;
+}
+
+// DuckDB's "[1, 2, NULL]" (nested lists included) as PostgreSQL's "{1,2,NULL}"; elements
+// holding a space (timestamps) are quoted, as PostgreSQL quotes them.
+std::string ArrayText(std::string_view cell) {
+  std::string out;
+  std::string element;
+  auto flush = [&] {
+    if (element.empty()) return;
+    const bool quote = element.find(' ') != std::string::npos;
+    if (quote) out.push_back('"');
+    out += element == "inf"    ? "Infinity"
+           : element == "-inf" ? "-Infinity"
+           : element == "nan"  ? "NaN"
+                               : element;
+    if (quote) out.push_back('"');
+    element.clear();
+  };
+  for (size_t i = 0; i < cell.size(); i++) {
+    const char c = cell[i];
+    if (c == '[') {
+      out.push_back('{');
+    } else if (c == ']') {
+      flush();
+      out.push_back('}');
+    } else if (c == ',') {
+      flush();
+      out.push_back(',');
+      if (i + 1 < cell.size() && cell[i + 1] == ' ') i++;
+    } else {
+      element.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string Quote(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '\'') out.push_back('\'');
+  }
+  return out + "'";
+}
+
+template <typename T>
+std::string BigEndian(T value) {
+  std::string out(sizeof(T), '\0');
+  for (size_t i = 0; i < sizeof(T); i++)
+    out[sizeof(T) - 1 - i] = static_cast<char>((value >> (8 * i)) & 0xff);
+  return out;
+}
+
+template <typename T>
+T FromBigEndian(std::string_view bytes) {
+  T value = 0;
+  for (char c : bytes) value = static_cast<T>((value << 8) | static_cast<unsigned char>(c));
+  return value;
+}
+
+template <typename T>
+Result<T> ParseNumber(const std::string& text, std::string_view what) {
+  T value{};
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return Status::InvalidArgument("'" + text + "' is not a valid " + std::string(what));
+  }
+  return value;
+}
+
+Result<double> ParseFloat(const std::string& text) {
+  if (text == "Infinity") return std::numeric_limits<double>::infinity();
+  if (text == "-Infinity") return -std::numeric_limits<double>::infinity();
+  if (text == "NaN") return std::numeric_limits<double>::quiet_NaN();
+  return ParseNumber<double>(text, "float");
+}
+
+// The DuckDB type a parameter of type `oid` is cast to; empty for text and unknown ones.
+std::string_view CastTypeOf(Oid oid) {
+  switch (oid) {
+    case Oid::kBool:
+      return "BOOLEAN";
+    case Oid::kInt2:
+      return "SMALLINT";
+    case Oid::kInt4:
+      return "INTEGER";
+    case Oid::kInt8:
+      return "BIGINT";
+    case Oid::kFloat4:
+      return "FLOAT";
+    case Oid::kFloat8:
+      return "DOUBLE";
+    case Oid::kNumeric:
+      return "DECIMAL(38,10)";
+    case Oid::kDate:
+      return "DATE";
+    case Oid::kTime:
+      return "TIME";
+    case Oid::kTimestamp:
+      return "TIMESTAMP";
+    case Oid::kTimestamptz:
+      return "TIMESTAMP WITH TIME ZONE";
+    case Oid::kInterval:
+      return "INTERVAL";
+    case Oid::kUuid:
+      return "UUID";
+    case Oid::kJson:
+      return "JSON";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+PgType PgTypeOf(std::string_view duckdb_type) {
+  if (duckdb_type.ends_with("[]")) {
+    std::string_view element = duckdb_type.substr(0, duckdb_type.size() - 2);
+    while (element.ends_with("[]")) element.remove_suffix(2);
+    const Scalar* scalar = FindScalar(element);
+    if (scalar == nullptr || scalar->array == Oid::kText) return PgType{};
+    return PgType{scalar->array, -1, PgType::Text::kArray};
+  }
+  const Scalar* scalar = FindScalar(duckdb_type);
+  return scalar != nullptr ? scalar->type : PgType{};
+}
+
+std::string ToPgText(const PgType& type, std::string cell) {
+  switch (type.text) {
+    case PgType::Text::kAsIs:
+      return cell;
+    case PgType::Text::kBool:
+      return cell == "true" ? "t" : cell == "false" ? "f" : cell;
+    case PgType::Text::kBytea:
+      return HexBytea(BlobBytes(cell));
+    case PgType::Text::kFloat:
+      return FloatText(std::move(cell));
+    case PgType::Text::kInterval:
+      return IntervalText(cell);
+    case PgType::Text::kArray:
+      return ArrayText(cell);
+  }
+  return cell;
+}
+
+Result<std::string> ToPgBinary(const PgType& type, const std::string& text) {
+  switch (type.oid) {
+    case Oid::kBool:
+      return std::string(1, text == "t" ? '\1' : '\0');
+    case Oid::kInt2: {
+      ASSIGN_OR_RETURN(int16_t value, ParseNumber<int16_t>(text, "smallint"));
+      return BigEndian(static_cast<uint16_t>(value));
+    }
+    case Oid::kInt4: {
+      ASSIGN_OR_RETURN(int32_t value, ParseNumber<int32_t>(text, "integer"));
+      return BigEndian(static_cast<uint32_t>(value));
+    }
+    case Oid::kInt8: {
+      ASSIGN_OR_RETURN(int64_t value, ParseNumber<int64_t>(text, "bigint"));
+      return BigEndian(static_cast<uint64_t>(value));
+    }
+    case Oid::kFloat4: {
+      ASSIGN_OR_RETURN(double value, ParseFloat(text));
+      const float narrow = static_cast<float>(value);
+      uint32_t bits = 0;
+      std::memcpy(&bits, &narrow, 4);
+      return BigEndian(bits);
+    }
+    case Oid::kFloat8: {
+      ASSIGN_OR_RETURN(double value, ParseFloat(text));
+      uint64_t bits = 0;
+      std::memcpy(&bits, &value, 8);
+      return BigEndian(bits);
+    }
+    case Oid::kText:
+    case Oid::kVarchar:
+    case Oid::kJson:
+      return text;
+    case Oid::kBytea:
+      return ByteaInput(text);
+    default:
+      return Status::NotImplemented("the binary format of type " + std::string(PgTypeName(type.oid)) +
+                                    " (ask for the text format, 0)");
+  }
+}
+
+std::string_view PgTypeName(Oid oid) {
+  switch (oid) {
+    case Oid::kBool:
+      return "boolean";
+    case Oid::kBytea:
+      return "bytea";
+    case Oid::kInt8:
+      return "bigint";
+    case Oid::kInt2:
+      return "smallint";
+    case Oid::kInt4:
+      return "integer";
+    case Oid::kText:
+      return "text";
+    case Oid::kJson:
+      return "json";
+    case Oid::kFloat4:
+      return "real";
+    case Oid::kFloat8:
+      return "double precision";
+    case Oid::kUnknown:
+      return "unknown";
+    case Oid::kVarchar:
+      return "character varying";
+    case Oid::kDate:
+      return "date";
+    case Oid::kTime:
+      return "time without time zone";
+    case Oid::kTimestamp:
+      return "timestamp without time zone";
+    case Oid::kTimestamptz:
+      return "timestamp with time zone";
+    case Oid::kInterval:
+      return "interval";
+    case Oid::kTimetz:
+      return "time with time zone";
+    case Oid::kNumeric:
+      return "numeric";
+    case Oid::kUuid:
+      return "uuid";
+    default:
+      return "array";
+  }
+}
+
+Result<std::string> ParameterLiteral(int32_t oid_number, const std::optional<std::string>& value,
+                                     bool binary) {
+  if (!value) return std::string("NULL");
+  const Oid oid = static_cast<Oid>(oid_number);
+  std::string text = *value;
+  if (binary) {
+    switch (oid) {
+      case Oid::kBool:
+        if (value->size() != 1) return Status::InvalidArgument("a binary boolean parameter is one byte");
+        text = (*value)[0] != 0 ? "true" : "false";
+        break;
+      case Oid::kInt2:
+      case Oid::kInt4:
+      case Oid::kInt8: {
+        const size_t size = oid == Oid::kInt2 ? 2 : oid == Oid::kInt4 ? 4 : 8;
+        if (value->size() != size) {
+          return Status::InvalidArgument("a binary " + std::string(PgTypeName(oid)) + " parameter is " +
+                                         std::to_string(size) + " bytes, got " +
+                                         std::to_string(value->size()));
+        }
+        const uint64_t bits = FromBigEndian<uint64_t>(*value);
+        const int64_t number = size == 2   ? static_cast<int16_t>(bits)
+                               : size == 4 ? static_cast<int32_t>(bits)
+                                           : static_cast<int64_t>(bits);
+        text = std::to_string(number);
+        break;
+      }
+      case Oid::kFloat4:
+      case Oid::kFloat8: {
+        char buffer[64];
+        double number = 0;
+        if (oid == Oid::kFloat4 && value->size() == 4) {
+          const uint32_t bits = FromBigEndian<uint32_t>(*value);
+          float narrow = 0;
+          std::memcpy(&narrow, &bits, 4);
+          number = narrow;
+        } else if (oid == Oid::kFloat8 && value->size() == 8) {
+          const uint64_t bits = FromBigEndian<uint64_t>(*value);
+          std::memcpy(&number, &bits, 8);
+        } else {
+          return Status::InvalidArgument("a binary float parameter of the wrong size");
+        }
+        if (std::isnan(number)) return std::string("CAST('NaN' AS DOUBLE)");
+        if (std::isinf(number))
+          return std::string(number > 0 ? "CAST('inf' AS DOUBLE)" : "CAST('-inf' AS DOUBLE)");
+        const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), number);
+        text.assign(buffer, end);
+        break;
+      }
+      case Oid::kBytea:
+        text = HexBytea(*value);
+        break;
+      case Oid::kText:
+      case Oid::kVarchar:
+      case Oid::kJson:
+      case Oid::kUnknown:
+        break;
+      default:
+        if (oid_number == 0) break;
+        return Status::NotImplemented("binary parameters of type " + std::string(PgTypeName(oid)) +
+                                      " (send it in text format)");
+    }
+  }
+  if (text.find('\0') != std::string::npos)
+    return Status::InvalidArgument("a text parameter holds a NUL byte");
+  if (oid == Oid::kBytea) {
+    ASSIGN_OR_RETURN(std::string bytes, ByteaInput(text));
+    std::string escaped;
+    for (unsigned char c : bytes) {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      escaped += "\\x";
+      escaped.push_back(kHex[c >> 4]);
+      escaped.push_back(kHex[c & 15]);
+    }
+    return "CAST(" + Quote(escaped) + " AS BLOB)";
+  }
+  const std::string_view cast = CastTypeOf(oid);
+  if (cast.empty()) return Quote(text);
+  return "CAST(" + Quote(text) + " AS " + std::string(cast) + ")";
+}
+
+}  // namespace basin::server::pg

@@ -1,0 +1,77 @@
+// How Basin's result columns look to a PostgreSQL client: each DuckDB type's type OID and
+// size, and its values in PostgreSQL's text format, converted from DuckDB's rendering
+// (basin::RowStream cells), which differs for booleans, bytea, floats' infinities and
+// intervals. A type PostgreSQL has no counterpart for (STRUCT, MAP, UNION, lists of text)
+// is sent as text in DuckDB's rendering.
+//
+// Thread safety: functions without state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "basin/status.h"
+
+namespace basin::server::pg {
+
+// PostgreSQL's type OIDs (pg_type.oid) that Basin sends or accepts.
+enum class Oid : int32_t {
+  kBool = 16,
+  kBytea = 17,
+  kInt8 = 20,
+  kInt2 = 21,
+  kInt4 = 23,
+  kText = 25,
+  kJson = 114,
+  kFloat4 = 700,
+  kFloat8 = 701,
+  kUnknown = 705,
+  kBoolArray = 1000,
+  kInt2Array = 1005,
+  kInt4Array = 1007,
+  kInt8Array = 1016,
+  kFloat4Array = 1021,
+  kFloat8Array = 1022,
+  kVarchar = 1043,
+  kDate = 1082,
+  kTime = 1083,
+  kTimestamp = 1114,
+  kTimestampArray = 1115,
+  kDateArray = 1182,
+  kTimestamptz = 1184,
+  kTimestamptzArray = 1185,
+  kInterval = 1186,
+  kNumericArray = 1231,
+  kTimetz = 1266,
+  kNumeric = 1700,
+  kUuid = 2950,
+};
+
+struct PgType {
+  Oid oid = Oid::kText;
+  int16_t size = -1;  // pg_type.typlen: bytes, -1 for variable length
+  // How a value of the DuckDB type is converted to the PostgreSQL text form.
+  enum class Text { kAsIs, kBool, kBytea, kFloat, kInterval, kArray } text = Text::kAsIs;
+};
+
+// The PostgreSQL type a DuckDB type name ("BIGINT", "DECIMAL(12,2)", "INTEGER[]") is sent as.
+PgType PgTypeOf(std::string_view duckdb_type);
+
+// `cell`, as DuckDB renders a value of a column sent as `type`, in PostgreSQL's text format.
+std::string ToPgText(const PgType& type, std::string cell);
+
+// The binary format (format code 1) of a value given in text format, for the types whose
+// binary form Basin sends (integers, floats, bool, text, bytea given as text); NotImplemented
+// for the others, so that a client asking for them learns which column.
+Result<std::string> ToPgBinary(const PgType& type, const std::string& text);
+
+// The name PostgreSQL gives `oid` (for errors and catalog answers).
+std::string_view PgTypeName(Oid oid);
+
+// A parameter value sent by a client (text, or binary for `oid`) as a SQL literal DuckDB
+// reads as that type: 'text' quoted for text and unknown types, a CAST for typed ones.
+Result<std::string> ParameterLiteral(int32_t oid, const std::optional<std::string>& value, bool binary);
+
+}  // namespace basin::server::pg

@@ -1,0 +1,151 @@
+#include "server/pg/wire.h"
+
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace basin::server::pg {
+namespace {
+
+int32_t DecodeInt32(const char* bytes) {
+  uint32_t network = 0;
+  std::memcpy(&network, bytes, 4);
+  return static_cast<int32_t>(ntohl(network));
+}
+
+Result<std::string> ReadBody(Socket& socket, int32_t length, std::string_view what) {
+  // The length counts itself.
+  if (length < 4 || static_cast<uint32_t>(length) - 4 > kMaxMessageBytes) {
+    return Status::InvalidArgument("invalid " + std::string(what) + " length " + std::to_string(length) +
+                                   " (at most " + std::to_string(kMaxMessageBytes) + " bytes)");
+  }
+  std::string body(static_cast<size_t>(length) - 4, '\0');
+  RETURN_IF_ERROR(socket.ReadExact(body.data(), body.size()));
+  return body;
+}
+
+}  // namespace
+
+Socket::~Socket() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status Socket::ReadExact(char* out, size_t length) {
+  while (length > 0) {
+    const ssize_t n = ::recv(fd_, out, length, 0);
+    if (n == 0) return Status::IOError("the client closed the connection");
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(std::string("reading from the client: ") + std::strerror(errno));
+    }
+    out += n;
+    length -= static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Status Socket::WriteAll(std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return Status::IOError(std::string("writing to the client: ") + std::strerror(errno));
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::OK();
+}
+
+void Socket::Shutdown() { ::shutdown(fd_, SHUT_RDWR); }
+
+Status MessageReader::Truncated() const {
+  return Status::InvalidArgument("the client's " + std::string(what_) + " message ends too soon");
+}
+
+Result<int16_t> MessageReader::Int16() {
+  if (remaining() < 2) return Truncated();
+  uint16_t network = 0;
+  std::memcpy(&network, body_.data() + position_, 2);
+  position_ += 2;
+  return static_cast<int16_t>(ntohs(network));
+}
+
+Result<int32_t> MessageReader::Int32() {
+  if (remaining() < 4) return Truncated();
+  const int32_t value = DecodeInt32(body_.data() + position_);
+  position_ += 4;
+  return value;
+}
+
+Result<std::string> MessageReader::String() {
+  const size_t end = body_.find('\0', position_);
+  if (end == std::string_view::npos) return Truncated();
+  std::string value(body_.substr(position_, end - position_));
+  position_ = end + 1;
+  return value;
+}
+
+Result<std::string> MessageReader::Bytes(size_t length) {
+  if (remaining() < length) return Truncated();
+  std::string value(body_.substr(position_, length));
+  position_ += length;
+  return value;
+}
+
+Result<Message> ReadStartupPacket(Socket& socket) {
+  char length[4];
+  RETURN_IF_ERROR(socket.ReadExact(length, 4));
+  Message message;
+  ASSIGN_OR_RETURN(message.body, ReadBody(socket, DecodeInt32(length), "startup packet"));
+  return message;
+}
+
+Result<Message> ReadMessage(Socket& socket) {
+  char header[5];
+  RETURN_IF_ERROR(socket.ReadExact(header, 5));
+  Message message;
+  message.type = header[0];
+  ASSIGN_OR_RETURN(message.body,
+                   ReadBody(socket, DecodeInt32(header + 1), std::string("message '") + header[0] + "'"));
+  return message;
+}
+
+MessageBuilder& MessageBuilder::Int8(char value) {
+  body_.push_back(value);
+  return *this;
+}
+
+MessageBuilder& MessageBuilder::Int16(int16_t value) {
+  const uint16_t network = htons(static_cast<uint16_t>(value));
+  body_.append(reinterpret_cast<const char*>(&network), 2);
+  return *this;
+}
+
+MessageBuilder& MessageBuilder::Int32(int32_t value) {
+  const uint32_t network = htonl(static_cast<uint32_t>(value));
+  body_.append(reinterpret_cast<const char*>(&network), 4);
+  return *this;
+}
+
+MessageBuilder& MessageBuilder::String(std::string_view value) {
+  body_.append(value);
+  body_.push_back('\0');
+  return *this;
+}
+
+MessageBuilder& MessageBuilder::Bytes(std::string_view value) {
+  body_.append(value);
+  return *this;
+}
+
+void MessageBuilder::AppendTo(std::string& out) const {
+  out.push_back(type_);
+  const uint32_t network = htonl(static_cast<uint32_t>(body_.size() + 4));
+  out.append(reinterpret_cast<const char*>(&network), 4);
+  out.append(body_);
+}
+
+}  // namespace basin::server::pg
