@@ -145,6 +145,12 @@ class Session {
   Result<StatementResult> ExecuteStatement(std::string_view script, const StatementText& statement,
                                            bool stream = false);
 
+  // The types of `statement`'s parameters $1..$n (DuckDB type names, by number - 1; "" for
+  // one whose type nothing tells), as DuckDB's binder gives them and, for a cell of an
+  // INSERT's VALUES, as the column it fills: what a value sent untyped is cast to. Nothing
+  // runs. InvalidArgument when the statement does not parse.
+  Result<std::vector<std::string>> ParameterTypes(std::string_view statement);
+
   // Files read and files in the snapshots scanned by the statements run since the last
   // call (for a streamed result: call it after reading the stream to its end).
   ScanStats TakeScanStats();

@@ -7,6 +7,7 @@
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
+#include "sql/parameter_types.h"
 #include "sql/session.h"
 #include "stream/kafka/read_kafka.h"
 
@@ -166,6 +167,10 @@ Result<StatementResult> Session::ExecuteStatement(std::string_view script, const
 ScanStats Session::TakeScanStats() {
   engine::ScanStats stats = impl_->session->TakeScanStats();
   return {static_cast<size_t>(stats.files_read), static_cast<size_t>(stats.files_total)};
+}
+
+Result<std::vector<std::string>> Session::ParameterTypes(std::string_view statement) {
+  return sql::ParameterTypes(*impl_->session, statement);
 }
 
 void Session::Interrupt() { impl_->session->connection().Interrupt(); }

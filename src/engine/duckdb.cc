@@ -552,6 +552,23 @@ Result<std::vector<ColumnType>> Connection::DescribeQuery(const std::string& sel
   return out;
 }
 
+std::vector<std::string> Connection::ParameterTypes(const std::string& sql) {
+  duckdb_prepared_statement prepared = nullptr;
+  std::vector<std::string> out;
+  if (duckdb_prepare(conn_, sql.c_str(), &prepared) == DuckDBSuccess) {
+    const idx_t count = duckdb_nparams(prepared);
+    for (idx_t i = 1; i <= count; i++) {
+      LogicalTypeGuard type{duckdb_param_logical_type(prepared, i)};
+      const duckdb_type id = type.type != nullptr ? duckdb_get_type_id(type.type) : DUCKDB_TYPE_INVALID;
+      out.push_back(id == DUCKDB_TYPE_INVALID || id == DUCKDB_TYPE_ANY || id == DUCKDB_TYPE_SQLNULL
+                        ? std::string()
+                        : TypeName(type.type));
+    }
+  }
+  duckdb_destroy_prepare(&prepared);
+  return out;
+}
+
 Result<uint64_t> Connection::CountRows(const std::string& sql) {
   ResultGuard guard;
   if (duckdb_query(conn_, sql.c_str(), &guard.result) != DuckDBSuccess) {

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +76,76 @@ inline RunOutput RunBasin(const std::vector<std::string>& args, const std::strin
   result.err = ReadWholeFile(io.path() / "stderr");
   return result;
 }
+
+// `basin ARGS` running as a child, for commands that run until a signal (kafka-dev, serve):
+// stdout on a pipe, stderr in a file. Killed, when still running, on destruction.
+class BasinChild {
+ public:
+  explicit BasinChild(const std::vector<std::string>& args) {
+    std::vector<std::string> argv_storage = {BasinBinary()};
+    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& arg : argv_storage) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    const std::string err_path = stderr_path();
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(fds[1], STDOUT_FILENO);
+      int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (err < 0 || dup2(err, STDERR_FILENO) < 0) _exit(126);
+      close(fds[0]);
+      close(fds[1]);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    stdout_fd_ = fds[0];
+  }
+  ~BasinChild() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      testing::WaitChild(pid_);
+    }
+    if (stdout_fd_ >= 0) close(stdout_fd_);
+  }
+
+  // The first line of stdout, or "" when none arrives within `timeout_ms`.
+  std::string FirstLine(int timeout_ms) {
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    while (std::chrono::steady_clock::now() < deadline) {
+      pollfd fd{stdout_fd_, POLLIN, 0};
+      if (poll(&fd, 1, 100) <= 0) continue;
+      char c = 0;
+      if (read(stdout_fd_, &c, 1) != 1) break;  // closed: the process ended
+      if (c == '\n') return line;
+      line.push_back(c);
+    }
+    return "";
+  }
+
+  // Waits (at most 10 s, then kills it) for the exit code.
+  int Wait() {
+    reaped_ = true;
+    return testing::WaitChildFor(pid_, 10'000);
+  }
+  int StopWith(int signal) {
+    kill(pid_, signal);
+    return Wait();
+  }
+
+  std::string stderr_text() const { return ReadWholeFile(stderr_path()); }
+
+ private:
+  std::string stderr_path() const { return dir_.str() + "/stderr"; }
+
+  testing::TempDir dir_;
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  bool reaped_ = false;
+};
 
 // The seed of a crash test's random choices: $BASIN_CRASH_SEED when set (to replay a run),
 // else a fresh one. Printed, so that a failing run can be replayed.

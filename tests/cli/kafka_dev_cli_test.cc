@@ -23,75 +23,6 @@ using stream::kafka::KafkaReader;
 using stream::kafka::ParseKafkaOptions;
 using stream::kafka::TopicPartition;
 
-// `basin kafka-dev ARGS` as a child: stdout on a pipe, stderr in a file.
-class KafkaDevProcess {
- public:
-  explicit KafkaDevProcess(const std::vector<std::string>& args) {
-    std::vector<std::string> argv_storage = {BasinBinary(), "kafka-dev"};
-    argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (std::string& arg : argv_storage) argv.push_back(arg.data());
-    argv.push_back(nullptr);
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    const std::string err_path = stderr_path();
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(fds[1], STDOUT_FILENO);
-      int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (err < 0 || dup2(err, STDERR_FILENO) < 0) _exit(126);
-      close(fds[0]);
-      close(fds[1]);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(fds[1]);
-    stdout_fd_ = fds[0];
-  }
-  ~KafkaDevProcess() {
-    if (pid_ > 0 && !reaped_) {
-      kill(pid_, SIGKILL);
-      testing::WaitChild(pid_);
-    }
-    if (stdout_fd_ >= 0) close(stdout_fd_);
-  }
-
-  // The first line of stdout, or "" when none arrives within `timeout_ms`.
-  std::string FirstLine(int timeout_ms) {
-    std::string line;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-    while (std::chrono::steady_clock::now() < deadline) {
-      pollfd fd{stdout_fd_, POLLIN, 0};
-      if (poll(&fd, 1, 100) <= 0) continue;
-      char c = 0;
-      if (read(stdout_fd_, &c, 1) != 1) break;  // closed: the process ended
-      if (c == '\n') return line;
-      line.push_back(c);
-    }
-    return "";
-  }
-
-  // Waits (at most 10 s, then kills it) for the exit code.
-  int Wait() {
-    reaped_ = true;
-    return testing::WaitChildFor(pid_, 10'000);
-  }
-  int StopWith(int signal) {
-    kill(pid_, signal);
-    return Wait();
-  }
-
-  std::string stderr_text() const { return ReadWholeFile(stderr_path()); }
-
- private:
-  std::string stderr_path() const { return dir_.str() + "/stderr"; }
-
-  testing::TempDir dir_;
-  pid_t pid_ = -1;
-  int stdout_fd_ = -1;
-  bool reaped_ = false;
-};
-
 class KafkaDevCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -100,8 +31,8 @@ class KafkaDevCliTest : public ::testing::Test {
 };
 
 TEST_F(KafkaDevCliTest, PrintsTheBootstrapAddressProducesAndStopsOnSigterm) {
-  KafkaDevProcess process({"--topics", "payments:2,clicks:1", "--produce", "payments", "--count", "50",
-                           "--malformed", "0.2", "--duplicates", "0.1", "--seed", "9"});
+  BasinChild process({"kafka-dev", "--topics", "payments:2,clicks:1", "--produce", "payments", "--count",
+                      "50", "--malformed", "0.2", "--duplicates", "0.1", "--seed", "9"});
   const std::string bootstrap = process.FirstLine(10'000);
   ASSERT_TRUE(bootstrap.starts_with("127.0.0.1:")) << "stdout: '" << bootstrap << "'\n"
                                                    << process.stderr_text();
@@ -130,7 +61,7 @@ TEST_F(KafkaDevCliTest, PrintsTheBootstrapAddressProducesAndStopsOnSigterm) {
 
 TEST_F(KafkaDevCliTest, StopsOnSigintWhileProducing) {
   // 100 events a second for a million events: still producing when interrupted.
-  KafkaDevProcess process({"--produce", "payments", "--count", "1000000", "--rate", "100"});
+  BasinChild process({"kafka-dev", "--produce", "payments", "--count", "1000000", "--rate", "100"});
   ASSERT_TRUE(process.FirstLine(10'000).starts_with("127.0.0.1:")) << process.stderr_text();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const auto start = std::chrono::steady_clock::now();
@@ -144,21 +75,21 @@ TEST_F(KafkaDevCliTest, StopsOnSigintWhileProducing) {
 
 TEST_F(KafkaDevCliTest, BadArgumentsAreErrors) {
   // Refused before the cluster starts: no address is printed.
-  KafkaDevProcess bad_topics({"--topics", "payments:many"});
+  BasinChild bad_topics({"kafka-dev", "--topics", "payments:many"});
   EXPECT_EQ(bad_topics.FirstLine(10'000), "");
   EXPECT_EQ(bad_topics.Wait(), 1);
   EXPECT_NE(bad_topics.stderr_text().find("Error: InvalidArgument: --topics: 'payments:many'"),
             std::string::npos)
       << bad_topics.stderr_text();
 
-  KafkaDevProcess bad_fraction({"--produce", "payments", "--malformed", "2"});
+  BasinChild bad_fraction({"kafka-dev", "--produce", "payments", "--malformed", "2"});
   EXPECT_EQ(bad_fraction.FirstLine(10'000), "");
   EXPECT_EQ(bad_fraction.Wait(), 1);
   EXPECT_NE(bad_fraction.stderr_text().find("Error: InvalidArgument: malformed fraction 2"),
             std::string::npos)
       << bad_fraction.stderr_text();
 
-  KafkaDevProcess bad_partitions({"--topics", "payments:0"});
+  BasinChild bad_partitions({"kafka-dev", "--topics", "payments:0"});
   EXPECT_EQ(bad_partitions.FirstLine(10'000), "");
   EXPECT_EQ(bad_partitions.Wait(), 1);
   EXPECT_NE(bad_partitions.stderr_text().find("cannot have 0 partitions"), std::string::npos)

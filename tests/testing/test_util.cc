@@ -23,13 +23,14 @@ TempDir::~TempDir() {
   std::filesystem::remove_all(path_, ec);
 }
 
+std::filesystem::path SourceDir() { return BASIN_SOURCE_DIR_FOR_TESTS; }
+
 std::optional<std::filesystem::path> SharedTestDataDir() {
   if (const char* env = std::getenv("BASIN_TESTDATA"); env != nullptr && *env != '\0') {
     if (std::filesystem::is_directory(env)) return std::filesystem::path(env);
     return std::nullopt;
   }
-  std::filesystem::path source = BASIN_SOURCE_DIR_FOR_TESTS;
-  auto candidate = source.parent_path() / "shared" / "testdata";
+  auto candidate = SourceDir().parent_path() / "shared" / "testdata";
   if (std::filesystem::is_directory(candidate)) return candidate;
   return std::nullopt;
 }

@@ -63,6 +63,9 @@ class TempDir {
   std::filesystem::path path_;
 };
 
+// The repository's root folder (where tests find their scripts and data files).
+std::filesystem::path SourceDir();
+
 // The folder ../shared/testdata relative to the source tree (or $BASIN_TESTDATA), when it
 // exists.
 std::optional<std::filesystem::path> SharedTestDataDir();

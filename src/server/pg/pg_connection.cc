@@ -1,5 +1,6 @@
 #include "server/pg/pg_connection.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -113,7 +114,8 @@ struct PgConnection::Portal {
 struct PgConnection::State {
   struct Prepared {
     std::string text;
-    std::vector<int32_t> parameter_types;
+    std::vector<int32_t> parameter_types;  // as the client gave them; 0: untyped
+    std::vector<std::string> inferred;     // DuckDB types of the untyped ones, "" when unknown
   };
   std::map<std::string, Prepared> statements;
   std::map<std::string, Portal> portals;
@@ -136,8 +138,9 @@ void PgConnection::Cancel() {
 }
 
 void PgConnection::Close() {
+  closing_ = true;
   Cancel();
-  socket_->Shutdown();
+  socket_->ShutdownReads();
 }
 
 void RefuseConnection(Socket& socket, const std::string& sqlstate, const std::string& message) {
@@ -284,7 +287,14 @@ Status PgConnection::Serve() {
   RETURN_IF_ERROR(socket.WriteAll(hello));
 
   for (;;) {
-    ASSIGN_OR_RETURN(Message message, ReadMessage(socket));
+    Result<Message> read = ReadMessage(socket);
+    if (!read.ok() && closing_) {
+      (void)socket.WriteAll(
+          ErrorMessage('E', "FATAL", "57P01", "terminating connection due to administrator command"));
+      return Status::OK();
+    }
+    RETURN_IF_ERROR(read.status());
+    const Message& message = *read;
     if (message.type == 'X') return Status::OK();
     Status handled = Handle(message);
     if (!handled.ok()) {
@@ -543,6 +553,17 @@ Status PgConnection::Parse(const Message& message) {
   if (prepared.parameter_types.size() < static_cast<size_t>(parameters->count)) {
     prepared.parameter_types.resize(parameters->count, 0);
   }
+  prepared.inferred.assign(prepared.parameter_types.size(), "");
+  if (std::find(prepared.parameter_types.begin(), prepared.parameter_types.end(), 0) !=
+      prepared.parameter_types.end()) {
+    // What the binder says (a statement it cannot bind yet, as a CREATE's, tells nothing).
+    Result<std::vector<std::string>> inferred = session_->ParameterTypes(text);
+    if (inferred.ok()) {
+      for (size_t i = 0; i < inferred->size() && i < prepared.inferred.size(); i++) {
+        prepared.inferred[i] = (*inferred)[i];
+      }
+    }
+  }
   if (!name.empty() && state_->statements.contains(name)) {
     state_->skipping_to_sync = true;
     return SendError(Status::AlreadyExists("prepared statement \"" + name + "\" already exists"));
@@ -595,7 +616,8 @@ Status PgConnection::Bind(const Message& message) {
   std::vector<std::string> literals;
   for (size_t i = 0; i < values.size(); i++) {
     const bool binary = FormatOf(formats, i) == 1;
-    Result<std::string> literal = ParameterLiteral(types[i], values[i], binary);
+    Result<std::string> literal =
+        ParameterLiteral(types[i], values[i], binary, statement->second.inferred[i]);
     if (!literal.ok()) {
       state_->skipping_to_sync = true;
       return SendError(literal.status().WithContext("parameter $" + std::to_string(i + 1)));
@@ -627,8 +649,13 @@ Status PgConnection::Describe(const Message& message) {
     }
     MessageBuilder parameters('t');
     parameters.Int16(static_cast<int16_t>(statement->second.parameter_types.size()));
-    for (int32_t oid : statement->second.parameter_types) {
-      parameters.Int32(oid == 0 ? static_cast<int32_t>(Oid::kText) : oid);
+    const State::Prepared& prepared = statement->second;
+    for (size_t i = 0; i < prepared.parameter_types.size(); i++) {
+      const int32_t oid = prepared.parameter_types[i];
+      const int32_t inferred = prepared.inferred[i].empty()
+                                   ? static_cast<int32_t>(Oid::kText)
+                                   : static_cast<int32_t>(PgTypeOf(prepared.inferred[i]).oid);
+      parameters.Int32(oid == 0 ? inferred : oid);
     }
     std::string out;
     parameters.AppendTo(out);

@@ -4,6 +4,7 @@
 // Thread safety: Serve() runs on the connection's thread; Cancel() from any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -38,8 +39,8 @@ class PgConnection {
   Status Serve();
   // Interrupts the running statement (CancelRequest). Any thread.
   void Cancel();
-  // Ends the connection: a blocked read returns, a running statement is interrupted. Any
-  // thread.
+  // Ends the connection for a server shutting down: a running statement is interrupted (its
+  // client gets its error), then the client is told the server is terminating it. Any thread.
   void Close();
 
   int32_t process_id() const { return process_id_; }
@@ -68,6 +69,7 @@ class PgConnection {
   Status Send(const std::string& bytes);
   Status Flush();
   std::unique_ptr<Socket> socket_;
+  std::atomic<bool> closing_{false};
   const ServerContext& context_;
   const int32_t process_id_;
   const int32_t secret_key_;

@@ -378,8 +378,8 @@ std::string_view PgTypeName(Oid oid) {
   }
 }
 
-Result<std::string> ParameterLiteral(int32_t oid_number, const std::optional<std::string>& value,
-                                     bool binary) {
+Result<std::string> ParameterLiteral(int32_t oid_number, const std::optional<std::string>& value, bool binary,
+                                     const std::string& inferred) {
   if (!value) return std::string("NULL");
   const Oid oid = static_cast<Oid>(oid_number);
   std::string text = *value;
@@ -454,7 +454,7 @@ Result<std::string> ParameterLiteral(int32_t oid_number, const std::optional<std
     }
     return "CAST(" + Quote(escaped) + " AS BLOB)";
   }
-  const std::string_view cast = CastTypeOf(oid);
+  const std::string_view cast = oid_number == 0 ? std::string_view(inferred) : CastTypeOf(oid);
   if (cast.empty()) return Quote(text);
   return "CAST(" + Quote(text) + " AS " + std::string(cast) + ")";
 }

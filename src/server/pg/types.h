@@ -71,7 +71,9 @@ Result<std::string> ToPgBinary(const PgType& type, const std::string& text);
 std::string_view PgTypeName(Oid oid);
 
 // A parameter value sent by a client (text, or binary for `oid`) as a SQL literal DuckDB
-// reads as that type: 'text' quoted for text and unknown types, a CAST for typed ones.
-Result<std::string> ParameterLiteral(int32_t oid, const std::optional<std::string>& value, bool binary);
+// reads as that type: a CAST for typed ones; for an untyped one (oid 0), a CAST to
+// `inferred` (a DuckDB type name, Session::ParameterTypes), or a quoted string without it.
+Result<std::string> ParameterLiteral(int32_t oid, const std::optional<std::string>& value, bool binary,
+                                     const std::string& inferred = "");
 
 }  // namespace basin::server::pg

@@ -59,7 +59,7 @@ Status Socket::WriteAll(std::string_view bytes) {
   return Status::OK();
 }
 
-void Socket::Shutdown() { ::shutdown(fd_, SHUT_RDWR); }
+void Socket::ShutdownReads() { ::shutdown(fd_, SHUT_RD); }
 
 Status MessageReader::Truncated() const {
   return Status::InvalidArgument("the client's " + std::string(what_) + " message ends too soon");

@@ -37,9 +37,9 @@ class Socket {
   // Shutdown()).
   Status ReadExact(char* out, size_t length);
   Status WriteAll(std::string_view bytes);
-  // Ends reads and writes in progress and to come; the descriptor stays open until
-  // destruction. Any thread.
-  void Shutdown();
+  // Ends reads in progress and to come (they fail as if the client had left); writes still
+  // reach the client. The descriptor stays open until destruction. Any thread.
+  void ShutdownReads();
   int fd() const { return fd_; }
 
  private:

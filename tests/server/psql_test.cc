@@ -1,0 +1,178 @@
+// `psql`, PostgreSQL's own client, against basin::Server: SCRAM, simple queries, command
+// tags, errors with their SQLSTATE, refused connections. psql comes from Debian's
+// postgresql-client (scripts/setup.sh); without it the tests skip locally and fail in CI.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "basin/server.h"
+#include "testing/interop.h"
+#include "testing/test_util.h"
+
+namespace basin {
+namespace {
+
+using testing::ProcessOutput;
+
+constexpr char kPassword[] = "s3cret pass";
+
+class PsqlTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    psql_ = testing::FindOnPath("psql");
+    if (!psql_) {
+      if (testing::InCi())
+        FAIL() << "psql is not on PATH in CI (scripts/setup.sh installs postgresql-client)";
+      GTEST_SKIP() << "psql is not on PATH (scripts/setup.sh installs postgresql-client); skipping";
+    }
+    StartServer(64);
+  }
+
+  void StartServer(int max_connections) {
+    ServerOptions options;
+    options.warehouse = warehouse_.str();
+    options.pg_port = 0;
+    options.admin_password = kPassword;
+    options.max_connections = max_connections;
+    ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
+  }
+
+  // psql's output for `sql` run as -c (unaligned, tuples only), with `password`.
+  ProcessOutput Psql(const std::string& sql, const std::string& password = kPassword,
+                     const std::string& database = "basin", const std::string& user = "admin") {
+    std::vector<std::string> argv = {
+        psql_->string(),
+        "-X",
+        "-A",
+        "-t",
+        "-v",
+        "VERBOSITY=verbose",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) + " user=" + user + " dbname=" + database,
+        "-c",
+        sql};
+    Result<ProcessOutput> run = testing::RunProcess(argv, {"PGPASSWORD=" + password, "PGCONNECT_TIMEOUT=10"});
+    EXPECT_TRUE(run.ok()) << run.status().ToString();
+    return run.ok() ? *run : ProcessOutput{};
+  }
+
+  std::optional<std::filesystem::path> psql_;
+  testing::TempDir warehouse_;
+  std::unique_ptr<Server> server_;
+};
+
+TEST_F(PsqlTest, RunsStatementsWithCommandTags) {
+  ProcessOutput created =
+      Psql("CREATE TABLE sales.orders (id BIGINT, region VARCHAR, paid BOOLEAN, amount DOUBLE)");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(created.out, "CREATE TABLE\n");
+  ProcessOutput inserted = Psql(
+      "INSERT INTO sales.orders VALUES (1, 'eu', true, 2.5), (2, 'us', false, 4), (3, NULL, NULL, NULL)");
+  ASSERT_EQ(inserted.exit_code, 0) << inserted.err;
+  EXPECT_EQ(inserted.out, "INSERT 0 3\n");
+  ProcessOutput updated = Psql("UPDATE sales.orders SET amount = 5 WHERE id = 2");
+  EXPECT_EQ(updated.out, "UPDATE 1\n");
+  ProcessOutput deleted = Psql("DELETE FROM sales.orders WHERE id = 3");
+  EXPECT_EQ(deleted.out, "DELETE 1\n");
+  ProcessOutput selected = Psql("SELECT id, region, paid, amount FROM sales.orders ORDER BY id");
+  ASSERT_EQ(selected.exit_code, 0) << selected.err;
+  EXPECT_EQ(selected.out, "1|eu|t|2.5\n2|us|f|5\n");
+  // Several statements in one query message: each answered in turn.
+  ProcessOutput several =
+      Psql("SELECT count(*) FROM sales.orders; SELECT 'two', [1, 2], INTERVAL '14 months'");
+  ASSERT_EQ(several.exit_code, 0) << several.err;
+  EXPECT_EQ(several.out, "2\ntwo|{1,2}|1 year 2 mons\n");
+  // Each psql run is a connection of its own: the table is the warehouse's, with its history.
+  ProcessOutput travelled = Psql("SELECT count(*) FROM sales.orders VERSION AS OF 1");
+  EXPECT_EQ(travelled.out, "3\n") << travelled.err;
+}
+
+TEST_F(PsqlTest, ErrorsCarryTheirSqlState) {
+  ProcessOutput missing = Psql("SELECT * FROM sales.nothing_here");
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("ERROR:  42P01"), std::string::npos) << missing.err;
+  ProcessOutput syntax = Psql("SELEC 1");
+  EXPECT_NE(syntax.exit_code, 0);
+  EXPECT_NE(syntax.err.find("ERROR:  22023"), std::string::npos) << syntax.err;
+  // The rest of a query message is not run after a failing statement.
+  ProcessOutput stopped = Psql("CREATE TABLE t (a INT); SELECT nope; INSERT INTO t VALUES (1)");
+  EXPECT_NE(stopped.exit_code, 0);
+  ProcessOutput count = Psql("SELECT count(*) FROM t");
+  EXPECT_EQ(count.out, "0\n") << count.err;
+}
+
+TEST_F(PsqlTest, CtrlCCancelsTheRunningStatement) {
+  // psql answers SIGINT with a CancelRequest on a connection of its own.
+  std::optional<std::filesystem::path> timeout = testing::FindOnPath("timeout");
+  ASSERT_TRUE(timeout.has_value());
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_OK_AND_ASSIGN(
+      ProcessOutput cancelled,
+      testing::RunProcess(
+          {timeout->string(), "-s", "INT", "1", psql_->string(), "-X", "-v", "VERBOSITY=verbose",
+           "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) + " user=admin dbname=basin", "-c",
+           "SELECT count(*) FROM range(10000000000) a(i), range(10) b(j) WHERE a.i + b.j < 0"},
+          {std::string("PGPASSWORD=") + kPassword}));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_NE(cancelled.err.find("Cancel request sent"), std::string::npos) << cancelled.err;
+  EXPECT_NE(cancelled.err.find("ERROR:  57014"), std::string::npos) << cancelled.err;
+  EXPECT_EQ(Psql("SELECT 1").out, "1\n");
+}
+
+TEST_F(PsqlTest, RefusesWrongPasswordsUnknownUsersAndDatabases) {
+  ProcessOutput wrong = Psql("SELECT 1", "not the password");
+  EXPECT_NE(wrong.exit_code, 0);
+  // (psql shows no SQLSTATE for a failed connection; node_pg_test checks them.)
+  EXPECT_NE(wrong.err.find("password authentication failed for user \"admin\""), std::string::npos)
+      << wrong.err;
+  // A user that does not exist is told the same as a wrong password.
+  ProcessOutput ghost = Psql("SELECT 1", kPassword, "basin", "ghost");
+  EXPECT_NE(ghost.err.find("password authentication failed for user \"ghost\""), std::string::npos)
+      << ghost.err;
+  ProcessOutput database = Psql("SELECT 1", kPassword, "elsewhere");
+  EXPECT_NE(database.err.find("database \"elsewhere\" does not exist"), std::string::npos) << database.err;
+  // The password is kept as a SCRAM verifier only.
+  ProcessOutput stored =
+      Psql("SELECT content FROM read_text('" + warehouse_.str() + "/_basin_security/users/admin.json')");
+  ASSERT_EQ(stored.exit_code, 0) << stored.err;
+  EXPECT_NE(stored.out.find("SCRAM-SHA-256$4096:"), std::string::npos) << stored.out;
+  EXPECT_EQ(stored.out.find(kPassword), std::string::npos);
+}
+
+TEST_F(PsqlTest, RefusesConnectionsPastTheBound) {
+  server_.reset();
+  StartServer(1);
+  // A client that connected and said nothing yet holds the one place.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(server_->pg_port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ProcessOutput refused;
+  for (int attempt = 0; attempt < 50; attempt++) {  // until the server has accepted the first
+    refused = Psql("SELECT 1");
+    if (refused.err.find("too many clients") != std::string::npos) break;
+    ::usleep(100'000);
+  }
+  EXPECT_NE(refused.err.find("too many clients"), std::string::npos) << refused.err;
+  ::close(fd);
+  ProcessOutput served;
+  for (int attempt = 0; attempt < 50; attempt++) {  // until the server saw the first leave
+    served = Psql("SELECT 41 + 1");
+    if (served.exit_code == 0) break;
+    ::usleep(100'000);
+  }
+  EXPECT_EQ(served.out, "42\n") << served.err;
+}
+
+}  // namespace
+}  // namespace basin
