@@ -108,6 +108,18 @@ TEST_F(PsqlTest, ErrorsCarryTheirSqlState) {
   EXPECT_EQ(count.out, "0\n") << count.err;
 }
 
+TEST_F(PsqlTest, ConnectionGoesOnAfterAFailedQuery) {
+  // Without ON_ERROR_STOP, psql sends each -c on the same connection after an error.
+  ASSERT_OK_AND_ASSIGN(ProcessOutput run,
+                       testing::RunProcess({psql_->string(), "-X", "-A", "-t",
+                                            "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) +
+                                                " user=admin dbname=basin",
+                                            "-c", "SELECT nope", "-c", "SELECT 40 + 2"},
+                                           {std::string("PGPASSWORD=") + kPassword, "PGCONNECT_TIMEOUT=10"}));
+  EXPECT_NE(run.err.find("nope"), std::string::npos) << run.err;
+  EXPECT_EQ(run.out, "42\n") << run.err;
+}
+
 TEST_F(PsqlTest, CtrlCCancelsTheRunningStatement) {
   // psql answers SIGINT with a CancelRequest on a connection of its own.
   std::optional<std::filesystem::path> timeout = testing::FindOnPath("timeout");

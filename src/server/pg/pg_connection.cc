@@ -318,6 +318,7 @@ Status PgConnection::Flush() {
 }
 
 Status PgConnection::SendError(const Status& status) {
+  state_->skipping_to_sync = true;  // (cleared at once after a simple query)
   return Send(ErrorMessage('E', "ERROR", SqlStateOf(status), status.message()));
 }
 
@@ -330,6 +331,7 @@ Status PgConnection::Handle(const Message& message) {
       ASSIGN_OR_RETURN(std::string text, reader.String());
       state.portals.erase("");
       RETURN_IF_ERROR(SimpleQuery(text));
+      state.skipping_to_sync = false;  // an error ends a simple query's message, nothing after it
       RETURN_IF_ERROR(Send(ReadyForQuery()));
       return Flush();
     }
@@ -394,7 +396,6 @@ Status PgConnection::Start(Portal& portal, bool describe) {
     Result<StatementResult> result = session_->ExecuteStatement(portal.sql, statement, /*stream=*/true);
     if (!result.ok()) {
       portal.done = true;
-      state_->skipping_to_sync = true;
       return SendError(result.status());
     }
     portal.command = result->command;
@@ -406,7 +407,6 @@ Status PgConnection::Start(Portal& portal, bool describe) {
         Result<bool> more = result->rows->Next(&rows);
         if (!more.ok()) {
           portal.done = true;
-          state_->skipping_to_sync = true;
           return SendError(more.status());
         }
         result->result.column_names = result->rows->column_names();
@@ -490,7 +490,6 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
   auto fail = [&](const Status& status) {
     portal.done = true;
     portal.rows.reset();
-    state_->skipping_to_sync = true;
     return SendError(status);
   };
   for (;;) {
@@ -542,12 +541,10 @@ Status PgConnection::Parse(const Message& message) {
     prepared.parameter_types.push_back(oid);
   }
   if (SplitStatements(text).size() > 1) {
-    state_->skipping_to_sync = true;
     return SendError(Status::InvalidArgument("cannot insert multiple commands into a prepared statement"));
   }
   Result<StatementParameters> parameters = FindParameters(text);
   if (!parameters.ok()) {
-    state_->skipping_to_sync = true;
     return SendError(parameters.status());
   }
   if (prepared.parameter_types.size() < static_cast<size_t>(parameters->count)) {
@@ -565,7 +562,6 @@ Status PgConnection::Parse(const Message& message) {
     }
   }
   if (!name.empty() && state_->statements.contains(name)) {
-    state_->skipping_to_sync = true;
     return SendError(Status::AlreadyExists("prepared statement \"" + name + "\" already exists"));
   }
   state_->statements[name] = std::move(prepared);
@@ -603,12 +599,10 @@ Status PgConnection::Bind(const Message& message) {
   }
   auto statement = state_->statements.find(statement_name);
   if (statement == state_->statements.end()) {
-    state_->skipping_to_sync = true;
     return SendError(Status::NotFound("prepared statement \"" + statement_name + "\" does not exist"));
   }
   const std::vector<int32_t>& types = statement->second.parameter_types;
   if (values.size() != types.size()) {
-    state_->skipping_to_sync = true;
     return SendError(Status::InvalidArgument("bind message supplies " + std::to_string(values.size()) +
                                              " parameters, but prepared statement \"" + statement_name +
                                              "\" requires " + std::to_string(types.size())));
@@ -619,14 +613,12 @@ Status PgConnection::Bind(const Message& message) {
     Result<std::string> literal =
         ParameterLiteral(types[i], values[i], binary, statement->second.inferred[i]);
     if (!literal.ok()) {
-      state_->skipping_to_sync = true;
       return SendError(literal.status().WithContext("parameter $" + std::to_string(i + 1)));
     }
     literals.push_back(std::move(*literal));
   }
   Result<std::string> sql = BindParameters(statement->second.text, literals);
   if (!sql.ok()) {
-    state_->skipping_to_sync = true;
     return SendError(sql.status());
   }
   portal.sql = std::move(*sql);
@@ -644,7 +636,6 @@ Status PgConnection::Describe(const Message& message) {
   if (kind == "S") {
     auto statement = state_->statements.find(name);
     if (statement == state_->statements.end()) {
-      state_->skipping_to_sync = true;
       return SendError(Status::NotFound("prepared statement \"" + name + "\" does not exist"));
     }
     MessageBuilder parameters('t');
@@ -666,7 +657,6 @@ Status PgConnection::Describe(const Message& message) {
   if (kind != "P") return Status::InvalidArgument("Describe of '" + kind + "': expected 'S' or 'P'");
   auto portal = state_->portals.find(name);
   if (portal == state_->portals.end()) {
-    state_->skipping_to_sync = true;
     return SendError(Status::NotFound("portal \"" + name + "\" does not exist"));
   }
   return Start(portal->second, /*describe=*/true);
@@ -678,7 +668,6 @@ Status PgConnection::Execute(const Message& message) {
   ASSIGN_OR_RETURN(int32_t max_rows, reader.Int32());
   auto portal = state_->portals.find(name);
   if (portal == state_->portals.end()) {
-    state_->skipping_to_sync = true;
     return SendError(Status::NotFound("portal \"" + name + "\" does not exist"));
   }
   RETURN_IF_ERROR(Start(portal->second, /*describe=*/false));
