@@ -17,6 +17,8 @@ enum class ErrorCode {
   kNotImplemented,   // Basin does not do this yet
   kUnsupported,      // the table needs a protocol version or feature Basin refuses
   kCancelled,        // stopped by the user or a shutdown
+  kPermissionDenied,  // the user lacks a privilege (grants) or the path is out of bounds
+  kUnauthenticated,   // no, a wrong, an expired or a revoked password or token
   kInternal,         // a bug in Basin
 };
 

@@ -37,6 +37,11 @@ struct SessionOptions {
   bool data_skipping = true;
   // Track how far a running query is, for Progress().
   bool track_progress = false;
+  // The warehouse user the session runs as: each statement is checked against the user's
+  // grants and refused with PermissionDenied, naming the missing privilege, before it
+  // touches anything (docs/governance.md). Empty: unchecked, with the rights of the
+  // process (the CLI without --user, programs embedding Basin).
+  std::string user = {};
 };
 
 // One row: a cell per column, NULL as nullopt.

@@ -39,6 +39,12 @@ class [[nodiscard]] Status {
   static Status NotImplemented(std::string msg) { return Status(ErrorCode::kNotImplemented, std::move(msg)); }
   static Status Unsupported(std::string msg) { return Status(ErrorCode::kUnsupported, std::move(msg)); }
   static Status Cancelled(std::string msg) { return Status(ErrorCode::kCancelled, std::move(msg)); }
+  static Status PermissionDenied(std::string msg) {
+    return Status(ErrorCode::kPermissionDenied, std::move(msg));
+  }
+  static Status Unauthenticated(std::string msg) {
+    return Status(ErrorCode::kUnauthenticated, std::move(msg));
+  }
   static Status Internal(std::string msg) { return Status(ErrorCode::kInternal, std::move(msg)); }
 
   Status(ErrorCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
@@ -52,6 +58,7 @@ class [[nodiscard]] Status {
   bool IsAlreadyExists() const { return code_ == ErrorCode::kAlreadyExists; }
   bool IsConflict() const { return code_ == ErrorCode::kConflict; }
   bool IsCorruption() const { return code_ == ErrorCode::kCorruption; }
+  bool IsPermissionDenied() const { return code_ == ErrorCode::kPermissionDenied; }
 
   // Returns a copy whose message is "<context>: <message>"; code and flag are kept.
   Status WithContext(const std::string& context) const {

@@ -5,7 +5,7 @@
 namespace basin {
 
 namespace {
-constexpr std::array<ErrorCodeInfo, 11> kErrorCodes = {{
+constexpr std::array<ErrorCodeInfo, 13> kErrorCodes = {{
     {ErrorCode::kOk, "OK", "00000", 200},
     {ErrorCode::kInvalidArgument, "InvalidArgument", "22023", 400},
     {ErrorCode::kNotFound, "NotFound", "42P01", 404},
@@ -16,6 +16,8 @@ constexpr std::array<ErrorCodeInfo, 11> kErrorCodes = {{
     {ErrorCode::kNotImplemented, "NotImplemented", "0A000", 501},
     {ErrorCode::kUnsupported, "Unsupported", "0A000", 422},
     {ErrorCode::kCancelled, "Cancelled", "57014", 499},
+    {ErrorCode::kPermissionDenied, "PermissionDenied", "42501", 403},
+    {ErrorCode::kUnauthenticated, "Unauthenticated", "28000", 401},
     {ErrorCode::kInternal, "Internal", "XX000", 500},
 }};
 }  // namespace

@@ -29,6 +29,8 @@ Status StatusFromDuckDB(const char* error, duckdb_error_type type) {
       return Status::NotImplemented(msg);
     case DUCKDB_ERROR_CATALOG:
       return Status::NotFound(msg);
+    case DUCKDB_ERROR_PERMISSION:
+      return Status::PermissionDenied(msg);
     default:
       return Status::InvalidArgument(msg);
   }

@@ -20,8 +20,8 @@
 #include <thread>
 
 #include "basin/object_store.h"
+#include "security/users.h"
 #include "server/pg/pg_connection.h"
-#include "server/users.h"
 
 namespace basin {
 namespace {
@@ -66,7 +66,7 @@ int BoundPort(int fd) {
 
 struct Server::Impl {
   ServerOptions options;
-  std::unique_ptr<server::UserStore> users;
+  std::unique_ptr<security::UserStore> users;
   server::pg::ServerContext context;
   int listen_fd = -1;
   int wake_pipe[2] = {-1, -1};  // written by Shutdown(): the accept loop's poll returns
@@ -193,7 +193,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   RETURN_IF_ERROR(Session::Open(session_options).status());
   ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
                    OpenStoreAt(options.warehouse.empty() ? "." : options.warehouse));
-  impl->users = std::make_unique<server::UserStore>(store, SystemClock());
+  impl->users = std::make_unique<security::UserStore>(store, SystemClock());
   ASSIGN_OR_RETURN(std::optional<std::string> generated, impl->users->EnsureAdmin(options.admin_password));
   if (generated) {
     impl->Log("created user admin with password " + *generated +

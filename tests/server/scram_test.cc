@@ -9,9 +9,18 @@
 #include <string>
 #include <vector>
 
+#include "security/crypto.h"
 #include "testing/test_util.h"
 
 namespace basin::server::pg {
+
+using security::Base64Decode;
+using security::Base64Encode;
+using security::FormatScramVerifier;
+using security::MakeScramVerifier;
+using security::MakeScramVerifierWithSalt;
+using security::ParseScramVerifier;
+
 namespace {
 
 constexpr int kTestIterations = 4096;

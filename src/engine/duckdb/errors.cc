@@ -15,6 +15,9 @@ void ThrowStatus(const Status& status) {
     case ErrorCode::kNotImplemented:
     case ErrorCode::kUnsupported:
       throw duckdb::NotImplementedException(message);
+    case ErrorCode::kPermissionDenied:
+    case ErrorCode::kUnauthenticated:
+      throw duckdb::PermissionException(message);
     case ErrorCode::kInternal:
       throw duckdb::InternalException(message);
     default:

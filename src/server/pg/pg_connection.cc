@@ -197,7 +197,7 @@ Result<std::optional<StartupParameters>> ReadStartup(Socket& socket, const Serve
 
 // SCRAM-SHA-256 with `user`'s verifier; a user that does not exist goes through the same
 // exchange with a verifier no password matches, so the answer does not tell who exists.
-Status Authenticate(Socket& socket, const std::string& user_name, const std::optional<User>& user) {
+Status Authenticate(Socket& socket, const std::string& user_name, const std::optional<security::User>& user) {
   std::string mechanisms;
   MessageBuilder('R').Int32(10).String(kMechanism).Int8('\0').AppendTo(mechanisms);
   RETURN_IF_ERROR(socket.WriteAll(mechanisms));
@@ -216,9 +216,9 @@ Status Authenticate(Socket& socket, const std::string& user_name, const std::opt
 
   ScramVerifier verifier;
   if (user) {
-    ASSIGN_OR_RETURN(verifier, ParseScramVerifier(user->scram_verifier));
+    ASSIGN_OR_RETURN(verifier, security::ParseScramVerifier(user->scram_verifier));
   } else {
-    ASSIGN_OR_RETURN(verifier, MakeScramVerifier("no such user: " + user_name));
+    ASSIGN_OR_RETURN(verifier, security::MakeScramVerifier("no such user: " + user_name));
     verifier.stored_key.assign(verifier.stored_key.size(), '\0');  // matches no password
   }
   ScramExchange exchange(verifier);
@@ -248,7 +248,7 @@ Status PgConnection::Serve() {
     (void)socket.WriteAll(ErrorMessage('E', "FATAL", "3D000", message));
     return Status::NotFound(message);
   }
-  ASSIGN_OR_RETURN(std::optional<User> user, context_.users->Find(user_name));
+  ASSIGN_OR_RETURN(std::optional<security::User> user, context_.users->Find(user_name));
   Status authenticated = Authenticate(socket, user_name, user);
   if (!authenticated.ok()) {
     (void)socket.WriteAll(ErrorMessage('E', "FATAL", "28P01", authenticated.message()));

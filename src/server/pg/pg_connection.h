@@ -12,8 +12,8 @@
 #include <string>
 
 #include "basin/session.h"
+#include "security/users.h"
 #include "server/pg/wire.h"
-#include "server/users.h"
 
 namespace basin::server::pg {
 
@@ -21,7 +21,7 @@ namespace basin::server::pg {
 struct ServerContext {
   std::string warehouse;
   std::string database;
-  const UserStore* users = nullptr;
+  const security::UserStore* users = nullptr;
   // Interrupts the statement of the connection a CancelRequest names, when its secret key
   // matches (pg's cancel protocol); nothing otherwise.
   std::function<void(int32_t process_id, int32_t secret_key)> cancel;

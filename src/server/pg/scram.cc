@@ -1,47 +1,21 @@
 #include "server/pg/scram.h"
 
 #include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
-#include <openssl/rand.h>
-#include <openssl/sha.h>
 
-#include <array>
-#include <charconv>
-#include <climits>
-#include <cstdint>
 #include <utility>
 #include <vector>
+
+#include "security/crypto.h"
 
 namespace basin::server::pg {
 namespace {
 
-constexpr size_t kKeySize = SHA256_DIGEST_LENGTH;  // 32
-constexpr int kSaltSize = 16;
+using security::Base64Decode;
+using security::Base64Encode;
+using security::HmacSha256;
+using security::Sha256;
+
 constexpr int kServerNonceBytes = 18;
-constexpr std::string_view kVerifierPrefix = "SCRAM-SHA-256$";
-constexpr std::string_view kBase64Alphabet =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-const unsigned char* Bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
-
-Result<std::string> HmacSha256(std::string_view key, std::string_view data) {
-  if (key.size() > static_cast<size_t>(INT_MAX)) return Status::InvalidArgument("HMAC key too long");
-  std::string out(kKeySize, '\0');
-  unsigned int out_len = 0;
-  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), Bytes(data), data.size(),
-           reinterpret_cast<unsigned char*>(out.data()), &out_len) == nullptr ||
-      out_len != kKeySize) {
-    return Status::Internal("OpenSSL HMAC-SHA-256 failed");
-  }
-  return out;
-}
-
-std::string Sha256(std::string_view data) {
-  std::string out(kKeySize, '\0');
-  SHA256(Bytes(data), data.size(), reinterpret_cast<unsigned char*>(out.data()));
-  return out;
-}
 
 // Everything between commas; SCRAM attribute values cannot contain ',' so no escaping applies.
 std::vector<std::string_view> SplitOnCommas(std::string_view s) {
@@ -78,33 +52,6 @@ bool IsValidNonce(std::string_view nonce) {
   return true;
 }
 
-Result<int> ParseIterations(std::string_view text) {
-  int value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 1) {
-    return Status::InvalidArgument("SCRAM verifier: iteration count is not a positive integer");
-  }
-  return value;
-}
-
-// Splits "a<sep>b" into exactly two parts.
-bool SplitPair(std::string_view s, char sep, std::string_view* first, std::string_view* second) {
-  size_t at = s.find(sep);
-  if (at == std::string_view::npos || s.find(sep, at + 1) != std::string_view::npos) return false;
-  *first = s.substr(0, at);
-  *second = s.substr(at + 1);
-  return true;
-}
-
-Result<std::string> DecodeKey(std::string_view base64, const char* what) {
-  auto decoded = Base64Decode(base64);
-  if (!decoded.ok()) return decoded.status().WithContext(std::string("SCRAM verifier: ") + what);
-  if (decoded->size() != kKeySize) {
-    return Status::InvalidArgument(std::string("SCRAM verifier: ") + what + " is not 32 bytes");
-  }
-  return std::move(decoded).value();
-}
-
 Status MalformedClientFirst(std::string_view what) {
   return Status::InvalidArgument("malformed SCRAM client-first-message: " + std::string(what));
 }
@@ -115,135 +62,9 @@ Status MalformedClientFinal(std::string_view what) {
 
 }  // namespace
 
-std::string Base64Encode(std::string_view bytes) {
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    uint32_t n = (uint32_t{static_cast<unsigned char>(bytes[i])} << 16) |
-                 (uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8) |
-                 uint32_t{static_cast<unsigned char>(bytes[i + 2])};
-    out += kBase64Alphabet[(n >> 18) & 63];
-    out += kBase64Alphabet[(n >> 12) & 63];
-    out += kBase64Alphabet[(n >> 6) & 63];
-    out += kBase64Alphabet[n & 63];
-  }
-  size_t rest = bytes.size() - i;
-  if (rest > 0) {
-    uint32_t n = uint32_t{static_cast<unsigned char>(bytes[i])} << 16;
-    if (rest == 2) n |= uint32_t{static_cast<unsigned char>(bytes[i + 1])} << 8;
-    out += kBase64Alphabet[(n >> 18) & 63];
-    out += kBase64Alphabet[(n >> 12) & 63];
-    out += rest == 2 ? kBase64Alphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
-Result<std::string> Base64Decode(std::string_view text) {
-  if (text.size() % 4 != 0) return Status::InvalidArgument("base64 length is not a multiple of 4");
-  std::string out;
-  out.reserve(text.size() / 4 * 3);
-  for (size_t i = 0; i < text.size(); i += 4) {
-    bool last_quad = i + 4 == text.size();
-    uint32_t n = 0;
-    int padding = 0;
-    for (size_t j = 0; j < 4; ++j) {
-      char c = text[i + j];
-      uint32_t sextet = 0;
-      if (c == '=') {
-        // Padding only in the last two places of the last quad, and never followed by data.
-        if (!last_quad || j < 2) return Status::InvalidArgument("misplaced base64 padding");
-        ++padding;
-      } else {
-        if (padding > 0) return Status::InvalidArgument("misplaced base64 padding");
-        size_t index = kBase64Alphabet.find(c);
-        if (c == '\0' || index == std::string_view::npos) {
-          return Status::InvalidArgument("invalid base64 character");
-        }
-        sextet = static_cast<uint32_t>(index);
-      }
-      n = (n << 6) | sextet;
-    }
-    out += static_cast<char>((n >> 16) & 0xff);
-    if (padding < 2) out += static_cast<char>((n >> 8) & 0xff);
-    if (padding < 1) out += static_cast<char>(n & 0xff);
-  }
-  return out;
-}
-
-Result<ScramVerifier> MakeScramVerifierWithSalt(std::string_view password, std::string_view salt,
-                                                int iterations) {
-  if (iterations < 1) return Status::InvalidArgument("SCRAM iteration count must be at least 1");
-  if (salt.empty()) return Status::InvalidArgument("SCRAM salt must not be empty");
-  if (password.size() > static_cast<size_t>(INT_MAX) || salt.size() > static_cast<size_t>(INT_MAX)) {
-    return Status::InvalidArgument("SCRAM password or salt too long");
-  }
-  std::string salted_password(kKeySize, '\0');
-  if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()), Bytes(salt),
-                        static_cast<int>(salt.size()), iterations, EVP_sha256(), static_cast<int>(kKeySize),
-                        reinterpret_cast<unsigned char*>(salted_password.data())) != 1) {
-    return Status::Internal("OpenSSL PBKDF2-HMAC-SHA-256 failed");
-  }
-  ASSIGN_OR_RETURN(std::string client_key, HmacSha256(salted_password, "Client Key"));
-  ASSIGN_OR_RETURN(std::string server_key, HmacSha256(salted_password, "Server Key"));
-  OPENSSL_cleanse(salted_password.data(), salted_password.size());
-  ScramVerifier verifier;
-  verifier.iterations = iterations;
-  verifier.salt = std::string(salt);
-  verifier.stored_key = Sha256(client_key);
-  verifier.server_key = std::move(server_key);
-  OPENSSL_cleanse(client_key.data(), client_key.size());
-  return verifier;
-}
-
-Result<ScramVerifier> MakeScramVerifier(std::string_view password, int iterations) {
-  std::string salt(kSaltSize, '\0');
-  if (RAND_bytes(reinterpret_cast<unsigned char*>(salt.data()), kSaltSize) != 1) {
-    return Status::Internal("OpenSSL could not produce random bytes for a SCRAM salt");
-  }
-  return MakeScramVerifierWithSalt(password, salt, iterations);
-}
-
-std::string FormatScramVerifier(const ScramVerifier& verifier) {
-  return std::string(kVerifierPrefix) + std::to_string(verifier.iterations) + ":" +
-         Base64Encode(verifier.salt) + "$" + Base64Encode(verifier.stored_key) + ":" +
-         Base64Encode(verifier.server_key);
-}
-
-Result<ScramVerifier> ParseScramVerifier(std::string_view text) {
-  if (text.substr(0, kVerifierPrefix.size()) != kVerifierPrefix) {
-    return Status::InvalidArgument("SCRAM verifier does not start with \"SCRAM-SHA-256$\"");
-  }
-  text.remove_prefix(kVerifierPrefix.size());
-  std::string_view salt_part, keys_part, iterations_text, salt_text, stored_text, server_text;
-  if (!SplitPair(text, '$', &salt_part, &keys_part)) {
-    return Status::InvalidArgument(
-        "SCRAM verifier: expected \"<iterations>:<salt>$<StoredKey>:<ServerKey>\"");
-  }
-  if (!SplitPair(salt_part, ':', &iterations_text, &salt_text)) {
-    return Status::InvalidArgument("SCRAM verifier: expected \"<iterations>:<salt>\" after the prefix");
-  }
-  if (!SplitPair(keys_part, ':', &stored_text, &server_text)) {
-    return Status::InvalidArgument("SCRAM verifier: expected \"<StoredKey>:<ServerKey>\" after the salt");
-  }
-  ScramVerifier verifier;
-  ASSIGN_OR_RETURN(verifier.iterations, ParseIterations(iterations_text));
-  auto salt = Base64Decode(salt_text);
-  if (!salt.ok()) return salt.status().WithContext("SCRAM verifier: salt");
-  if (salt->empty()) return Status::InvalidArgument("SCRAM verifier: salt is empty");
-  verifier.salt = std::move(salt).value();
-  ASSIGN_OR_RETURN(verifier.stored_key, DecodeKey(stored_text, "StoredKey"));
-  ASSIGN_OR_RETURN(verifier.server_key, DecodeKey(server_text, "ServerKey"));
-  return verifier;
-}
-
 Result<std::string> RandomScramNonce() {
-  std::array<unsigned char, kServerNonceBytes> raw{};
-  if (RAND_bytes(raw.data(), kServerNonceBytes) != 1) {
-    return Status::Internal("OpenSSL could not produce random bytes for a SCRAM nonce");
-  }
-  return Base64Encode(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
+  ASSIGN_OR_RETURN(std::string raw, security::RandomBytes(kServerNonceBytes));
+  return Base64Encode(raw);
 }
 
 ScramExchange::ScramExchange(ScramVerifier verifier, ScramNonceSource server_nonce)
@@ -342,7 +163,7 @@ Result<std::string> ScramExchange::DoServerFinal(std::string_view message) {
   }
   auto proof = Base64Decode(proof_field.substr(2));
   if (!proof.ok()) return proof.status().WithContext("malformed SCRAM client-final-message: p=");
-  if (proof->size() != kKeySize) return MalformedClientFinal("proof (p=) is not 32 bytes");
+  if (proof->size() != security::kSha256Size) return MalformedClientFinal("proof (p=) is not 32 bytes");
 
   std::string_view without_proof = message.substr(0, message.size() - proof_field.size() - 1);
   std::string auth_message;
@@ -350,12 +171,11 @@ Result<std::string> ScramExchange::DoServerFinal(std::string_view message) {
   auth_message.append(client_first_bare_).append(",").append(server_first_).append(",").append(without_proof);
 
   ASSIGN_OR_RETURN(std::string client_key, HmacSha256(verifier_.stored_key, auth_message));
-  for (size_t i = 0; i < kKeySize; ++i) client_key[i] ^= (*proof)[i];  // ClientSignature ^ proof
+  for (size_t i = 0; i < security::kSha256Size; ++i) client_key[i] ^= (*proof)[i];  // ClientSignature ^ proof
   std::string computed_stored_key = Sha256(client_key);
   OPENSSL_cleanse(client_key.data(), client_key.size());
   // A verifier parsed by ParseScramVerifier always has 32-byte keys; one built by hand may not.
-  if (verifier_.stored_key.size() != kKeySize ||
-      CRYPTO_memcmp(computed_stored_key.data(), verifier_.stored_key.data(), kKeySize) != 0) {
+  if (!security::ConstantTimeEquals(computed_stored_key, verifier_.stored_key)) {
     return Status::InvalidArgument("password authentication failed");
   }
   ASSIGN_OR_RETURN(std::string server_signature, HmacSha256(verifier_.server_key, auth_message));

@@ -13,7 +13,7 @@
 #include "basin/object_store.h"
 #include "basin/status.h"
 
-namespace basin::server {
+namespace basin::security {
 
 struct User {
   std::string name;
@@ -47,4 +47,4 @@ class UserStore {
 // Whether `name` may name a user or role.
 Status CheckPrincipalName(const std::string& name);
 
-}  // namespace basin::server
+}  // namespace basin::security

@@ -1,12 +1,11 @@
-#include "server/users.h"
-
-#include <openssl/rand.h>
+#include "security/users.h"
 
 #include <nlohmann/json.hpp>
 
-#include "server/pg/scram.h"
+#include "security/crypto.h"
+#include "security/scram_verifier.h"
 
-namespace basin::server {
+namespace basin::security {
 namespace {
 
 using json = nlohmann::json;
@@ -16,11 +15,10 @@ constexpr size_t kMaxNameLength = 63;
 std::string UserKey(const std::string& name) { return "_basin_security/users/" + name + ".json"; }
 
 Result<std::string> RandomPassword() {
-  static constexpr char kAlphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-  unsigned char bytes[24];
-  if (RAND_bytes(bytes, sizeof(bytes)) != 1) return Status::Internal("the system's random source failed");
+  static constexpr std::string_view kAlphabet = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+  ASSIGN_OR_RETURN(std::string bytes, RandomBytes(24));
   std::string password;
-  for (unsigned char b : bytes) password.push_back(kAlphabet[b % (sizeof(kAlphabet) - 1)]);
+  for (unsigned char b : bytes) password.push_back(kAlphabet[b % kAlphabet.size()]);
   return password;
 }
 
@@ -63,9 +61,9 @@ Result<std::optional<User>> UserStore::Find(const std::string& name) const {
 Status UserStore::Create(const std::string& name, const std::string& password, bool admin) {
   RETURN_IF_ERROR(CheckPrincipalName(name));
   if (password.empty()) return Status::InvalidArgument("user " + name + " needs a password");
-  ASSIGN_OR_RETURN(pg::ScramVerifier verifier, pg::MakeScramVerifier(password));
+  ASSIGN_OR_RETURN(ScramVerifier verifier, MakeScramVerifier(password));
   json object = {{"name", name},
-                 {"scramVerifier", pg::FormatScramVerifier(verifier)},
+                 {"scramVerifier", FormatScramVerifier(verifier)},
                  {"admin", admin},
                  {"createdTime", clock_->NowMs()}};
   Status put = store_->PutIfAbsent(UserKey(name), object.dump());
@@ -87,4 +85,4 @@ Result<std::optional<std::string>> UserStore::EnsureAdmin(const std::string& pas
   return generated;
 }
 
-}  // namespace basin::server
+}  // namespace basin::security
