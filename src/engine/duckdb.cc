@@ -6,6 +6,7 @@
 
 #include "engine/duckdb/store_file_system.h"
 #include "engine/functions.h"
+#include "engine/pg_catalog.h"
 #include "engine/status_transport.h"
 #include "engine/vector_access.h"
 
@@ -445,6 +446,7 @@ Result<std::shared_ptr<Database>> Database::Open(const DatabaseOptions& options)
   // Functions live in the database's catalog: registered once here, every connection of
   // the database can call them.
   if (st.ok()) st = RegisterBasinFunctions(setup);
+  if (st.ok()) st = InstallPgCatalog(raw);
   duckdb_disconnect(&setup);
   RETURN_IF_ERROR(st);
   return db;

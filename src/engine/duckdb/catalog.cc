@@ -8,6 +8,7 @@
 #include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
 #include "duckdb/catalog/catalog_entry/view_catalog_entry.hpp"
 #include "duckdb/main/attached_database.hpp"
+#include "duckdb/parser/constraints/not_null_constraint.hpp"
 #include "duckdb/parser/parsed_data/create_schema_info.hpp"
 #include "duckdb/parser/parsed_data/create_table_info.hpp"
 #include "duckdb/parser/parsed_data/create_view_info.hpp"
@@ -38,13 +39,30 @@ using duckdb::CatalogType;
 
 class BasinCatalog;
 
+// The OID clients see for a warehouse table (pg_class.oid): DuckDB numbers entries as it
+// makes them, and the catalog makes a table's entry anew in each transaction, so a client
+// that looks the OID up and then reads pg_attribute by it (psql's \d) would find nothing.
+// A hash of the table's id (its location for tables registered before ids existed) stays
+// the same for the table's life, above PostgreSQL's first user OID and below 2^31.
+duckdb::idx_t StableOid(const catalog::TableEntry& table) {
+  constexpr uint64_t kFirstUserOid = 16384;
+  constexpr uint64_t kOidRange = (uint64_t{1} << 31) - kFirstUserOid;
+  uint64_t hash = 14695981039346656037ULL;  // FNV-1a
+  for (unsigned char c : table.id.empty() ? table.location : table.id) {
+    hash = (hash ^ c) * 1099511628211ULL;
+  }
+  return kFirstUserOid + hash % kOidRange;
+}
+
 class BasinTableEntry : public duckdb::TableCatalogEntry {
  public:
   BasinTableEntry(duckdb::Catalog& catalog, duckdb::SchemaCatalogEntry& schema, duckdb::CreateTableInfo& info,
                   catalog::TableEntry warehouse_entry, std::shared_ptr<const DeltaScanSource> source)
       : TableCatalogEntry(catalog, schema, info),
         warehouse_entry_(std::move(warehouse_entry)),
-        source_(std::move(source)) {}
+        source_(std::move(source)) {
+    oid = StableOid(warehouse_entry_);
+  }
 
   const catalog::TableEntry& warehouse_entry() const { return warehouse_entry_; }
 
@@ -346,6 +364,11 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
     auto source = MakeScanSource(*snapshot, table_name->ToString());
     duckdb::CreateTableInfo info(*this, table_name->table);
     for (const delta::StructField& field : (*snapshot)->schema.fields) {
+      // NOT NULL columns say so, as pg_attribute.attnotnull and information_schema show.
+      if (!field.nullable) {
+        info.constraints.push_back(duckdb::make_uniq<duckdb::NotNullConstraint>(
+            duckdb::LogicalIndex(info.columns.LogicalColumnCount())));
+      }
       info.columns.AddColumn(duckdb::ColumnDefinition(field.name, ToLogicalType(*field.type)));
     }
     slot = duckdb::make_uniq<BasinTableEntry>(catalog, *this, info, **entry, std::move(source));

@@ -10,52 +10,22 @@
 namespace basin::server::pg {
 namespace {
 
-struct Scalar {
-  std::string_view duckdb;
-  PgType type;
-  Oid array;  // the array type of lists of it; kText when PostgreSQL's form is not made
-};
-
-constexpr PgType::Text kAsIs = PgType::Text::kAsIs;
-
-const Scalar kScalars[] = {
-    {"BOOLEAN", {Oid::kBool, 1, PgType::Text::kBool}, Oid::kBoolArray},
-    {"TINYINT", {Oid::kInt2, 2, kAsIs}, Oid::kInt2Array},
-    {"SMALLINT", {Oid::kInt2, 2, kAsIs}, Oid::kInt2Array},
-    {"UTINYINT", {Oid::kInt2, 2, kAsIs}, Oid::kInt2Array},
-    {"INTEGER", {Oid::kInt4, 4, kAsIs}, Oid::kInt4Array},
-    {"USMALLINT", {Oid::kInt4, 4, kAsIs}, Oid::kInt4Array},
-    {"BIGINT", {Oid::kInt8, 8, kAsIs}, Oid::kInt8Array},
-    {"UINTEGER", {Oid::kInt8, 8, kAsIs}, Oid::kInt8Array},
-    {"HUGEINT", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray},
-    {"UBIGINT", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray},
-    {"UHUGEINT", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray},
-    {"FLOAT", {Oid::kFloat4, 4, PgType::Text::kFloat}, Oid::kFloat4Array},
-    {"DOUBLE", {Oid::kFloat8, 8, PgType::Text::kFloat}, Oid::kFloat8Array},
-    {"VARCHAR", {Oid::kText, -1, kAsIs}, Oid::kText},
-    {"BLOB", {Oid::kBytea, -1, PgType::Text::kBytea}, Oid::kText},
-    {"JSON", {Oid::kJson, -1, kAsIs}, Oid::kText},
-    {"DATE", {Oid::kDate, 4, kAsIs}, Oid::kDateArray},
-    {"TIME", {Oid::kTime, 8, kAsIs}, Oid::kText},
-    {"TIME WITH TIME ZONE", {Oid::kTimetz, 12, kAsIs}, Oid::kText},
-    {"TIMESTAMP", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
-    {"TIMESTAMP_S", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
-    {"TIMESTAMP_MS", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
-    {"TIMESTAMP_NS", {Oid::kTimestamp, 8, kAsIs}, Oid::kTimestampArray},
-    {"TIMESTAMP WITH TIME ZONE", {Oid::kTimestamptz, 8, kAsIs}, Oid::kTimestamptzArray},
-    {"INTERVAL", {Oid::kInterval, 16, PgType::Text::kInterval}, Oid::kText},
-    {"UUID", {Oid::kUuid, 16, kAsIs}, Oid::kText},
-};
-
-const Scalar* FindScalar(std::string_view duckdb_type) {
-  if (duckdb_type.starts_with("DECIMAL")) {
-    static const Scalar kDecimal{"DECIMAL", {Oid::kNumeric, -1, kAsIs}, Oid::kNumericArray};
-    return &kDecimal;
+// How a value of PostgreSQL type `oid` is converted from DuckDB's rendering.
+PgType::Text TextFormOf(Oid oid, char category) {
+  if (category == 'A') return PgType::Text::kArray;
+  switch (oid) {
+    case Oid::kBool:
+      return PgType::Text::kBool;
+    case Oid::kBytea:
+      return PgType::Text::kBytea;
+    case Oid::kFloat4:
+    case Oid::kFloat8:
+      return PgType::Text::kFloat;
+    case Oid::kInterval:
+      return PgType::Text::kInterval;
+    default:
+      return PgType::Text::kAsIs;
   }
-  for (const Scalar& scalar : kScalars) {
-    if (scalar.duckdb == duckdb_type) return &scalar;
-  }
-  return nullptr;
 }
 
 int HexDigit(char c) {
@@ -263,15 +233,10 @@ std::string_view CastTypeOf(Oid oid) {
 }  // namespace
 
 PgType PgTypeOf(std::string_view duckdb_type) {
-  if (duckdb_type.ends_with("[]")) {
-    std::string_view element = duckdb_type.substr(0, duckdb_type.size() - 2);
-    while (element.ends_with("[]")) element.remove_suffix(2);
-    const Scalar* scalar = FindScalar(element);
-    if (scalar == nullptr || scalar->array == Oid::kText) return PgType{};
-    return PgType{scalar->array, -1, PgType::Text::kArray};
-  }
-  const Scalar* scalar = FindScalar(duckdb_type);
-  return scalar != nullptr ? scalar->type : PgType{};
+  const engine::PgTypeInfo* type =
+      engine::FindPgType(static_cast<int32_t>(engine::PgColumnTypeOf(duckdb_type).oid));
+  if (type == nullptr) return PgType{};
+  return PgType{type->oid, type->length, TextFormOf(type->oid, type->category)};
 }
 
 std::string ToPgText(const PgType& type, std::string cell) {
@@ -334,48 +299,8 @@ Result<std::string> ToPgBinary(const PgType& type, const std::string& text) {
 }
 
 std::string_view PgTypeName(Oid oid) {
-  switch (oid) {
-    case Oid::kBool:
-      return "boolean";
-    case Oid::kBytea:
-      return "bytea";
-    case Oid::kInt8:
-      return "bigint";
-    case Oid::kInt2:
-      return "smallint";
-    case Oid::kInt4:
-      return "integer";
-    case Oid::kText:
-      return "text";
-    case Oid::kJson:
-      return "json";
-    case Oid::kFloat4:
-      return "real";
-    case Oid::kFloat8:
-      return "double precision";
-    case Oid::kUnknown:
-      return "unknown";
-    case Oid::kVarchar:
-      return "character varying";
-    case Oid::kDate:
-      return "date";
-    case Oid::kTime:
-      return "time without time zone";
-    case Oid::kTimestamp:
-      return "timestamp without time zone";
-    case Oid::kTimestamptz:
-      return "timestamp with time zone";
-    case Oid::kInterval:
-      return "interval";
-    case Oid::kTimetz:
-      return "time with time zone";
-    case Oid::kNumeric:
-      return "numeric";
-    case Oid::kUuid:
-      return "uuid";
-    default:
-      return "array";
-  }
+  const engine::PgTypeInfo* type = engine::FindPgType(static_cast<int32_t>(oid));
+  return type != nullptr ? type->sql_name : "unknown";
 }
 
 Result<std::string> ParameterLiteral(int32_t oid_number, const std::optional<std::string>& value, bool binary,

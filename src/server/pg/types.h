@@ -13,41 +13,13 @@
 #include <string_view>
 
 #include "basin/status.h"
+#include "engine/pg_types.h"
 
 namespace basin::server::pg {
 
-// PostgreSQL's type OIDs (pg_type.oid) that Basin sends or accepts.
-enum class Oid : int32_t {
-  kBool = 16,
-  kBytea = 17,
-  kInt8 = 20,
-  kInt2 = 21,
-  kInt4 = 23,
-  kText = 25,
-  kJson = 114,
-  kFloat4 = 700,
-  kFloat8 = 701,
-  kUnknown = 705,
-  kBoolArray = 1000,
-  kInt2Array = 1005,
-  kInt4Array = 1007,
-  kInt8Array = 1016,
-  kFloat4Array = 1021,
-  kFloat8Array = 1022,
-  kVarchar = 1043,
-  kDate = 1082,
-  kTime = 1083,
-  kTimestamp = 1114,
-  kTimestampArray = 1115,
-  kDateArray = 1182,
-  kTimestamptz = 1184,
-  kTimestamptzArray = 1185,
-  kInterval = 1186,
-  kNumericArray = 1231,
-  kTimetz = 1266,
-  kNumeric = 1700,
-  kUuid = 2950,
-};
+// PostgreSQL's type OIDs (pg_type.oid) that Basin sends or accepts: the pg_catalog views
+// show the same (engine/pg_types.h).
+using Oid = engine::PgOid;
 
 struct PgType {
   Oid oid = Oid::kText;
