@@ -13,6 +13,7 @@
 #include "duckdb/main/connection.hpp"
 #include "duckdb/parser/parsed_data/create_macro_info.hpp"
 #include "duckdb/parser/parsed_data/create_scalar_function_info.hpp"
+#include "duckdb/parser/parsed_data/create_type_info.hpp"
 #include "duckdb/parser/parsed_data/create_view_info.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/statement/create_statement.hpp"
@@ -51,10 +52,21 @@ void FormatTypeFunction(duckdb::DataChunk& args, duckdb::ExpressionState&, duckd
 // PostgreSQL's functions that clients call qualified by pg_catalog, which DuckDB lacks or
 // keeps in its main schema (a qualified call does not look there).
 const char* const kMacros[] = {
+    // Identifiers of catalog rows, which PostgreSQL clients cast to: numbers here.
+    "CREATE TYPE pg_catalog.oid AS BIGINT",
+    "CREATE TYPE pg_catalog.regclass AS BIGINT",
+    "CREATE TYPE pg_catalog.regtype AS BIGINT",
+    "CREATE TYPE pg_catalog.regproc AS BIGINT",
+    "CREATE TYPE pg_catalog.regnamespace AS BIGINT",
     "CREATE MACRO pg_catalog.format_type(type_oid, typemod) AS basin_format_type(type_oid, typemod)",
     "CREATE MACRO pg_catalog.pg_encoding_to_char(encoding) AS 'UTF8'",
     "CREATE MACRO pg_catalog.pg_get_expr(expression, relation) AS expression, "
     "(expression, relation, pretty) AS expression",
+    "CREATE MACRO pg_catalog.basin_regclass(name) AS coalesce(TRY_CAST(name AS BIGINT), "
+    "(SELECT min(oid) FROM pg_catalog.pg_class WHERE relname = CAST(name AS VARCHAR)))",
+    "CREATE MACRO pg_catalog.array_upper(list, dimension) AS CASE WHEN dimension = 1 THEN len(list) END",
+    "CREATE MACRO pg_catalog.pg_relation_is_publishable(relation) AS false",
+    "CREATE MACRO pg_catalog.pg_get_statisticsobjdef_columns(statistics) AS CAST(NULL AS VARCHAR)",
     "CREATE MACRO pg_catalog.array_to_string(list, separator) AS "
     "\"system\".main.array_to_string(list, separator)",
 };
@@ -84,6 +96,25 @@ std::string PgTypeView() {
 // Views replacing DuckDB's (pg_attribute with PostgreSQL's type OIDs, pg_database with the
 // columns psql reads) and adding what psql's \d reads.
 const char* const kViews[] = {
+    "CREATE VIEW pg_catalog.pg_class AS SELECT oid, relname, relnamespace, 0 AS reltype, 0 AS reloftype, "
+    "10 AS relowner, 0 AS relam, 0 AS relfilenode, 0 AS reltablespace, 0 AS relpages, "
+    "CAST(reltuples AS FLOAT) AS reltuples, 0 AS relallvisible, 0 AS reltoastrelid, relhasindex, "
+    "false AS relisshared, CASE WHEN is_temporary THEN 't' ELSE 'p' END AS relpersistence, relkind, "
+    "CAST(relnatts AS SMALLINT) AS relnatts, CAST(relchecks AS SMALLINT) AS relchecks, false AS relhasrules, "
+    "false AS relhastriggers, false AS relhassubclass, false AS relrowsecurity, false AS "
+    "relforcerowsecurity, "
+    "true AS relispopulated, 'd' AS relreplident, false AS relispartition, 0 AS relrewrite, "
+    "0 AS relfrozenxid, 0 AS relminmxid, CAST(NULL AS VARCHAR[]) AS relacl, "
+    "CAST(NULL AS VARCHAR[]) AS reloptions, CAST(NULL AS VARCHAR) AS relpartbound FROM ("
+    "SELECT table_oid AS oid, table_name AS relname, schema_oid AS relnamespace, estimated_size AS "
+    "reltuples, "
+    "index_count > 0 AS relhasindex, \"temporary\" AS is_temporary, 'r' AS relkind, column_count AS "
+    "relnatts, "
+    "check_constraint_count AS relchecks FROM duckdb_tables() "
+    "UNION ALL SELECT view_oid, view_name, schema_oid, 0, false, \"temporary\", 'v', column_count, 0 "
+    "FROM duckdb_views() "
+    "UNION ALL SELECT sequence_oid, sequence_name, schema_oid, 0, false, \"temporary\", 'S', 0, 0 "
+    "FROM duckdb_sequences())",
     "CREATE VIEW pg_catalog.pg_attribute AS SELECT c.table_oid AS attrelid, c.column_name AS attname, "
     "basin_pg_type_oid(c.data_type) AS atttypid, 0 AS attstattarget, t.typlen AS attlen, "
     "c.column_index AS attnum, 0 AS attndims, -1 AS attcacheoff, basin_pg_typmod(c.data_type) AS atttypmod, "
@@ -100,30 +131,62 @@ const char* const kViews[] = {
     "CAST(NULL AS VARCHAR[]) AS datacl FROM duckdb_databases() WHERE database_name = current_database()",
     "CREATE VIEW pg_catalog.pg_collation AS SELECT CAST(NULL AS BIGINT) AS oid, "
     "CAST(NULL AS VARCHAR) AS collname, CAST(NULL AS BIGINT) AS collnamespace WHERE false",
+    "CREATE VIEW pg_catalog.pg_roles AS SELECT 10 AS oid, 'basin' AS rolname, true AS rolsuper, "
+    "true AS rolinherit, true AS rolcreaterole, true AS rolcreatedb, true AS rolcanlogin, "
+    "false AS rolreplication, -1 AS rolconnlimit, '********' AS rolpassword, "
+    "CAST(NULL AS TIMESTAMP WITH TIME ZONE) AS rolvaliduntil, false AS rolbypassrls, "
+    "CAST(NULL AS VARCHAR[]) AS rolconfig",
+    "CREATE VIEW pg_catalog.pg_policy AS SELECT CAST(NULL AS BIGINT) AS oid, CAST(NULL AS VARCHAR) AS "
+    "polname, "
+    "CAST(NULL AS BIGINT) AS polrelid, CAST(NULL AS VARCHAR) AS polcmd, CAST(NULL AS BOOLEAN) AS "
+    "polpermissive, "
+    "CAST(NULL AS BIGINT[]) AS polroles, CAST(NULL AS VARCHAR) AS polqual, "
+    "CAST(NULL AS VARCHAR) AS polwithcheck WHERE false",
+    "CREATE VIEW pg_catalog.pg_statistic_ext AS SELECT CAST(NULL AS BIGINT) AS oid, "
+    "CAST(NULL AS BIGINT) AS stxrelid, CAST(NULL AS VARCHAR) AS stxname, CAST(NULL AS BIGINT) AS "
+    "stxnamespace, "
+    "CAST(NULL AS BIGINT) AS stxowner, CAST(NULL AS INTEGER) AS stxstattarget, "
+    "CAST(NULL AS SMALLINT[]) AS stxkeys, CAST(NULL AS VARCHAR[]) AS stxkind WHERE false",
+    "CREATE VIEW pg_catalog.pg_publication AS SELECT CAST(NULL AS BIGINT) AS oid, "
+    "CAST(NULL AS VARCHAR) AS pubname, CAST(NULL AS BIGINT) AS pubowner, CAST(NULL AS BOOLEAN) AS "
+    "puballtables "
+    "WHERE false",
+    "CREATE VIEW pg_catalog.pg_publication_namespace AS SELECT CAST(NULL AS BIGINT) AS oid, "
+    "CAST(NULL AS BIGINT) AS pnpubid, CAST(NULL AS BIGINT) AS pnnspid WHERE false",
+    "CREATE VIEW pg_catalog.pg_publication_rel AS SELECT CAST(NULL AS BIGINT) AS oid, "
+    "CAST(NULL AS BIGINT) AS prpubid, CAST(NULL AS BIGINT) AS prrelid, CAST(NULL AS VARCHAR) AS prqual, "
+    "CAST(NULL AS SMALLINT[]) AS prattrs WHERE false",
     "CREATE VIEW pg_catalog.pg_inherits AS SELECT CAST(NULL AS BIGINT) AS inhrelid, "
     "CAST(NULL AS BIGINT) AS inhparent, CAST(NULL AS INTEGER) AS inhseqno, "
     "CAST(NULL AS BOOLEAN) AS inhdetachpending WHERE false",
 };
 
-void CreateFunction(duckdb::DatabaseInstance& db, duckdb::ScalarFunction function) {
-  duckdb::CreateScalarFunctionInfo info(std::move(function));
+// `info` (a function, macro or type) in the system catalog's pg_catalog, replacing what is
+// there.
+void CreateInSystemCatalog(duckdb::DatabaseInstance& db, duckdb::CreateInfo& info) {
+  info.catalog = SYSTEM_CATALOG;
   info.schema = kPgCatalog;
   info.internal = true;
   info.on_conflict = duckdb::OnCreateConflict::REPLACE_ON_CONFLICT;
-  duckdb::Catalog::GetSystemCatalog(db).CreateFunction(duckdb::CatalogTransaction::GetSystemTransaction(db),
-                                                       info);
+  auto& catalog = duckdb::Catalog::GetSystemCatalog(db);
+  auto transaction = duckdb::CatalogTransaction::GetSystemTransaction(db);
+  if (info.type == duckdb::CatalogType::TYPE_ENTRY) {
+    catalog.CreateType(transaction, info.Cast<duckdb::CreateTypeInfo>());
+  } else {
+    catalog.CreateFunction(transaction, info.Cast<duckdb::CreateFunctionInfo>());
+  }
 }
 
-void CreateMacro(duckdb::DatabaseInstance& db, const std::string& sql) {
+void CreateFunction(duckdb::DatabaseInstance& db, duckdb::ScalarFunction function) {
+  duckdb::CreateScalarFunctionInfo info(std::move(function));
+  CreateInSystemCatalog(db, info);
+}
+
+// A CREATE MACRO or CREATE TYPE statement.
+void CreateParsed(duckdb::DatabaseInstance& db, const std::string& sql) {
   duckdb::Parser parser;
   parser.ParseQuery(sql);
-  auto& create = parser.statements.at(0)->Cast<duckdb::CreateStatement>();
-  auto& info = create.info->Cast<duckdb::CreateFunctionInfo>();
-  info.catalog = SYSTEM_CATALOG;
-  info.internal = true;
-  info.on_conflict = duckdb::OnCreateConflict::REPLACE_ON_CONFLICT;
-  duckdb::Catalog::GetSystemCatalog(db).CreateFunction(duckdb::CatalogTransaction::GetSystemTransaction(db),
-                                                       info);
+  CreateInSystemCatalog(db, *parser.statements.at(0)->Cast<duckdb::CreateStatement>().info);
 }
 
 void CreateView(duckdb::ClientContext& context, const std::string& sql) {
@@ -154,11 +217,11 @@ Status InstallPgCatalog(_duckdb_database* database) {
                    duckdb::ScalarFunction("basin_format_type", {LogicalType::BIGINT, LogicalType::INTEGER},
                                           LogicalType::VARCHAR, FormatTypeFunction));
     step = "pg_get_userbyid";
-    CreateMacro(db, std::string("CREATE MACRO pg_catalog.pg_get_userbyid(role_oid) AS ") +
-                        QuoteLiteral(kPgCatalogOwner));
+    CreateParsed(db, std::string("CREATE MACRO pg_catalog.pg_get_userbyid(role_oid) AS ") +
+                         QuoteLiteral(kPgCatalogOwner));
     for (const char* sql : kMacros) {
       step = sql;
-      CreateMacro(db, sql);
+      CreateParsed(db, sql);
     }
     duckdb::Connection connection(*wrapper->database);
     step = "pg_type";

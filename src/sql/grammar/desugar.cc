@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/strings.h"
+#include "engine/pg_catalog.h"
 #include "engine/stream_calls.h"
 #include "sql/grammar/token_stream.h"
 
@@ -25,6 +26,12 @@ std::optional<size_t> LongestExpression(const TokenStream& s, size_t from) {
       best = i + 1;
   }
   return best;
+}
+
+// `pg_catalog .` at `i`: the schema PostgreSQL's clients qualify its operators, collations
+// and types with.
+bool IsSchemaQualifierAt(const TokenStream& s, size_t i) {
+  return s.IsWordAt(i, "pg_catalog") && s.IsSymbolAt(i + 1, ".");
 }
 
 // name [. name]* starting at `i`: the index after it, or nullopt.
@@ -77,6 +84,10 @@ class Rewriter {
 
   std::optional<Desugared> Run() {
     for (size_t i = 0; i < stream_.size(); i++) {
+      if (auto next = PostgresSpelling(i)) i = *next - 1;
+    }
+    for (size_t i = 0; i < stream_.size(); i++) {
+      if (removed_[i]) continue;
       if (auto next = StreamMarker(i)) i = *next - 1;
     }
     QualifiedSetTargets();
@@ -118,6 +129,57 @@ class Rewriter {
     for (size_t k = begin; k < end; k++) {
       if (text_[k] != '\n') text_[k] = ' ';
     }
+  }
+
+  // PostgreSQL's spellings at token `i` that DuckDB reads otherwise (HasPostgresSpelling):
+  // the token after what was rewritten, or nullopt.
+  std::optional<size_t> PostgresSpelling(size_t i) {
+    const TokenStream& s = stream_;
+    // OPERATOR(pg_catalog.~): DuckDB calls a function named after the schema; OPERATOR(~)
+    // is its operator.
+    if (s.IsWordAt(i, "OPERATOR") && s.IsSymbolAt(i + 1, "(") && IsSchemaQualifierAt(s, i + 2)) {
+      Blank(s.OffsetOf(i + 2), s.At(i + 3).end);
+      removed_[i + 2] = removed_[i + 3] = true;
+      return i + 4;
+    }
+    // COLLATE pg_catalog.default: the database's collation, which is no collation at all.
+    if (s.IsWordAt(i, "COLLATE") && IsSchemaQualifierAt(s, i + 1) && s.IsWordAt(i + 3, "default")) {
+      Blank(s.OffsetOf(i), s.At(i + 3).end);
+      for (size_t k = i; k <= i + 3; k++) removed_[k] = true;
+      return i + 4;
+    }
+    if (IsSchemaQualifierAt(s, i) && s.IsWordAt(i + 2, "generate_series") && s.IsSymbolAt(i + 3, "(")) {
+      return SeriesFunction(i);
+    }
+    if (!s.IsSymbolAt(i, "::")) return std::nullopt;
+    size_t type = i + 1;
+    if (IsSchemaQualifierAt(s, type)) {  // ::pg_catalog.text: DuckDB's types are not in pg_catalog
+      Blank(s.OffsetOf(type), s.At(type + 1).end);
+      removed_[type] = removed_[type + 1] = true;
+      type += 2;
+    }
+    // 'name'::regclass: the OID of the relation so named.
+    if (i > 0 && s.At(i - 1).kind == SqlTokenKind::kString && s.IsWordAt(type, "regclass")) {
+      edits_.push_back({s.OffsetOf(i - 1), s.At(type).end,
+                        std::string(engine::kRegclassFunction) + "(" + s.TextBetween(i - 1, i) + ")"});
+      for (size_t k = i - 1; k <= type; k++) removed_[k] = true;
+    }
+    return type + 1;
+  }
+
+  // pg_catalog.generate_series(...) at token `i`: DuckDB's table function of that name, whose
+  // column is named after the alias as PostgreSQL names it (`FROM generate_series(1, 3) s`
+  // gives a column s). The token after the qualifier: the arguments may hold rewrites too.
+  size_t SeriesFunction(size_t i) {
+    const TokenStream& s = stream_;
+    Blank(s.OffsetOf(i), s.At(i + 1).end);
+    removed_[i] = removed_[i + 1] = true;
+    size_t alias = s.GroupEnd(i + 3) + 1;
+    if (s.IsWordAt(alias, "AS")) alias++;
+    if (alias < s.size() && s.At(alias).kind == SqlTokenKind::kIdentifier && !s.IsSymbolAt(alias + 1, "(")) {
+      edits_.push_back({s.At(alias).end, s.At(alias).end, "(" + s.TextBetween(alias, alias + 1) + ")"});
+    }
+    return i + 2;
   }
 
   // Spark's `UPDATE t SET t.c = ...` (and MERGE's `UPDATE SET t.c = ...`): DuckDB takes
@@ -341,6 +403,20 @@ class Rewriter {
 std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine::SqlToken>& tokens,
                                  std::string_view stream_relation) {
   return Rewriter(sql, tokens, stream_relation).Run();
+}
+
+bool HasPostgresSpelling(const TokenStream& tokens, size_t from, size_t to) {
+  for (size_t i = from; i + 2 < to; i++) {
+    const bool operator_call =
+        tokens.IsWordAt(i, "OPERATOR") && tokens.IsSymbolAt(i + 1, "(") && IsSchemaQualifierAt(tokens, i + 2);
+    const bool qualified =
+        (tokens.IsWordAt(i, "COLLATE") || tokens.IsSymbolAt(i, "::")) && IsSchemaQualifierAt(tokens, i + 1);
+    const bool series = IsSchemaQualifierAt(tokens, i) && tokens.IsWordAt(i + 2, "generate_series");
+    const bool regclass = tokens.At(i).kind == SqlTokenKind::kString && tokens.IsSymbolAt(i + 1, "::") &&
+                          tokens.IsWordAt(i + 2, "regclass");
+    if (operator_call || qualified || series || regclass) return true;
+  }
+  return false;
 }
 
 bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to) {

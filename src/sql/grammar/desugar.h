@@ -19,10 +19,16 @@
 // - Keywords DuckDB reserves, where Basin's spelling uses them as names: a named argument
 //   (`delta_scan('p', timestamp => '...')`), a qualifier (`default.t`) or Spark's function
 //   `window(ts, '1 minute')` (engine/functions.h) is quoted.
+// - PostgreSQL's spellings in its clients' catalog queries (psql's \d, JDBC's metadata),
+//   which DuckDB's parser accepts but reads otherwise: `OPERATOR(pg_catalog.~)` loses its
+//   schema (DuckDB would call a function named pg_catalog), `COLLATE pg_catalog.default`
+//   goes (the default collation), a type after `::` loses its `pg_catalog.` qualifier,
+//   `'name'::regclass` becomes a call of engine::kRegclassFunction, and
+//   `pg_catalog.generate_series(...) s` is DuckDB's, its column named s as PostgreSQL names it.
 //
 // Only tokens are rewritten, never text inside strings or comments. Callers apply this
-// only to text DuckDB's parser refused, and report DuckDB's error on the original text
-// when the rewritten text is refused too.
+// only to text DuckDB's parser refused, or that HasStreamCall or HasPostgresSpelling finds,
+// and report DuckDB's error on the original text when the rewritten text is refused too.
 //
 // Thread safety: functions of their arguments.
 #pragma once
@@ -50,6 +56,10 @@ inline constexpr size_t kMaxValueTokens = 64;
 // something of its own (engine::ReadsStreamMarker tells from its tree), so Desugar must
 // rewrite even text DuckDB takes as written.
 bool HasStreamCall(const TokenStream& tokens, size_t from, size_t to);
+
+// Whether tokens [from, to) hold one of PostgreSQL's spellings above, which DuckDB's parser
+// accepts as written, so Desugar must rewrite even text DuckDB takes.
+bool HasPostgresSpelling(const TokenStream& tokens, size_t from, size_t to);
 
 // `sql` rewritten as above; nullopt when it holds nothing to rewrite. With
 // `stream_relation` (a table's name), every STREAM source, marker and call, becomes that

@@ -54,7 +54,8 @@ class DuckDbReader {
     // DuckDB accepts STREAM(t) as a call of a table function `stream`, and STREAM f('x') as
     // the table stream aliased; its tree says so.
     out_.duckdb_sql = sql;
-    if (!parsed.ok() || (HasStreamCall(tokens_, 0, tokens_.size()) && engine::ReadsStreamMarker(sql))) {
+    if (!parsed.ok() || HasPostgresSpelling(tokens_, 0, tokens_.size()) ||
+        (HasStreamCall(tokens_, 0, tokens_.size()) && engine::ReadsStreamMarker(sql))) {
       std::vector<engine::SqlToken> tokens = tokens_.tokens();
       if (std::optional<Desugared> desugared = Desugar(sql, tokens)) {
         auto again = engine::ParseWithDuckDb(desugared->sql);
