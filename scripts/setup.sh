@@ -30,6 +30,7 @@ PACKAGES=(
   libroaring-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libedit-dev
   libzstd-dev zlib1g-dev libssl-dev librdkafka-dev kcat libavro-dev libcpp-httplib-dev
   postgresql-client curl ca-certificates ccache
+  default-jdk-headless libpostgresql-jdbc-java
 )
 
 log() { echo "[setup] $*" >&2; }

@@ -46,18 +46,28 @@ class PsqlTest : public ::testing::Test {
   // psql's output for `sql` run as -c (unaligned, tuples only), with `password`.
   ProcessOutput Psql(const std::string& sql, const std::string& password = kPassword,
                      const std::string& database = "basin", const std::string& user = "admin") {
-    std::vector<std::string> argv = {
-        psql_->string(),
-        "-X",
-        "-A",
-        "-t",
-        "-v",
-        "VERBOSITY=verbose",
-        "-v",
-        "ON_ERROR_STOP=1",
-        "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) + " user=" + user + " dbname=" + database,
-        "-c",
-        sql};
+    return PsqlCommands({sql}, password, database, user);
+  }
+
+  // psql's output for `commands`, each a -c of one connection.
+  ProcessOutput PsqlCommands(const std::vector<std::string>& commands,
+                             const std::string& password = kPassword, const std::string& database = "basin",
+                             const std::string& user = "admin") {
+    std::vector<std::string> argv = {psql_->string(),
+                                     "-X",
+                                     "-A",
+                                     "-t",
+                                     "-v",
+                                     "VERBOSITY=verbose",
+                                     "-v",
+                                     "ON_ERROR_STOP=1",
+                                     "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) +
+                                         " user=" + user + " dbname=" + database};
+    for (const std::string& command : commands) {
+      argv.push_back("-c");
+      argv.push_back(command);
+    }
+
     Result<ProcessOutput> run = testing::RunProcess(argv, {"PGPASSWORD=" + password, "PGCONNECT_TIMEOUT=10"});
     EXPECT_TRUE(run.ok()) << run.status().ToString();
     return run.ok() ? *run : ProcessOutput{};
@@ -156,6 +166,65 @@ TEST_F(PsqlTest, RefusesWrongPasswordsUnknownUsersAndDatabases) {
   ASSERT_EQ(stored.exit_code, 0) << stored.err;
   EXPECT_NE(stored.out.find("SCRAM-SHA-256$4096:"), std::string::npos) << stored.out;
   EXPECT_EQ(stored.out.find(kPassword), std::string::npos);
+}
+
+// psql's meta-commands read pg_catalog with PostgreSQL's spellings (OPERATOR(pg_catalog.~),
+// COLLATE pg_catalog.default, ::pg_catalog.regclass) and functions (pg_get_userbyid,
+// format_type): each lists the warehouse's objects, columns by their PostgreSQL types.
+TEST_F(PsqlTest, MetaCommandsListTheWarehouse) {
+  ProcessOutput created = Psql(
+      "CREATE TABLE events (id BIGINT NOT NULL, name STRING, amount DECIMAL(12,2), day DATE, tags "
+      "ARRAY<INT>); "
+      "CREATE TABLE sales.orders (k INT, placed TIMESTAMP)");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+
+  ProcessOutput databases = Psql("\\l");
+  ASSERT_EQ(databases.exit_code, 0) << databases.err;
+  EXPECT_EQ(databases.out, "basin|basin|UTF8|C|C||libc|\n");
+  ProcessOutput schemas = Psql("\\dn");
+  ASSERT_EQ(schemas.exit_code, 0) << schemas.err;
+  EXPECT_EQ(schemas.out, "default|basin\nsales|basin\n");
+  ProcessOutput tables = Psql("\\dt");
+  ASSERT_EQ(tables.exit_code, 0) << tables.err;
+  EXPECT_EQ(tables.out, "default|events|table|basin\nsales|orders|table|basin\n");
+  EXPECT_EQ(Psql("\\dt sales.*").out, "sales|orders|table|basin\n");
+  EXPECT_EQ(Psql("\\d").out, "default|events|table|basin\nsales|orders|table|basin\n");
+
+  // Name, type, collation, nullable, default.
+  ProcessOutput events = Psql("\\d events");
+  ASSERT_EQ(events.exit_code, 0) << events.err;
+  EXPECT_EQ(events.out,
+            "id|bigint||not null|\nname|text|||\namount|numeric(12,2)|||\nday|date|||\ntags|integer[]|||\n");
+  ProcessOutput orders = Psql("\\d sales.orders");
+  ASSERT_EQ(orders.exit_code, 0) << orders.err;
+  EXPECT_EQ(orders.out, "k|integer|||\nplaced|timestamp with time zone|||\n");
+  ProcessOutput missing = Psql("\\d nothing_here");
+  EXPECT_NE(missing.err.find("Did not find any relation named \"nothing_here\""), std::string::npos)
+      << missing.err;
+
+  // Views live as long as the session: one connection creates and lists it.
+  ProcessOutput views = PsqlCommands(
+      {"CREATE VIEW sales.recent AS SELECT k FROM sales.orders WHERE k > 1", "\\dv", "\\d sales.recent"});
+  ASSERT_EQ(views.exit_code, 0) << views.err;
+  EXPECT_NE(views.out.find("sales|recent|view|basin\n"), std::string::npos) << views.out;
+  EXPECT_NE(views.out.find("k|integer|||\n"), std::string::npos) << views.out;
+  EXPECT_EQ(Psql("\\dv").out, "");
+}
+
+// pg_attribute and pg_type give PostgreSQL's OIDs and names (jdbc_test checks them against
+// RowDescription's).
+TEST_F(PsqlTest, CatalogTypesAgreeWithResultColumns) {
+  ASSERT_EQ(Psql("CREATE TABLE t (a BIGINT, b DOUBLE, c DECIMAL(5,1), d BOOLEAN, e TIMESTAMP_NTZ)").exit_code,
+            0);
+  ProcessOutput catalog = Psql(
+      "SELECT a.attname, a.atttypid, t.typname, format_type(a.atttypid, a.atttypmod) FROM "
+      "pg_catalog.pg_attribute a "
+      "JOIN pg_catalog.pg_type t ON t.oid = a.atttypid WHERE a.attrelid = 't'::regclass ORDER BY a.attnum");
+  ASSERT_EQ(catalog.exit_code, 0) << catalog.err;
+  EXPECT_EQ(
+      catalog.out,
+      "a|20|int8|bigint\nb|701|float8|double precision\nc|1700|numeric|numeric(5,1)\nd|16|bool|boolean\n"
+      "e|1114|timestamp|timestamp without time zone\n");
 }
 
 TEST_F(PsqlTest, RefusesConnectionsPastTheBound) {

@@ -108,7 +108,11 @@ class BasinTransaction : public duckdb::Transaction {
   BasinTransaction(duckdb::TransactionManager& manager, duckdb::ClientContext& context)
       : Transaction(manager, context) {}
 
-  std::map<std::string, duckdb::unique_ptr<BasinTableEntry>> tables;  // by "schema.table@version"
+  // Catalog scans of one query (duckdb_tables() twice, in pg_class and pg_description) run
+  // on several threads at once.
+  std::mutex tables_mutex;
+  std::map<std::string, duckdb::unique_ptr<BasinTableEntry>>
+      tables;  // by "schema.table@version"; GUARDED_BY(tables_mutex)
 };
 
 class BasinTransactionManager : public duckdb::TransactionManager {
@@ -341,6 +345,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   auto& transaction = duckdb::Transaction::Get(context, catalog).Cast<BasinTransaction>();
   if (GetClientState(context).resolving_names) {
     // Which table the name is, not what it holds: no snapshot (the table may be unreadable).
+    std::lock_guard<std::mutex> lock(transaction.tables_mutex);
     auto& slot = transaction.tables[table_name->ToString() + "@name"];
     if (!slot) {
       duckdb::CreateTableInfo info(*this, table_name->table);
@@ -358,6 +363,7 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
   if (!snapshot.ok()) ThrowStatus(snapshot.status().WithContext("table " + table_name->ToString()));
 
   std::string key = table_name->ToString() + "@" + std::to_string((*snapshot)->version);
+  std::lock_guard<std::mutex> lock(transaction.tables_mutex);
   auto& slot = transaction.tables[key];
   if (!slot) {
     // A statement that names a table twice reads one version of it: the first resolved.

@@ -10,6 +10,7 @@
 #include "duckdb/common/vector_operations/binary_executor.hpp"
 #include "duckdb/common/vector_operations/unary_executor.hpp"
 #include "duckdb/main/capi/capi_internal.hpp"
+#include "duckdb/main/config.hpp"
 #include "duckdb/main/connection.hpp"
 #include "duckdb/parser/parsed_data/create_macro_info.hpp"
 #include "duckdb/parser/parsed_data/create_scalar_function_info.hpp"
@@ -67,6 +68,10 @@ const char* const kMacros[] = {
     "CREATE MACRO pg_catalog.array_upper(list, dimension) AS CASE WHEN dimension = 1 THEN len(list) END",
     "CREATE MACRO pg_catalog.pg_relation_is_publishable(relation) AS false",
     "CREATE MACRO pg_catalog.pg_get_statisticsobjdef_columns(statistics) AS CAST(NULL AS VARCHAR)",
+    // The elements of an array with their positions: what JDBC's getPrimaryKeys reads
+    // pg_index.indkey with (no table has a primary key yet).
+    "CREATE MACRO information_schema._pg_expandarray(list) AS "
+    "unnest(list_transform(list, (element, position) -> {'x': element, 'n': position}))",
     "CREATE MACRO pg_catalog.array_to_string(list, separator) AS "
     "\"system\".main.array_to_string(list, separator)",
 };
@@ -161,11 +166,9 @@ const char* const kViews[] = {
     "CAST(NULL AS BOOLEAN) AS inhdetachpending WHERE false",
 };
 
-// `info` (a function, macro or type) in the system catalog's pg_catalog, replacing what is
-// there.
+// `info` (a function, macro or type) in the system catalog, replacing what is there.
 void CreateInSystemCatalog(duckdb::DatabaseInstance& db, duckdb::CreateInfo& info) {
   info.catalog = SYSTEM_CATALOG;
-  info.schema = kPgCatalog;
   info.internal = true;
   info.on_conflict = duckdb::OnCreateConflict::REPLACE_ON_CONFLICT;
   auto& catalog = duckdb::Catalog::GetSystemCatalog(db);
@@ -179,6 +182,7 @@ void CreateInSystemCatalog(duckdb::DatabaseInstance& db, duckdb::CreateInfo& inf
 
 void CreateFunction(duckdb::DatabaseInstance& db, duckdb::ScalarFunction function) {
   duckdb::CreateScalarFunctionInfo info(std::move(function));
+  info.schema = kPgCatalog;
   CreateInSystemCatalog(db, info);
 }
 
@@ -223,6 +227,14 @@ Status InstallPgCatalog(_duckdb_database* database) {
       step = sql;
       CreateParsed(db, sql);
     }
+    // Settings PostgreSQL drivers SET on connecting (JDBC's extra_float_digits), kept and
+    // shown by current_setting but with no effect.
+    step = "its settings";
+    auto& config = duckdb::DBConfig::GetConfig(db);
+    config.AddExtensionOption("extra_float_digits", "PostgreSQL's float output precision (no effect)",
+                              LogicalType::INTEGER, duckdb::Value::INTEGER(1));
+    config.AddExtensionOption("application_name", "the client's name, as PostgreSQL keeps it",
+                              LogicalType::VARCHAR, duckdb::Value(""));
     duckdb::Connection connection(*wrapper->database);
     step = "pg_type";
     connection.context->RunFunctionInTransaction([&] { CreateView(*connection.context, PgTypeView()); });
