@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/pg_catalog.h"
 #include "engine/sql_text.h"
 #include "sql/grammar/parse.h"
 #include "sql/type_names.h"
@@ -294,6 +295,27 @@ TEST(GrammarTest, TimeTravelBecomesDuckDbsAtClause) {
             "SELECT count(*) FROM \"default\".t WHERE t.x = 'default.y'");
   // Not a table reference: DuckDB's error on the statement as written.
   EXPECT_ERROR_WITH(ErrorOf("SELECT 1 VERSION AS OF 3"), kInvalidArgument, "line 1, column 10");
+}
+
+// PostgreSQL's spellings in psql's and JDBC's catalog queries, which DuckDB parses but
+// reads otherwise, rewritten on tokens; strings and comments holding them are left alone.
+TEST(GrammarTest, PostgresSpellingsBecomeDuckDbs) {
+  EXPECT_EQ(
+      Parse("SELECT 1 WHERE c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default").duckdb_sql,
+      "SELECT 1 WHERE c.relname OPERATOR(           ~) '^(t)$' " + std::string(26, ' '));
+  EXPECT_EQ(
+      Parse("SELECT x::pg_catalog.regtype::pg_catalog.text, 'OPERATOR(pg_catalog.~)' -- ::pg_catalog.text")
+          .duckdb_sql,
+      "SELECT x::           regtype::           text, 'OPERATOR(pg_catalog.~)' -- ::pg_catalog.text");
+  EXPECT_EQ(Parse("SELECT 1 WHERE d.classoid = 'pg_class'::pg_catalog.regclass").duckdb_sql,
+            std::string("SELECT 1 WHERE d.classoid = ") + engine::kRegclassFunction + "('pg_class')");
+  EXPECT_EQ(
+      Parse("SELECT s FROM pg_catalog.generate_series(0, pg_catalog.array_upper(a::pg_catalog.int2[], 1)) s")
+          .duckdb_sql,
+      "SELECT s FROM            generate_series(0, pg_catalog.array_upper(a::           int2[], 1)) s(s)");
+  // DuckDB's own spellings are DuckDB's business.
+  EXPECT_EQ(Parse("SELECT 'a' ~ 'b', x::text FROM generate_series(1, 2) s").duckdb_sql,
+            "SELECT 'a' ~ 'b', x::text FROM generate_series(1, 2) s");
 }
 
 TEST(GrammarTest, StreamingSourcesAreRecorded) {
