@@ -10,6 +10,7 @@
 
 #include "basin/server.h"
 #include "basin/session.h"
+#include "test_server.h"
 #include "testing/interop.h"
 #include "testing/test_util.h"
 
@@ -26,11 +27,7 @@ TEST(JdbcTest, BiToolsBrowseTheWarehouse) {
     GTEST_SKIP() << "java or " << kDriverJar << " is missing (scripts/setup.sh installs them); skipping";
   }
   testing::TempDir warehouse;
-  ServerOptions options;
-  options.warehouse = warehouse.str();
-  options.pg_port = 0;
-  options.admin_password = "jdbc-pass";
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Server> server, Server::Start(options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Server> server, testing::StartServer(warehouse.str(), "jdbc-pass"));
   {
     SessionOptions session_options;
     session_options.warehouse = warehouse.str();
@@ -49,26 +46,24 @@ TEST(JdbcTest, BiToolsBrowseTheWarehouse) {
   ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
   // Settings the tools SET are kept; the names of result column types come from the OIDs of
   // RowDescription, and pg_attribute/pg_type give the same OIDs for the table's columns.
-  EXPECT_NE(run.out.find("application_name\tMetabase\n"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("current_schema\tdefault\n"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("result_type\tid int8 -5\nresult_type\tname text 12\nresult_type\tamount numeric 2\n"
-                         "result_type\tcreated timestamptz 93\n"),
-            std::string::npos)
-      << run.out;
-  EXPECT_NE(run.out.find("pg_attribute\tid 20 int8 bigint\npg_attribute\tname 25 text text\n"
-                         "pg_attribute\tamount 1700 numeric numeric(12,2)\n"
-                         "pg_attribute\tcreated 1184 timestamptz timestamp with time zone\n"),
-            std::string::npos)
-      << run.out;
-  // DatabaseMetaData.
-  EXPECT_NE(run.out.find("schema\tdefault\nschema\tsales\n"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("table\tsales.orders TABLE\n"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("column\tid int8 -5 NO\ncolumn\tname text 12 YES\ncolumn\tamount numeric 2 YES\n"
-                         "column\tcreated timestamptz 93 YES\n"),
-            std::string::npos)
-      << run.out;
-  EXPECT_NE(run.out.find("primary_keys\t0\n"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("done\tok\n"), std::string::npos) << run.out;
+  // Then DatabaseMetaData. Each block is the client's lines in order.
+  const char* const expected[] = {
+      "application_name\tMetabase\n",
+      "current_schema\tdefault\n",
+      "result_type\tid int8 -5\nresult_type\tname text 12\nresult_type\tamount numeric 2\n"
+      "result_type\tcreated timestamptz 93\n",
+      "pg_attribute\tid 20 int8 bigint\npg_attribute\tname 25 text text\n"
+      "pg_attribute\tamount 1700 numeric numeric(12,2)\n"
+      "pg_attribute\tcreated 1184 timestamptz timestamp with time zone\n",
+      "schema\tdefault\nschema\tsales\n",
+      "table\tsales.orders TABLE\n",
+      "column\tid int8 -5 NO\ncolumn\tname text 12 YES\ncolumn\tamount numeric 2 YES\n"
+      "column\tcreated timestamptz 93 YES\n",
+      "primary_keys\t0\n",
+      "done\tok\n",
+  };
+  for (const char* lines : expected)
+    EXPECT_NE(run.out.find(lines), std::string::npos) << lines << "in\n" << run.out;
 }
 
 }  // namespace

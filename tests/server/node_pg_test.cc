@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "basin/server.h"
+#include "test_server.h"
 #include "testing/interop.h"
 #include "testing/test_util.h"
 
@@ -21,11 +22,7 @@ TEST(NodePgTest, DriverRunsParameterisedQueries) {
     GTEST_SKIP() << "node or the npm package pg (in " << modules << ") is missing; run scripts/setup.sh";
   }
   testing::TempDir warehouse;
-  ServerOptions options;
-  options.warehouse = warehouse.str();
-  options.pg_port = 0;
-  options.admin_password = "driver-pass";
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Server> server, Server::Start(options));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Server> server, testing::StartServer(warehouse.str(), "driver-pass"));
   const std::string script = (testing::SourceDir() / "tests" / "server" / "node_pg_client.mjs").string();
   ASSERT_OK_AND_ASSIGN(
       testing::ProcessOutput run,
