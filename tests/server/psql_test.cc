@@ -7,7 +7,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -92,6 +95,78 @@ TEST_F(PsqlTest, RunsStatementsWithCommandTags) {
   // Each psql run is a connection of its own: the table is the warehouse's, with its history.
   ProcessOutput travelled = Psql("SELECT count(*) FROM sales.orders VERSION AS OF 1");
   EXPECT_EQ(travelled.out, "3\n") << travelled.err;
+}
+
+TEST_F(PsqlTest, CopyToStdoutStreamsRowsInTextAndCsv) {
+  ASSERT_EQ(Psql("CREATE TABLE sales.orders (id BIGINT, note VARCHAR, paid BOOLEAN)").exit_code, 0);
+  ASSERT_EQ(
+      Psql("INSERT INTO sales.orders VALUES (1, 'tab\there', true), (2, NULL, false), (3, 'a,\"b\"', NULL)")
+          .exit_code,
+      0);
+  // COPY table TO STDOUT: PostgreSQL's text format, values in their text form, a tab escaped.
+  ProcessOutput text = Psql("COPY sales.orders TO STDOUT");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out, "1\ttab\\there\tt\n2\t\\N\tf\n3\ta,\"b\"\t\\N\n");
+  ProcessOutput csv = Psql(
+      "COPY (SELECT id, note FROM sales.orders ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER, NULL 'nil')");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out, "id,note\n1,tab\there\n2,nil\n3,\"a,\"\"b\"\"\"\n");
+  // psql's \copy runs COPY ... TO STDOUT and writes the file itself.
+  testing::TempDir out;
+  const std::string file = out.str() + "/orders.csv";
+  ProcessOutput copied = Psql("\\copy (SELECT id FROM sales.orders WHERE id > 1 ORDER BY id) TO '" + file +
+                              "' WITH (FORMAT csv, DELIMITER ';', HEADER)");
+  ASSERT_EQ(copied.exit_code, 0) << copied.err;
+  EXPECT_EQ(copied.out, "COPY 2\n");
+  std::ifstream in(file);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, "id\n2\n3\n");
+  // Rows stream: a result far larger than a message goes through.
+  ProcessOutput large = Psql("COPY (SELECT i, repeat('x', 100) FROM range(200000) t(i)) TO STDOUT");
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  EXPECT_EQ(std::count(large.out.begin(), large.out.end(), '\n'), 200000);
+
+  ProcessOutput from = Psql("COPY sales.orders FROM STDIN");
+  EXPECT_NE(from.err.find("ERROR:  0A000"), std::string::npos) << from.err;
+  ProcessOutput parquet = Psql("COPY sales.orders TO STDOUT (FORMAT parquet)");
+  EXPECT_NE(parquet.err.find("ERROR:  0A000"), std::string::npos) << parquet.err;
+  ProcessOutput bad = Psql("COPY sales.orders TO STDOUT (DELIMITER 'ab')");
+  EXPECT_NE(bad.err.find("ERROR:  22023"), std::string::npos) << bad.err;
+  // Nothing was written on the server's side.
+  EXPECT_EQ(Psql("SELECT count(*) FROM sales.orders").out, "3\n");
+}
+
+TEST_F(PsqlTest, TransactionBlocksFollowPostgres) {
+  // One connection (-f): BEGIN opens a block; after an error, statements are refused with
+  // 25P02 until the block ends, and COMMIT then rolls back.
+  testing::TempDir scripts;
+  const std::string script = scripts.str() + "/block.sql";
+  std::ofstream(script) << "CREATE TABLE t (a INT);\n"
+                           "BEGIN;\n"
+                           "CREATE TEMP TABLE scratch (a INT);\n"
+                           "INSERT INTO t VALUES (1);\n"
+                           "SELECT nope;\n"
+                           "SELECT 1;\n"
+                           "COMMIT;\n"
+                           "SELECT count(*) FROM scratch;\n"
+                           "SELECT count(*) FROM t;\n"
+                           "BEGIN;\n"
+                           "CREATE TEMP TABLE kept (a INT);\n"
+                           "COMMIT;\n"
+                           "SELECT count(*) FROM kept;\n";
+  ASSERT_OK_AND_ASSIGN(ProcessOutput run,
+                       testing::RunProcess({psql_->string(), "-X", "-A", "-t", "-v", "VERBOSITY=verbose",
+                                            "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) +
+                                                " user=admin dbname=basin",
+                                            "-f", script},
+                                           {std::string("PGPASSWORD=") + kPassword, "PGCONNECT_TIMEOUT=10"}));
+  EXPECT_EQ(run.out, "CREATE TABLE\nBEGIN\nCREATE\nINSERT 0 1\nROLLBACK\n1\nBEGIN\nCREATE\nCOMMIT\n0\n")
+      << run.err;
+  EXPECT_NE(run.err.find("block.sql:5: ERROR:  22023"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("block.sql:6: ERROR:  25P02"), std::string::npos) << run.err;
+  // The rolled back block's temporary table is gone; the warehouse write committed with its
+  // statement (docs/server.md).
+  EXPECT_NE(run.err.find("block.sql:8: ERROR:  42P01"), std::string::npos) << run.err;
 }
 
 TEST_F(PsqlTest, ErrorsCarryTheirSqlState) {
