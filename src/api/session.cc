@@ -184,14 +184,7 @@ TransactionStatus Session::transaction_status() {
 }
 
 Result<StatementDescription> Session::Describe(std::string_view statement) {
-  ASSIGN_OR_RETURN(sql::StatementDescription described, sql::DescribeStatement(*impl_->session, statement));
-  StatementDescription out;
-  out.command = std::move(described.command);
-  out.parameter_types = std::move(described.parameter_types);
-  out.columns_known = described.columns_known;
-  out.column_names = std::move(described.column_names);
-  out.column_types = std::move(described.column_types);
-  return out;
+  return sql::DescribeStatement(*impl_->session, statement);
 }
 
 void Session::Interrupt() { impl_->session->connection().Interrupt(); }

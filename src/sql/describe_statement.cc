@@ -93,9 +93,9 @@ Result<std::vector<std::string>> ParameterTypes(Session& session, const grammar:
 
 }  // namespace
 
-Result<StatementDescription> DescribeStatement(Session& session, std::string_view statement) {
+Result<basin::StatementDescription> DescribeStatement(Session& session, std::string_view statement) {
   ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(statement));
-  StatementDescription out;
+  basin::StatementDescription out;
   out.command = CommandOf(parsed);
   std::optional<engine::Connection::PreparedShape> shape =
       session.connection().DescribePrepared(parsed.duckdb_sql);

@@ -13,23 +13,14 @@
 #include <string_view>
 #include <vector>
 
+#include "basin/session.h"
 #include "basin/status.h"
 #include "sql/session.h"
 
 namespace basin::sql {
 
-struct StatementDescription {
-  std::string command;  // as StatementResult::command
-  // DuckDB type names by parameter number - 1; "" where nothing tells.
-  std::vector<std::string> parameter_types;
-  // Known for the statements DuckDB runs and prepares (queries above all); Basin's own
-  // statements tell theirs when they run.
-  bool columns_known = false;
-  std::vector<std::string> column_names;
-  std::vector<std::string> column_types;  // DuckDB type names
-};
-
-// InvalidArgument when the statement does not parse.
-Result<StatementDescription> DescribeStatement(Session& session, std::string_view statement);
+// basin::StatementDescription (basin/session.h) says what each part holds. InvalidArgument
+// when the statement does not parse.
+Result<basin::StatementDescription> DescribeStatement(Session& session, std::string_view statement);
 
 }  // namespace basin::sql

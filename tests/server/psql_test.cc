@@ -49,18 +49,16 @@ class PsqlTest : public ::testing::Test {
   // psql's output for `sql` run as -c (unaligned, tuples only), with `password`.
   ProcessOutput Psql(const std::string& sql, const std::string& password = kPassword,
                      const std::string& database = "basin", const std::string& user = "admin") {
-    std::vector<std::string> argv = {
-        psql_->string(),
-        "-X",
-        "-A",
-        "-t",
-        "-v",
-        "VERBOSITY=verbose",
-        "-v",
-        "ON_ERROR_STOP=1",
-        "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) + " user=" + user + " dbname=" + database,
-        "-c",
-        sql};
+    return PsqlWith({"-v", "ON_ERROR_STOP=1", "-c", sql}, password, database, user);
+  }
+
+  // psql (unaligned, tuples only, verbose errors) with `arguments`.
+  ProcessOutput PsqlWith(const std::vector<std::string>& arguments, const std::string& password = kPassword,
+                         const std::string& database = "basin", const std::string& user = "admin") {
+    std::vector<std::string> argv = {psql_->string(), "-X", "-A", "-t", "-v", "VERBOSITY=verbose"};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    argv.push_back("host=127.0.0.1 port=" + std::to_string(server_->pg_port()) + " user=" + user +
+                   " dbname=" + database);
     Result<ProcessOutput> run = testing::RunProcess(argv, {"PGPASSWORD=" + password, "PGCONNECT_TIMEOUT=10"});
     EXPECT_TRUE(run.ok()) << run.status().ToString();
     return run.ok() ? *run : ProcessOutput{};
@@ -154,12 +152,7 @@ TEST_F(PsqlTest, TransactionBlocksFollowPostgres) {
                            "CREATE TEMP TABLE kept (a INT);\n"
                            "COMMIT;\n"
                            "SELECT count(*) FROM kept;\n";
-  ASSERT_OK_AND_ASSIGN(ProcessOutput run,
-                       testing::RunProcess({psql_->string(), "-X", "-A", "-t", "-v", "VERBOSITY=verbose",
-                                            "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) +
-                                                " user=admin dbname=basin",
-                                            "-f", script},
-                                           {std::string("PGPASSWORD=") + kPassword, "PGCONNECT_TIMEOUT=10"}));
+  const ProcessOutput run = PsqlWith({"-f", script});
   EXPECT_EQ(run.out, "CREATE TABLE\nBEGIN\nCREATE\nINSERT 0 1\nROLLBACK\n1\nBEGIN\nCREATE\nCOMMIT\n0\n")
       << run.err;
   EXPECT_NE(run.err.find("block.sql:5: ERROR:  22023"), std::string::npos) << run.err;
@@ -185,12 +178,7 @@ TEST_F(PsqlTest, ErrorsCarryTheirSqlState) {
 
 TEST_F(PsqlTest, ConnectionGoesOnAfterAFailedQuery) {
   // Without ON_ERROR_STOP, psql sends each -c on the same connection after an error.
-  ASSERT_OK_AND_ASSIGN(ProcessOutput run,
-                       testing::RunProcess({psql_->string(), "-X", "-A", "-t",
-                                            "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) +
-                                                " user=admin dbname=basin",
-                                            "-c", "SELECT nope", "-c", "SELECT 40 + 2"},
-                                           {std::string("PGPASSWORD=") + kPassword, "PGCONNECT_TIMEOUT=10"}));
+  const ProcessOutput run = PsqlWith({"-c", "SELECT nope", "-c", "SELECT 40 + 2"});
   EXPECT_NE(run.err.find("nope"), std::string::npos) << run.err;
   EXPECT_EQ(run.out, "42\n") << run.err;
 }

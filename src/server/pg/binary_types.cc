@@ -1,6 +1,7 @@
 #include "server/pg/binary_types.h"
 
 #include <charconv>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <limits>
@@ -20,30 +21,26 @@ Status NotA(Oid oid, std::string_view text) {
                                  " value");
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (year 0 is 1 BC), and back
-// (H. Hinnant's civil calendar algorithms).
-int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const int64_t yoe = y - era * 400;
-  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
+// The days <chrono> counts, since 1970-01-01: from 32767 BC (year -32767) to 32767-12-31.
+constexpr int64_t kMaxYear = 32767;
+constexpr int64_t kFirstDay = -12'687'429;
+constexpr int64_t kLastDay = 11'248'737;
+
+// Days since 1970-01-01 of a proleptic Gregorian date (year 0 is 1 BC), and back.
+int64_t DaysFromCivil(int64_t year, int64_t month, int64_t day) {
+  const std::chrono::year_month_day date{std::chrono::year{static_cast<int>(year)},
+                                         std::chrono::month{static_cast<unsigned>(month)},
+                                         std::chrono::day{static_cast<unsigned>(day)}};
+  return std::chrono::sys_days{date}.time_since_epoch().count();
 }
 
 struct Civil {
   int64_t year, month, day;
 };
-Civil CivilFromDays(int64_t z) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int64_t day = doy - (153 * mp + 2) / 5 + 1;
-  const int64_t month = mp < 10 ? mp + 3 : mp - 9;
-  return {yoe + era * 400 + (month <= 2), month, day};
+Civil CivilFromDays(int64_t days) {
+  const std::chrono::year_month_day date{std::chrono::sys_days{std::chrono::days{days}}};
+  return {static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
+          static_cast<unsigned>(date.day())};
 }
 
 // Reads the text of a value left to right.
@@ -92,7 +89,7 @@ std::optional<int64_t> ReadDate(Cursor& in) {
   std::optional<int64_t> month = in.Number();
   if (!month || !in.Skip("-")) return std::nullopt;
   std::optional<int64_t> day = in.Number();
-  if (!day || *month < 1 || *month > 12 || *day < 1 || *day > 31) return std::nullopt;
+  if (!day || *year > kMaxYear || *month < 1 || *month > 12 || *day < 1 || *day > 31) return std::nullopt;
   const bool bc = in.Skip(" (BC)");
   return DaysFromCivil(bc ? 1 - *year : *year, *month, *day) - kPostgresEpochDays;
 }
@@ -261,7 +258,10 @@ std::string Format(const char* pattern, auto... values) {
   return std::string(buffer, static_cast<size_t>(length));
 }
 
-std::string DateText(int64_t days) {
+Result<std::string> DateText(int64_t days) {
+  if (days + kPostgresEpochDays > kLastDay || days + kPostgresEpochDays < kFirstDay) {
+    return Status::InvalidArgument("a binary date or timestamp past the year " + std::to_string(kMaxYear));
+  }
   const Civil date = CivilFromDays(days + kPostgresEpochDays);
   const bool bc = date.year <= 0;
   return Format("%04lld-%02lld-%02lld%s", static_cast<long long>(bc ? 1 - date.year : date.year),
@@ -370,8 +370,8 @@ Result<std::string> DecodeBinary(Oid oid, std::string_view bytes) {
       if (micros == std::numeric_limits<int64_t>::min()) return std::string("-infinity");
       const int64_t days = FloorDiv(micros, kMicrosPerDay);
       // (DuckDB writes and reads a BC timestamp's era after its date.)
-      return DateText(days) + " " + TimeText(micros - days * kMicrosPerDay) +
-             (oid == Oid::kTimestamptz ? "+00" : "");
+      ASSIGN_OR_RETURN(std::string date, DateText(days));
+      return date + " " + TimeText(micros - days * kMicrosPerDay) + (oid == Oid::kTimestamptz ? "+00" : "");
     }
     case Oid::kInterval: {
       if (bytes.size() != 16) return WrongSize(oid, 16, bytes.size());
