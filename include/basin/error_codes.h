@@ -19,6 +19,7 @@ enum class ErrorCode {
   kCancelled,        // stopped by the user or a shutdown
   kPermissionDenied,  // the user lacks a privilege (grants) or the path is out of bounds
   kUnauthenticated,   // no, a wrong, an expired or a revoked password or token
+  kTransactionAborted,  // in a transaction block a failed statement aborted (until ROLLBACK)
   kInternal,         // a bug in Basin
 };
 

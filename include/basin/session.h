@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "basin/copy_format.h"
 #include "basin/status.h"
 
 namespace basin {
@@ -42,6 +43,10 @@ struct SessionOptions {
   // touches anything (docs/governance.md). Empty: unchecked, with the rights of the
   // process (the CLI without --user, programs embedding Basin).
   std::string user = {};
+  // COPY ... TO STDOUT gives its rows to the caller (StatementResult::copy_out), who sends
+  // them on, as a server to its client, and COPY ... FROM STDIN fails with NotImplemented.
+  // Off: DuckDB copies to and from the process's own stdout and stdin.
+  bool copy_to_caller = false;
 };
 
 // One row: a cell per column, NULL as nullopt.
@@ -84,7 +89,7 @@ struct StatementResult {
   std::string statement;  // the statement's text as given
   // Its kind, in the words of PostgreSQL's command tags: "SELECT", "INSERT", "UPDATE",
   // "DELETE", "MERGE", "CREATE TABLE", "OPTIMIZE", ...; DuckDB's statement type for
-  // statements DuckDB runs ("TRANSACTION", "COPY", "CREATE").
+  // statements DuckDB runs ("COPY", "CREATE"); "BEGIN", "COMMIT", "ROLLBACK".
   std::string command;
   bool returns_rows = false;
   QueryResult result;  // the rows, unless streamed
@@ -97,6 +102,20 @@ struct StatementResult {
   // Things the user should know that did not fail the statement (a write skipped by its
   // txn id, a checkpoint that could not be written).
   std::vector<std::string> notices;
+  // COPY ... TO STDOUT with SessionOptions::copy_to_caller: how its rows (in `rows` or
+  // `result`, as for a query) are to be written.
+  std::optional<CopyFormat> copy_out;
+};
+
+// Where a session is between BEGIN and its COMMIT or ROLLBACK. Writes to warehouse tables
+// commit when their statement ends, in a block or not: ROLLBACK does not undo them
+// (docs/server.md).
+enum class TransactionStatus {
+  kIdle,     // outside a block: each statement commits alone
+  kInBlock,  // after BEGIN
+  // A statement failed in the block: the others fail with TransactionAborted until COMMIT
+  // or ROLLBACK, both of which roll back (PostgreSQL's rule).
+  kAborted,
 };
 
 // One statement of a script: `text` is script[offset, offset + text.size()), from its
@@ -131,6 +150,21 @@ Result<StatementParameters> FindParameters(std::string_view statement);
 // literal.
 Result<std::string> BindParameters(std::string_view statement, const std::vector<std::string>& literals);
 
+// What Session::Describe tells of a statement.
+struct StatementDescription {
+  std::string command;  // as StatementResult::command
+  // The types of its parameters $1..$n (DuckDB type names, by number - 1; "" for one whose
+  // type nothing tells), as DuckDB's binder gives them and, for a cell of an INSERT's
+  // VALUES, as the column it fills: what a value sent untyped is cast to.
+  std::vector<std::string> parameter_types;
+  // Its result's columns, known for queries and the other statements DuckDB prepares;
+  // Basin's own statements (writes to warehouse tables, DESCRIBE HISTORY, OPTIMIZE...)
+  // tell theirs when they run.
+  bool columns_known = false;
+  std::vector<std::string> column_names;
+  std::vector<std::string> column_types;  // DuckDB type names
+};
+
 class Session {
  public:
   // InvalidArgument when the warehouse folder is a file; NotImplemented for a URL other
@@ -150,15 +184,15 @@ class Session {
   Result<StatementResult> ExecuteStatement(std::string_view script, const StatementText& statement,
                                            bool stream = false);
 
-  // The types of `statement`'s parameters $1..$n (DuckDB type names, by number - 1; "" for
-  // one whose type nothing tells), as DuckDB's binder gives them and, for a cell of an
-  // INSERT's VALUES, as the column it fills: what a value sent untyped is cast to. Nothing
-  // runs. InvalidArgument when the statement does not parse.
-  Result<std::vector<std::string>> ParameterTypes(std::string_view statement);
+  // What `statement` would give, told without running it (PostgreSQL's Describe of a
+  // prepared statement). InvalidArgument when the statement does not parse.
+  Result<StatementDescription> Describe(std::string_view statement);
 
   // Files read and files in the snapshots scanned by the statements run since the last
   // call (for a streamed result: call it after reading the stream to its end).
   ScanStats TakeScanStats();
+
+  TransactionStatus transaction_status();
 
   // Asks the running statement to stop: it fails with Cancelled (a commit waiting to
   // retry included; nothing is committed then). Any thread; no effect when idle, and the

@@ -39,6 +39,9 @@ class [[nodiscard]] Status {
   static Status NotImplemented(std::string msg) { return Status(ErrorCode::kNotImplemented, std::move(msg)); }
   static Status Unsupported(std::string msg) { return Status(ErrorCode::kUnsupported, std::move(msg)); }
   static Status Cancelled(std::string msg) { return Status(ErrorCode::kCancelled, std::move(msg)); }
+  static Status TransactionAborted(std::string msg) {
+    return Status(ErrorCode::kTransactionAborted, std::move(msg));
+  }
   static Status PermissionDenied(std::string msg) {
     return Status(ErrorCode::kPermissionDenied, std::move(msg));
   }

@@ -7,7 +7,7 @@
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
-#include "sql/parameter_types.h"
+#include "sql/describe_statement.h"
 #include "sql/session.h"
 #include "stream/kafka/read_kafka.h"
 
@@ -38,6 +38,7 @@ StatementResult FromSql(sql::StatementResult in) {
   out.files_read = in.files_read;
   out.files_total = in.files_total;
   out.notices = std::move(in.notices);
+  out.copy_out = in.copy_out;
   return out;
 }
 
@@ -139,7 +140,8 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse,
-                                                      .data_skipping = options.data_skipping}));
+                                                      .data_skipping = options.data_skipping,
+                                                      .copy_to_caller = options.copy_to_caller}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   if (options.track_progress) {
     // DuckDB tracks progress without drawing its own bar.
@@ -169,8 +171,20 @@ ScanStats Session::TakeScanStats() {
   return {static_cast<size_t>(stats.files_read), static_cast<size_t>(stats.files_total)};
 }
 
-Result<std::vector<std::string>> Session::ParameterTypes(std::string_view statement) {
-  return sql::ParameterTypes(*impl_->session, statement);
+TransactionStatus Session::transaction_status() {
+  switch (impl_->session->transaction_status()) {
+    case sql::TransactionStatus::kIdle:
+      return TransactionStatus::kIdle;
+    case sql::TransactionStatus::kInBlock:
+      return TransactionStatus::kInBlock;
+    case sql::TransactionStatus::kAborted:
+      return TransactionStatus::kAborted;
+  }
+  return TransactionStatus::kIdle;
+}
+
+Result<StatementDescription> Session::Describe(std::string_view statement) {
+  return sql::DescribeStatement(*impl_->session, statement);
 }
 
 void Session::Interrupt() { impl_->session->connection().Interrupt(); }

@@ -5,7 +5,7 @@
 namespace basin {
 
 namespace {
-constexpr std::array<ErrorCodeInfo, 13> kErrorCodes = {{
+constexpr std::array<ErrorCodeInfo, 14> kErrorCodes = {{
     {ErrorCode::kOk, "OK", "00000", 200},
     {ErrorCode::kInvalidArgument, "InvalidArgument", "22023", 400},
     {ErrorCode::kNotFound, "NotFound", "42P01", 404},
@@ -18,6 +18,7 @@ constexpr std::array<ErrorCodeInfo, 13> kErrorCodes = {{
     {ErrorCode::kCancelled, "Cancelled", "57014", 499},
     {ErrorCode::kPermissionDenied, "PermissionDenied", "42501", 403},
     {ErrorCode::kUnauthenticated, "Unauthenticated", "28000", 401},
+    {ErrorCode::kTransactionAborted, "TransactionAborted", "25P02", 409},
     {ErrorCode::kInternal, "Internal", "XX000", 500},
 }};
 }  // namespace

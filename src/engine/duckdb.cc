@@ -556,17 +556,35 @@ Result<std::vector<ColumnType>> Connection::DescribeQuery(const std::string& sel
   return out;
 }
 
-std::vector<std::string> Connection::ParameterTypes(const std::string& sql) {
+std::optional<Connection::PreparedShape> Connection::DescribePrepared(const std::string& sql) {
   duckdb_prepared_statement prepared = nullptr;
-  std::vector<std::string> out;
+  std::optional<PreparedShape> out;
   if (duckdb_prepare(conn_, sql.c_str(), &prepared) == DuckDBSuccess) {
+    out.emplace();
     const idx_t count = duckdb_nparams(prepared);
     for (idx_t i = 1; i <= count; i++) {
       LogicalTypeGuard type{duckdb_param_logical_type(prepared, i)};
       const duckdb_type id = type.type != nullptr ? duckdb_get_type_id(type.type) : DUCKDB_TYPE_INVALID;
-      out.push_back(id == DUCKDB_TYPE_INVALID || id == DUCKDB_TYPE_ANY || id == DUCKDB_TYPE_SQLNULL
-                        ? std::string()
-                        : TypeName(type.type));
+      out->parameter_types.push_back(id == DUCKDB_TYPE_INVALID || id == DUCKDB_TYPE_ANY ||
+                                             id == DUCKDB_TYPE_SQLNULL
+                                         ? std::string()
+                                         : TypeName(type.type));
+    }
+    // Unbound parameters leave one column "unknown", of no type.
+    out->columns_known = true;
+    const idx_t columns = duckdb_prepared_statement_column_count(prepared);
+    for (idx_t c = 0; c < columns; c++) {
+      LogicalTypeGuard type{duckdb_prepared_statement_column_logical_type(prepared, c)};
+      if (type.type == nullptr || duckdb_get_type_id(type.type) == DUCKDB_TYPE_INVALID) {
+        out->columns_known = false;
+        break;
+      }
+      out->column_names.push_back(duckdb_prepared_statement_column_name(prepared, c));
+      out->column_types.push_back(TypeName(type.type));
+    }
+    if (!out->columns_known) {
+      out->column_names.clear();
+      out->column_types.clear();
     }
   }
   duckdb_destroy_prepare(&prepared);

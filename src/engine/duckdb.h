@@ -138,9 +138,17 @@ class Connection {
   // The result columns of a SELECT (or any statement usable as a subquery) without reading
   // its rows.
   Result<std::vector<ColumnType>> DescribeQuery(const std::string& select_sql);
-  // The types DuckDB's binder gives the parameters $1..$n of `sql`, prepared, not run; ""
-  // for a parameter whose type it cannot tell. Empty when DuckDB cannot prepare `sql`.
-  std::vector<std::string> ParameterTypes(const std::string& sql);
+  // What DuckDB's binder says of `sql`, prepared, not run: the types of its parameters
+  // $1..$n ("" for one whose type it cannot tell) and its result's columns, unless they
+  // depend on a parameter whose type it cannot tell. nullopt when DuckDB cannot prepare
+  // `sql`.
+  struct PreparedShape {
+    std::vector<std::string> parameter_types;
+    bool columns_known = false;
+    std::vector<std::string> column_names;
+    std::vector<std::string> column_types;
+  };
+  std::optional<PreparedShape> DescribePrepared(const std::string& sql);
   // Runs one statement and returns its result as a stream. The connection runs nothing
   // else until the stream is exhausted or destroyed.
   Result<std::unique_ptr<QueryStream>> Stream(const std::string& sql);

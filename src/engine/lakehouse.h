@@ -88,6 +88,12 @@ struct ScanStats {
 ScanStats TakeScanStats(Connection& conn);
 void SetScanSettings(Connection& conn, const ScanSettings& settings);
 
+// Where `conn` is between BEGIN and its COMMIT or ROLLBACK: outside a block (each statement
+// commits alone), inside one, or inside one an error has aborted (DuckDB refuses all but
+// ROLLBACK).
+enum class TransactionBlock { kNone, kOpen, kAborted };
+TransactionBlock TransactionBlockOf(Connection& conn);
+
 // Which table `parts` (["t"], ["s", "t"] or ["c", "s", "t"], unquoted) names in a statement
 // on `conn`, by DuckDB's rules: temporary tables first, then the search path, schema or
 // catalog qualification as DuckDB binds it. kNone when no table (or view) has the name.

@@ -212,10 +212,30 @@ struct SqlMerge {
   std::vector<std::string> returning;
 };
 
+// COPY {table [(cols)] | (query)} {TO | FROM} file [(options)].
+struct SqlCopy {
+  bool from = false;
+  // The file as DuckDB's parser gives it: STDOUT is "/dev/stdout", STDIN "/dev/stdin";
+  // empty when it is an expression.
+  std::string file;
+  // COPY ... TO: its rows as a query, the one given or a SELECT of the table's (listed)
+  // columns, as PostgreSQL defines COPY table TO.
+  std::string query;
+  // The options (in no particular order), names as written; a value as text ('csv', csv and "csv" give
+  // csv; TRUE gives true), nullopt for an option without one (HEADER).
+  std::vector<std::pair<std::string, std::optional<std::string>>> options;
+};
+
+// BEGIN [TRANSACTION], COMMIT (END), ROLLBACK (ABORT).
+struct SqlTransaction {
+  enum class Kind { kBegin, kCommit, kRollback };
+  Kind kind = Kind::kBegin;
+};
+
 // One statement as DuckDB's parser reads it.
 struct DuckDbStatement {
   std::string type;  // DuckDB's statement type: "SELECT", "INSERT", "CREATE", "MERGE_INTO", ...
-  std::variant<std::monostate, SqlInsert, SqlUpdate, SqlDelete, SqlMerge> dml;
+  std::variant<std::monostate, SqlInsert, SqlUpdate, SqlDelete, SqlMerge, SqlCopy, SqlTransaction> dml;
 };
 
 // DuckDB's statements in `sql` (usually one), or DuckDB's syntax error.

@@ -17,6 +17,7 @@
 #include "delta/snapshot.h"
 #include "engine/lakehouse.h"
 #include "engine/scan.h"
+#include "sql/copy_format.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
 
@@ -81,6 +82,7 @@ struct Session::Impl : public SessionContext {
   std::map<std::string, std::string> settings;       // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
   bool streams_allowed_ = false;
+  bool block_failed_ = false;                      // a statement failed in the open transaction block
   std::map<int64_t, TableStream*> table_streams_;  // by STREAM source (engine/stream_calls.h)
   std::map<int64_t, FilesStream*> files_streams_;
   std::function<Status(const std::string&)> set_aside_refused_;      // for the next write
@@ -411,6 +413,9 @@ struct Session::Impl : public SessionContext {
             [&](const grammar::ShowGrants&) { return later("SHOW GRANTS", "catalog and grants"); },
             [&](const grammar::CreateToken&) { return later("CREATE TOKEN", "catalog and grants"); },
             [&](const grammar::RevokeToken&) { return later("REVOKE TOKEN", "catalog and grants"); },
+            // DuckDB's, unless Run() sends COPY's rows to the caller.
+            [](const grammar::CopyStdio&) -> StatementOutcome { return Out(); },
+            [](const grammar::TransactionControl&) -> StatementOutcome { return Out(); },
         },
         parsed.body);
   }
@@ -420,10 +425,58 @@ struct Session::Impl : public SessionContext {
   // statement become its notices.
   Result<StatementResult> RunStatement(const grammar::ParsedStatement& parsed, bool stream) {
     conn_->cancellation().Reset();
-    ASSIGN_OR_RETURN(StatementResult result, Run(parsed, stream));
-    result.command = CommandOf(parsed);
-    for (std::string& failure : checkpoints.TakeFailures()) result.notices.push_back(std::move(failure));
+    if (TransactionState() == TransactionStatus::kAborted) return EndAbortedBlock(parsed);
+    Result<StatementResult> result = Run(parsed, stream);
+    if (!result.ok()) {
+      if (engine::TransactionBlockOf(*conn_) != engine::TransactionBlock::kNone) block_failed_ = true;
+      return result.status();
+    }
+    result->command = CommandOf(parsed);
+    for (std::string& failure : checkpoints.TakeFailures()) result->notices.push_back(std::move(failure));
     return result;
+  }
+
+  TransactionStatus TransactionState() {
+    switch (engine::TransactionBlockOf(*conn_)) {
+      case engine::TransactionBlock::kNone:
+        block_failed_ = false;
+        return TransactionStatus::kIdle;
+      case engine::TransactionBlock::kAborted:
+        return TransactionStatus::kAborted;
+      case engine::TransactionBlock::kOpen:
+        break;
+    }
+    return block_failed_ ? TransactionStatus::kAborted : TransactionStatus::kInBlock;
+  }
+
+  // In an aborted block only COMMIT and ROLLBACK run, and both roll back.
+  Result<StatementResult> EndAbortedBlock(const grammar::ParsedStatement& parsed) {
+    const auto* control = std::get_if<grammar::TransactionControl>(&parsed.body);
+    if (control == nullptr || control->kind == engine::SqlTransaction::Kind::kBegin) {
+      return Status::TransactionAborted(
+          "current transaction is aborted, commands ignored until end of transaction block (ROLLBACK ends "
+          "it)");
+    }
+    RETURN_IF_ERROR(conn_->Execute("ROLLBACK"));
+    block_failed_ = false;
+    StatementResult out;
+    out.statement = parsed.text;
+    out.command = "ROLLBACK";
+    return out;
+  }
+
+  // COPY ... TO STDOUT for a caller that sends the rows on: its query's rows, with the
+  // format they are to be written in.
+  Result<StatementResult> CopyToCaller(const std::string& statement, const engine::SqlCopy& copy,
+                                       bool stream) {
+    if (copy.from) {
+      return Status::NotImplemented(
+          "COPY ... FROM STDIN is not supported yet: load rows with INSERT, or COPY ... FROM 'file'");
+    }
+    ASSIGN_OR_RETURN(CopyFormat format, ParseCopyFormat(copy));
+    ASSIGN_OR_RETURN(StatementResult out, RunOnDuckDb(statement, copy.query, stream));
+    out.copy_out = format;
+    return out;
   }
 
   Result<StatementResult> Run(const grammar::ParsedStatement& parsed, bool stream) {
@@ -432,20 +485,25 @@ struct Session::Impl : public SessionContext {
     if (!streams_allowed_ || !sink) {
       RETURN_IF_ERROR(RefuseStreams(parsed.streams, "a statement"));
     }
+    const auto* copy = std::get_if<grammar::CopyStdio>(&parsed.body);
+    if (copy != nullptr && options.copy_to_caller) return CopyToCaller(parsed.text, copy->copy, stream);
     ASSIGN_OR_RETURN(std::optional<StatementResult> handled, Dispatch(parsed));
     if (handled) return std::move(*handled);
-    const std::string& statement = parsed.text;
+    return RunOnDuckDb(parsed.text, parsed.duckdb_sql, stream);
+  }
+
+  Result<StatementResult> RunOnDuckDb(const std::string& statement, const std::string& sql, bool stream) {
     StatementResult out;
     out.statement = statement;
     // Names (warehouse tables, delta_scan, table_changes) are DuckDB's binder's to resolve,
     // through the lakehouse catalog and Basin's table functions: the text stays as it is.
     engine::TakeScanStats(*conn_);
     if (stream) {
-      ASSIGN_OR_RETURN(out.rows, conn_->Stream(parsed.duckdb_sql));
+      ASSIGN_OR_RETURN(out.rows, conn_->Stream(sql));
       out.returns_rows = !out.rows->column_names().empty();
       return out;
     }
-    ASSIGN_OR_RETURN(out.result, conn_->Query(parsed.duckdb_sql));
+    ASSIGN_OR_RETURN(out.result, conn_->Query(sql));
     engine::ScanStats stats = engine::TakeScanStats(*conn_);
     out.files_read = stats.files_read;
     out.files_total = stats.files_total;
@@ -540,6 +598,7 @@ Result<StatementResult> Session::ExecuteParsed(const grammar::ParsedStatement& p
 }
 
 engine::ScanStats Session::TakeScanStats() { return engine::TakeScanStats(*impl_->conn_); }
+TransactionStatus Session::transaction_status() { return impl_->TransactionState(); }
 
 Result<std::vector<StatementResult>> Session::Execute(const std::string& text) {
   std::vector<engine::ScriptStatement> statements = engine::SplitSqlScript(text);

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "basin/copy_format.h"
 #include "basin/status.h"
 #include "catalog/warehouse.h"
 #include "commands/command_context.h"
@@ -37,7 +38,15 @@ struct SessionOptions {
   // relative delta_scan paths resolve against it too.
   std::string warehouse_dir;
   bool data_skipping = true;  // off only to prove skipping never changes a result
+  // COPY ... TO STDOUT returns its rows to the caller (StatementResult::copy_out), who sends
+  // them on (a server to its client); otherwise DuckDB writes the process's stdout.
+  bool copy_to_caller = false;
 };
+
+// Where the session is between BEGIN and its COMMIT or ROLLBACK. In an aborted block (a
+// statement failed), statements other than COMMIT and ROLLBACK fail with
+// TransactionAborted, and COMMIT rolls back, as PostgreSQL does.
+enum class TransactionStatus { kIdle, kInBlock, kAborted };
 
 struct StatementResult {
   std::string statement;       // the statement text as given
@@ -54,6 +63,9 @@ struct StatementResult {
   // Things the user should know that did not fail the statement (a write skipped by its
   // txn id, a checkpoint that could not be written); the CLI prints them to stderr.
   std::vector<std::string> notices;
+  // COPY ... TO STDOUT with SessionOptions::copy_to_caller: how its rows (in `rows` or
+  // `result`) are to be written.
+  std::optional<CopyFormat> copy_out;
 };
 
 // What STREAM(table) reads while a stream's batch runs: which commits of the table.
@@ -117,6 +129,7 @@ class Session {
   // Files read and in the snapshots scanned by the statements run since the last call
   // (for a streamed result: call it after reading the stream to the end).
   engine::ScanStats TakeScanStats();
+  TransactionStatus transaction_status();
 
   engine::Connection& connection();
   // Receives the progress of long commands (OPTIMIZE, MERGE, ...), on the session's thread

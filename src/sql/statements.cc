@@ -40,6 +40,18 @@ struct CommandName {
   std::string operator()(const grammar::ShowGrants&) const { return "SELECT"; }
   std::string operator()(const grammar::CreateToken&) const { return "SELECT"; }
   std::string operator()(const grammar::RevokeToken&) const { return "REVOKE TOKEN"; }
+  std::string operator()(const grammar::CopyStdio&) const { return "COPY"; }
+  std::string operator()(const grammar::TransactionControl& t) const {
+    switch (t.kind) {
+      case engine::SqlTransaction::Kind::kBegin:
+        return "BEGIN";
+      case engine::SqlTransaction::Kind::kCommit:
+        return "COMMIT";
+      case engine::SqlTransaction::Kind::kRollback:
+        return "ROLLBACK";
+    }
+    return "TRANSACTION";
+  }
 };
 
 }  // namespace

@@ -25,7 +25,7 @@ using StatementOutcome = Result<std::optional<StatementResult>>;
 
 // What kind of statement `parsed` is, in the words of PostgreSQL's command tags ("SELECT",
 // "INSERT", "CREATE TABLE", "OPTIMIZE"); DuckDB's statement type for statements DuckDB runs
-// ("TRANSACTION", "COPY").
+// ("COPY", "CREATE"); BEGIN, COMMIT and ROLLBACK as themselves.
 std::string CommandOf(const grammar::ParsedStatement& parsed);
 
 // --- ddl_statements.cc ---

@@ -21,6 +21,32 @@ async function errorOf(promise) {
   }
 }
 
+// Parse and Describe of the unnamed statement, then Sync, on the client's connection with
+// its own handlers set aside (node-postgres has no call for a statement's Describe, which
+// pgjdbc and others rely on): the ParameterDescription and RowDescription (or NoData) seen.
+async function describeStatement(client, text, types = []) {
+  const con = client.connection;
+  const events = ['parseComplete', 'parameterDescription', 'rowDescription', 'noData', 'readyForQuery', 'errorMessage'];
+  const saved = Object.fromEntries(events.map((e) => [e, con.listeners(e)]));
+  events.forEach((e) => con.removeAllListeners(e));
+  const described = {};
+  await new Promise((resolve) => {
+    con.on('parameterDescription', (m) => { described.parameters = m.dataTypeIDs; });
+    con.on('rowDescription', (m) => { described.fields = m.fields.map((f) => [f.name, f.dataTypeID]); });
+    con.on('noData', () => { described.noData = true; });
+    con.on('errorMessage', (m) => { described.error = m.code; });
+    con.on('readyForQuery', () => resolve());
+    con.parse({ name: '', text, types });
+    con.describe({ type: 'S', name: '' });
+    con.sync();
+  });
+  events.forEach((e) => {
+    con.removeAllListeners(e);
+    saved[e].forEach((listener) => con.on(e, listener));
+  });
+  return described;
+}
+
 const seen = {};
 const client = new pg.Client(config);
 await client.connect();
@@ -41,6 +67,20 @@ seen.missingTable = await errorOf(client.query('SELECT * FROM nothing_here WHERE
 seen.afterError = (await client.query('SELECT $1::INTEGER + 1 AS n', [41])).rows;
 // Row-limited reads through a cursor-like portal: node's `rowMode: array` with many rows.
 seen.many = (await client.query('SELECT count(*) AS n FROM range(100000) t(i) WHERE i % $1 = 0', [7])).rows;
+// Describe of a prepared statement: its result's columns before it runs.
+seen.describedQuery = await describeStatement(client, 'SELECT id, name, score > $1 AS high FROM events WHERE day < $2');
+seen.describedWrite = await describeStatement(client, 'INSERT INTO events (id) VALUES ($1)');
+seen.describedUntypable = await describeStatement(client, 'SELECT id + $1 AS n FROM events');
+// ReadyForQuery's transaction status after each statement: idle, in a block, failed block.
+const statuses = [];
+client.connection.on('readyForQuery', (m) => statuses.push(m.status));
+await client.query('BEGIN');
+await client.query('SELECT 1');
+seen.inFailedBlock = [await errorOf(client.query('SELECT nope')), await errorOf(client.query('SELECT $1::INT', [1]))]
+  .map((e) => e && e.code);
+seen.commitOfFailedBlock = (await client.query('COMMIT')).command;
+await client.query('SELECT 1');
+seen.statuses = statuses.join('');
 await client.end();
 seen.wrongPassword = await errorOf(new pg.Client({ ...config, password: 'wrong' }).connect());
 seen.wrongDatabase = await errorOf(new pg.Client({ ...config, database: 'nope' }).connect());

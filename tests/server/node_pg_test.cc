@@ -46,6 +46,17 @@ TEST(NodePgTest, DriverRunsParameterisedQueries) {
   EXPECT_EQ(seen["missingTable"]["code"], "42P01") << seen["missingTable"];
   EXPECT_EQ(seen["afterError"], nlohmann::json::parse(R"([{"n": 42}])"));
   EXPECT_EQ(seen["many"], nlohmann::json::parse(R"([{"n": "14286"}])"));
+  // Describe of a statement: parameter types (float8 and date, inferred) and the columns.
+  EXPECT_EQ(seen["describedQuery"], nlohmann::json::parse(R"({"parameters": [701, 1082],
+      "fields": [["id", 20], ["name", 25], ["high", 16]]})"));
+  EXPECT_EQ(seen["describedWrite"], nlohmann::json::parse(R"({"parameters": [20], "noData": true})"));
+  // DuckDB types `id + $1` only once it has the value: no columns yet.
+  EXPECT_EQ(seen["describedUntypable"]["noData"], true) << seen["describedUntypable"];
+  EXPECT_EQ(seen["inFailedBlock"], nlohmann::json::parse(R"(["22023", "25P02"])"));
+  EXPECT_EQ(seen["commitOfFailedBlock"], "ROLLBACK");
+  // BEGIN, SELECT, the failure, the refused statement (an extended query: its Sync), COMMIT,
+  // SELECT.
+  EXPECT_EQ(seen["statuses"], "TTEEII");
   EXPECT_EQ(seen["wrongPassword"]["code"], "28P01") << seen["wrongPassword"];
   EXPECT_EQ(seen["wrongDatabase"]["code"], "3D000") << seen["wrongDatabase"];
 }

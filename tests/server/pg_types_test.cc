@@ -49,7 +49,90 @@ TEST(PgTypesTest, BinaryFormatIsBigEndian) {
   EXPECT_EQ(boolean, std::string("\1", 1));
   ASSERT_OK_AND_ASSIGN(std::string bytea, ToPgBinary(PgTypeOf("BLOB"), "\\x0aff"));
   EXPECT_EQ(bytea, std::string("\x0a\xff", 2));
-  EXPECT_EQ(ToPgBinary(PgTypeOf("DATE"), "2024-01-01").status().code(), ErrorCode::kNotImplemented);
+  EXPECT_EQ(ToPgBinary(PgTypeOf("TIME WITH TIME ZONE"), "12:00:00+00").status().code(),
+            ErrorCode::kNotImplemented);
+}
+
+// `text` in `duckdb_type`'s binary layout is `bytes`, and those bytes sent as a binary
+// parameter become `literal`.
+void ExpectBinary(const std::string& duckdb_type, const std::string& text, const std::string& bytes,
+                  const std::string& literal) {
+  SCOPED_TRACE(duckdb_type + " " + text);
+  const PgType type = PgTypeOf(duckdb_type);
+  ASSERT_OK_AND_ASSIGN(std::string encoded, ToPgBinary(type, ToPgText(type, text)));
+  EXPECT_EQ(encoded, bytes);
+  ASSERT_OK_AND_ASSIGN(std::string decoded, ParameterLiteral(static_cast<int32_t>(type.oid), bytes, true));
+  EXPECT_EQ(decoded, literal);
+}
+
+TEST(PgTypesTest, BinaryDatesAndTimesCountFrom2000) {
+  // 2024-01-01 is 8766 days after 2000-01-01 (24 years, 6 of them leap).
+  ExpectBinary("DATE", "2024-01-01", std::string("\x00\x00\x22\x3e", 4), "CAST('2024-01-01' AS DATE)");
+  ExpectBinary("DATE", "1999-12-31", std::string("\xff\xff\xff\xff", 4), "CAST('1999-12-31' AS DATE)");
+  // 1 BC is year 0, a leap year: 730119 + 366 days before 2000.
+  ExpectBinary("DATE", "0001-01-01 (BC)", std::string("\xff\xf4\xda\x8b", 4),
+               "CAST('0001-01-01 (BC)' AS DATE)");
+  ExpectBinary("DATE", "infinity", std::string("\x7f\xff\xff\xff", 4), "CAST('infinity' AS DATE)");
+  // 12:34:56.5 is 45296.5 s after midnight.
+  ExpectBinary("TIME", "12:34:56.5", std::string("\x00\x00\x00\x0a\x8b\xe1\xbd\x20", 8),
+               "CAST('12:34:56.500000' AS TIME)");
+  // One day and one second: 86401 s.
+  ExpectBinary("TIMESTAMP", "2000-01-02 00:00:01", std::string("\x00\x00\x00\x14\x1d\xe6\xa2\x40", 8),
+               "CAST('2000-01-02 00:00:01.000000' AS TIMESTAMP)");
+  ExpectBinary("TIMESTAMP", "1999-12-31 23:59:59.987655", std::string("\xff\xff\xff\xff\xff\xff\xcf\xc7", 8),
+               "CAST('1999-12-31 23:59:59.987655' AS TIMESTAMP)");
+  // An offset is taken away: 01:00 at +01 is PostgreSQL's epoch itself.
+  ExpectBinary("TIMESTAMP WITH TIME ZONE", "2000-01-01 01:00:00+01", std::string(8, '\0'),
+               "CAST('2000-01-01 00:00:00.000000+00' AS TIMESTAMP WITH TIME ZONE)");
+  ExpectBinary("TIMESTAMP", "infinity", std::string("\x7f\xff\xff\xff\xff\xff\xff\xff", 8),
+               "CAST('infinity' AS TIMESTAMP)");
+  EXPECT_EQ(ToPgBinary(PgTypeOf("DATE"), "June 1st").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(ParameterLiteral(1082, std::string("\0\0\1", 3), true).status().code(),
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(PgTypesTest, BinaryIntervalsAreMicrosDaysMonths) {
+  // 04:05:06.789 is 14706.789 s; 1 year 2 months is 14 months.
+  ExpectBinary("INTERVAL", "1 year 2 months 3 days 04:05:06.789",
+               std::string("\x00\x00\x00\x03\x6c\x97\xca\x88"
+                           "\x00\x00\x00\x03"
+                           "\x00\x00\x00\x0e",
+                           16),
+               "CAST('14 months 3 days 14706789000 microseconds' AS INTERVAL)");
+  ExpectBinary("INTERVAL", "-1 month -3 days -00:00:00.012345",
+               std::string("\xff\xff\xff\xff\xff\xff\xcf\xc7"
+                           "\xff\xff\xff\xfd"
+                           "\xff\xff\xff\xff",
+                           16),
+               "CAST('-1 months -3 days -12345 microseconds' AS INTERVAL)");
+  ExpectBinary("INTERVAL", "00:00:00", std::string(16, '\0'),
+               "CAST('0 months 0 days 0 microseconds' AS INTERVAL)");
+}
+
+TEST(PgTypesTest, BinaryNumericsAreBase10000Digits) {
+  // ndigits, weight, sign, dscale, then the digits: 123.4500 is 0123 . 4500.
+  ExpectBinary("DECIMAL(10,4)", "123.4500",
+               std::string("\x00\x02\x00\x00\x00\x00\x00\x04\x00\x7b\x11\x94", 12),
+               "CAST('123.4500' AS DECIMAL(38,10))");
+  // -0.001: one digit, 0010, one group after the point (weight -1), negative.
+  ExpectBinary("DECIMAL(5,3)", "-0.001", std::string("\x00\x01\xff\xff\x40\x00\x00\x03\x00\x0a", 10),
+               "CAST('-0.001' AS DECIMAL(38,10))");
+  // 12340000: 1234 5678 -> 1234 0000, the trailing zero group dropped, weight 1.
+  ExpectBinary("HUGEINT", "12340000", std::string("\x00\x01\x00\x01\x00\x00\x00\x00\x04\xd2", 10),
+               "CAST('12340000' AS DECIMAL(38,10))");
+  ExpectBinary("DECIMAL(4,2)", "0.00", std::string("\x00\x00\x00\x00\x00\x00\x00\x02", 8),
+               "CAST('0.00' AS DECIMAL(38,10))");
+  EXPECT_EQ(ParameterLiteral(1700, std::string("\x00\x01\x00\x00\x00\x00\x00\x00\x27\x10", 10), true)
+                .status()
+                .code(),
+            ErrorCode::kInvalidArgument);  // a digit of 10000
+}
+
+TEST(PgTypesTest, BinaryUuidsAreSixteenBytes) {
+  ExpectBinary("UUID", "0102a3b4-c5d6-e7f8-0910-111213141516",
+               std::string("\x01\x02\xa3\xb4\xc5\xd6\xe7\xf8\x09\x10\x11\x12\x13\x14\x15\x16", 16),
+               "CAST('0102a3b4-c5d6-e7f8-0910-111213141516' AS UUID)");
+  EXPECT_EQ(ParameterLiteral(2950, std::string(15, 'x'), true).status().code(), ErrorCode::kInvalidArgument);
 }
 
 TEST(PgTypesTest, ParametersBecomeLiterals) {

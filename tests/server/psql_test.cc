@@ -7,7 +7,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -46,28 +49,26 @@ class PsqlTest : public ::testing::Test {
   // psql's output for `sql` run as -c (unaligned, tuples only), with `password`.
   ProcessOutput Psql(const std::string& sql, const std::string& password = kPassword,
                      const std::string& database = "basin", const std::string& user = "admin") {
-    return PsqlCommands({sql}, password, database, user);
+    return PsqlWith({"-v", "ON_ERROR_STOP=1", "-c", sql}, password, database, user);
   }
 
   // psql's output for `commands`, each a -c of one connection.
-  ProcessOutput PsqlCommands(const std::vector<std::string>& commands,
-                             const std::string& password = kPassword, const std::string& database = "basin",
-                             const std::string& user = "admin") {
-    std::vector<std::string> argv = {psql_->string(),
-                                     "-X",
-                                     "-A",
-                                     "-t",
-                                     "-v",
-                                     "VERBOSITY=verbose",
-                                     "-v",
-                                     "ON_ERROR_STOP=1",
-                                     "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) +
-                                         " user=" + user + " dbname=" + database};
+  ProcessOutput PsqlCommands(const std::vector<std::string>& commands) {
+    std::vector<std::string> arguments = {"-v", "ON_ERROR_STOP=1"};
     for (const std::string& command : commands) {
-      argv.push_back("-c");
-      argv.push_back(command);
+      arguments.push_back("-c");
+      arguments.push_back(command);
     }
+    return PsqlWith(arguments);
+  }
 
+  // psql (unaligned, tuples only, verbose errors) with `arguments`.
+  ProcessOutput PsqlWith(const std::vector<std::string>& arguments, const std::string& password = kPassword,
+                         const std::string& database = "basin", const std::string& user = "admin") {
+    std::vector<std::string> argv = {psql_->string(), "-X", "-A", "-t", "-v", "VERBOSITY=verbose"};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    argv.push_back("host=127.0.0.1 port=" + std::to_string(server_->pg_port()) + " user=" + user +
+                   " dbname=" + database);
     Result<ProcessOutput> run = testing::RunProcess(argv, {"PGPASSWORD=" + password, "PGCONNECT_TIMEOUT=10"});
     EXPECT_TRUE(run.ok()) << run.status().ToString();
     return run.ok() ? *run : ProcessOutput{};
@@ -104,6 +105,73 @@ TEST_F(PsqlTest, RunsStatementsWithCommandTags) {
   EXPECT_EQ(travelled.out, "3\n") << travelled.err;
 }
 
+TEST_F(PsqlTest, CopyToStdoutStreamsRowsInTextAndCsv) {
+  ASSERT_EQ(Psql("CREATE TABLE sales.orders (id BIGINT, note VARCHAR, paid BOOLEAN)").exit_code, 0);
+  ASSERT_EQ(
+      Psql("INSERT INTO sales.orders VALUES (1, 'tab\there', true), (2, NULL, false), (3, 'a,\"b\"', NULL)")
+          .exit_code,
+      0);
+  // COPY table TO STDOUT: PostgreSQL's text format, values in their text form, a tab escaped.
+  ProcessOutput text = Psql("COPY sales.orders TO STDOUT");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out, "1\ttab\\there\tt\n2\t\\N\tf\n3\ta,\"b\"\t\\N\n");
+  ProcessOutput csv = Psql(
+      "COPY (SELECT id, note FROM sales.orders ORDER BY id) TO STDOUT WITH (FORMAT csv, HEADER, NULL 'nil')");
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(csv.out, "id,note\n1,tab\there\n2,nil\n3,\"a,\"\"b\"\"\"\n");
+  // psql's \copy runs COPY ... TO STDOUT and writes the file itself.
+  testing::TempDir out;
+  const std::string file = out.str() + "/orders.csv";
+  ProcessOutput copied = Psql("\\copy (SELECT id FROM sales.orders WHERE id > 1 ORDER BY id) TO '" + file +
+                              "' WITH (FORMAT csv, DELIMITER ';', HEADER)");
+  ASSERT_EQ(copied.exit_code, 0) << copied.err;
+  EXPECT_EQ(copied.out, "COPY 2\n");
+  std::ifstream in(file);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, "id\n2\n3\n");
+  // Rows stream: a result far larger than a message goes through.
+  ProcessOutput large = Psql("COPY (SELECT i, repeat('x', 100) FROM range(200000) t(i)) TO STDOUT");
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  EXPECT_EQ(std::count(large.out.begin(), large.out.end(), '\n'), 200000);
+
+  ProcessOutput from = Psql("COPY sales.orders FROM STDIN");
+  EXPECT_NE(from.err.find("ERROR:  0A000"), std::string::npos) << from.err;
+  ProcessOutput parquet = Psql("COPY sales.orders TO STDOUT (FORMAT parquet)");
+  EXPECT_NE(parquet.err.find("ERROR:  0A000"), std::string::npos) << parquet.err;
+  ProcessOutput bad = Psql("COPY sales.orders TO STDOUT (DELIMITER 'ab')");
+  EXPECT_NE(bad.err.find("ERROR:  22023"), std::string::npos) << bad.err;
+  // Nothing was written on the server's side.
+  EXPECT_EQ(Psql("SELECT count(*) FROM sales.orders").out, "3\n");
+}
+
+TEST_F(PsqlTest, TransactionBlocksFollowPostgres) {
+  // One connection (-f): BEGIN opens a block; after an error, statements are refused with
+  // 25P02 until the block ends, and COMMIT then rolls back.
+  testing::TempDir scripts;
+  const std::string script = scripts.str() + "/block.sql";
+  std::ofstream(script) << "CREATE TABLE t (a INT);\n"
+                           "BEGIN;\n"
+                           "CREATE TEMP TABLE scratch (a INT);\n"
+                           "INSERT INTO t VALUES (1);\n"
+                           "SELECT nope;\n"
+                           "SELECT 1;\n"
+                           "COMMIT;\n"
+                           "SELECT count(*) FROM scratch;\n"
+                           "SELECT count(*) FROM t;\n"
+                           "BEGIN;\n"
+                           "CREATE TEMP TABLE kept (a INT);\n"
+                           "COMMIT;\n"
+                           "SELECT count(*) FROM kept;\n";
+  const ProcessOutput run = PsqlWith({"-f", script});
+  EXPECT_EQ(run.out, "CREATE TABLE\nBEGIN\nCREATE\nINSERT 0 1\nROLLBACK\n1\nBEGIN\nCREATE\nCOMMIT\n0\n")
+      << run.err;
+  EXPECT_NE(run.err.find("block.sql:5: ERROR:  22023"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("block.sql:6: ERROR:  25P02"), std::string::npos) << run.err;
+  // The rolled back block's temporary table is gone; the warehouse write committed with its
+  // statement (docs/server.md).
+  EXPECT_NE(run.err.find("block.sql:8: ERROR:  42P01"), std::string::npos) << run.err;
+}
+
 TEST_F(PsqlTest, ErrorsCarryTheirSqlState) {
   ProcessOutput missing = Psql("SELECT * FROM sales.nothing_here");
   EXPECT_NE(missing.exit_code, 0);
@@ -120,12 +188,7 @@ TEST_F(PsqlTest, ErrorsCarryTheirSqlState) {
 
 TEST_F(PsqlTest, ConnectionGoesOnAfterAFailedQuery) {
   // Without ON_ERROR_STOP, psql sends each -c on the same connection after an error.
-  ASSERT_OK_AND_ASSIGN(ProcessOutput run,
-                       testing::RunProcess({psql_->string(), "-X", "-A", "-t",
-                                            "host=127.0.0.1 port=" + std::to_string(server_->pg_port()) +
-                                                " user=admin dbname=basin",
-                                            "-c", "SELECT nope", "-c", "SELECT 40 + 2"},
-                                           {std::string("PGPASSWORD=") + kPassword, "PGCONNECT_TIMEOUT=10"}));
+  const ProcessOutput run = PsqlWith({"-c", "SELECT nope", "-c", "SELECT 40 + 2"});
   EXPECT_NE(run.err.find("nope"), std::string::npos) << run.err;
   EXPECT_EQ(run.out, "42\n") << run.err;
 }

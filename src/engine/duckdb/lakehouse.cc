@@ -6,7 +6,9 @@
 #include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/config.hpp"
 #include "duckdb/main/connection.hpp"
+#include "duckdb/main/valid_checker.hpp"
 #include "duckdb/planner/binder.hpp"
+#include "duckdb/transaction/meta_transaction.hpp"
 #include "engine/duckdb/catalog.h"
 #include "engine/duckdb/client_state.h"
 #include "engine/duckdb/delta_scan.h"
@@ -176,6 +178,16 @@ ScanStats TakeScanStats(Connection& conn) {
   stats.files_read = counters.files_read.exchange(0);
   stats.files_total = counters.files_total.exchange(0);
   return stats;
+}
+
+TransactionBlock TransactionBlockOf(Connection& conn) {
+  duckdb::ClientContext& context = duckdb_ext::GetClientContext(conn);
+  if (context.transaction.IsAutoCommit() || !context.transaction.HasActiveTransaction()) {
+    return TransactionBlock::kNone;
+  }
+  return duckdb::ValidChecker::IsInvalidated(context.transaction.ActiveTransaction())
+             ? TransactionBlock::kAborted
+             : TransactionBlock::kOpen;
 }
 
 void SetScanSettings(Connection& conn, const ScanSettings& settings) {

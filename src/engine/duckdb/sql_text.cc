@@ -11,13 +11,17 @@
 #include "duckdb/common/enums/statement_type.hpp"
 #include "duckdb/common/error_data.hpp"
 #include "duckdb/parser/expression/cast_expression.hpp"
+#include "duckdb/parser/expression/columnref_expression.hpp"
 #include "duckdb/parser/expression/constant_expression.hpp"
+#include "duckdb/parser/keyword_helper.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/query_node/select_node.hpp"
+#include "duckdb/parser/statement/copy_statement.hpp"
 #include "duckdb/parser/statement/delete_statement.hpp"
 #include "duckdb/parser/statement/insert_statement.hpp"
 #include "duckdb/parser/statement/merge_into_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
+#include "duckdb/parser/statement/transaction_statement.hpp"
 #include "duckdb/parser/statement/update_statement.hpp"
 #include "duckdb/parser/tableref/basetableref.hpp"
 
@@ -579,6 +583,67 @@ SqlMerge ReadMerge(const duckdb::MergeIntoStatement& statement) {
   return out;
 }
 
+// A COPY option's value as text: a constant's value, a bare word's name, a cast constant's
+// value as cast (HEADER TRUE arrives as CAST('t' AS BOOLEAN)); otherwise DuckDB's rendering.
+std::optional<std::string> CopyOptionValue(const duckdb::ParsedExpression* value) {
+  if (value == nullptr) return std::nullopt;
+  switch (value->GetExpressionClass()) {
+    case duckdb::ExpressionClass::CONSTANT:
+      return value->Cast<duckdb::ConstantExpression>().value.ToString();
+    case duckdb::ExpressionClass::COLUMN_REF:
+      return value->Cast<duckdb::ColumnRefExpression>().GetColumnName();
+    case duckdb::ExpressionClass::CAST: {
+      const auto& cast = value->Cast<duckdb::CastExpression>();
+      if (cast.child->GetExpressionClass() != duckdb::ExpressionClass::CONSTANT) break;
+      duckdb::Value cast_value;
+      std::string error;
+      if (cast.child->Cast<duckdb::ConstantExpression>().value.DefaultTryCastAs(cast.cast_type, cast_value,
+                                                                                &error)) {
+        return cast_value.ToString();
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return value->ToString();
+}
+
+SqlCopy ReadCopy(const duckdb::CopyStatement& statement) {
+  const duckdb::CopyInfo& info = *statement.info;
+  SqlCopy out;
+  out.from = info.is_from;
+  if (!info.file_path_expression) out.file = info.file_path;
+  if (info.select_statement) {
+    out.query = info.select_statement->ToString();
+  } else {
+    std::string columns;
+    for (const std::string& column : info.select_list) {
+      columns += (columns.empty() ? "" : ", ") + duckdb::KeywordHelper::WriteOptionallyQuoted(column);
+    }
+    std::string table;
+    for (const std::string* part : {&info.catalog, &info.schema, &info.table}) {
+      if (!part->empty())
+        table += (table.empty() ? "" : ".") + duckdb::KeywordHelper::WriteOptionallyQuoted(*part);
+    }
+    out.query = "SELECT " + (columns.empty() ? std::string("*") : columns) + " FROM " + table;
+  }
+  for (const auto& [name, value] : info.parsed_options)
+    out.options.emplace_back(name, CopyOptionValue(value.get()));
+  return out;
+}
+
+SqlTransaction ReadTransaction(const duckdb::TransactionStatement& statement) {
+  switch (statement.info->type) {
+    case duckdb::TransactionType::COMMIT:
+      return {SqlTransaction::Kind::kCommit};
+    case duckdb::TransactionType::ROLLBACK:
+      return {SqlTransaction::Kind::kRollback};
+    default:
+      return {SqlTransaction::Kind::kBegin};
+  }
+}
+
 DuckDbStatement ReadStatement(const duckdb::SQLStatement& statement) {
   DuckDbStatement out;
   out.type = duckdb::StatementTypeToString(statement.type);
@@ -594,6 +659,12 @@ DuckDbStatement ReadStatement(const duckdb::SQLStatement& statement) {
       break;
     case duckdb::StatementType::MERGE_INTO_STATEMENT:
       out.dml = ReadMerge(statement.Cast<duckdb::MergeIntoStatement>());
+      break;
+    case duckdb::StatementType::COPY_STATEMENT:
+      out.dml = ReadCopy(statement.Cast<duckdb::CopyStatement>());
+      break;
+    case duckdb::StatementType::TRANSACTION_STATEMENT:
+      out.dml = ReadTransaction(statement.Cast<duckdb::TransactionStatement>());
       break;
     default:
       break;

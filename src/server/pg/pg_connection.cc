@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "basin/version.h"
+#include "server/pg/copy_out.h"
 #include "server/pg/scram.h"
 #include "server/pg/types.h"
 
@@ -21,10 +22,10 @@ constexpr char kMechanism[] = "SCRAM-SHA-256";
 // answer with a row of figures, which becomes the tag's count).
 bool TagOnly(const std::string& command) {
   return command == "INSERT" || command == "UPDATE" || command == "DELETE" || command == "MERGE" ||
-         command == "SET" || command == "TRANSACTION" || command == "GRANT" || command == "REVOKE" ||
-         command == "REVOKE TOKEN" || command == "ATTACH" || command == "DETACH" || command == "LOAD" ||
-         command == "PREPARE" || command == "COPY" || command.starts_with("CREATE") ||
-         command.starts_with("DROP") || command.starts_with("ALTER");
+         command == "SET" || command == "BEGIN" || command == "COMMIT" || command == "ROLLBACK" ||
+         command == "GRANT" || command == "REVOKE" || command == "REVOKE TOKEN" || command == "ATTACH" ||
+         command == "DETACH" || command == "LOAD" || command == "PREPARE" || command == "COPY" ||
+         command.starts_with("CREATE") || command.starts_with("DROP") || command.starts_with("ALTER");
 }
 
 bool Counted(const std::string& command) {
@@ -68,9 +69,14 @@ std::string ErrorMessage(char type, const std::string& severity, const std::stri
 
 std::string SqlStateOf(const Status& status) { return std::string(GetErrorCodeInfo(status.code()).sqlstate); }
 
-std::string ReadyForQuery() {
+// ReadyForQuery, with the transaction status a client shows ('I' idle, 'T' in a block,
+// 'E' in an aborted block).
+std::string ReadyForQuery(TransactionStatus status) {
+  const char byte = status == TransactionStatus::kInBlock   ? 'T'
+                    : status == TransactionStatus::kAborted ? 'E'
+                                                            : 'I';
   std::string out;
-  MessageBuilder('Z').Int8('I').AppendTo(out);
+  MessageBuilder('Z').Int8(byte).AppendTo(out);
   return out;
 }
 
@@ -92,6 +98,23 @@ int16_t FormatOf(const std::vector<int16_t>& formats, size_t column) {
   return column < formats.size() ? formats[column] : 0;
 }
 
+std::string RowDescription(const std::vector<Column>& columns, const std::vector<int16_t>& formats) {
+  MessageBuilder fields('T');
+  fields.Int16(static_cast<int16_t>(columns.size()));
+  for (size_t c = 0; c < columns.size(); c++) {
+    fields.String(columns[c].name)
+        .Int32(0)
+        .Int16(0)
+        .Int32(static_cast<int32_t>(columns[c].type.oid))
+        .Int16(columns[c].type.size)
+        .Int32(-1)
+        .Int16(FormatOf(formats, c));
+  }
+  std::string out;
+  fields.AppendTo(out);
+  return out;
+}
+
 }  // namespace
 
 struct PgConnection::Portal {
@@ -109,6 +132,7 @@ struct PgConnection::Portal {
   int64_t sent = 0;
   std::string tag;
   std::vector<std::string> notices;
+  std::optional<CopyFormat> copy;  // COPY ... TO STDOUT: rows go as CopyData lines
 };
 
 struct PgConnection::State {
@@ -116,6 +140,8 @@ struct PgConnection::State {
     std::string text;
     std::vector<int32_t> parameter_types;  // as the client gave them; 0: untyped
     std::vector<std::string> inferred;     // DuckDB types of the untyped ones, "" when unknown
+    // Its RowDescription's columns, when Describe knows them; nullopt: NoData.
+    std::optional<std::vector<Column>> columns;
   };
   std::map<std::string, Prepared> statements;
   std::map<std::string, Portal> portals;
@@ -257,6 +283,7 @@ Status PgConnection::Serve() {
 
   SessionOptions options;
   options.warehouse = context_.warehouse;
+  options.copy_to_caller = true;
   Result<std::unique_ptr<Session>> opened = Session::Open(options);
   if (!opened.ok()) {
     (void)socket.WriteAll(ErrorMessage('E', "FATAL", SqlStateOf(opened.status()), opened.status().message()));
@@ -283,7 +310,7 @@ Status PgConnection::Serve() {
   };
   for (const auto& [name, value] : parameters) MessageBuilder('S').String(name).String(value).AppendTo(hello);
   MessageBuilder('K').Int32(process_id_).Int32(secret_key_).AppendTo(hello);
-  hello += ReadyForQuery();
+  hello += ReadyForQuery(TransactionStatus::kIdle);
   RETURN_IF_ERROR(socket.WriteAll(hello));
 
   for (;;) {
@@ -332,7 +359,7 @@ Status PgConnection::Handle(const Message& message) {
       state.portals.erase("");
       RETURN_IF_ERROR(SimpleQuery(text));
       state.skipping_to_sync = false;  // an error ends a simple query's message, nothing after it
-      RETURN_IF_ERROR(Send(ReadyForQuery()));
+      RETURN_IF_ERROR(Send(ReadyForQuery(session_->transaction_status())));
       return Flush();
     }
     case 'P':
@@ -350,7 +377,7 @@ Status PgConnection::Handle(const Message& message) {
     case 'S': {
       state.skipping_to_sync = false;
       state.portals.erase("");
-      RETURN_IF_ERROR(Send(ReadyForQuery()));
+      RETURN_IF_ERROR(Send(ReadyForQuery(session_->transaction_status())));
       return Flush();
     }
     case 'd':
@@ -400,7 +427,8 @@ Status PgConnection::Start(Portal& portal, bool describe) {
     }
     portal.command = result->command;
     portal.notices = std::move(result->notices);
-    if (TagOnly(portal.command)) {
+    portal.copy = result->copy_out;
+    if (TagOnly(portal.command) && !portal.copy) {
       if (result->rows) {
         // Basin answered with its row of figures, streamed: read it for the count.
         std::vector<Row> rows;
@@ -416,7 +444,7 @@ Status PgConnection::Start(Portal& portal, bool describe) {
       portal.tag =
           CommandTag(portal.command, Counted(portal.command) ? AffectedRows(result->result) : std::nullopt);
     } else {
-      portal.returns_rows = true;
+      portal.returns_rows = !portal.copy;  // a COPY is described as NoData
       const std::vector<std::string>& names =
           result->rows ? result->rows->column_names() : result->result.column_names;
       const std::vector<std::string>& types =
@@ -431,58 +459,40 @@ Status PgConnection::Start(Portal& portal, bool describe) {
     }
   }
   if (!describe) return Status::OK();
-  std::string description;
   if (!portal.returns_rows) {
-    MessageBuilder('n').AppendTo(description);
-  } else {
-    MessageBuilder fields('T');
-    fields.Int16(static_cast<int16_t>(portal.columns.size()));
-    for (size_t c = 0; c < portal.columns.size(); c++) {
-      const Column& column = portal.columns[c];
-      fields.String(column.name)
-          .Int32(0)
-          .Int16(0)
-          .Int32(static_cast<int32_t>(column.type.oid))
-          .Int16(column.type.size)
-          .Int32(-1)
-          .Int16(FormatOf(portal.result_formats, c));
-    }
-    fields.AppendTo(description);
+    std::string no_data;
+    MessageBuilder('n').AppendTo(no_data);
+    return Send(no_data);
   }
-  return Send(description);
+  return Send(RowDescription(portal.columns, portal.result_formats));
 }
 
 Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
-  if (portal.done && !portal.tag.empty()) {
-    std::string complete;
-    MessageBuilder('C').String(portal.tag).AppendTo(complete);
-    return Send(complete);
-  }
-  if (!portal.returns_rows) {
-    std::string complete;
-    MessageBuilder('C').String(portal.tag).AppendTo(complete);
+  auto complete = [&]() {
+    std::string message;
+    MessageBuilder('C').String(portal.tag).AppendTo(message);
+    return Send(message);
+  };
+  if (portal.done && !portal.tag.empty()) return complete();
+  if (!portal.returns_rows && !portal.copy) {
     portal.done = true;
-    return Send(complete);
+    return complete();
+  }
+  if (portal.copy) {
+    max_rows = 0;  // a COPY runs whole, as in PostgreSQL
+    if (portal.sent == 0) RETURN_IF_ERROR(StartCopyOut(portal));
   }
   int64_t sent_now = 0;
   auto send_row = [&](Row& row) -> Status {
-    MessageBuilder data('D');
-    data.Int16(static_cast<int16_t>(row.size()));
     for (size_t c = 0; c < row.size(); c++) {
-      if (!row[c]) {
-        data.Int32(-1);
-        continue;
-      }
-      std::string text = ToPgText(portal.columns[c].type, std::move(*row[c]));
-      if (FormatOf(portal.result_formats, c) == 1) {
-        Result<std::string> binary = ToPgBinary(portal.columns[c].type, text);
-        if (!binary.ok()) return binary.status().WithContext("column " + portal.columns[c].name);
-        text = std::move(*binary);
-      }
-      data.Int32(static_cast<int32_t>(text.size())).Bytes(text);
+      if (row[c]) *row[c] = ToPgText(portal.columns[c].type, std::move(*row[c]));
     }
     std::string bytes;
-    data.AppendTo(bytes);
+    if (portal.copy) {
+      MessageBuilder('d').Bytes(CopyLine(*portal.copy, row)).AppendTo(bytes);
+    } else {
+      ASSIGN_OR_RETURN(bytes, DataRow(portal, row));
+    }
     portal.sent++;
     sent_now++;
     return Send(bytes);
@@ -521,11 +531,52 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
     portal.buffered = std::move(chunk);
   }
   portal.done = true;
-  portal.tag = CommandTag(portal.command == "SELECT" || !TagOnly(portal.command) ? "SELECT" : portal.command,
-                          std::to_string(portal.sent));
-  std::string complete;
-  MessageBuilder('C').String(portal.tag).AppendTo(complete);
-  return Send(complete);
+  if (portal.copy) {
+    std::string done;
+    MessageBuilder('c').AppendTo(done);
+    RETURN_IF_ERROR(Send(done));
+    portal.tag = CommandTag("COPY", std::to_string(portal.sent));
+  } else {
+    portal.tag =
+        CommandTag(portal.command == "SELECT" || !TagOnly(portal.command) ? "SELECT" : portal.command,
+                   std::to_string(portal.sent));
+  }
+  return complete();
+}
+
+Status PgConnection::StartCopyOut(Portal& portal) {
+  // CopyOutResponse: textual, every column in text format.
+  MessageBuilder response('H');
+  response.Int8('\0').Int16(static_cast<int16_t>(portal.columns.size()));
+  for (size_t c = 0; c < portal.columns.size(); c++) response.Int16(0);
+  std::string bytes;
+  response.AppendTo(bytes);
+  if (portal.copy->header) {
+    std::vector<std::string> names;
+    for (const Column& column : portal.columns) names.push_back(column.name);
+    MessageBuilder('d').Bytes(CopyHeaderLine(*portal.copy, names)).AppendTo(bytes);
+  }
+  return Send(bytes);
+}
+
+Result<std::string> PgConnection::DataRow(const Portal& portal, Row& row) const {
+  MessageBuilder data('D');
+  data.Int16(static_cast<int16_t>(row.size()));
+  for (size_t c = 0; c < row.size(); c++) {
+    if (!row[c]) {
+      data.Int32(-1);
+      continue;
+    }
+    if (FormatOf(portal.result_formats, c) == 1) {
+      Result<std::string> binary = ToPgBinary(portal.columns[c].type, *row[c]);
+      if (!binary.ok()) return binary.status().WithContext("column " + portal.columns[c].name);
+      *row[c] = std::move(*binary);
+    }
+    data.Int32(static_cast<int32_t>(row[c]->size())).Bytes(*row[c]);
+  }
+  std::string bytes;
+  data.AppendTo(bytes);
+  return bytes;
 }
 
 Status PgConnection::Parse(const Message& message) {
@@ -551,13 +602,16 @@ Status PgConnection::Parse(const Message& message) {
     prepared.parameter_types.resize(parameters->count, 0);
   }
   prepared.inferred.assign(prepared.parameter_types.size(), "");
-  if (std::find(prepared.parameter_types.begin(), prepared.parameter_types.end(), 0) !=
-      prepared.parameter_types.end()) {
-    // What the binder says (a statement it cannot bind yet, as a CREATE's, tells nothing).
-    Result<std::vector<std::string>> inferred = session_->ParameterTypes(text);
-    if (inferred.ok()) {
-      for (size_t i = 0; i < inferred->size() && i < prepared.inferred.size(); i++) {
-        prepared.inferred[i] = (*inferred)[i];
+  // What the binder says (a statement it cannot bind yet, as a CREATE's, tells nothing).
+  Result<StatementDescription> described = session_->Describe(text);
+  if (described.ok()) {
+    for (size_t i = 0; i < described->parameter_types.size() && i < prepared.inferred.size(); i++) {
+      prepared.inferred[i] = described->parameter_types[i];
+    }
+    if (described->columns_known && !TagOnly(described->command) && !described->column_names.empty()) {
+      prepared.columns.emplace();
+      for (size_t c = 0; c < described->column_names.size(); c++) {
+        prepared.columns->push_back(Column{described->column_names[c], PgTypeOf(described->column_types[c])});
       }
     }
   }
@@ -650,8 +704,12 @@ Status PgConnection::Describe(const Message& message) {
     }
     std::string out;
     parameters.AppendTo(out);
-    // The columns are known once the statement runs, at its portal's Describe or Execute.
-    MessageBuilder('n').AppendTo(out);
+    if (prepared.columns) {
+      out += RowDescription(*prepared.columns, {});
+    } else {
+      // Statements without rows, and Basin's own, whose columns are known once they run.
+      MessageBuilder('n').AppendTo(out);
+    }
     return Send(out);
   }
   if (kind != "P") return Status::InvalidArgument("Describe of '" + kind + "': expected 'S' or 'P'");

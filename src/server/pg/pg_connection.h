@@ -63,6 +63,10 @@ class PgConnection {
   Status Start(Portal& portal, bool describe);
   // Sends up to `max_rows` rows (all when 0) and the CommandComplete, or PortalSuspended.
   Status SendRows(Portal& portal, int64_t max_rows);
+  // COPY ... TO STDOUT's CopyOutResponse, and its HEADER line.
+  Status StartCopyOut(Portal& portal);
+  // A DataRow of `row` (cells in text form), in the result formats the portal's Bind asked.
+  Result<std::string> DataRow(const Portal& portal, Row& row) const;
   // A statement's failure, as an ErrorResponse.
   Status SendError(const Status& status);
   // Output is gathered, and written when it grows past a bound or the client waits for it.

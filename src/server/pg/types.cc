@@ -7,6 +7,8 @@
 #include <cstring>
 #include <limits>
 
+#include "server/pg/binary_types.h"
+
 namespace basin::server::pg {
 namespace {
 
@@ -163,21 +165,6 @@ std::string Quote(std::string_view text) {
 }
 
 template <typename T>
-std::string BigEndian(T value) {
-  std::string out(sizeof(T), '\0');
-  for (size_t i = 0; i < sizeof(T); i++)
-    out[sizeof(T) - 1 - i] = static_cast<char>((value >> (8 * i)) & 0xff);
-  return out;
-}
-
-template <typename T>
-T FromBigEndian(std::string_view bytes) {
-  T value = 0;
-  for (char c : bytes) value = static_cast<T>((value << 8) | static_cast<unsigned char>(c));
-  return value;
-}
-
-template <typename T>
 Result<T> ParseNumber(const std::string& text, std::string_view what) {
   T value{};
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -293,6 +280,7 @@ Result<std::string> ToPgBinary(const PgType& type, const std::string& text) {
     case Oid::kBytea:
       return ByteaInput(text);
     default:
+      if (HasBinaryLayout(type.oid)) return EncodeBinary(type.oid, text);
       return Status::NotImplemented("the binary format of type " + std::string(PgTypeName(type.oid)) +
                                     " (ask for the text format, 0)");
   }
@@ -362,6 +350,10 @@ Result<std::string> ParameterLiteral(int32_t oid_number, const std::optional<std
         break;
       default:
         if (oid_number == 0) break;
+        if (HasBinaryLayout(oid)) {
+          ASSIGN_OR_RETURN(text, DecodeBinary(oid, *value));
+          break;
+        }
         return Status::NotImplemented("binary parameters of type " + std::string(PgTypeName(oid)) +
                                       " (send it in text format)");
     }

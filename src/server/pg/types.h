@@ -35,7 +35,8 @@ PgType PgTypeOf(std::string_view duckdb_type);
 std::string ToPgText(const PgType& type, std::string cell);
 
 // The binary format (format code 1) of a value given in text format, for the types whose
-// binary form Basin sends (integers, floats, bool, text, bytea given as text); NotImplemented
+// binary form Basin sends (integers, floats, bool, text, bytea given as text, and those of
+// binary_types.h: date, time, timestamp, timestamptz, interval, numeric, uuid); NotImplemented
 // for the others, so that a client asking for them learns which column.
 Result<std::string> ToPgBinary(const PgType& type, const std::string& text);
 
@@ -44,7 +45,7 @@ std::string_view PgTypeName(Oid oid);
 
 // A parameter value sent by a client (text, or binary for `oid`) as a SQL literal DuckDB
 // reads as that type: a CAST for typed ones; for an untyped one (oid 0), a CAST to
-// `inferred` (a DuckDB type name, Session::ParameterTypes), or a quoted string without it.
+// `inferred` (a DuckDB type name, Session::Describe), or a quoted string without it.
 Result<std::string> ParameterLiteral(int32_t oid, const std::optional<std::string>& value, bool binary,
                                      const std::string& inferred = "");
 

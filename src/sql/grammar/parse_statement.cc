@@ -77,6 +77,13 @@ class DuckDbReader {
     if (auto* update = std::get_if<engine::SqlUpdate>(&statement.dml)) return StatementBody(Update{*update});
     if (auto* del = std::get_if<engine::SqlDelete>(&statement.dml)) return StatementBody(Delete{*del});
     if (auto* merge = std::get_if<engine::SqlMerge>(&statement.dml)) return StatementBody(Merge{*merge});
+    if (auto* copy = std::get_if<engine::SqlCopy>(&statement.dml)) {
+      const bool stdio = copy->file == (copy->from ? "/dev/stdin" : "/dev/stdout");
+      if (stdio) return StatementBody(CopyStdio{std::move(*copy)});
+    }
+    if (auto* transaction = std::get_if<engine::SqlTransaction>(&statement.dml)) {
+      return StatementBody(TransactionControl{transaction->kind});
+    }
     return StatementBody(DuckDbStatement{statement.type});
   }
 

@@ -348,6 +348,18 @@ struct RevokeToken {
   std::string id;
 };
 
+// COPY ... TO STDOUT or COPY ... FROM STDIN (DuckDB's "/dev/stdout" and "/dev/stdin"): the
+// session's caller sends or takes the rows when it says so (SessionOptions::copy_to_caller);
+// otherwise DuckDB copies to the process's own stream.
+struct CopyStdio {
+  engine::SqlCopy copy;
+};
+
+// BEGIN, COMMIT or ROLLBACK: DuckDB runs it; the session follows its transaction block.
+struct TransactionControl {
+  engine::SqlTransaction::Kind kind = engine::SqlTransaction::Kind::kBegin;
+};
+
 // A statement that is DuckDB's: `ParsedStatement::duckdb_sql` runs as it is.
 struct DuckDbStatement {
   std::string type;  // DuckDB's statement type: SELECT, CREATE, ...
@@ -358,7 +370,7 @@ using StatementBody =
                  ShowTblProperties, DescribeHistory, DescribeDetail, Insert, Update, Delete, Merge, Optimize,
                  Vacuum, Restore, Setting, CreateStreamingTable, CreateMaterializedView, CreateFlow,
                  CreateTemporaryView, CreateUser, CreateRole, DropPrincipal, GrantOrRevoke, ShowGrants,
-                 CreateToken, RevokeToken>;
+                 CreateToken, RevokeToken, CopyStdio, TransactionControl>;
 
 struct ParsedStatement {
   std::string text;  // as written

@@ -1,4 +1,4 @@
-#include "sql/parameter_types.h"
+#include "sql/describe_statement.h"
 
 #include <charconv>
 #include <optional>
@@ -66,11 +66,9 @@ Result<std::vector<std::string>> FilledColumnTypes(Session& session, const engin
   return width == stored.size() ? stored : all;  // generated columns may be left out
 }
 
-}  // namespace
-
-Result<std::vector<std::string>> ParameterTypes(Session& session, std::string_view statement) {
-  ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(statement));
-  std::vector<std::string> types = session.connection().ParameterTypes(parsed.duckdb_sql);
+// The types of the parameters of `parsed`, whose DuckDB's binder gave `types`.
+Result<std::vector<std::string>> ParameterTypes(Session& session, const grammar::ParsedStatement& parsed,
+                                                std::vector<std::string> types) {
   const auto* insert = std::get_if<grammar::Insert>(&parsed.body);
   if (insert == nullptr || insert->insert.by_name || insert->insert.query.empty()) return types;
   Result<json> serialized = tree::Serialize(session.connection(), insert->insert.query);
@@ -91,6 +89,25 @@ Result<std::vector<std::string>> ParameterTypes(Session& session, std::string_vi
     }
   }
   return types;
+}
+
+}  // namespace
+
+Result<basin::StatementDescription> DescribeStatement(Session& session, std::string_view statement) {
+  ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(statement));
+  basin::StatementDescription out;
+  out.command = CommandOf(parsed);
+  std::optional<engine::Connection::PreparedShape> shape =
+      session.connection().DescribePrepared(parsed.duckdb_sql);
+  if (shape && shape->columns_known && std::holds_alternative<grammar::DuckDbStatement>(parsed.body)) {
+    out.columns_known = true;
+    out.column_names = shape->column_names;
+    out.column_types = shape->column_types;
+  }
+  ASSIGN_OR_RETURN(out.parameter_types,
+                   ParameterTypes(session, parsed,
+                                  shape ? std::move(shape->parameter_types) : std::vector<std::string>()));
+  return out;
 }
 
 }  // namespace basin::sql
