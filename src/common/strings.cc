@@ -38,4 +38,15 @@ std::string Quoted(std::string_view s, char quote) {
 std::string QuoteLiteral(std::string_view s) { return Quoted(s, '\''); }
 std::string QuoteIdentifier(std::string_view s) { return Quoted(s, '"'); }
 
+std::string HexEncode(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) {
+    out += kDigits[b >> 4];
+    out += kDigits[b & 15];
+  }
+  return out;
+}
+
 }  // namespace basin

@@ -23,8 +23,6 @@ Result<std::string> HmacSha256(std::string_view key, std::string_view data);
 Result<std::string> RandomBytes(size_t count);
 // Whether a and b are equal, in a time that depends on their lengths only.
 bool ConstantTimeEquals(std::string_view a, std::string_view b);
-// Lower-case hexadecimal.
-std::string HexEncode(std::string_view bytes);
 
 // Standard base64 (RFC 4648 section 4) with padding, as SCRAM uses it.
 std::string Base64Encode(std::string_view bytes);

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "security/crypto.h"
 
 namespace basin::security {

@@ -17,17 +17,6 @@ namespace {
 // (raw bytes as hex text: the appender takes text, which a BLOB column would unescape).
 constexpr char kStagingTable[] = "basin_dead_letter_rows";
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out += kDigits[c >> 4];
-    out += kDigits[c & 15];
-  }
-  return out;
-}
-
 // 0.05 as "0.05": the shortest text that reads back as `fraction`.
 std::string FormatFraction(double fraction) {
   char text[32];
@@ -36,7 +25,7 @@ std::string FormatFraction(double fraction) {
 }
 
 Status AppendOptional(engine::Appender& appender, const std::optional<std::string>& bytes) {
-  return bytes ? appender.Append(std::string_view(Hex(*bytes))) : appender.AppendNull();
+  return bytes ? appender.Append(std::string_view(HexEncode(*bytes))) : appender.AppendNull();
 }
 
 }  // namespace

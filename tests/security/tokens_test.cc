@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/strings.h"
 #include "security/crypto.h"
 #include "testing/test_util.h"
 

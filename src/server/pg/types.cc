@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "common/strings.h"
 #include "server/pg/binary_types.h"
 
 namespace basin::server::pg {
@@ -53,15 +54,7 @@ std::string BlobBytes(std::string_view rendered) {
   return bytes;
 }
 
-std::string HexBytea(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\\x";
-  for (unsigned char c : bytes) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+std::string HexBytea(std::string_view bytes) { return "\\x" + HexEncode(bytes); }
 
 // PostgreSQL's bytea input: hex ("\x0102") or the escape form's octal escapes.
 Result<std::string> ByteaInput(std::string_view text) {
