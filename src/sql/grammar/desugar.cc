@@ -34,6 +34,27 @@ bool IsSchemaQualifierAt(const TokenStream& s, size_t i) {
   return s.IsWordAt(i, "pg_catalog") && s.IsSymbolAt(i + 1, ".");
 }
 
+// PostgreSQL's spellings that DuckDB reads otherwise, by the token they start at.
+enum class PgSpelling {
+  kOperator,  // OPERATOR(pg_catalog.op)
+  kCollate,   // COLLATE pg_catalog.name
+  kSeries,    // pg_catalog.generate_series(...)
+  kCast,      // ::pg_catalog.type, or 'name'::regclass
+};
+
+std::optional<PgSpelling> PostgresSpellingAt(const TokenStream& s, size_t i) {
+  if (s.IsWordAt(i, "OPERATOR") && s.IsSymbolAt(i + 1, "(") && IsSchemaQualifierAt(s, i + 2)) {
+    return PgSpelling::kOperator;
+  }
+  if (s.IsWordAt(i, "COLLATE") && IsSchemaQualifierAt(s, i + 1)) return PgSpelling::kCollate;
+  if (IsSchemaQualifierAt(s, i) && s.IsWordAt(i + 2, "generate_series") && s.IsSymbolAt(i + 3, "(")) {
+    return PgSpelling::kSeries;
+  }
+  const bool regclass = i > 0 && s.At(i - 1).kind == SqlTokenKind::kString && s.IsWordAt(i + 1, "regclass");
+  if (s.IsSymbolAt(i, "::") && (IsSchemaQualifierAt(s, i + 1) || regclass)) return PgSpelling::kCast;
+  return std::nullopt;
+}
+
 // name [. name]* starting at `i`: the index after it, or nullopt.
 std::optional<size_t> NameEnd(const TokenStream& s, size_t i) {
   if (!s.IsNameAt(i)) return std::nullopt;
@@ -131,27 +152,29 @@ class Rewriter {
     }
   }
 
-  // PostgreSQL's spellings at token `i` that DuckDB reads otherwise (HasPostgresSpelling):
-  // the token after what was rewritten, or nullopt.
+  // PostgreSQL's spelling at token `i` (PostgresSpellingAt) as DuckDB's: the token after
+  // what was rewritten, or nullopt.
   std::optional<size_t> PostgresSpelling(size_t i) {
     const TokenStream& s = stream_;
-    // OPERATOR(pg_catalog.~): DuckDB calls a function named after the schema; OPERATOR(~)
-    // is its operator.
-    if (s.IsWordAt(i, "OPERATOR") && s.IsSymbolAt(i + 1, "(") && IsSchemaQualifierAt(s, i + 2)) {
-      Blank(s.OffsetOf(i + 2), s.At(i + 3).end);
-      removed_[i + 2] = removed_[i + 3] = true;
-      return i + 4;
+    std::optional<PgSpelling> spelling = PostgresSpellingAt(s, i);
+    if (!spelling) return std::nullopt;
+    switch (*spelling) {
+      case PgSpelling::kOperator:
+        // DuckDB calls a function named after the schema; OPERATOR(~) is its operator.
+        Blank(s.OffsetOf(i + 2), s.At(i + 3).end);
+        removed_[i + 2] = removed_[i + 3] = true;
+        return i + 4;
+      case PgSpelling::kCollate:
+        // COLLATE pg_catalog.default: the database's collation, which is no collation at all.
+        if (!s.IsWordAt(i + 3, "default")) return std::nullopt;
+        Blank(s.OffsetOf(i), s.At(i + 3).end);
+        for (size_t k = i; k <= i + 3; k++) removed_[k] = true;
+        return i + 4;
+      case PgSpelling::kSeries:
+        return SeriesFunction(i);
+      case PgSpelling::kCast:
+        break;
     }
-    // COLLATE pg_catalog.default: the database's collation, which is no collation at all.
-    if (s.IsWordAt(i, "COLLATE") && IsSchemaQualifierAt(s, i + 1) && s.IsWordAt(i + 3, "default")) {
-      Blank(s.OffsetOf(i), s.At(i + 3).end);
-      for (size_t k = i; k <= i + 3; k++) removed_[k] = true;
-      return i + 4;
-    }
-    if (IsSchemaQualifierAt(s, i) && s.IsWordAt(i + 2, "generate_series") && s.IsSymbolAt(i + 3, "(")) {
-      return SeriesFunction(i);
-    }
-    if (!s.IsSymbolAt(i, "::")) return std::nullopt;
     size_t type = i + 1;
     if (IsSchemaQualifierAt(s, type)) {  // ::pg_catalog.text: DuckDB's types are not in pg_catalog
       Blank(s.OffsetOf(type), s.At(type + 1).end);
@@ -406,15 +429,8 @@ std::optional<Desugared> Desugar(std::string_view sql, const std::vector<engine:
 }
 
 bool HasPostgresSpelling(const TokenStream& tokens, size_t from, size_t to) {
-  for (size_t i = from; i + 2 < to; i++) {
-    const bool operator_call =
-        tokens.IsWordAt(i, "OPERATOR") && tokens.IsSymbolAt(i + 1, "(") && IsSchemaQualifierAt(tokens, i + 2);
-    const bool qualified =
-        (tokens.IsWordAt(i, "COLLATE") || tokens.IsSymbolAt(i, "::")) && IsSchemaQualifierAt(tokens, i + 1);
-    const bool series = IsSchemaQualifierAt(tokens, i) && tokens.IsWordAt(i + 2, "generate_series");
-    const bool regclass = tokens.At(i).kind == SqlTokenKind::kString && tokens.IsSymbolAt(i + 1, "::") &&
-                          tokens.IsWordAt(i + 2, "regclass");
-    if (operator_call || qualified || series || regclass) return true;
+  for (size_t i = from; i < to; i++) {
+    if (PostgresSpellingAt(tokens, i)) return true;
   }
   return false;
 }
