@@ -98,6 +98,24 @@ int16_t FormatOf(const std::vector<int16_t>& formats, size_t column) {
   return column < formats.size() ? formats[column] : 0;
 }
 
+// The types of a statement's parameters (by number - 1; "" where the binder tells nothing)
+// and its result columns (nullopt: NoData), as Session::Describe gives them.
+void DescribeInto(Session& session, const std::string& text, std::vector<std::string>& inferred,
+                  std::optional<std::vector<Column>>& columns) {
+  // A statement the binder cannot bind yet, as a CREATE's, tells nothing.
+  Result<StatementDescription> described = session.Describe(text);
+  if (!described.ok()) return;
+  for (size_t i = 0; i < described->parameter_types.size() && i < inferred.size(); i++) {
+    inferred[i] = described->parameter_types[i];
+  }
+  if (described->columns_known && !TagOnly(described->command) && !described->column_names.empty()) {
+    columns.emplace();
+    for (size_t c = 0; c < described->column_names.size(); c++) {
+      columns->push_back(Column{described->column_names[c], PgTypeOf(described->column_types[c])});
+    }
+  }
+}
+
 std::string RowDescription(const std::vector<Column>& columns, const std::vector<int16_t>& formats) {
   MessageBuilder fields('T');
   fields.Int16(static_cast<int16_t>(columns.size()));
@@ -140,7 +158,9 @@ struct PgConnection::State {
     std::string text;
     std::vector<int32_t> parameter_types;  // as the client gave them; 0: untyped
     std::vector<std::string> inferred;     // DuckDB types of the untyped ones, "" when unknown
-    // Its RowDescription's columns, when Describe knows them; nullopt: NoData.
+    // What the session's Describe told (at Parse for untyped parameters, else at the
+    // statement's first Describe): the RowDescription's columns when known; nullopt: NoData.
+    bool described = false;
     std::optional<std::vector<Column>> columns;
   };
   std::map<std::string, Prepared> statements;
@@ -602,18 +622,12 @@ Status PgConnection::Parse(const Message& message) {
     prepared.parameter_types.resize(parameters->count, 0);
   }
   prepared.inferred.assign(prepared.parameter_types.size(), "");
-  // What the binder says (a statement it cannot bind yet, as a CREATE's, tells nothing).
-  Result<StatementDescription> described = session_->Describe(text);
-  if (described.ok()) {
-    for (size_t i = 0; i < described->parameter_types.size() && i < prepared.inferred.size(); i++) {
-      prepared.inferred[i] = described->parameter_types[i];
-    }
-    if (described->columns_known && !TagOnly(described->command) && !described->column_names.empty()) {
-      prepared.columns.emplace();
-      for (size_t c = 0; c < described->column_names.size(); c++) {
-        prepared.columns->push_back(Column{described->column_names[c], PgTypeOf(described->column_types[c])});
-      }
-    }
+  // Untyped parameters need the binder's types before Bind; otherwise the statement is
+  // prepared again only if a client asks for its Describe.
+  if (std::find(prepared.parameter_types.begin(), prepared.parameter_types.end(), 0) !=
+      prepared.parameter_types.end()) {
+    DescribeInto(*session_, text, prepared.inferred, prepared.columns);
+    prepared.described = true;
   }
   if (!name.empty() && state_->statements.contains(name)) {
     return SendError(Status::AlreadyExists("prepared statement \"" + name + "\" already exists"));
@@ -694,7 +708,11 @@ Status PgConnection::Describe(const Message& message) {
     }
     MessageBuilder parameters('t');
     parameters.Int16(static_cast<int16_t>(statement->second.parameter_types.size()));
-    const State::Prepared& prepared = statement->second;
+    State::Prepared& prepared = statement->second;
+    if (!prepared.described) {
+      DescribeInto(*session_, prepared.text, prepared.inferred, prepared.columns);
+      prepared.described = true;
+    }
     for (size_t i = 0; i < prepared.parameter_types.size(); i++) {
       const int32_t oid = prepared.parameter_types[i];
       const int32_t inferred = prepared.inferred[i].empty()
