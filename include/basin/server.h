@@ -1,26 +1,45 @@
 // Server: `basin serve` as a library. Runs the PostgreSQL wire protocol (version 3) over a
 // warehouse: clients such as psql connect with SCRAM-SHA-256 as one of the warehouse's users
 // and run any Basin statement; each connection has a Session of its own (session.h).
-// docs/server.md says what the protocol answers and where users are kept.
+// Optionally also an HTTP API (JSON, bearer tokens) whose requests run on sessions of the
+// token's user. docs/server.md says what the protocols answer and where users are kept.
 //
 // Thread safety: Shutdown() may be called from any thread (a signal handler's thread
 // included, not the handler itself); the rest from the thread that started the server.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "basin/clock.h"
 #include "basin/status.h"
 
 namespace basin {
+
+// The HTTP API's limits (docs/server.md "HTTP API").
+struct HttpLimits {
+  int64_t max_body_bytes = int64_t{64} << 20;      // larger bodies: 413
+  int64_t max_statement_bytes = int64_t{1} << 20;  // a longer statement: 400
+  int threads = 8;                                 // requests served at once
+  int read_timeout_ms = 30'000;                    // a client that sends nothing for this long is dropped
+  int write_timeout_ms = 30'000;                   // a client that reads nothing for this long is dropped
+  int64_t page_size = 10'000;                      // rows per page unless the request asks fewer
+  int64_t max_page_size = 100'000;
+  int64_t cursor_idle_timeout_ms = 300'000;  // an unread result is dropped after this
+  int max_statements_per_user = 16;          // running statements and open results
+};
 
 struct ServerOptions {
   // The warehouse's local folder, or "memory://<name>".
   std::string warehouse = {};
   std::string bind_address = "127.0.0.1";
   int pg_port = 5433;  // 0: a free port chosen by the system (tests)
+  // The HTTP API's port: -1 off, 0 a free port chosen by the system (tests).
+  int http_port = -1;
+  HttpLimits http = {};
   // The database name clients connect to: the warehouse's catalog.
   std::string database = "basin";
   // Connections served at once; the next one is refused with SQLSTATE 53300.
@@ -28,6 +47,8 @@ struct ServerOptions {
   // The password of the `admin` user the first start creates (BASIN_ADMIN_PASSWORD); empty:
   // a random one, shown once through `log`.
   std::string admin_password = {};
+  // Where the server reads the time (tokens' expiry, idle results); null: the system's.
+  std::shared_ptr<const Clock> clock = {};
   // Lines for the operator (listening, the generated password, refused connections).
   std::function<void(const std::string&)> log = {};
 };
@@ -43,6 +64,8 @@ class Server {
 
   // The port the PostgreSQL protocol listens on (the system's choice when 0 was asked).
   int pg_port() const;
+  // The port the HTTP API listens on; -1 when it is off.
+  int http_port() const;
 
   // Stops accepting, interrupts the statements running (they fail with Cancelled; nothing
   // is half committed: a commit is atomic) and closes every connection. Any thread.

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "basin/server.h"
+
 namespace basin::cli {
 
 struct SqlCommandOptions {
@@ -59,6 +61,8 @@ struct ServeCommandOptions {
   int pg_port = 5433;
   std::string database = "basin";
   int max_connections = 64;
+  int http_port = -1;  // -1: no HTTP API
+  HttpLimits http = {};
 };
 
 // Serves the warehouse over the PostgreSQL protocol (basin/server.h) until SIGINT or SIGTERM;

@@ -67,6 +67,27 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
   serve->add_option("--database", options.database, "The database name clients connect to");
   serve->add_option("--max-connections", options.max_connections, "Clients served at once")
       ->check(CLI::Range(1, 100000));
+  serve
+      ->add_option("--http-port", options.http_port,
+                   "Port of the HTTP API (0: any free port; off by default)")
+      ->check(CLI::Range(0, 65535));
+  serve->add_option("--http-threads", options.http.threads, "HTTP requests served at once")
+      ->check(CLI::Range(1, 1024));
+  serve->add_option("--http-max-body-bytes", options.http.max_body_bytes, "Largest HTTP request body")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  serve
+      ->add_option("--http-timeout-ms", options.http.read_timeout_ms,
+                   "Drop an HTTP client that sends or reads nothing for this long")
+      ->check(CLI::Range(1, 3'600'000));
+  serve->add_option("--http-page-size", options.http.page_size, "Rows per page of an HTTP result")
+      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+  serve
+      ->add_option("--http-max-page-size", options.http.max_page_size, "Most rows a request may ask per page")
+      ->check(CLI::Range(int64_t{1}, int64_t{10'000'000}));
+  serve
+      ->add_option("--http-result-idle-ms", options.http.cursor_idle_timeout_ms,
+                   "Drop an HTTP result nobody read for this long")
+      ->check(CLI::Range(int64_t{1}, int64_t{86'400'000}));
   return serve;
 }
 

@@ -23,6 +23,9 @@ int RunServeCommand(const ServeCommandOptions& options) {
   server_options.pg_port = options.pg_port;
   server_options.database = options.database;
   server_options.max_connections = options.max_connections;
+  server_options.http_port = options.http_port;
+  server_options.http = options.http;
+  server_options.http.write_timeout_ms = options.http.read_timeout_ms;
   if (const char* password = std::getenv("BASIN_ADMIN_PASSWORD")) server_options.admin_password = password;
   server_options.log = [](const std::string& line) { std::cerr << "serve: " << line << std::endl; };
   Result<std::unique_ptr<Server>> server = Server::Start(server_options);

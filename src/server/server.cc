@@ -20,7 +20,9 @@
 #include <thread>
 
 #include "basin/object_store.h"
+#include "security/tokens.h"
 #include "security/users.h"
+#include "server/http/http_server.h"
 #include "server/pg/pg_connection.h"
 
 namespace basin {
@@ -67,6 +69,8 @@ int BoundPort(int fd) {
 struct Server::Impl {
   ServerOptions options;
   std::unique_ptr<security::UserStore> users;
+  std::unique_ptr<security::TokenStore> tokens;
+  std::unique_ptr<server::http::HttpServer> http;  // null when the HTTP API is off
   server::pg::ServerContext context;
   int listen_fd = -1;
   int wake_pipe[2] = {-1, -1};  // written by Shutdown(): the accept loop's poll returns
@@ -152,6 +156,7 @@ struct Server::Impl {
   void Stop() {
     if (stopping.exchange(true)) return;
     if (wake_pipe[1] >= 0) (void)!::write(wake_pipe[1], "x", 1);
+    if (http) http->Stop();
     std::lock_guard<std::mutex> lock(mutex);
     for (Client& client : clients) client.connection->Close();
   }
@@ -193,7 +198,9 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   RETURN_IF_ERROR(Session::Open(session_options).status());
   ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store,
                    OpenStoreAt(options.warehouse.empty() ? "." : options.warehouse));
-  impl->users = std::make_unique<security::UserStore>(store, SystemClock());
+  std::shared_ptr<const Clock> clock = options.clock ? options.clock : SystemClock();
+  impl->users = std::make_unique<security::UserStore>(store, clock);
+  impl->tokens = std::make_unique<security::TokenStore>(store, clock);
   ASSIGN_OR_RETURN(std::optional<std::string> generated, impl->users->EnsureAdmin(options.admin_password));
   if (generated) {
     impl->Log("created user admin with password " + *generated +
@@ -211,11 +218,17 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   impl->port = BoundPort(impl->listen_fd);
   impl->Log("PostgreSQL protocol on " + options.bind_address + ":" + std::to_string(impl->port) +
             " (database " + options.database + ")");
+  if (options.http_port >= 0) {
+    ASSIGN_OR_RETURN(impl->http,
+                     server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users));
+    impl->Log("HTTP API on " + options.bind_address + ":" + std::to_string(impl->http->port()));
+  }
   impl->acceptor = std::thread([raw] { raw->Accept(); });
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
 int Server::pg_port() const { return impl_->port; }
+int Server::http_port() const { return impl_->http ? impl_->http->port() : -1; }
 void Server::Shutdown() { impl_->Stop(); }
 void Server::Wait() { impl_->Join(); }
 

@@ -1,0 +1,50 @@
+#include "server/http/http_context.h"
+
+#include "server/http/result_encoding.h"
+#include "server/http/statement_registry.h"
+
+namespace basin::server::http {
+namespace {
+
+constexpr std::string_view kBearer = "Bearer ";
+
+// The user `authorization` (the header's value) authenticates.
+Result<std::string> AuthenticatedUser(const HttpContext& context, const std::string& authorization) {
+  if (authorization.empty())
+    return Status::Unauthenticated("this route needs an Authorization: Bearer token");
+  if (!authorization.starts_with(kBearer)) {
+    return Status::Unauthenticated("the Authorization header must be \"Bearer <token>\"");
+  }
+  ASSIGN_OR_RETURN(security::Token token, context.tokens->Authenticate(authorization.substr(kBearer.size())));
+  ASSIGN_OR_RETURN(std::optional<security::User> user, context.users->Find(token.user));
+  // A token outliving its user is refused as any other bad token is.
+  if (!user) return Status::Unauthenticated("invalid, expired or revoked token");
+  return token.user;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> HttpContext::OpenSession(const std::string& user) const {
+  SessionOptions options;
+  options.warehouse = warehouse;
+  options.user = user;
+  return Session::Open(options);
+}
+
+httplib::Server::Handler WithUser(const HttpContext& context, UserHandler handler) {
+  return [&context, handler = std::move(handler)](const httplib::Request& request,
+                                                  httplib::Response& response) {
+    Result<std::string> user = AuthenticatedUser(context, request.get_header_value("Authorization"));
+    if (!user.ok()) {
+      const bool sent_token = request.has_header("Authorization");
+      response.set_header("WWW-Authenticate", sent_token ? "Bearer realm=\"basin\", error=\"invalid_token\""
+                                                         : "Bearer realm=\"basin\"");
+      SendError(response, user.status());
+      return;
+    }
+    context.statements->ExpireIdle();
+    handler(request, response, *user);
+  };
+}
+
+}  // namespace basin::server::http

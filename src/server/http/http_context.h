@@ -1,0 +1,44 @@
+// What every route of the HTTP API shares, and the step each (but /healthz) starts with:
+// the bearer token, authenticated against the warehouse's tokens and users.
+//
+// Thread safety: the context is read-only once the server runs (the stores and the registry
+// are safe for many threads); WithUser's handlers run on the server's worker threads.
+#pragma once
+
+#include <httplib.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "basin/clock.h"
+#include "basin/server.h"
+#include "basin/session.h"
+#include "security/tokens.h"
+#include "security/users.h"
+
+namespace basin::server::http {
+
+class StatementRegistry;
+
+struct HttpContext {
+  std::string warehouse;
+  HttpLimits limits;
+  std::shared_ptr<const Clock> clock;
+  const security::TokenStore* tokens = nullptr;
+  const security::UserStore* users = nullptr;
+  StatementRegistry* statements = nullptr;
+
+  // A session on the warehouse running as `user`, so that the user's grants apply.
+  Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;
+};
+
+// A route's handler, called with the authenticated user's name.
+using UserHandler = std::function<void(const httplib::Request&, httplib::Response&, const std::string& user)>;
+
+// `handler` behind bearer-token authentication: a request without `Authorization: Bearer
+// <token>`, or whose token is malformed, unknown, expired or revoked, or whose user no
+// longer exists, is answered 401 (Unauthenticated) with `WWW-Authenticate: Bearer`.
+httplib::Server::Handler WithUser(const HttpContext& context, UserHandler handler);
+
+}  // namespace basin::server::http

@@ -1,0 +1,371 @@
+// The HTTP API of basin::Server, through cpp-httplib's client (and curl when it is on PATH):
+// bearer tokens, statements and their pages, CSV, cancelling, records written exactly once,
+// the catalog routes, and the limits (body size, odd names, slow clients).
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "basin/object_store.h"
+#include "basin/server.h"
+#include "basin/session.h"
+#include "security/tokens.h"
+#include "security/users.h"
+#include "testing/interop.h"
+#include "testing/test_util.h"
+
+namespace basin {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int64_t kMaxBodyBytes = 1 << 20;
+constexpr int kReadTimeoutMs = 1000;
+
+class HttpApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ServerOptions options;
+    options.warehouse = warehouse_.str();
+    options.pg_port = 0;
+    options.http_port = 0;
+    options.admin_password = "admin pass";
+    options.clock = clock_;
+    options.http.max_body_bytes = kMaxBodyBytes;
+    options.http.read_timeout_ms = kReadTimeoutMs;
+    options.http.write_timeout_ms = kReadTimeoutMs;
+    options.http.threads = 4;
+    ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
+    ASSERT_GT(server_->http_port(), 0);
+    ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(warehouse_.str()));
+    ASSERT_OK(security::UserStore(store, clock_).Create("alice", "alice pass", /*admin=*/false));
+    tokens_ = std::make_unique<security::TokenStore>(store, clock_);
+    ASSERT_OK_AND_ASSIGN(security::NewToken token, tokens_->Create("alice", std::nullopt));
+    token_ = token.text;
+    ASSERT_OK_AND_ASSIGN(session_, Session::Open({.warehouse = warehouse_.str()}));
+    ASSERT_OK(session_
+                  ->Execute("CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT NOT NULL, name STRING, "
+                            "price DECIMAL(10,2), day DATE)")
+                  .status());
+  }
+
+  httplib::Client Client() const {
+    httplib::Client client("127.0.0.1", server_->http_port());
+    client.set_read_timeout(60, 0);
+    return client;
+  }
+  httplib::Headers Auth(const std::string& token) const { return {{"Authorization", "Bearer " + token}}; }
+  httplib::Headers Auth() const { return Auth(token_); }
+
+  // The JSON answer to POST /api/v1/statements with `body`, and its HTTP status.
+  std::pair<int, json> Post(const json& body, httplib::Headers headers = {}) {
+    headers.merge(Auth());
+    httplib::Result result = Client().Post("/api/v1/statements", headers, body.dump(), "application/json");
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    if (!result) return {0, json()};
+    return {result->status, json::parse(result->body, nullptr, false)};
+  }
+  std::pair<int, json> Get(const std::string& path) {
+    httplib::Result result = Client().Get(path, Auth());
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    if (!result) return {0, json()};
+    return {result->status, json::parse(result->body, nullptr, false)};
+  }
+
+  // The first cell of `sql`'s result (DESCRIBE HISTORY: the latest version), run by the test's own session.
+  std::string Scalar(const std::string& sql) {
+    Result<std::vector<StatementResult>> results = session_->Execute(sql);
+    EXPECT_OK(results.status());
+    if (!results.ok()) return "";
+    return results->back().result.rows.at(0).at(0).value_or("NULL");
+  }
+
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(1'700'000'000'000);
+  testing::TempDir warehouse_;
+  std::unique_ptr<Server> server_;
+  std::unique_ptr<security::TokenStore> tokens_;
+  std::string token_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(HttpApiTest, HealthzNeedsNoToken) {
+  httplib::Result result = Client().Get("/healthz");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 200);
+  EXPECT_EQ(json::parse(result->body), json({{"status", "ok"}}));
+}
+
+TEST_F(HttpApiTest, RefusesMissingMalformedWrongExpiredAndRevokedTokens) {
+  ASSERT_OK_AND_ASSIGN(security::NewToken expiring, tokens_->Create("alice", 1000));
+  ASSERT_OK_AND_ASSIGN(security::NewToken revoked, tokens_->Create("alice", std::nullopt));
+  ASSERT_OK(tokens_->Revoke(revoked.token.id));
+  clock_->AdvanceMs(1000);
+  std::string wrong = token_;
+  wrong.back() = wrong.back() == 'a' ? 'b' : 'a';
+  const std::vector<httplib::Headers> cases = {{},
+                                               {{"Authorization", "Basic YWxpY2U6eA=="}},
+                                               {{"Authorization", "Bearer"}},
+                                               Auth("not-a-token"),
+                                               Auth(wrong),
+                                               Auth(expiring.text),
+                                               Auth(revoked.text)};
+  for (const httplib::Headers& headers : cases) {
+    httplib::Result result = Client().Get("/api/v1/schemas", headers);
+    ASSERT_TRUE(result);
+    const std::string sent = headers.empty() ? "(none)" : headers.begin()->second;
+    EXPECT_EQ(result->status, 401) << sent;
+    EXPECT_EQ(result->get_header_value("WWW-Authenticate").rfind("Bearer", 0), 0u) << sent;
+    json body = json::parse(result->body);
+    EXPECT_EQ(body["error"]["code"], "Unauthenticated") << sent;
+    EXPECT_EQ(body["error"]["sqlstate"], "28000") << sent;
+  }
+  EXPECT_EQ(Get("/api/v1/schemas").first, 200);
+}
+
+TEST_F(HttpApiTest, StatementResultsAsTypedJson) {
+  auto [status, body] = Post({{"statement",
+                               "SELECT 7::INTEGER AS i, 2.5::DOUBLE AS f, 1.25::DECIMAL(5,2) AS d, "
+                               "DATE '2024-01-02' AS day, NULL::VARCHAR AS n, $1 AS s, true AS b"},
+                              {"parameters", {"it's"}}});
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(body["status"], "FINISHED");
+  EXPECT_EQ(body["command"], "SELECT");
+  EXPECT_EQ(body["row_count"], 1);
+  EXPECT_FALSE(body.contains("next"));
+  ASSERT_EQ(body["columns"].size(), 7u);
+  EXPECT_EQ(body["columns"][0], json({{"name", "i"}, {"type", "INTEGER"}}));
+  EXPECT_EQ(body["columns"][2]["type"], "DECIMAL(5,2)");
+  EXPECT_EQ(body["rows"], json::parse(R"([[7, 2.5, "1.25", "2024-01-02", null, "it's", true]])"));
+}
+
+TEST_F(HttpApiTest, StatementErrorsCarryCodeAndSqlstate) {
+  auto [status, body] = Post({{"statement", "SELECT * FROM s.missing"}});
+  EXPECT_EQ(status, 404);
+  EXPECT_EQ(body["error"]["code"], "NotFound");
+  EXPECT_EQ(body["error"]["sqlstate"], "42P01");
+  std::tie(status, body) = Post({{"statement", "SELECT 1; SELECT 2"}});
+  EXPECT_EQ(status, 400);
+  std::tie(status, body) = Post({{"statement", "SELECT $1"}, {"parameters", json::array()}});
+  EXPECT_EQ(status, 400);
+}
+
+TEST_F(HttpApiTest, PagesAreReadInOrderFromTheCursor) {
+  auto [status, body] = Post({{"statement", "SELECT range AS n FROM range(25)"}, {"page_size", 10}});
+  ASSERT_EQ(status, 200) << body;
+  const std::string id = body["statement_id"];
+  std::vector<int64_t> seen;
+  for (const json& row : body["rows"]) seen.push_back(row[0]);
+  EXPECT_EQ(body["next"], "/api/v1/statements/" + id + "?page=1");
+  EXPECT_EQ(Get("/api/v1/statements/" + id + "?page=2").first, 400);  // out of order
+  for (int page = 1; body.contains("next"); ++page) {
+    std::tie(status, body) = Get(body["next"]);
+    ASSERT_EQ(status, 200) << body;
+    EXPECT_EQ(body["page"], page);
+    for (const json& row : body["rows"]) seen.push_back(row[0]);
+  }
+  ASSERT_EQ(seen.size(), 25u);
+  for (int64_t i = 0; i < 25; ++i) EXPECT_EQ(seen[i], i);
+  EXPECT_EQ(Get("/api/v1/statements/" + id + "?page=3").first, 404);  // read to its end: closed
+}
+
+TEST_F(HttpApiTest, AnotherUsersStatementIsNotFound) {
+  auto [status, body] = Post({{"statement", "SELECT range FROM range(5)"}, {"page_size", 2}});
+  ASSERT_EQ(status, 200);
+  ASSERT_OK(security::UserStore(OpenStoreAt(warehouse_.str()).value(), clock_).Create("bob", "b", false));
+  ASSERT_OK_AND_ASSIGN(security::NewToken bob, tokens_->Create("bob", std::nullopt));
+  httplib::Result result = Client().Get(body["next"].get<std::string>(), Auth(bob.text));
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 404);
+}
+
+TEST_F(HttpApiTest, CsvStreamsTheWholeResult) {
+  httplib::Headers headers = Auth();
+  headers.emplace("Accept", "text/csv");
+  json body = {{"statement", "SELECT range AS n, CASE WHEN range = 1 THEN 'a,\"b\"' END AS s FROM range(3)"}};
+  httplib::Result result = Client().Post("/api/v1/statements", headers, body.dump(), "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 200);
+  EXPECT_EQ(result->get_header_value("Content-Type").rfind("text/csv", 0), 0u);
+  EXPECT_EQ(result->body, "n,s\r\n0,\r\n1,\"a,\"\"b\"\"\"\r\n2,\r\n");
+
+  headers = Auth();
+  headers.emplace("Accept", "application/vnd.apache.parquet");
+  result = Client().Post("/api/v1/statements", headers, body.dump(), "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 406);
+}
+
+constexpr char kSlowQuery[] =
+    "SELECT count(*) FROM range(1000000) a, range(1000000) b WHERE a.range + b.range = -1";
+
+TEST_F(HttpApiTest, DeleteCancelsARunningStatement) {
+  auto [status, body] = Post({{"statement", kSlowQuery}, {"wait", false}});
+  ASSERT_EQ(status, 202) << body;
+  EXPECT_EQ(body["status"], "RUNNING");
+  const std::string path = "/api/v1/statements/" + body["statement_id"].get<std::string>();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  std::tie(status, body) = Get(path);
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(body["status"], "RUNNING");
+  httplib::Result deleted = Client().Delete(path, Auth());
+  ASSERT_TRUE(deleted);
+  EXPECT_EQ(deleted->status, 200);
+  EXPECT_EQ(json::parse(deleted->body)["status"], "CANCELLED");
+  EXPECT_EQ(Get(path).first, 404);
+}
+
+TEST_F(HttpApiTest, CancelledWaitingStatementAnswersCancelled) {
+  auto answer = std::async(std::launch::async, [&] { return Post({{"statement", kSlowQuery}}); });
+  // The statement's id is not known to the client yet: shutting down interrupts it too.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  server_->Shutdown();
+  auto [status, body] = answer.get();
+  EXPECT_EQ(status, 499) << body;
+  EXPECT_EQ(body["error"]["sqlstate"], "57014");
+}
+
+TEST_F(HttpApiTest, RecordsCommitOncePerIdempotencyKey) {
+  const std::string records = R"([{"id": 1, "name": "a", "price": 1.5, "day": "2024-01-02"},
+                                  {"id": 2, "price": "2.25"}])";
+  httplib::Headers headers = Auth();
+  headers.emplace("Idempotency-Key", "load-42");
+  httplib::Result first = Client().Post("/api/v1/tables/s.t/records", headers, records, "application/json");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  json answer = json::parse(first->body);
+  EXPECT_EQ(answer["skipped"], false);
+  EXPECT_EQ(answer["records"], 2);
+  const int64_t version = answer["version"];
+  httplib::Result retry = Client().Post("/api/v1/tables/s.t/records", headers, records, "application/json");
+  ASSERT_TRUE(retry);
+  ASSERT_EQ(retry->status, 200) << retry->body;
+  EXPECT_EQ(json::parse(retry->body)["skipped"], true);
+  EXPECT_EQ(json::parse(retry->body)["version"], version);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.t"), "2");
+  EXPECT_EQ(Scalar("SELECT sum(price) FROM s.t"), "3.75");
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.t"), std::to_string(version));
+
+  // NDJSON, another key: another commit.
+  headers = Auth();
+  headers.emplace("Idempotency-Key", "load-43");
+  httplib::Result ndjson = Client().Post("/api/v1/tables/s.t/records", headers, "{\"id\": 3}\n{\"id\": 4}\n",
+                                         "application/x-ndjson");
+  ASSERT_TRUE(ndjson);
+  EXPECT_EQ(ndjson->status, 200) << ndjson->body;
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.t"), "4");
+}
+
+TEST_F(HttpApiTest, BadRecordsCommitNothing) {
+  const std::string records = R"([{"id": 1}, {"name": "no id"}, {"id": "x"}, {"id": 4, "colour": "red"}])";
+  httplib::Result result = Client().Post("/api/v1/tables/s.t/records", Auth(), records, "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400);
+  json body = json::parse(result->body);
+  EXPECT_EQ(body["error"]["code"], "InvalidArgument");
+  EXPECT_EQ(body["error"]["records"], json::parse(R"([{"record": 1, "field": "id", "message": "is required"},
+                            {"record": 2, "field": "id", "message": "expects an integer for BIGINT"},
+                            {"record": 3, "field": "colour", "message": "the table has no such column"}])"));
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.t"), "0");
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.t"), "0");
+}
+
+TEST_F(HttpApiTest, OversizedBodyIsRefusedAndChangesNothing) {
+  std::string records = "[";
+  while (records.size() <= static_cast<size_t>(kMaxBodyBytes)) records += R"({"id": 1, "name": "padding"},)";
+  records += R"({"id": 1}])";
+  httplib::Result result = Client().Post("/api/v1/tables/s.t/records", Auth(), records, "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 413);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.t"), "0");
+}
+
+TEST_F(HttpApiTest, OddNamesInPathsAreRefused) {
+  for (const std::string path :
+       {"/api/v1/tables/..%2F..%2Fetc", "/api/v1/tables/../history", "/api/v1/tables/a.b.c/history",
+        "/api/v1/tables/s.t%2F..%2Fx/files", "/api/v1/tables/s.%22t%22", "/api/v1/schemas/..%2Fs/tables",
+        "/api/v1/tables/s%00t"}) {
+    auto [status, body] = Get(path);
+    EXPECT_EQ(status, 400) << path << " " << body;
+  }
+  httplib::Result result =
+      Client().Post("/api/v1/tables/..%2Fs.t/records", Auth(), "[{\"id\": 1}]", "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400);
+  EXPECT_EQ(Get("/api/v1/nowhere").first, 404);
+}
+
+TEST_F(HttpApiTest, CatalogRoutes) {
+  ASSERT_OK(session_->Execute("INSERT INTO s.t VALUES (1, 'a', 1.5, DATE '2024-01-02')").status());
+  auto [status, body] = Get("/api/v1/schemas");
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_NE(std::find(body["schemas"].begin(), body["schemas"].end(), "s"), body["schemas"].end()) << body;
+  std::tie(status, body) = Get("/api/v1/schemas/s/tables");
+  EXPECT_EQ(body["tables"], json::array({"t"})) << body;
+  EXPECT_EQ(Get("/api/v1/schemas/nope/tables").first, 404);
+  std::tie(status, body) = Get("/api/v1/tables/s.t");
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(body["columns"][0], json({{"name", "id"}, {"type", "bigint"}, {"nullable", false}}));
+  EXPECT_EQ(body["columns"].size(), 4u);
+  std::tie(status, body) = Get("/api/v1/tables/s.t/history");
+  ASSERT_EQ(status, 200) << body;
+  ASSERT_EQ(body["history"].size(), 2u);
+  EXPECT_EQ(body["history"][0]["version"], 1);
+  EXPECT_EQ(body["history"][0]["operation"], "WRITE");
+  std::tie(status, body) = Get("/api/v1/tables/s.t/files");
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(body["num_files"], 1);
+  EXPECT_EQ(body["files"][0]["rows"], 1);
+  EXPECT_GT(body["files"][0]["size_bytes"], 0);
+  EXPECT_EQ(Get("/api/v1/tables/s.missing/files").first, 404);
+}
+
+TEST_F(HttpApiTest, SlowClientIsDroppedWhileOthersAreServed) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(server_->http_port()));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  const std::string half = "POST /api/v1/statements HTTP/1.1\r\nHost: x\r\nContent-Le";
+  ASSERT_EQ(::send(fd, half.data(), half.size(), 0), static_cast<ssize_t>(half.size()));
+  EXPECT_EQ(Get("/api/v1/schemas").first, 200);  // served meanwhile
+  const auto start = std::chrono::steady_clock::now();
+  timeval wait{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
+  char buffer[256];
+  ssize_t read = 0;
+  while ((read = ::recv(fd, buffer, sizeof(buffer), 0)) > 0) {
+  }
+  const auto waited = std::chrono::steady_clock::now() - start;
+  ::close(fd);
+  EXPECT_EQ(read, 0) << "the server should have closed the connection";
+  EXPECT_LT(waited, std::chrono::seconds(5));
+}
+
+TEST_F(HttpApiTest, CurlRunsAStatement) {
+  std::optional<std::filesystem::path> curl = testing::FindOnPath("curl");
+  if (!curl) {
+    if (testing::InCi()) FAIL() << "curl is not on PATH in CI (scripts/setup.sh installs it)";
+    GTEST_SKIP() << "curl is not on PATH; skipping";
+  }
+  ASSERT_OK_AND_ASSIGN(
+      testing::ProcessOutput output,
+      testing::RunProcess(
+          {curl->string(), "-sS", "--fail-with-body", "-H", "Authorization: Bearer " + token_, "-H",
+           "Content-Type: application/json", "-d", R"({"statement": "SELECT 42 AS answer"})",
+           "http://127.0.0.1:" + std::to_string(server_->http_port()) + "/api/v1/statements"},
+          {}));
+  ASSERT_EQ(output.exit_code, 0) << output.err << output.out;
+  EXPECT_EQ(json::parse(output.out)["rows"], json::parse("[[42]]"));
+}
+
+}  // namespace
+}  // namespace basin
