@@ -145,6 +145,12 @@ TEST_F(HttpApiTest, StatementResultsAsTypedJson) {
   EXPECT_EQ(body["rows"], json::parse(R"([[7, 2.5, "1.25", "2024-01-02", null, "it's", true]])"));
 }
 
+TEST_F(HttpApiTest, CopyToStdoutAnswersRows) {
+  auto [status, body] = Post({{"statement", "COPY (SELECT 5 AS x UNION ALL SELECT 6) TO STDOUT"}});
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(body["rows"], json::parse("[[5], [6]]"));
+}
+
 TEST_F(HttpApiTest, StatementErrorsCarryCodeAndSqlstate) {
   auto [status, body] = Post({{"statement", "SELECT * FROM s.missing"}});
   EXPECT_EQ(status, 404);

@@ -28,6 +28,8 @@ Result<std::unique_ptr<Session>> HttpContext::OpenSession(const std::string& use
   SessionOptions options;
   options.warehouse = warehouse;
   options.user = user;
+  // COPY ... TO STDOUT answers its rows like a query, never on the server's own stdout.
+  options.copy_to_caller = true;
   return Session::Open(options);
 }
 
