@@ -194,12 +194,14 @@ TEST_F(HttpApiTest, AnotherUsersStatementIsNotFound) {
 TEST_F(HttpApiTest, CsvStreamsTheWholeResult) {
   httplib::Headers headers = Auth();
   headers.emplace("Accept", "text/csv");
-  json body = {{"statement", "SELECT range AS n, CASE WHEN range = 1 THEN 'a,\"b\"' END AS s FROM range(3)"}};
+  json body = {{"statement",
+                "SELECT range AS n, CASE WHEN range = 1 THEN 'a,\"b\"' WHEN range = 2 THEN '' END AS s FROM "
+                "range(3)"}};
   httplib::Result result = Client().Post("/api/v1/statements", headers, body.dump(), "application/json");
   ASSERT_TRUE(result);
   EXPECT_EQ(result->status, 200);
   EXPECT_EQ(result->get_header_value("Content-Type").rfind("text/csv", 0), 0u);
-  EXPECT_EQ(result->body, "n,s\r\n0,\r\n1,\"a,\"\"b\"\"\"\r\n2,\r\n");
+  EXPECT_EQ(result->body, "n,s\n0,\n1,\"a,\"\"b\"\"\"\n2,\"\"\n");
 
   headers = Auth();
   headers.emplace("Accept", "application/vnd.apache.parquet");

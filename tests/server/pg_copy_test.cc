@@ -1,9 +1,9 @@
 // COPY ... TO STDOUT's options (sql/copy_format.h, read from DuckDB's parse of the statement)
-// and the lines they give (server/pg/copy_out.h), against PostgreSQL's text and CSV formats.
+// and the lines they give (server/copy_lines.h), against PostgreSQL's text and CSV formats.
 #include <gtest/gtest.h>
 
 #include "engine/sql_text.h"
-#include "server/pg/copy_out.h"
+#include "server/copy_lines.h"
 #include "sql/copy_format.h"
 #include "testing/test_util.h"
 

@@ -159,7 +159,7 @@ Result<std::string> TxnAppId(const std::string& key) {
   if (key.empty() || key.size() > kMaxIdempotencyKeyLength) {
     return Status::InvalidArgument("Idempotency-Key must have 1 to 256 characters");
   }
-  return "http-records/" + security::HexEncode(security::Sha256(key)).substr(0, 32);
+  return "http-records/" + HexEncode(security::Sha256(key)).substr(0, 32);
 }
 
 void SendProblems(httplib::Response& response, const std::vector<Problem>& problems) {

@@ -51,27 +51,6 @@ json ColumnsJson(const std::vector<std::string>& names, const std::vector<std::s
   return columns;
 }
 
-std::string CsvLine(const std::vector<std::optional<std::string>>& fields) {
-  std::string line;
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (i > 0) line += ',';
-    if (!fields[i]) continue;
-    const std::string& field = *fields[i];
-    if (field.find_first_of(",\"\r\n") == std::string::npos) {
-      line += field;
-      continue;
-    }
-    line += '"';
-    for (char c : field) {
-      if (c == '"') line += '"';
-      line += c;
-    }
-    line += '"';
-  }
-  line += "\r\n";
-  return line;
-}
-
 void SendJson(httplib::Response& response, int http_status, const json& body) {
   response.status = http_status;
   response.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");

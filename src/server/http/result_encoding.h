@@ -1,6 +1,6 @@
-// How the HTTP API writes results: cells as JSON values by their DuckDB type, rows as CSV
-// lines (RFC 4180), errors as {"error": {"code", "sqlstate", "message"}} with the HTTP status
-// of the error code's table (basin/error_codes.h).
+// How the HTTP API writes results: cells as JSON values by their DuckDB type, errors as
+// {"error": {"code", "sqlstate", "message"}} with the HTTP status of the error code's table
+// (basin/error_codes.h). CSV lines are server/copy_lines.h's.
 //
 // Thread safety: pure functions.
 #pragma once
@@ -23,9 +23,6 @@ namespace basin::server::http {
 nlohmann::json CellJson(const std::string& type, const std::optional<std::string>& cell);
 // [{"name", "type"}] of a result's columns.
 nlohmann::json ColumnsJson(const std::vector<std::string>& names, const std::vector<std::string>& types);
-// One CSV line with its CRLF: fields holding a comma, a quote, CR or LF are quoted, quotes
-// doubled; NULL is an empty field.
-std::string CsvLine(const std::vector<std::optional<std::string>>& fields);
 
 void SendJson(httplib::Response& response, int http_status, const nlohmann::json& body);
 // {"error": {"code", "sqlstate", "message"}} of `error`.

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "common/strings.h"
 #include "security/crypto.h"
 
 namespace basin::server::http {
@@ -144,8 +145,7 @@ Result<std::shared_ptr<Statement>> StatementRegistry::Add(const std::string& use
                                                           std::unique_ptr<Session> session,
                                                           int64_t page_size) {
   ASSIGN_OR_RETURN(std::string id_bytes, security::RandomBytes(8));
-  auto statement =
-      std::make_shared<Statement>(security::HexEncode(id_bytes), user, std::move(session), page_size);
+  auto statement = std::make_shared<Statement>(HexEncode(id_bytes), user, std::move(session), page_size);
   statement->Touch(clock_->NowMs());
   std::lock_guard<std::mutex> lock(mutex_);
   if (closed_) return Status::Cancelled("the server is shutting down");

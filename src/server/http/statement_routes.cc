@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
+#include "server/copy_lines.h"
 #include "server/http/result_encoding.h"
 #include "server/http/statement_registry.h"
 
@@ -12,6 +13,10 @@ namespace {
 using json = nlohmann::json;
 
 constexpr char kStatementsPath[] = "/api/v1/statements";
+
+// CSV results: a header line, NULL as an empty field, an empty string as "", lines ending
+// in LF (as DuckDB's and PostgreSQL's COPY write them).
+const CopyFormat kCsv{.kind = CopyFormat::Kind::kCsv, .delimiter = ',', .null_string = ""};
 
 // What a POST asks.
 struct StatementRequest {
@@ -133,14 +138,14 @@ void SendCsv(httplib::Response& response, const HttpContext& context, std::share
         if (!*header_sent) {
           *header_sent = true;
           const std::vector<std::string>& names = statement->column_names();
-          text = CsvLine(Row(names.begin(), names.end()));
+          text = CopyHeaderLine(kCsv, names);
         }
         std::vector<Row> rows;
         Result<bool> more = statement->NextRows(&rows);
         // An error after the header can only end the response: the client sees a
         // chunked body without its last chunk.
         if (!more.ok()) return false;
-        for (const Row& row : rows) text += CsvLine(row);
+        for (const Row& row : rows) text += CopyLine(kCsv, row);
         if (!text.empty() && !sink.write(text.data(), text.size())) return false;
         if (!*more) sink.done();
         return true;

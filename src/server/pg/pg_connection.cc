@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "basin/version.h"
-#include "server/pg/copy_out.h"
+#include "server/copy_lines.h"
 #include "server/pg/scram.h"
 #include "server/pg/types.h"
 

@@ -1,6 +1,6 @@
-#include "server/pg/copy_out.h"
+#include "server/copy_lines.h"
 
-namespace basin::server::pg {
+namespace basin::server {
 namespace {
 
 // Text format: backslash, the control characters and the delimiter escaped with a backslash.
@@ -81,4 +81,4 @@ std::string CopyHeaderLine(const CopyFormat& format, const std::vector<std::stri
   return CopyLine(format, Row(names.begin(), names.end()));
 }
 
-}  // namespace basin::server::pg
+}  // namespace basin::server
