@@ -51,6 +51,7 @@ fuzz:
 	bash scripts/run_fuzzers.sh $(BUILD_FUZZ) $(FUZZ_SECONDS)
 
 bench: build
+	@bash scripts/setup.sh --bench
 	bash scripts/run_benchmarks.sh $(BUILD)
 
 format:

@@ -92,12 +92,14 @@ std::string LogTail(const fs::path& log) {
 
 std::optional<fs::path> PostgresServer::FindBinaries() {
   std::vector<fs::path> candidates;
-  if (const char* dir = std::getenv("BASIN_BENCH_PG_BIN"); dir != nullptr && *dir != '\0')
+  if (const char* dir = std::getenv("BASIN_BENCH_PG_BIN"); dir != nullptr && *dir != '\0') {
     candidates.emplace_back(dir);
-  candidates.emplace_back("/usr/lib/postgresql/15/bin");
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');) candidates.emplace_back(dir);
+  } else {
+    candidates.emplace_back("/usr/lib/postgresql/15/bin");
+    if (const char* path = std::getenv("PATH")) {
+      std::stringstream dirs(path);
+      for (std::string dir; std::getline(dirs, dir, ':');) candidates.emplace_back(dir);
+    }
   }
   for (const fs::path& dir : candidates) {
     if (::access((dir / "initdb").c_str(), X_OK) == 0 && ::access((dir / "postgres").c_str(), X_OK) == 0)

@@ -20,8 +20,8 @@ namespace basin::bench {
 
 class PostgresServer {
  public:
-  // The folder holding initdb and postgres: $BASIN_BENCH_PG_BIN, else Debian's
-  // /usr/lib/postgresql/15/bin, else the one on PATH; nullopt when there is none.
+  // The folder holding initdb and postgres: $BASIN_BENCH_PG_BIN when set (and only it),
+  // else Debian's /usr/lib/postgresql/15/bin, else one on PATH; nullopt when none has them.
   static std::optional<std::filesystem::path> FindBinaries();
 
   // Creates the cluster in `folder` (which must not exist yet: data in folder/data, the

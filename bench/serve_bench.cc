@@ -50,8 +50,11 @@ constexpr int kInsertRows = 10;
 constexpr auto kInsertInterval = std::chrono::milliseconds(100);
 constexpr uint32_t kInt8Oid = 20;
 
-constexpr char kCreateTable[] =
-    "CREATE TABLE t (id BIGINT NOT NULL, x BIGINT, name VARCHAR, amount DOUBLE PRECISION";
+// PostgreSQL's table has a primary key (its B-tree index); Basin's has no indexes.
+std::string CreateTableSql(bool primary_key) {
+  return fmt::format("CREATE TABLE t (id BIGINT NOT NULL, x BIGINT, name VARCHAR, amount DOUBLE PRECISION{})",
+                     primary_key ? ", PRIMARY KEY (id)" : "");
+}
 constexpr char kLookupSql[] = "SELECT * FROM t WHERE id = $1";
 constexpr char kAggregateSql[] = "SELECT count(*), sum(x) FROM t WHERE id BETWEEN $1 AND $1 + 10000";
 static_assert(kAggregateSpan == 10'000, "kAggregateSql's span");
@@ -59,9 +62,8 @@ static_assert(kAggregateSpan == 10'000, "kAggregateSql's span");
 // Rows [begin, end): DuckDB and PostgreSQL read this alike.
 std::string RowsSelect(int64_t begin, int64_t end) {
   return fmt::format(
-      "SELECT i, i % 1000, 'name-' || (i % 997), CAST(i AS DOUBLE PRECISION) / 2 FROM generate_series({}, "
-      "{}) AS "
-      "r(i)",
+      "SELECT i, i % 1000, 'name-' || (i % 997), CAST(i AS DOUBLE PRECISION) / 2 "
+      "FROM generate_series({}, {}) AS r(i)",
       begin, end - 1);
 }
 
@@ -213,7 +215,7 @@ struct LoadLimit {
 // ones counted, not timed).
 void RunClient(Client& client, int index, int64_t rows, const LoadLimit& limit,
                std::chrono::steady_clock::time_point deadline, std::atomic<int64_t>& started,
-               LoadFigures& out, std::string& first_error) {
+               LoadFigures& out) {
   std::mt19937_64 random(0x5eed + static_cast<uint64_t>(index));
   std::uniform_int_distribution<int64_t> lookup_id(0, rows - 1);
   std::uniform_int_distribution<int64_t> range_start(0, std::max<int64_t>(0, rows - kAggregateSpan - 1));
@@ -239,12 +241,13 @@ void RunClient(Client& client, int index, int64_t rows, const LoadLimit& limit,
       figures.latencies_ms.push_back(ms);
     } else {
       figures.failed++;
-      if (first_error.empty()) first_error = status.ToString();
+      if (out.first_error.empty()) out.first_error = status.ToString();
     }
   }
 }
 
-// Inserts kInsertRows rows every kInsertInterval, ids from `first_id` up, until `stop`.
+// Inserts kInsertRows rows every kInsertInterval, ids from `first_id` up, until `stop`;
+// counts them (and failures) in `out`.
 void RunWriter(Client& writer, int64_t first_id, const std::atomic<bool>& stop, LoadFigures& out) {
   auto next = std::chrono::steady_clock::now();
   for (int64_t id = first_id; !stop.load(); id += kInsertRows) {
@@ -271,36 +274,30 @@ Result<LoadFigures> RunLoad(const std::string& side, std::vector<std::unique_ptr
   LoadFigures total;
   total.side = side;
   std::vector<LoadFigures> shares(clients.size());
-  std::vector<std::string> errors(clients.size());
   std::atomic<int64_t> started{0};
   std::atomic<bool> stop_writer{false};
-  LoadFigures written;
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                     std::chrono::duration<double>(limit.seconds));
-  std::thread writer_thread([&] { RunWriter(writer, rows, stop_writer, written); });
+  std::thread writer_thread([&] { RunWriter(writer, rows, stop_writer, total); });
   std::vector<std::thread> threads;
   for (size_t i = 0; i < clients.size(); i++) {
-    threads.emplace_back([&, i] {
-      RunClient(*clients[i], static_cast<int>(i), rows, limit, deadline, started, shares[i], errors[i]);
-    });
+    threads.emplace_back(
+        [&, i] { RunClient(*clients[i], static_cast<int>(i), rows, limit, deadline, started, shares[i]); });
   }
   for (std::thread& thread : threads) thread.join();
   total.seconds = SecondsSince(start);
   stop_writer = true;
   writer_thread.join();
 
-  for (size_t i = 0; i < shares.size(); i++) {
+  for (const LoadFigures& share : shares) {
     for (auto [from, to] :
-         {std::pair{&shares[i].lookups, &total.lookups}, {&shares[i].aggregates, &total.aggregates}}) {
+         {std::pair{&share.lookups, &total.lookups}, {&share.aggregates, &total.aggregates}}) {
       to->latencies_ms.insert(to->latencies_ms.end(), from->latencies_ms.begin(), from->latencies_ms.end());
       to->failed += from->failed;
     }
-    if (total.first_error.empty()) total.first_error = errors[i];
+    if (total.first_error.empty()) total.first_error = share.first_error;
   }
-  total.inserted_rows = written.inserted_rows;
-  total.failed_inserts = written.failed_inserts;
-  if (total.first_error.empty()) total.first_error = written.first_error;
 
   ASSIGN_OR_RETURN(std::string count, writer.QueryValue("SELECT count(*) FROM t"));
   if (count != std::to_string(rows + total.inserted_rows)) {
@@ -332,7 +329,7 @@ Result<std::string> Fingerprint(Client& client) {
 // The warehouse every Basin side starts from a copy of.
 Status CreateSeedWarehouse(const std::filesystem::path& warehouse, int64_t rows) {
   ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open({.warehouse = warehouse.string()}));
-  RETURN_IF_ERROR(session->Execute(std::string(kCreateTable) + ")").status());
+  RETURN_IF_ERROR(session->Execute(CreateTableSql(false)).status());
   for (int file = 0; file < kFiles; file++) {
     RETURN_IF_ERROR(
         session->Execute("INSERT INTO t " + RowsSelect(rows * file / kFiles, rows * (file + 1) / kFiles))
@@ -390,15 +387,14 @@ Result<std::optional<LoadFigures>> RunPostgres(const std::filesystem::path& fold
   const std::optional<std::filesystem::path> binaries = PostgresServer::FindBinaries();
   if (!binaries) {
     Progress("serve_bench",
-             "PostgreSQL peer skipped: no initdb and postgres in $BASIN_BENCH_PG_BIN, "
-             "/usr/lib/postgresql/15/bin or "
-             "PATH (scripts/setup.sh --bench installs postgresql-15)");
+             "PostgreSQL peer skipped: no initdb and postgres in $BASIN_BENCH_PG_BIN or, when that is unset, "
+             "/usr/lib/postgresql/15/bin or PATH (scripts/setup.sh --bench installs postgresql-15)");
     return std::optional<LoadFigures>();
   }
   ASSIGN_OR_RETURN(std::unique_ptr<PostgresServer> server, PostgresServer::Start(*binaries, folder));
   ASSIGN_OR_RETURN(PgClient loader, PgClient::Connect(server->conninfo()));
   ASSIGN_OR_RETURN(std::string version, loader.QueryValue("SHOW server_version"));
-  RETURN_IF_ERROR(loader.Execute(std::string(kCreateTable) + ", PRIMARY KEY (id))").status());
+  RETURN_IF_ERROR(loader.Execute(CreateTableSql(true)).status());
   RETURN_IF_ERROR(loader.Execute("INSERT INTO t " + RowsSelect(0, rows)).status());
   RETURN_IF_ERROR(loader.Execute("VACUUM ANALYZE t").status());
   ASSIGN_OR_RETURN(auto writer, WireClient::Connect(server->conninfo()));
@@ -453,7 +449,7 @@ Status Run() {
   ASSIGN_OR_RETURN(auto local_warehouse, fresh_copy());
   ASSIGN_OR_RETURN(LoadFigures local, RunInProcess(local_warehouse, rows, kClients,
                                                    {.seconds = 0, .query_budget = served.queries()}));
-  const LoadLimit single{.seconds = 0, .query_budget = Scaled(kFullSingleClientQueries, 500)};
+  const LoadLimit single{.seconds = 0, .query_budget = Scaled(kFullSingleClientQueries, 1000)};
   ASSIGN_OR_RETURN(auto served_single_warehouse, fresh_copy());
   ASSIGN_OR_RETURN(LoadFigures served_single, RunServer(served_single_warehouse, rows, 1, single));
   ASSIGN_OR_RETURN(auto local_single_warehouse, fresh_copy());

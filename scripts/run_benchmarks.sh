@@ -2,8 +2,11 @@
 # Runs every benchmark executable in BUILD_DIR/bench/ (*_bench), then repeats the "summary"
 # line each printed (Basin against a peer measured in the same run). BASIN_BENCH_SCALE=0.1
 # shrinks the generated data for a quick run; BASIN_BENCH_RUNS sets the timed runs per side
-# (at least 5). Exits non-zero when a benchmark fails (an error, or results that differ from
-# the peer's); missing the performance targets is reported, not failed.
+# (at least 5); BASIN_BENCH_SECONDS sets how long serve_bench loads `basin serve` (default 60
+# times the scale). serve_bench skips its PostgreSQL peer, saying why, when postgresql-15 is
+# not installed (make bench runs scripts/setup.sh --bench, which installs it). Exits non-zero
+# when a benchmark fails (an error, or results that differ from the peer's); missing the
+# performance targets is reported, not failed.
 set -uo pipefail
 BUILD_DIR="${1:-build}"
 

@@ -8,6 +8,8 @@
 #      hyparquet-compressors and @duckdb/node-api, and node-postgres (pg) for the server tests, pinned,
 #      into a node_modules folder of the cache. A failure here
 #      stops setup only in CI (CI=true); locally the interop checks then report themselves skipped.
+# With --bench, also Debian's postgresql-15, the peer of the server benchmark
+# (bench/serve_bench.cc); if that fails, setup warns and the benchmark skips the peer.
 # Prints the DuckDB folder on its last line of output to stdout when called with --print-duckdb-root,
 # the C++ headers folder with --print-duckdb-headers, and the node_modules folder with
 # --print-node-modules.
@@ -29,11 +31,17 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libroaring-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libedit-dev
   libzstd-dev zlib1g-dev libssl-dev librdkafka-dev kcat libavro-dev libcpp-httplib-dev
-  postgresql-client curl ca-certificates ccache
+  postgresql-client libpq-dev curl ca-certificates ccache
   default-jdk-headless libpostgresql-jdbc-java
 )
 
 log() { echo "[setup] $*" >&2; }
+
+apt_install() {  # the Debian packages "$@", with sudo unless root
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  $sudo apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >&2
+}
 
 install_packages() {
   local missing=()
@@ -44,13 +52,19 @@ install_packages() {
   command -v npm >/dev/null 2>&1 || missing+=(nodejs npm)
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi
   log "installing Debian packages: ${missing[*]}"
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-  if ! $sudo apt-get update -qq >&2 || \
-     ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >&2; then
+  if ! apt_install "${missing[@]}"; then
     log "ERROR: could not install Debian packages: ${missing[*]}"
     log "       install them by hand (apt-get install ...) and run this again"
     exit 1
+  fi
+}
+
+# Only for `make bench`: never needed by the build or the tests.
+install_bench_packages() {
+  dpkg-query -W -f='${Status}' postgresql-15 2>/dev/null | grep -q "install ok installed" && return 0
+  log "installing Debian's postgresql-15 for the server benchmark's peer"
+  if ! apt_install postgresql-15; then
+    log "WARNING: could not install postgresql-15; serve_bench will skip its PostgreSQL peer"
   fi
 }
 
@@ -127,6 +141,7 @@ fetch_node_modules() {
 }
 
 install_packages
+if [ "${1:-}" = "--bench" ]; then install_bench_packages; fi
 fetch_duckdb
 fetch_duckdb_headers
 fetch_node_modules
