@@ -49,6 +49,11 @@ struct ServerOptions {
   std::string admin_password = {};
   // Where the server reads the time (tokens' expiry, idle results); null: the system's.
   std::shared_ptr<const Clock> clock = {};
+  // Every statement and refused sign-in, over either protocol, is written to the Delta table
+  // `basin_system.audit_log` of the warehouse (docs/server.md "Audit log"), in one commit
+  // per flush interval.
+  bool audit = true;
+  int64_t audit_flush_interval_ms = 1'000;
   // Lines for the operator (listening, the generated password, refused connections).
   std::function<void(const std::string&)> log = {};
 };

@@ -22,6 +22,7 @@
 #include "basin/object_store.h"
 #include "security/tokens.h"
 #include "security/users.h"
+#include "server/audit_log.h"
 #include "server/http/http_server.h"
 #include "server/pg/pg_connection.h"
 
@@ -70,6 +71,7 @@ struct Server::Impl {
   ServerOptions options;
   std::unique_ptr<security::UserStore> users;
   std::unique_ptr<security::TokenStore> tokens;
+  std::unique_ptr<server::AuditLog> audit;         // null when auditing is off; outlives the endpoints
   std::unique_ptr<server::http::HttpServer> http;  // null when the HTTP API is off
   server::pg::ServerContext context;
   int listen_fd = -1;
@@ -172,6 +174,7 @@ struct Server::Impl {
     });
     lock.unlock();
     Reap();
+    if (audit) audit->Stop();  // every statement has ended: the last events are written
   }
 
   ~Impl() {
@@ -209,6 +212,13 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   impl->context.warehouse = options.warehouse;
   impl->context.database = options.database;
   impl->context.users = impl->users.get();
+  if (options.audit) {
+    ASSIGN_OR_RETURN(
+        impl->audit,
+        server::AuditLog::Open(options.warehouse, clock,
+                               {.flush_interval_ms = options.audit_flush_interval_ms, .log = options.log}));
+    impl->context.audit = impl->audit.get();
+  }
   Impl* raw = impl.get();
   impl->context.cancel = [raw](int32_t process_id, int32_t secret_key) {
     raw->Cancel(process_id, secret_key);
@@ -219,8 +229,8 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   impl->Log("PostgreSQL protocol on " + options.bind_address + ":" + std::to_string(impl->port) +
             " (database " + options.database + ")");
   if (options.http_port >= 0) {
-    ASSIGN_OR_RETURN(impl->http,
-                     server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users));
+    ASSIGN_OR_RETURN(impl->http, server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
+                                                                 impl->audit.get()));
     impl->Log("HTTP API on " + options.bind_address + ":" + std::to_string(impl->http->port()));
   }
   impl->acceptor = std::thread([raw] { raw->Accept(); });

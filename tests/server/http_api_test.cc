@@ -18,6 +18,7 @@
 #include "basin/session.h"
 #include "security/tokens.h"
 #include "security/users.h"
+#include "test_server.h"
 #include "testing/interop.h"
 #include "testing/test_util.h"
 
@@ -373,6 +374,35 @@ TEST_F(HttpApiTest, CurlRunsAStatement) {
           {}));
   ASSERT_EQ(output.exit_code, 0) << output.err << output.out;
   EXPECT_EQ(json::parse(output.out)["rows"], json::parse("[[42]]"));
+}
+
+// Statements, record appends and refused tokens become rows of basin_system.audit_log,
+// written at the latest when the server stops.
+TEST_F(HttpApiTest, RequestsAreAudited) {
+  ASSERT_EQ(Post({{"statement", "SELECT 42"}}).first, 200);
+  ASSERT_EQ(Post({{"statement", "SELECT * FROM s.nope"}}).first, 404);
+  httplib::Result appended =
+      Client().Post("/api/v1/tables/s.t/records", Auth(), R"([{"id": 1}, {"id": 2}])", "application/json");
+  ASSERT_TRUE(appended);
+  ASSERT_EQ(appended->status, 200) << appended->body;
+  httplib::Result refused = Client().Get("/api/v1/schemas", Auth("basin_x_y"));
+  ASSERT_TRUE(refused);
+  ASSERT_EQ(refused->status, 401);
+  server_->Shutdown();
+  server_->Wait();
+
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<StatementResult> results,
+      session_->Execute("SELECT statement, coalesce(user_name, '-'), protocol, client_address, outcome, "
+                        "coalesce(sqlstate, '-'), coalesce(CAST(row_count AS VARCHAR), '-') "
+                        "FROM basin_system.audit_log ORDER BY statement"));
+  std::vector<std::string> lines = testing::RowLines(results.back().result);
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "POST /api/v1/tables/s.t/records|alice|http|127.0.0.1|ok|-|2",
+                       "SELECT * FROM s.nope|alice|http|127.0.0.1|error|42P01|-",
+                       "SELECT 42|alice|http|127.0.0.1|ok|-|-",
+                       "sign-in: GET /api/v1/schemas|-|http|127.0.0.1|denied|28000|-",
+                   }));
 }
 
 }  // namespace

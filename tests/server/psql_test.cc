@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "basin/server.h"
+#include "basin/session.h"
+#include "test_server.h"
 #include "testing/interop.h"
 #include "testing/test_util.h"
 
@@ -246,12 +248,15 @@ TEST_F(PsqlTest, MetaCommandsListTheWarehouse) {
   EXPECT_EQ(databases.out, "basin|basin|UTF8|C|C||libc|\n");
   ProcessOutput schemas = Psql("\\dn");
   ASSERT_EQ(schemas.exit_code, 0) << schemas.err;
-  EXPECT_EQ(schemas.out, "default|basin\nsales|basin\n");
+  // basin_system holds the server's audit log.
+  EXPECT_EQ(schemas.out, "basin_system|basin\ndefault|basin\nsales|basin\n");
   ProcessOutput tables = Psql("\\dt");
   ASSERT_EQ(tables.exit_code, 0) << tables.err;
-  EXPECT_EQ(tables.out, "default|events|table|basin\nsales|orders|table|basin\n");
+  const std::string listed =
+      "basin_system|audit_log|table|basin\ndefault|events|table|basin\nsales|orders|table|basin\n";
+  EXPECT_EQ(tables.out, listed);
   EXPECT_EQ(Psql("\\dt sales.*").out, "sales|orders|table|basin\n");
-  EXPECT_EQ(Psql("\\d").out, "default|events|table|basin\nsales|orders|table|basin\n");
+  EXPECT_EQ(Psql("\\d").out, listed);
 
   // Name, type, collation, nullable, default.
   ProcessOutput events = Psql("\\d events");
@@ -316,6 +321,35 @@ TEST_F(PsqlTest, RefusesConnectionsPastTheBound) {
     ::usleep(100'000);
   }
   EXPECT_EQ(served.out, "42\n") << served.err;
+}
+
+// Each statement, failed ones and refused sign-ins included, becomes a row of
+// basin_system.audit_log, written at the latest when the server stops.
+TEST_F(PsqlTest, StatementsAndRefusedSignInsAreAudited) {
+  ASSERT_EQ(Psql("CREATE TABLE audited (id BIGINT)").exit_code, 0);
+  ASSERT_EQ(Psql("INSERT INTO audited VALUES (1), (2), (3)").exit_code, 0);
+  ASSERT_EQ(Psql("SELECT id FROM audited WHERE id > 1").exit_code, 0);
+  EXPECT_NE(Psql("SELECT * FROM no_such_table").exit_code, 0);
+  EXPECT_NE(Psql("SELECT 1", "not the password").exit_code, 0);
+  server_->Shutdown();
+  server_->Wait();
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Open({.warehouse = warehouse_.str()}));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<StatementResult> results,
+      session->Execute(
+          "SELECT statement, user_name, protocol, client_address, outcome, coalesce(sqlstate, '-'), "
+          "coalesce(CAST(row_count AS VARCHAR), '-'), duration_ms >= 0 "
+          "FROM basin_system.audit_log ORDER BY event_time, statement"));
+  std::vector<std::string> lines = testing::RowLines(results.back().result);
+  std::sort(lines.begin(), lines.end());
+  EXPECT_EQ(lines, (std::vector<std::string>{
+                       "CREATE TABLE audited (id BIGINT)|admin|pg|127.0.0.1|ok|-|-|true",
+                       "INSERT INTO audited VALUES (1), (2), (3)|admin|pg|127.0.0.1|ok|-|3|true",
+                       "SELECT * FROM no_such_table|admin|pg|127.0.0.1|error|42P01|-|true",
+                       "SELECT id FROM audited WHERE id > 1|admin|pg|127.0.0.1|ok|-|2|true",
+                       "sign-in|admin|pg|127.0.0.1|denied|28000|-|true",
+                   }));
 }
 
 }  // namespace

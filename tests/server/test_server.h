@@ -1,11 +1,13 @@
 // A basin::Server for a driver test: on a free loopback port, over `warehouse`, with the
-// user admin's password `password`.
+// user admin's password `password`; and a result's rows as lines to compare.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "basin/server.h"
+#include "basin/session.h"
 
 namespace basin::testing {
 
@@ -16,6 +18,17 @@ inline Result<std::unique_ptr<Server>> StartServer(const std::string& warehouse,
   options.pg_port = 0;
   options.admin_password = password;
   return Server::Start(options);
+}
+
+// Each row of `result` as its cells joined by '|', NULL as "NULL".
+inline std::vector<std::string> RowLines(const QueryResult& result) {
+  std::vector<std::string> lines;
+  for (const Row& row : result.rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); c++) line += (c > 0 ? "|" : "") + row[c].value_or("NULL");
+    lines.push_back(std::move(line));
+  }
+  return lines;
 }
 
 }  // namespace basin::testing

@@ -33,11 +33,28 @@ Result<std::unique_ptr<Session>> HttpContext::OpenSession(const std::string& use
   return Session::Open(options);
 }
 
+void HttpContext::Audit(const std::string& client_address, const std::string& user,
+                        const std::string& statement, int64_t started_ms, const Status& outcome,
+                        std::optional<int64_t> rows) const {
+  if (!audit) return;
+  audit->Record({.at_ms = started_ms,
+                 .user = user,
+                 .protocol = "http",
+                 .client_address = client_address,
+                 .statement = statement,
+                 .outcome = outcome,
+                 .rows = rows,
+                 .duration_ms = clock->NowMs() - started_ms});
+}
+
 httplib::Server::Handler WithUser(const HttpContext& context, UserHandler handler) {
   return [&context, handler = std::move(handler)](const httplib::Request& request,
                                                   httplib::Response& response) {
+    const int64_t started_ms = context.clock->NowMs();
     Result<std::string> user = AuthenticatedUser(context, request.get_header_value("Authorization"));
     if (!user.ok()) {
+      context.Audit(request.remote_addr, "", "sign-in: " + request.method + " " + request.path, started_ms,
+                    user.status());
       const bool sent_token = request.has_header("Authorization");
       response.set_header("WWW-Authenticate", sent_token ? "Bearer realm=\"basin\", error=\"invalid_token\""
                                                          : "Bearer realm=\"basin\"");

@@ -16,6 +16,7 @@
 #include "basin/session.h"
 #include "security/tokens.h"
 #include "security/users.h"
+#include "server/audit_log.h"
 
 namespace basin::server::http {
 
@@ -28,9 +29,14 @@ struct HttpContext {
   const security::TokenStore* tokens = nullptr;
   const security::UserStore* users = nullptr;
   StatementRegistry* statements = nullptr;
+  AuditLog* audit = nullptr;  // null: requests are not audited
 
   // A session on the warehouse running as `user`, so that the user's grants apply.
   Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;
+  // Records what `user` ran (`statement`, begun at `started_ms`) from `client_address` into
+  // the audit log, when the server keeps one.
+  void Audit(const std::string& client_address, const std::string& user, const std::string& statement,
+             int64_t started_ms, const Status& outcome, std::optional<int64_t> rows = std::nullopt) const;
 };
 
 // A route's handler, called with the authenticated user's name.

@@ -53,7 +53,7 @@ HttpServer::~HttpServer() { Stop(); }
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& options,
                                                       std::shared_ptr<const Clock> clock,
                                                       const security::TokenStore& tokens,
-                                                      const security::UserStore& users) {
+                                                      const security::UserStore& users, AuditLog* audit) {
   const HttpLimits& limits = options.http;
   if (limits.threads < 1 || limits.max_body_bytes < 1 || limits.max_statement_bytes < 1 ||
       limits.page_size < 1 || limits.max_page_size < limits.page_size || limits.read_timeout_ms < 1 ||
@@ -69,6 +69,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   context.tokens = &tokens;
   context.users = &users;
   context.statements = &impl->statements;
+  context.audit = audit;
 
   httplib::Server& server = impl->server;
   server.new_task_queue = [threads = limits.threads] { return new httplib::ThreadPool(threads); };

@@ -12,17 +12,19 @@
 #include "basin/server.h"
 #include "security/tokens.h"
 #include "security/users.h"
+#include "server/audit_log.h"
 
 namespace basin::server::http {
 
 class HttpServer {
  public:
   // Listens on `options.bind_address`:`options.http_port` and serves on threads of its own.
-  // IOError naming the address when it cannot be bound.
+  // IOError naming the address when it cannot be bound. `audit`: where requests are
+  // recorded; null for none.
   static Result<std::unique_ptr<HttpServer>> Start(const ServerOptions& options,
                                                    std::shared_ptr<const Clock> clock,
                                                    const security::TokenStore& tokens,
-                                                   const security::UserStore& users);
+                                                   const security::UserStore& users, AuditLog* audit);
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -177,47 +177,58 @@ void SendProblems(httplib::Response& response, const std::vector<Problem>& probl
   SendJson(response, GetErrorCodeInfo(error.code()).http_status, body);
 }
 
-void PostRecords(const HttpContext& context, const httplib::Request& request, httplib::Response& response,
-                 const std::string& user) {
+// Answers the request; returns how it ended, for the audit log, with the rows appended in
+// `appended`.
+Status PostRecords(const HttpContext& context, const httplib::Request& request, httplib::Response& response,
+                   const std::string& user, std::optional<int64_t>* appended) {
+  auto fail = [&response](const Status& error) {
+    SendError(response, error);
+    return error;
+  };
   if (request.has_param("deadLetterTable")) {
-    return SendError(response,
-                     Status::NotImplemented("deadLetterTable is not supported by the HTTP API yet"));
+    return fail(Status::NotImplemented("deadLetterTable is not supported by the HTTP API yet"));
   }
   Result<TableName> name = ParseTableName(request.matches[1].str());
-  if (!name.ok()) return SendError(response, name.status());
+  if (!name.ok()) return fail(name.status());
   std::optional<std::string> app_id;
   if (request.has_header("Idempotency-Key")) {
     Result<std::string> id = TxnAppId(request.get_header_value("Idempotency-Key"));
-    if (!id.ok()) return SendError(response, id.status());
+    if (!id.ok()) return fail(id.status());
     app_id = *id;
   }
   Result<std::vector<json>> records = ParseRecords(request.body);
-  if (!records.ok()) return SendError(response, records.status());
+  if (!records.ok()) return fail(records.status());
   Result<std::unique_ptr<Session>> session = context.OpenSession(user);
-  if (!session.ok()) return SendError(response, session.status());
+  if (!session.ok()) return fail(session.status());
   Result<std::vector<TableColumn>> columns = Columns(**session, *name);
-  if (!columns.ok()) return SendError(response, columns.status());
+  if (!columns.ok()) return fail(columns.status());
   std::vector<Problem> problems = CheckRecords(*records, *columns);
-  if (!problems.empty()) return SendProblems(response, problems);
+  if (!problems.empty()) {
+    SendProblems(response, problems);
+    return Status::InvalidArgument(std::to_string(problems.size()) + " records do not fit the table");
+  }
   if (app_id) {
     Status set =
         (*session)
             ->Execute("SET basin.txn_app_id = " + QuoteLiteral(*app_id) + "; SET basin.txn_version = 1")
             .status();
-    if (!set.ok()) return SendError(response, set);
+    if (!set.ok()) return fail(set);
   }
   Result<std::vector<StatementResult>> inserted = (*session)->Execute(InsertSql(*name, *records, *columns));
-  if (!inserted.ok()) return SendError(response, inserted.status());
+  if (!inserted.ok()) return fail(inserted.status());
   const StatementResult& result = inserted->back();
   // The write's row: version, num_affected_rows, num_inserted_rows. A write skipped by its
   // txn inserts nothing, which a request with records never does otherwise.
   const Row& row = result.result.rows.at(0);
+  const bool skipped = row.at(1) == std::optional<std::string>("0");
+  *appended = skipped ? 0 : static_cast<int64_t>(records->size());
   SendJson(response, 200,
            {{"table", request.matches[1].str()},
             {"version", CellJson("BIGINT", row.at(0))},
             {"records", records->size()},
-            {"skipped", row.at(1) == std::optional<std::string>("0")},
+            {"skipped", skipped},
             {"notices", result.notices}});
+  return Status::OK();
 }
 
 }  // namespace
@@ -225,7 +236,11 @@ void PostRecords(const HttpContext& context, const httplib::Request& request, ht
 void AddRecordsRoute(httplib::Server& server, const HttpContext& context) {
   server.Post(std::string(kTableNamePattern) + "/records",
               WithUser(context, [&context](const auto& request, auto& response, const auto& user) {
-                PostRecords(context, request, response, user);
+                const int64_t started_ms = context.clock->NowMs();
+                std::optional<int64_t> appended;
+                const Status outcome = PostRecords(context, request, response, user, &appended);
+                context.Audit(request.remote_addr, user, "POST " + request.path, started_ms, outcome,
+                              appended);
               }));
 }
 

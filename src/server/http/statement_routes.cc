@@ -176,8 +176,14 @@ void PostStatement(const HttpContext& context, const httplib::Request& request, 
       context.statements->Add(user, std::move(*session), parsed->page_size);
   if (!added.ok()) return SendError(response, added.status());
   std::shared_ptr<Statement> statement = *added;
+  // Written once the statement has run (its rows may be read later).
+  auto audit = [&context, &request, &user, text = parsed->text,
+                started_ms = context.clock->NowMs()](const Status& outcome) {
+    context.Audit(request.remote_addr, user, text, started_ms, outcome);
+  };
   if (AcceptsCsv(request)) {
     Status executed = statement->Execute(parsed->text);
+    audit(executed);
     if (!executed.ok()) {
       context.statements->Remove(statement->id());
       return SendError(response, executed);
@@ -185,8 +191,13 @@ void PostStatement(const HttpContext& context, const httplib::Request& request, 
     return SendCsv(response, context, statement);
   }
   if (!parsed->wait) {
-    Status started =
-        context.statements->RunInBackground([statement, text = parsed->text] { statement->Run(text); });
+    // The request is gone when the statement ends: what the audit needs is copied.
+    Status started = context.statements->RunInBackground([&context, statement, text = parsed->text,
+                                                          started_ms = context.clock->NowMs(),
+                                                          client = request.remote_addr, user] {
+      statement->Run(text);
+      context.Audit(client, user, text, started_ms, statement->outcome().status);
+    });
     if (!started.ok()) {
       context.statements->Remove(statement->id());
       return SendError(response, started);
@@ -194,6 +205,7 @@ void PostStatement(const HttpContext& context, const httplib::Request& request, 
     return SendJson(response, 202, RunningJson(*statement));
   }
   statement->Run(parsed->text);
+  audit(statement->outcome().status);
   SendOutcome(response, context, *statement);
 }
 

@@ -150,7 +150,9 @@ struct PgConnection::Portal {
   int64_t sent = 0;
   std::string tag;
   std::vector<std::string> notices;
-  std::optional<CopyFormat> copy;  // COPY ... TO STDOUT: rows go as CopyData lines
+  std::optional<CopyFormat> copy;   // COPY ... TO STDOUT: rows go as CopyData lines
+  int64_t started_ms = 0;           // for the audit log
+  std::optional<int64_t> affected;  // rows a write changed, when it tells
 };
 
 struct PgConnection::State {
@@ -287,6 +289,7 @@ Status PgConnection::Serve() {
   ASSIGN_OR_RETURN(std::optional<StartupParameters> startup, ReadStartup(socket, context_));
   if (!startup) return Status::OK();  // a CancelRequest
   const std::string user_name = (*startup)["user"];
+  client_address_ = PeerAddress(socket);
   const std::string database = startup->contains("database") ? (*startup)["database"] : user_name;
   if (database != context_.database) {
     const std::string message =
@@ -295,11 +298,22 @@ Status PgConnection::Serve() {
     return Status::NotFound(message);
   }
   ASSIGN_OR_RETURN(std::optional<security::User> user, context_.users->Find(user_name));
+  const int64_t signing_in_ms = context_.audit ? context_.audit->now_ms() : 0;
   Status authenticated = Authenticate(socket, user_name, user);
   if (!authenticated.ok()) {
     (void)socket.WriteAll(ErrorMessage('E', "FATAL", "28P01", authenticated.message()));
+    if (context_.audit) {
+      context_.audit->Record({.at_ms = signing_in_ms,
+                              .user = user_name,
+                              .protocol = "pg",
+                              .client_address = client_address_,
+                              .statement = "sign-in",
+                              .outcome = Status::Unauthenticated(authenticated.message()),
+                              .duration_ms = context_.audit->now_ms() - signing_in_ms});
+    }
     return authenticated;
   }
+  user_name_ = user_name;
 
   SessionOptions options;
   options.warehouse = context_.warehouse;
@@ -362,6 +376,25 @@ Status PgConnection::Flush() {
   Status written = socket_->WriteAll(out_);
   out_.clear();
   return written;
+}
+
+Status PgConnection::Fail(Portal& portal, const Status& status) {
+  portal.done = true;
+  Audit(portal, status, std::nullopt);
+  return SendError(status);
+}
+
+void PgConnection::Audit(const Portal& portal, const Status& outcome, std::optional<int64_t> rows) {
+  if (!context_.audit) return;
+  const int64_t now_ms = context_.audit->now_ms();
+  context_.audit->Record({.at_ms = portal.started_ms,
+                          .user = user_name_,
+                          .protocol = "pg",
+                          .client_address = client_address_,
+                          .statement = portal.sql,
+                          .outcome = outcome,
+                          .rows = rows,
+                          .duration_ms = now_ms - portal.started_ms});
 }
 
 Status PgConnection::SendError(const Status& status) {
@@ -440,11 +473,9 @@ Status PgConnection::Start(Portal& portal, bool describe) {
     }
     StatementText statement;
     statement.text = portal.sql;
+    if (context_.audit) portal.started_ms = context_.audit->now_ms();
     Result<StatementResult> result = session_->ExecuteStatement(portal.sql, statement, /*stream=*/true);
-    if (!result.ok()) {
-      portal.done = true;
-      return SendError(result.status());
-    }
+    if (!result.ok()) return Fail(portal, result.status());
     portal.command = result->command;
     portal.notices = std::move(result->notices);
     portal.copy = result->copy_out;
@@ -453,16 +484,15 @@ Status PgConnection::Start(Portal& portal, bool describe) {
         // Basin answered with its row of figures, streamed: read it for the count.
         std::vector<Row> rows;
         Result<bool> more = result->rows->Next(&rows);
-        if (!more.ok()) {
-          portal.done = true;
-          return SendError(more.status());
-        }
+        if (!more.ok()) return Fail(portal, more.status());
         result->result.column_names = result->rows->column_names();
         result->result.rows = std::move(rows);
         result->rows.reset();
       }
-      portal.tag =
-          CommandTag(portal.command, Counted(portal.command) ? AffectedRows(result->result) : std::nullopt);
+      const std::optional<std::string> affected =
+          Counted(portal.command) ? AffectedRows(result->result) : std::nullopt;
+      if (affected) portal.affected = std::stoll(*affected);
+      portal.tag = CommandTag(portal.command, affected);
     } else {
       portal.returns_rows = !portal.copy;  // a COPY is described as NoData
       const std::vector<std::string>& names =
@@ -496,6 +526,7 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
   if (portal.done && !portal.tag.empty()) return complete();
   if (!portal.returns_rows && !portal.copy) {
     portal.done = true;
+    Audit(portal, Status::OK(), portal.affected);
     return complete();
   }
   if (portal.copy) {
@@ -518,9 +549,8 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
     return Send(bytes);
   };
   auto fail = [&](const Status& status) {
-    portal.done = true;
     portal.rows.reset();
-    return SendError(status);
+    return Fail(portal, status);
   };
   for (;;) {
     if (max_rows > 0 && sent_now >= max_rows) {
@@ -561,6 +591,7 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
         CommandTag(portal.command == "SELECT" || !TagOnly(portal.command) ? "SELECT" : portal.command,
                    std::to_string(portal.sent));
   }
+  Audit(portal, Status::OK(), portal.sent);
   return complete();
 }
 

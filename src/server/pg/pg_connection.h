@@ -13,6 +13,7 @@
 
 #include "basin/session.h"
 #include "security/users.h"
+#include "server/audit_log.h"
 #include "server/pg/wire.h"
 
 namespace basin::server::pg {
@@ -25,6 +26,7 @@ struct ServerContext {
   // Interrupts the statement of the connection a CancelRequest names, when its secret key
   // matches (pg's cancel protocol); nothing otherwise.
   std::function<void(int32_t process_id, int32_t secret_key)> cancel;
+  AuditLog* audit = nullptr;  // null: statements are not audited
 };
 
 class PgConnection {
@@ -67,6 +69,10 @@ class PgConnection {
   Status StartCopyOut(Portal& portal);
   // A DataRow of `row` (cells in text form), in the result formats the portal's Bind asked.
   Result<std::string> DataRow(const Portal& portal, Row& row) const;
+  // The portal's statement failed: done, audited, and its ErrorResponse sent.
+  Status Fail(Portal& portal, const Status& status);
+  // The portal's statement into the audit log, when the server keeps one.
+  void Audit(const Portal& portal, const Status& outcome, std::optional<int64_t> rows);
   // A statement's failure, as an ErrorResponse.
   Status SendError(const Status& status);
   // Output is gathered, and written when it grows past a bound or the client waits for it.
@@ -81,6 +87,8 @@ class PgConnection {
   std::unique_ptr<Session> session_;
   std::unique_ptr<State> state_;
   std::string out_;
+  std::string user_name_;       // once signed in
+  std::string client_address_;  // the peer's IP address
 };
 
 // A connection refused before it starts (too many clients): the ErrorResponse, sent

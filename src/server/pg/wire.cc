@@ -61,6 +61,17 @@ Status Socket::WriteAll(std::string_view bytes) {
 
 void Socket::ShutdownReads() { ::shutdown(fd_, SHUT_RD); }
 
+std::string PeerAddress(const Socket& socket) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof(address);
+  if (::getpeername(socket.fd(), reinterpret_cast<sockaddr*>(&address), &length) != 0) return "";
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* ip = address.ss_family == AF_INET6
+                       ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr)
+                       : static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(&address)->sin_addr);
+  return ::inet_ntop(address.ss_family, ip, text, sizeof(text)) ? text : "";
+}
+
 Status MessageReader::Truncated() const {
   return Status::InvalidArgument("the client's " + std::string(what_) + " message ends too soon");
 }

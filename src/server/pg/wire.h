@@ -46,6 +46,9 @@ class Socket {
   int fd_;
 };
 
+// The IP address of the socket's peer ("127.0.0.1", "::1"); "" when the system cannot tell.
+std::string PeerAddress(const Socket& socket);
+
 // One message from the client: its type byte ('\0' for the untyped startup packet) and body.
 struct Message {
   char type = 0;
