@@ -33,6 +33,8 @@ PACKAGES=(
   libzstd-dev zlib1g-dev libssl-dev librdkafka-dev kcat libavro-dev libcpp-httplib-dev
   postgresql-client libpq-dev curl ca-certificates ccache
   default-jdk-headless libpostgresql-jdbc-java
+  # headless Chromium and its WebDriver, for the web console's tests (tests/testing/webdriver.h)
+  chromium chromium-driver
 )
 
 log() { echo "[setup] $*" >&2; }

@@ -11,11 +11,12 @@
 
 namespace basin::testing {
 
-inline Result<std::unique_ptr<Server>> StartServer(const std::string& warehouse,
-                                                   const std::string& password) {
+inline Result<std::unique_ptr<Server>> StartServer(const std::string& warehouse, const std::string& password,
+                                                   bool with_http = false) {
   ServerOptions options;
   options.warehouse = warehouse;
   options.pg_port = 0;
+  if (with_http) options.http_port = 0;  // the HTTP API and the web console, on a free port too
   options.admin_password = password;
   return Server::Start(options);
 }

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "server/http/catalog_routes.h"
+#include "server/http/console_routes.h"
 #include "server/http/http_context.h"
 #include "server/http/records_route.h"
 #include "server/http/result_encoding.h"
@@ -90,6 +91,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   AddStatementRoutes(server, context);
   AddRecordsRoute(server, context);
   AddCatalogRoutes(server, context);
+  AddConsoleRoutes(server);
 
   const std::string where = options.bind_address + ":" + std::to_string(options.http_port);
   impl->port = options.http_port == 0
