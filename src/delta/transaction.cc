@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "common/metrics.h"
 #include "common/uuid.h"
 #include "delta/checkpoint_writer.h"
 #include "delta/commit_writer.h"
@@ -16,6 +17,20 @@
 namespace basin::delta {
 
 namespace {
+
+// What the process's commits met (basin serve's GET /metrics): registered when the library
+// loads, so that a scrape shows them at 0 before the first commit.
+metrics::Counter& commit_conflicts =
+    metrics::ProcessRegistry()
+        .AddCounter("basin_commit_conflicts_total",
+                    "Commit attempts that found their version taken by a concurrent writer.")
+        .With();
+metrics::Counter& commit_retries =
+    metrics::ProcessRegistry()
+        .AddCounter("basin_commit_retries_total",
+                    "Commit attempts made again: past concurrent commits that did not conflict, or after a "
+                    "storage error that may be retried.")
+        .With();
 
 // The snapshot of `version`, committed by a transaction that read `read` (null for a table
 // it created): `read` brought forward by the commits since, when that reaches exactly
@@ -343,6 +358,7 @@ Result<CommitResult> Transaction::Commit() {
                              ") and reading it back failed (" + read_error.message() + ")");
     };
     bool landed = false;
+    bool raced = false;  // another writer's commit holds a version this attempt wanted
     for (int64_t v = version;; v++) {
       auto read = ReadCommit(v);
       if (!read.ok()) {
@@ -364,6 +380,8 @@ Result<CommitResult> Transaction::Commit() {
         landed = true;
         break;
       }
+      if (!raced) commit_conflicts.Increment();
+      raced = true;
       WinningCommit winner{v, std::move(actions)};
       if (txn_) {
         for (const auto& a : winner.actions) {
@@ -388,6 +406,7 @@ Result<CommitResult> Transaction::Commit() {
                               " attempts; concurrent writers kept taking the next version (latest " +
                               std::to_string(version - 1) + ")");
     }
+    commit_retries.Increment();
   }
   result.version = version;
   WriteCheckpointIfDue(version, result);

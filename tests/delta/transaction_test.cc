@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "common/cancellation.h"
+#include "common/metrics.h"
 #include "delta/commit_writer.h"
 #include "delta/log_segment.h"
 #include "storage/faulty_object_store.h"
@@ -119,6 +120,46 @@ TEST_F(TransactionTest, AppendAfterReadingWholeTableConflictsWithConcurrentAdd) 
   EXPECT_NE(message.find("WRITE"), std::string::npos) << message;
   EXPECT_NE(message.find("b.parquet"), std::string::npos) << message;
   EXPECT_EQ(FilePaths(), (std::set<std::string>{"a.parquet", "b.parquet"}));
+}
+
+// The process-wide counter `name` of the commit loop.
+int64_t CommitCounter(const std::string& name) {
+  return metrics::ProcessRegistry().AddCounter(name, "").With().value();
+}
+
+TEST_F(TransactionTest, CountsConflictsAndRetriesInTheProcessRegistry) {
+  ASSERT_OK(Append({"a.parquet"}));
+  const int64_t conflicts = CommitCounter("basin_commit_conflicts_total");
+  const int64_t retries = CommitCounter("basin_commit_retries_total");
+  ASSERT_OK_AND_ASSIGN(auto snapshot, table_.Load());
+  Transaction blind(snapshot, TableFixture::Options());
+  blind.Add(TestAdd("blind.parquet"));
+  Transaction remover(snapshot, TableFixture::Options());
+  remover.ReadFiles(snapshot->files);
+  remover.Remove(TestRemove("a.parquet"));
+  ASSERT_OK(Append({"b.parquet"}));  // version 2, which both wanted
+
+  // A blind append passes the concurrent append: one race, one retry.
+  ASSERT_OK_AND_ASSIGN(CommitResult appended, blind.Commit());
+  EXPECT_EQ(appended.attempts, 2);
+  EXPECT_EQ(CommitCounter("basin_commit_conflicts_total"), conflicts + 1);
+  EXPECT_EQ(CommitCounter("basin_commit_retries_total"), retries + 1);
+
+  // Removing a file that the concurrent commits did not touch passes them too (two
+  // commits in the way, still one race), ...
+  ASSERT_OK(remover.Commit());
+  EXPECT_EQ(CommitCounter("basin_commit_conflicts_total"), conflicts + 2);
+  EXPECT_EQ(CommitCounter("basin_commit_retries_total"), retries + 2);
+
+  // ... removing one that a concurrent commit removed fails: a race, no retry.
+  ASSERT_OK_AND_ASSIGN(auto latest, table_.Load());
+  Transaction late(snapshot, TableFixture::Options());
+  late.ReadFiles(snapshot->files);
+  late.Remove(TestRemove("a.parquet"));
+  ASSERT_ERROR_CODE(late.Commit(), kConflict);
+  EXPECT_EQ(CommitCounter("basin_commit_conflicts_total"), conflicts + 3);
+  EXPECT_EQ(CommitCounter("basin_commit_retries_total"), retries + 2);
+  EXPECT_EQ(latest->version, 4);
 }
 
 TEST_F(TransactionTest, RemovingAFileThisTransactionReadConflicts) {
