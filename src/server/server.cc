@@ -25,6 +25,7 @@
 #include "server/audit_log.h"
 #include "server/http/http_server.h"
 #include "server/pg/pg_connection.h"
+#include "server/server_metrics.h"
 
 namespace basin {
 namespace {
@@ -71,6 +72,7 @@ struct Server::Impl {
   ServerOptions options;
   std::unique_ptr<security::UserStore> users;
   std::unique_ptr<security::TokenStore> tokens;
+  std::unique_ptr<server::ServerMetrics> metrics;  // outlives the endpoints
   std::unique_ptr<server::AuditLog> audit;         // null when auditing is off; outlives the endpoints
   std::unique_ptr<server::http::HttpServer> http;  // null when the HTTP API is off
   server::pg::ServerContext context;
@@ -145,8 +147,10 @@ struct Server::Impl {
       Client& client = clients.emplace_back();
       client.connection =
           std::make_unique<server::pg::PgConnection>(std::move(socket), context, process_id, secret_key);
+      metrics->connections(server::Protocol::kPg).Add(1);
       client.thread = std::thread([this, &client] {
         Status served = client.connection->Serve();
+        metrics->connections(server::Protocol::kPg).Add(-1);
         if (!served.ok() && !stopping.load()) Log("connection ended: " + served.message());
         std::lock_guard<std::mutex> done(mutex);
         client.finished = true;
@@ -209,6 +213,8 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
     impl->Log("created user admin with password " + *generated +
               " (shown once; set BASIN_ADMIN_PASSWORD to choose it)");
   }
+  impl->metrics = std::make_unique<server::ServerMetrics>(options.warehouse, clock);
+  impl->context.metrics = impl->metrics.get();
   impl->context.warehouse = options.warehouse;
   impl->context.database = options.database;
   impl->context.users = impl->users.get();
@@ -230,7 +236,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
             " (database " + options.database + ")");
   if (options.http_port >= 0) {
     ASSIGN_OR_RETURN(impl->http, server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
-                                                                 impl->audit.get()));
+                                                                 impl->audit.get(), *impl->metrics));
     impl->Log("HTTP API on " + options.bind_address + ":" + std::to_string(impl->http->port()));
   }
   impl->acceptor = std::thread([raw] { raw->Accept(); });

@@ -17,6 +17,7 @@
 #include "security/tokens.h"
 #include "security/users.h"
 #include "server/audit_log.h"
+#include "server/server_metrics.h"
 
 namespace basin::server::http {
 
@@ -29,6 +30,7 @@ struct HttpContext {
   const security::TokenStore* tokens = nullptr;
   const security::UserStore* users = nullptr;
   StatementRegistry* statements = nullptr;
+  ServerMetrics* metrics = nullptr;
   AuditLog* audit = nullptr;  // null: requests are not audited
 
   // A session on the warehouse running as `user`, so that the user's grants apply.

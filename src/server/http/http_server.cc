@@ -30,6 +30,25 @@ Status ProtocolError(int http_status, const httplib::Request& request, const Htt
   }
 }
 
+// cpp-httplib's pool of workers, each running one connection from its accept to its close
+// (keep-alive requests included): a connection is open from its enqueue to its task's end.
+class CountingThreadPool final : public httplib::TaskQueue {
+ public:
+  CountingThreadPool(size_t threads, metrics::Gauge& open) : pool_(threads), open_(open) {}
+  void enqueue(std::function<void()> connection) override {
+    open_.Add(1);
+    pool_.enqueue([this, connection = std::move(connection)] {
+      connection();
+      open_.Add(-1);
+    });
+  }
+  void shutdown() override { pool_.shutdown(); }
+
+ private:
+  httplib::ThreadPool pool_;
+  metrics::Gauge& open_;
+};
+
 void SetTimeout(int timeout_ms, const std::function<void(time_t, time_t)>& set) {
   set(timeout_ms / 1000, static_cast<time_t>(timeout_ms % 1000) * 1000);
 }
@@ -54,7 +73,8 @@ HttpServer::~HttpServer() { Stop(); }
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& options,
                                                       std::shared_ptr<const Clock> clock,
                                                       const security::TokenStore& tokens,
-                                                      const security::UserStore& users, AuditLog* audit) {
+                                                      const security::UserStore& users, AuditLog* audit,
+                                                      ServerMetrics& metrics) {
   const HttpLimits& limits = options.http;
   if (limits.threads < 1 || limits.max_body_bytes < 1 || limits.max_statement_bytes < 1 ||
       limits.page_size < 1 || limits.max_page_size < limits.page_size || limits.read_timeout_ms < 1 ||
@@ -71,9 +91,12 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   context.users = &users;
   context.statements = &impl->statements;
   context.audit = audit;
+  context.metrics = &metrics;
 
   httplib::Server& server = impl->server;
-  server.new_task_queue = [threads = limits.threads] { return new httplib::ThreadPool(threads); };
+  server.new_task_queue = [threads = limits.threads, &open = metrics.connections(Protocol::kHttp)] {
+    return new CountingThreadPool(static_cast<size_t>(threads), open);
+  };
   server.set_payload_max_length(static_cast<size_t>(limits.max_body_bytes));
   SetTimeout(limits.read_timeout_ms, [&](time_t s, time_t us) { server.set_read_timeout(s, us); });
   SetTimeout(limits.write_timeout_ms, [&](time_t s, time_t us) { server.set_write_timeout(s, us); });
@@ -88,6 +111,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   server.Get("/healthz", [](const httplib::Request&, httplib::Response& response) {
     SendJson(response, 200, {{"status", "ok"}});
   });
+  server.Get("/metrics", WithUser(context, [&context](const httplib::Request&, httplib::Response& response,
+                                                      const std::string&) {
+               response.set_content(context.metrics->Render(), std::string(metrics::kTextContentType));
+             }));
   AddStatementRoutes(server, context);
   AddRecordsRoute(server, context);
   AddCatalogRoutes(server, context);

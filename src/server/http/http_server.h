@@ -13,6 +13,7 @@
 #include "security/tokens.h"
 #include "security/users.h"
 #include "server/audit_log.h"
+#include "server/server_metrics.h"
 
 namespace basin::server::http {
 
@@ -24,7 +25,8 @@ class HttpServer {
   static Result<std::unique_ptr<HttpServer>> Start(const ServerOptions& options,
                                                    std::shared_ptr<const Clock> clock,
                                                    const security::TokenStore& tokens,
-                                                   const security::UserStore& users, AuditLog* audit);
+                                                   const security::UserStore& users, AuditLog* audit,
+                                                   ServerMetrics& metrics);
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

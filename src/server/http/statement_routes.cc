@@ -176,10 +176,11 @@ void PostStatement(const HttpContext& context, const httplib::Request& request, 
       context.statements->Add(user, std::move(*session), parsed->page_size);
   if (!added.ok()) return SendError(response, added.status());
   std::shared_ptr<Statement> statement = *added;
-  // Written once the statement has run (its rows may be read later).
-  auto audit = [&context, &request, &user, text = parsed->text,
-                started_ms = context.clock->NowMs()](const Status& outcome) {
+  // Written and counted once the statement has run (its rows may be read later).
+  auto audit = [&context, &request, &user, text = parsed->text, started_ms = context.clock->NowMs(),
+                started = ServerMetrics::Now()](const Status& outcome) {
     context.Audit(request.remote_addr, user, text, started_ms, outcome);
+    context.metrics->RecordQuery(Protocol::kHttp, outcome, started);
   };
   if (AcceptsCsv(request)) {
     Status executed = statement->Execute(parsed->text);
@@ -192,12 +193,13 @@ void PostStatement(const HttpContext& context, const httplib::Request& request, 
   }
   if (!parsed->wait) {
     // The request is gone when the statement ends: what the audit needs is copied.
-    Status started = context.statements->RunInBackground([&context, statement, text = parsed->text,
-                                                          started_ms = context.clock->NowMs(),
-                                                          client = request.remote_addr, user] {
-      statement->Run(text);
-      context.Audit(client, user, text, started_ms, statement->outcome().status);
-    });
+    Status started = context.statements->RunInBackground(
+        [&context, statement, text = parsed->text, started_ms = context.clock->NowMs(),
+         started = ServerMetrics::Now(), client = request.remote_addr, user] {
+          statement->Run(text);
+          context.Audit(client, user, text, started_ms, statement->outcome().status);
+          context.metrics->RecordQuery(Protocol::kHttp, statement->outcome().status, started);
+        });
     if (!started.ok()) {
       context.statements->Remove(statement->id());
       return SendError(response, started);

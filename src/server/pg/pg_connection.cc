@@ -150,9 +150,10 @@ struct PgConnection::Portal {
   int64_t sent = 0;
   std::string tag;
   std::vector<std::string> notices;
-  std::optional<CopyFormat> copy;   // COPY ... TO STDOUT: rows go as CopyData lines
-  int64_t started_ms = 0;           // for the audit log
-  std::optional<int64_t> affected;  // rows a write changed, when it tells
+  std::optional<CopyFormat> copy;    // COPY ... TO STDOUT: rows go as CopyData lines
+  int64_t started_ms = 0;            // for the audit log
+  ServerMetrics::Time started_at{};  // for the metrics
+  std::optional<int64_t> affected;   // rows a write changed, when it tells
 };
 
 struct PgConnection::State {
@@ -380,11 +381,12 @@ Status PgConnection::Flush() {
 
 Status PgConnection::Fail(Portal& portal, const Status& status) {
   portal.done = true;
-  Audit(portal, status, std::nullopt);
+  RecordEnd(portal, status, std::nullopt);
   return SendError(status);
 }
 
-void PgConnection::Audit(const Portal& portal, const Status& outcome, std::optional<int64_t> rows) {
+void PgConnection::RecordEnd(const Portal& portal, const Status& outcome, std::optional<int64_t> rows) {
+  if (context_.metrics) context_.metrics->RecordQuery(Protocol::kPg, outcome, portal.started_at);
   if (!context_.audit) return;
   const int64_t now_ms = context_.audit->now_ms();
   context_.audit->Record({.at_ms = portal.started_ms,
@@ -474,6 +476,7 @@ Status PgConnection::Start(Portal& portal, bool describe) {
     StatementText statement;
     statement.text = portal.sql;
     if (context_.audit) portal.started_ms = context_.audit->now_ms();
+    portal.started_at = ServerMetrics::Now();
     Result<StatementResult> result = session_->ExecuteStatement(portal.sql, statement, /*stream=*/true);
     if (!result.ok()) return Fail(portal, result.status());
     portal.command = result->command;
@@ -526,7 +529,7 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
   if (portal.done && !portal.tag.empty()) return complete();
   if (!portal.returns_rows && !portal.copy) {
     portal.done = true;
-    Audit(portal, Status::OK(), portal.affected);
+    RecordEnd(portal, Status::OK(), portal.affected);
     return complete();
   }
   if (portal.copy) {
@@ -591,7 +594,7 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
         CommandTag(portal.command == "SELECT" || !TagOnly(portal.command) ? "SELECT" : portal.command,
                    std::to_string(portal.sent));
   }
-  Audit(portal, Status::OK(), portal.sent);
+  RecordEnd(portal, Status::OK(), portal.sent);
   return complete();
 }
 

@@ -15,6 +15,7 @@
 #include "security/users.h"
 #include "server/audit_log.h"
 #include "server/pg/wire.h"
+#include "server/server_metrics.h"
 
 namespace basin::server::pg {
 
@@ -26,7 +27,8 @@ struct ServerContext {
   // Interrupts the statement of the connection a CancelRequest names, when its secret key
   // matches (pg's cancel protocol); nothing otherwise.
   std::function<void(int32_t process_id, int32_t secret_key)> cancel;
-  AuditLog* audit = nullptr;  // null: statements are not audited
+  AuditLog* audit = nullptr;         // null: statements are not audited
+  ServerMetrics* metrics = nullptr;  // null: statements are not counted
 };
 
 class PgConnection {
@@ -69,10 +71,11 @@ class PgConnection {
   Status StartCopyOut(Portal& portal);
   // A DataRow of `row` (cells in text form), in the result formats the portal's Bind asked.
   Result<std::string> DataRow(const Portal& portal, Row& row) const;
-  // The portal's statement failed: done, audited, and its ErrorResponse sent.
+  // The portal's statement failed: done, counted, audited, and its ErrorResponse sent.
   Status Fail(Portal& portal, const Status& status);
-  // The portal's statement into the audit log, when the server keeps one.
-  void Audit(const Portal& portal, const Status& outcome, std::optional<int64_t> rows);
+  // The portal's statement ended: counted in the metrics, and written into the audit log
+  // when the server keeps one.
+  void RecordEnd(const Portal& portal, const Status& outcome, std::optional<int64_t> rows);
   // A statement's failure, as an ErrorResponse.
   Status SendError(const Status& status);
   // Output is gathered, and written when it grows past a bound or the client waits for it.
