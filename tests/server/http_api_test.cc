@@ -33,23 +33,17 @@ constexpr int kReadTimeoutMs = 1000;
 class HttpApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ServerOptions options;
-    options.warehouse = warehouse_.str();
-    options.pg_port = 0;
-    options.http_port = 0;
-    options.admin_password = "admin pass";
-    options.clock = clock_;
+    ServerOptions options = testing::HttpServerOptions(warehouse_.str(), "admin pass", clock_);
     options.http.max_body_bytes = kMaxBodyBytes;
     options.http.read_timeout_ms = kReadTimeoutMs;
     options.http.write_timeout_ms = kReadTimeoutMs;
     options.http.threads = 4;
     ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
     ASSERT_GT(server_->http_port(), 0);
+    ASSERT_OK_AND_ASSIGN(token_,
+                         testing::CreateUserWithToken(warehouse_.str(), "alice", "alice pass", clock_));
     ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(warehouse_.str()));
-    ASSERT_OK(security::UserStore(store, clock_).Create("alice", "alice pass", /*admin=*/false));
     tokens_ = std::make_unique<security::TokenStore>(store, clock_);
-    ASSERT_OK_AND_ASSIGN(security::NewToken token, tokens_->Create("alice", std::nullopt));
-    token_ = token.text;
     ASSERT_OK_AND_ASSIGN(session_, Session::Open({.warehouse = warehouse_.str()}));
     ASSERT_OK(session_
                   ->Execute("CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT NOT NULL, name STRING, "

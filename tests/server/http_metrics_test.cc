@@ -24,9 +24,8 @@
 #include "delta/log_segment.h"
 #include "delta/transaction.h"
 #include "engine/parquet_log_io.h"
-#include "security/tokens.h"
-#include "security/users.h"
 #include "server/table_metrics.h"
+#include "test_server.h"
 #include "testing/interop.h"
 #include "testing/test_util.h"
 
@@ -155,19 +154,11 @@ std::string OfTable(const std::string& family) { return family + "{schema=\"s\",
 class HttpMetricsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ServerOptions options;
-    options.warehouse = warehouse_.str();
-    options.pg_port = 0;
-    options.http_port = 0;
-    options.admin_password = "admin pass";
-    options.clock = clock_;
+    ServerOptions options = testing::HttpServerOptions(warehouse_.str(), "admin pass", clock_);
     options.http.threads = 4;
     ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
-    ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(warehouse_.str()));
-    ASSERT_OK(security::UserStore(store, clock_).Create("alice", "alice pass", /*admin=*/false));
-    ASSERT_OK_AND_ASSIGN(security::NewToken token,
-                         security::TokenStore(store, clock_).Create("alice", std::nullopt));
-    token_ = token.text;
+    ASSERT_OK_AND_ASSIGN(token_,
+                         testing::CreateUserWithToken(warehouse_.str(), "alice", "alice pass", clock_));
     ASSERT_OK(Post("CREATE SCHEMA s"));
     ASSERT_OK(Post("CREATE TABLE s.t (id BIGINT, name STRING)"));
   }
