@@ -385,6 +385,23 @@ TEST_F(HttpMetricsTest, TableSeriesMatchTheTable) {
   EXPECT_FALSE(scrape.values.contains(OfTable("basin_table_version")));
 }
 
+TEST_F(HttpMetricsTest, TablesWithCheckpointsAreRead) {
+  ASSERT_OK(Post("CREATE TABLE s.c (id BIGINT) TBLPROPERTIES ('delta.checkpointInterval' = '2')"));
+  for (int i = 0; i < 3; i++) ASSERT_OK(Post("INSERT INTO s.c VALUES (" + std::to_string(i) + ")"));
+  auto warehouse = catalog::Warehouse::Open(warehouse_.str());
+  ASSERT_OK(warehouse.status());
+  ASSERT_OK_AND_ASSIGN(catalog::TableEntry entry, (*warehouse)->Get({"s", "c"}));
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(entry.location));
+  ASSERT_OK_AND_ASSIGN(bool checkpointed,
+                       store->HasObjectsWithPrefix("_delta_log/00000000000000000002.checkpoint"));
+  ASSERT_TRUE(checkpointed);
+  server::TableMetrics fresh(warehouse_.str(), clock_);
+  const Scrape scrape = Parse(metrics::RenderText(fresh.Collect()));
+  EXPECT_EQ(scrape["basin_table_version{schema=\"s\",table=\"c\"}"], 3);
+  EXPECT_EQ(scrape["basin_table_files{schema=\"s\",table=\"c\"}"], 3);
+  EXPECT_EQ(scrape["basin_table_scrape_errors"], 0);
+}
+
 TEST_F(HttpMetricsTest, LabelValuesAreEscapedInTheScrape) {
   ASSERT_OK(Post("CREATE TABLE s.\"we\"\"ird\" (id BIGINT)"));
   const Scrape scrape = Metrics();
