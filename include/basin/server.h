@@ -2,7 +2,9 @@
 // warehouse: clients such as psql connect with SCRAM-SHA-256 as one of the warehouse's users
 // and run any Basin statement; each connection has a Session of its own (session.h).
 // Optionally also an HTTP API (JSON, bearer tokens) whose requests run on sessions of the
-// token's user. docs/server.md says what the protocols answer and where users are kept.
+// token's user. It also runs streams and pipelines continuously, each on a thread and a
+// session of its own, stopped and started by name over the HTTP API. docs/server.md says
+// what the protocols answer and where users are kept.
 //
 // Thread safety: Shutdown() may be called from any thread (a signal handler's thread
 // included, not the handler itself); the rest from the thread that started the server.
@@ -13,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "basin/clock.h"
 #include "basin/status.h"
@@ -32,6 +35,14 @@ struct HttpLimits {
   int max_statements_per_user = 16;          // running statements and open results
 };
 
+// A stream the server runs (basin/stream.h).
+struct ServedStream {
+  // The flow's name in the HTTP API, and its checkpoint folder's under
+  // ServerOptions::checkpoint_root: 1 to 128 letters, digits and _.
+  std::string name;
+  std::string statement;  // the stream's INSERT or MERGE
+};
+
 struct ServerOptions {
   // The warehouse's local folder, or "memory://<name>".
   std::string warehouse = {};
@@ -47,6 +58,14 @@ struct ServerOptions {
   // The password of the `admin` user the first start creates (BASIN_ADMIN_PASSWORD); empty:
   // a random one, shown once through `log`.
   std::string admin_password = {};
+  // Streams run continuously from the start, each checkpointed in <checkpoint_root>/<name>
+  // (required when there are streams), a batch starting at most every stream_interval_ms.
+  std::vector<ServedStream> streams = {};
+  std::string checkpoint_root = {};
+  int64_t stream_interval_ms = 1'000;
+  // Pipeline folders (basin/pipeline.h), run continuously from the start; each flow is
+  // named after its pipeline.
+  std::vector<std::string> pipelines = {};
   // Where the server reads the time (tokens' expiry, idle results); null: the system's.
   std::shared_ptr<const Clock> clock = {};
   // Every statement and refused sign-in, over either protocol, is written to the Delta table
@@ -61,7 +80,10 @@ struct ServerOptions {
 class Server {
  public:
   // Listens, and serves on threads of its own until Shutdown(). IOError when the address
-  // cannot be bound (naming it); the warehouse's errors as Session::Open gives them.
+  // cannot be bound (naming it); the warehouse's errors as Session::Open gives them;
+  // InvalidArgument for a stream's bad or repeated name, streams without a checkpoint root,
+  // and a pipeline folder that does not read (ReadPipelineGraph). A flow that fails once
+  // started (its sink missing, a bad batch) does not stop the server: it is FAILED alone.
   static Result<std::unique_ptr<Server>> Start(const ServerOptions& options);
   ~Server();  // Shutdown(), then waits
   Server(const Server&) = delete;
@@ -73,9 +95,10 @@ class Server {
   int http_port() const;
 
   // Stops accepting, interrupts the statements running (they fail with Cancelled; nothing
-  // is half committed: a commit is atomic) and closes every connection. Any thread.
+  // is half committed: a commit is atomic), closes every connection and asks the streams
+  // and pipelines to stop after their batch in flight. Any thread.
   void Shutdown();
-  // Returns once the server has stopped (after Shutdown()).
+  // Returns once the server has stopped (after Shutdown()), its flows included.
   void Wait();
 
  private:

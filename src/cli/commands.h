@@ -63,10 +63,15 @@ struct ServeCommandOptions {
   int max_connections = 64;
   int http_port = -1;  // -1: no HTTP API
   HttpLimits http = {};
+  std::vector<std::string> streams;    // --stream NAME=FILE.sql
+  std::string checkpoint_root;         // --checkpoint-root: the streams' checkpoints, DIR/NAME
+  std::string stream_interval;         // "500ms", "2s"; empty: the default (1 s)
+  std::vector<std::string> pipelines;  // --pipeline DIR
 };
 
-// Serves the warehouse over the PostgreSQL protocol (basin/server.h) until SIGINT or SIGTERM;
-// prints the connection URL as the first line of stdout. The first start creates the admin
+// Serves the warehouse over the PostgreSQL protocol (basin/server.h), and runs the streams
+// and pipelines named, until SIGINT or SIGTERM; prints the connection URL as the first line
+// of stdout. The first start creates the admin
 // user, with the password in BASIN_ADMIN_PASSWORD or a generated one printed on stderr.
 int RunServeCommand(const ServeCommandOptions& options);
 

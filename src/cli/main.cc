@@ -88,6 +88,14 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
       ->add_option("--http-result-idle-ms", options.http.cursor_idle_timeout_ms,
                    "Drop an HTTP result nobody read for this long")
       ->check(CLI::Range(int64_t{1}, int64_t{86'400'000}));
+  serve->add_option("--stream", options.streams,
+                    "Run a stream continuously: NAME=FILE, FILE holding its INSERT or MERGE (repeatable)");
+  serve->add_option("--checkpoint-root", options.checkpoint_root,
+                    "Folder of the streams' checkpoints, one folder per stream name");
+  serve->add_option("--stream-interval", options.stream_interval,
+                    "The least time between two batch starts of a stream (500ms, 2s, 1m); default 1s");
+  serve->add_option("--pipeline", options.pipelines,
+                    "Run the pipeline in this folder continuously (repeatable)");
   return serve;
 }
 

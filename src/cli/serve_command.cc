@@ -15,9 +15,36 @@
 
 namespace basin::cli {
 
+namespace {
+
+// A --stream NAME=FILE: the name, and the statement FILE holds.
+Result<ServedStream> ServedStreamOf(const std::string& flag) {
+  const size_t equals = flag.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == flag.size())
+    return Status::InvalidArgument("--stream takes NAME=FILE, got '" + flag + "'");
+  ServedStream stream;
+  stream.name = flag.substr(0, equals);
+  ASSIGN_OR_RETURN(stream.statement, ReadSqlFile(flag.substr(equals + 1)));
+  return stream;
+}
+
+}  // namespace
+
 int RunServeCommand(const ServeCommandOptions& options) {
   const StopSignals stop_signals;
   ServerOptions server_options;
+  for (const std::string& flag : options.streams) {
+    Result<ServedStream> stream = ServedStreamOf(flag);
+    if (!stream.ok()) return ExitStatus(stream.status());
+    server_options.streams.push_back(std::move(*stream));
+  }
+  server_options.checkpoint_root = options.checkpoint_root;
+  if (!options.stream_interval.empty()) {
+    Result<int64_t> interval = ParseDurationMs(options.stream_interval);
+    if (!interval.ok()) return ExitStatus(interval.status());
+    server_options.stream_interval_ms = *interval;
+  }
+  server_options.pipelines = options.pipelines;
   server_options.warehouse = options.warehouse_dir;
   server_options.bind_address = options.bind_address;
   server_options.pg_port = options.pg_port;

@@ -23,6 +23,7 @@
 #include "security/tokens.h"
 #include "security/users.h"
 #include "server/audit_log.h"
+#include "server/flows.h"
 #include "server/http/http_server.h"
 #include "server/pg/pg_connection.h"
 #include "server/server_metrics.h"
@@ -74,6 +75,7 @@ struct Server::Impl {
   std::unique_ptr<security::TokenStore> tokens;
   std::unique_ptr<server::ServerMetrics> metrics;  // outlives the endpoints
   std::unique_ptr<server::AuditLog> audit;         // null when auditing is off; outlives the endpoints
+  std::unique_ptr<server::FlowSet> flows;          // before http, which uses it
   std::unique_ptr<server::http::HttpServer> http;  // null when the HTTP API is off
   server::pg::ServerContext context;
   int listen_fd = -1;
@@ -163,6 +165,7 @@ struct Server::Impl {
     if (stopping.exchange(true)) return;
     if (wake_pipe[1] >= 0) (void)!::write(wake_pipe[1], "x", 1);
     if (http) http->Stop();
+    if (flows) flows->Close();
     std::lock_guard<std::mutex> lock(mutex);
     for (Client& client : clients) client.connection->Close();
   }
@@ -178,6 +181,7 @@ struct Server::Impl {
     });
     lock.unlock();
     Reap();
+    if (flows) flows->Join();
     if (audit) audit->Stop();  // every statement has ended: the last events are written
   }
 
@@ -215,6 +219,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   }
   impl->metrics = std::make_unique<server::ServerMetrics>(options.warehouse, clock);
   impl->context.metrics = impl->metrics.get();
+  ASSIGN_OR_RETURN(impl->flows, server::FlowSet::Open(options, options.log));
   impl->context.warehouse = options.warehouse;
   impl->context.database = options.database;
   impl->context.users = impl->users.get();
@@ -236,9 +241,11 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
             " (database " + options.database + ")");
   if (options.http_port >= 0) {
     ASSIGN_OR_RETURN(impl->http, server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
-                                                                 impl->audit.get(), *impl->metrics));
+                                                                 impl->audit.get(), *impl->metrics,
+                                                                 *impl->flows));
     impl->Log("HTTP API on " + options.bind_address + ":" + std::to_string(impl->http->port()));
   }
+  RETURN_IF_ERROR(impl->flows->StartAll());
   impl->acceptor = std::thread([raw] { raw->Accept(); });
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }

@@ -17,6 +17,7 @@
 #include "security/tokens.h"
 #include "security/users.h"
 #include "server/audit_log.h"
+#include "server/flows.h"
 #include "server/server_metrics.h"
 
 namespace basin::server::http {
@@ -32,6 +33,7 @@ struct HttpContext {
   StatementRegistry* statements = nullptr;
   ServerMetrics* metrics = nullptr;
   AuditLog* audit = nullptr;  // null: requests are not audited
+  FlowSet* flows = nullptr;   // the streams and pipelines the server runs
 
   // A session on the warehouse running as `user`, so that the user's grants apply.
   Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;

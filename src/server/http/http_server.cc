@@ -6,6 +6,7 @@
 
 #include "server/http/catalog_routes.h"
 #include "server/http/console_routes.h"
+#include "server/http/flow_routes.h"
 #include "server/http/http_context.h"
 #include "server/http/records_route.h"
 #include "server/http/result_encoding.h"
@@ -74,7 +75,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
                                                       std::shared_ptr<const Clock> clock,
                                                       const security::TokenStore& tokens,
                                                       const security::UserStore& users, AuditLog* audit,
-                                                      ServerMetrics& metrics) {
+                                                      ServerMetrics& metrics,
+                                                      FlowSet& flows) {
   const HttpLimits& limits = options.http;
   if (limits.threads < 1 || limits.max_body_bytes < 1 || limits.max_statement_bytes < 1 ||
       limits.page_size < 1 || limits.max_page_size < limits.page_size || limits.read_timeout_ms < 1 ||
@@ -92,6 +94,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   context.statements = &impl->statements;
   context.audit = audit;
   context.metrics = &metrics;
+  context.flows = &flows;
 
   httplib::Server& server = impl->server;
   server.new_task_queue = [threads = limits.threads, &open = metrics.connections(Protocol::kHttp)] {
@@ -118,6 +121,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   AddStatementRoutes(server, context);
   AddRecordsRoute(server, context);
   AddCatalogRoutes(server, context);
+  AddFlowRoutes(server, context);
   AddConsoleRoutes(server);
 
   const std::string where = options.bind_address + ":" + std::to_string(options.http_port);

@@ -13,6 +13,7 @@
 #include "security/tokens.h"
 #include "security/users.h"
 #include "server/audit_log.h"
+#include "server/flows.h"
 #include "server/server_metrics.h"
 
 namespace basin::server::http {
@@ -26,7 +27,8 @@ class HttpServer {
                                                    std::shared_ptr<const Clock> clock,
                                                    const security::TokenStore& tokens,
                                                    const security::UserStore& users, AuditLog* audit,
-                                                   ServerMetrics& metrics);
+                                                   ServerMetrics& metrics,
+                                                   FlowSet& flows);
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
