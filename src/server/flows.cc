@@ -88,15 +88,8 @@ class RunningPipeline final : public RunningFlow {
 std::string_view FlowKindName(FlowKind kind) { return kind == FlowKind::kStream ? "stream" : "pipeline"; }
 
 std::string_view FlowStateName(FlowState state) {
-  switch (state) {
-    case FlowState::kRunning:
-      return "RUNNING";
-    case FlowState::kStopped:
-      return "STOPPED";
-    case FlowState::kFailed:
-      return "FAILED";
-  }
-  return "FAILED";
+  static constexpr std::string_view kNames[] = {"RUNNING", "STOPPED", "FAILED"};  // FlowState's order
+  return kNames[static_cast<int>(state)];
 }
 
 void AddStreamBatch(const StreamBatch& batch, FlowFigures& figures) {
