@@ -136,7 +136,9 @@ TEST_F(FlowsTest, StreamStopsAndStartsWithEveryRowOnce) {
   options_.streams = {{"copy", kCopyStream}};
   StartServer();
   Sql("INSERT INTO src VALUES (1), (2), (3)");
-  ASSERT_TRUE(WaitUntil([&] { return Count("sink") == 3; }));
+  // The figures follow the commit a moment later.
+  ASSERT_TRUE(WaitUntil([&] { return Flow("copy")["totals"]["rows_out"] == 3; }));
+  EXPECT_EQ(Count("sink"), 3);
 
   auto [status, listed] = Call("GET", "/api/v1/flows", admin_token_);
   ASSERT_EQ(status, 200) << listed;
@@ -178,8 +180,7 @@ TEST_F(FlowsTest, StreamStopsAndStartsWithEveryRowOnce) {
     EXPECT_EQ(Call("POST", "/api/v1/flows/copy/start", admin_token_).second["state"], "RUNNING");
   }
   writer.join();
-  ASSERT_TRUE(WaitUntil([&] { return Count("sink") == Count("src"); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(WaitUntil([&] { return Flow("copy")["totals"]["rows_out"] == 305; }));
   ExpectSameRows("src", "sink");
   EXPECT_EQ(Count("src"), 305);
   flow = Flow("copy");
@@ -242,6 +243,20 @@ TEST_F(FlowsTest, OnlyAdminsStopAndStart) {
   EXPECT_EQ(status, 404) << body;
   std::tie(status, body) = Call("GET", "/api/v1/flows", "basin_wrong_token");
   EXPECT_EQ(status, 401) << body;
+  EXPECT_EQ(Call("POST", "/api/v1/flows/copy/stop", admin_token_).first, 200);
+
+  // Stops and starts, refused or not, are in the audit log (written by the shutdown).
+  server_.reset();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Open({.warehouse = warehouse_.str()}));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<StatementResult> audited,
+      session->Execute("SELECT user_name, statement, outcome FROM basin_system.audit_log "
+                       "WHERE statement LIKE 'POST /api/v1/flows/copy/%' ORDER BY event_time"));
+  std::vector<std::string> rows;
+  for (const Row& row : audited.back().result.rows) rows.push_back(*row[0] + " " + *row[1] + " " + *row[2]);
+  EXPECT_EQ(rows, (std::vector<std::string>{"alice POST /api/v1/flows/copy/stop denied",
+                                            "alice POST /api/v1/flows/copy/start denied",
+                                            "admin POST /api/v1/flows/copy/stop ok"}));
 }
 
 TEST_F(FlowsTest, ShutdownLeavesTheLastBatchCommitted) {
@@ -264,8 +279,9 @@ TEST_F(FlowsTest, ShutdownLeavesTheLastBatchCommitted) {
   StartServer();
   ASSERT_TRUE(WaitUntil([&] { return Count("sink") == Count("src"); }));
   ExpectSameRows("src", "sink");
-  const json flow = Flow("copy");
-  EXPECT_EQ(flow["last_batch"]["table_version"], LatestVersion("sink")) << flow;
+  // Once the figures follow the last commit, they name the sink's latest version.
+  EXPECT_TRUE(WaitUntil([&] { return Flow("copy")["last_batch"]["table_version"] == LatestVersion("sink"); }))
+      << Flow("copy");
 
   // A server that runs no batch still shows the one the checkpoint committed last.
   server_.reset();

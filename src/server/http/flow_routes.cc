@@ -23,12 +23,16 @@ void SendFlow(httplib::Response& response, const Result<FlowStatus>& flow) {
   SendJson(response, 200, FlowJson(*flow));
 }
 
-// POST /api/v1/flows/{name}/<action>: `act` on the flow, by an admin user.
+// POST /api/v1/flows/{name}/<action>: `act` on the flow, by an admin user; recorded in the
+// audit log as the request's method and path.
 httplib::Server::Handler AdminAction(const HttpContext& context,
                                      Result<FlowStatus> (FlowSet::*act)(const std::string&)) {
   return WithUser(context, [&context, act](const auto& request, auto& response, const std::string& user) {
-    if (Status allowed = CheckAdmin(context, user); !allowed.ok()) return SendError(response, allowed);
-    SendFlow(response, (context.flows->*act)(request.matches[1]));
+    const int64_t started_ms = context.clock->NowMs();
+    const Status allowed = CheckAdmin(context, user);
+    const Result<FlowStatus> flow = allowed.ok() ? (context.flows->*act)(request.matches[1]) : allowed;
+    context.Audit(request.remote_addr, user, request.method + " " + request.path, started_ms, flow.status());
+    SendFlow(response, flow);
   });
 }
 
