@@ -92,6 +92,63 @@ std::string_view FlowStateName(FlowState state) {
   return kNames[static_cast<int>(state)];
 }
 
+std::vector<metrics::FamilySamples> FlowFamilies(const std::vector<FlowStatus>& flows) {
+  using metrics::MetricType;
+  struct Series {
+    const char* name;
+    const char* help;
+    MetricType type;
+    std::function<std::optional<double>(const FlowStatus&)> value;
+  };
+  const Series kSeries[] = {
+      {"basin_flow_running", "1 while the flow runs, 0 when it is stopped or failed", MetricType::kGauge,
+       [](const FlowStatus& f) { return f.state == FlowState::kRunning ? 1.0 : 0.0; }},
+      {"basin_flow_failed", "1 when the flow failed and waits to be started again", MetricType::kGauge,
+       [](const FlowStatus& f) { return f.state == FlowState::kFailed ? 1.0 : 0.0; }},
+      {"basin_flow_batches_total", "Batches committed", MetricType::kCounter,
+       [](const FlowStatus& f) { return double(f.figures.batches); }},
+      {"basin_flow_input_rows_total", "Records the sources offered (Kafka offsets; 0 for table sources)",
+       MetricType::kCounter, [](const FlowStatus& f) { return double(f.figures.rows_in); }},
+      {"basin_flow_output_rows_total", "Rows the sinks received", MetricType::kCounter,
+       [](const FlowStatus& f) { return double(f.figures.rows_out); }},
+      {"basin_flow_dead_letters_total", "Records sent to the dead-letter table", MetricType::kCounter,
+       [](const FlowStatus& f) { return double(f.figures.dead_letters); }},
+      {"basin_flow_failures_total", "Runs of the flow that ended in an error", MetricType::kCounter,
+       [](const FlowStatus& f) { return double(f.figures.failures); }},
+      {"basin_flow_batch_duration_seconds_total", "Time spent in committed batches", MetricType::kCounter,
+       [](const FlowStatus& f) { return f.figures.batch_duration_ms / 1000.0; }},
+      {"basin_flow_last_batch_duration_seconds", "Duration of the last committed batch", MetricType::kGauge,
+       [](const FlowStatus& f) -> std::optional<double> {
+         if (f.figures.batches == 0) return std::nullopt;
+         return f.figures.last_duration_ms / 1000.0;
+       }},
+      {"basin_flow_lag_records", "Records the sources held beyond the last batch (consumer lag)",
+       MetricType::kGauge,
+       [](const FlowStatus& f) -> std::optional<double> {
+         if (!f.figures.lag) return std::nullopt;
+         return double(*f.figures.lag);
+       }},
+      {"basin_flow_table_version", "The sink's version the last batch committed (streams)",
+       MetricType::kGauge,
+       [](const FlowStatus& f) -> std::optional<double> {
+         if (!f.figures.table_version) return std::nullopt;
+         return double(*f.figures.table_version);
+       }},
+  };
+  std::vector<metrics::FamilySamples> families;
+  for (const Series& series : kSeries) {
+    metrics::FamilySamples family{series.name, series.help, series.type, {}};
+    for (const FlowStatus& flow : flows) {
+      std::optional<double> value = series.value(flow);
+      if (!value) continue;
+      family.samples.push_back(
+          {"", {{"flow", flow.name}, {"kind", std::string(FlowKindName(flow.kind))}}, *value});
+    }
+    families.push_back(std::move(family));
+  }
+  return families;
+}
+
 void AddStreamBatch(const StreamBatch& batch, FlowFigures& figures) {
   ++figures.batches;
   figures.rows_in += batch.rows_in;

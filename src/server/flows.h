@@ -24,6 +24,7 @@
 #include "basin/server.h"
 #include "basin/status.h"
 #include "basin/stream.h"
+#include "common/metrics.h"
 
 namespace basin::server {
 
@@ -67,6 +68,9 @@ struct FlowStatus {
   FlowFigures figures;
   Status error;  // why it is FAILED; OK otherwise
 };
+
+// The basin_flow_* families of GET /metrics (docs/server.md "Metrics") for `flows`.
+std::vector<metrics::FamilySamples> FlowFamilies(const std::vector<FlowStatus>& flows);
 
 class Flow;
 

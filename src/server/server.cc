@@ -220,6 +220,8 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   impl->metrics = std::make_unique<server::ServerMetrics>(options.warehouse, clock);
   impl->context.metrics = impl->metrics.get();
   ASSIGN_OR_RETURN(impl->flows, server::FlowSet::Open(options, options.log));
+  impl->metrics->registry().AddCollector(
+      [flows = impl->flows.get()] { return server::FlowFamilies(flows->List()); });
   impl->context.warehouse = options.warehouse;
   impl->context.database = options.database;
   impl->context.users = impl->users.get();
@@ -240,9 +242,9 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   impl->Log("PostgreSQL protocol on " + options.bind_address + ":" + std::to_string(impl->port) +
             " (database " + options.database + ")");
   if (options.http_port >= 0) {
-    ASSIGN_OR_RETURN(impl->http, server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
-                                                                 impl->audit.get(), *impl->metrics,
-                                                                 *impl->flows));
+    ASSIGN_OR_RETURN(impl->http,
+                     server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
+                                                     impl->audit.get(), *impl->metrics, *impl->flows));
     impl->Log("HTTP API on " + options.bind_address + ":" + std::to_string(impl->http->port()));
   }
   RETURN_IF_ERROR(impl->flows->StartAll());

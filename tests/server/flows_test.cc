@@ -188,6 +188,30 @@ TEST_F(FlowsTest, StreamStopsAndStartsWithEveryRowOnce) {
   EXPECT_EQ(flow["totals"]["failures"], 0) << flow;
 }
 
+// GET /metrics has a flow's figures as basin_flow_* series.
+TEST_F(FlowsTest, FlowFiguresAreMetrics) {
+  options_.streams = {{"copy", kCopyStream}};
+  StartServer();
+  Sql("INSERT INTO src VALUES (1), (2), (3)");
+  ASSERT_TRUE(WaitUntil([&] { return Flow("copy")["totals"]["rows_out"] == 3; }));
+  httplib::Client client("127.0.0.1", server_->http_port());
+  httplib::Result scraped = client.Get("/metrics", {{"Authorization", "Bearer " + admin_token_}});
+  ASSERT_TRUE(scraped);
+  ASSERT_EQ(scraped->status, 200) << scraped->body;
+  const std::string labels = "{flow=\"copy\",kind=\"stream\"} ";
+  for (const std::string& line : std::vector<std::string>{
+           "# TYPE basin_flow_output_rows_total counter", "basin_flow_output_rows_total" + labels + "3",
+           "basin_flow_running" + labels + "1", "basin_flow_failed" + labels + "0",
+           "basin_flow_failures_total" + labels + "0",
+           "basin_flow_table_version" + labels + std::to_string(LatestVersion("sink"))}) {
+    EXPECT_NE(scraped->body.find(line + "\n"), std::string::npos) << line << " in\n" << scraped->body;
+  }
+  EXPECT_EQ(Call("POST", "/api/v1/flows/copy/stop", admin_token_).second["state"], "STOPPED");
+  scraped = client.Get("/metrics", {{"Authorization", "Bearer " + admin_token_}});
+  ASSERT_TRUE(scraped);
+  EXPECT_NE(scraped->body.find("basin_flow_running" + labels + "0\n"), std::string::npos) << scraped->body;
+}
+
 TEST_F(FlowsTest, FailingFlowIsFailedAloneWhileQueriesGoOn) {
   Sql("CREATE TABLE other (id BIGINT)");
   options_.streams = {{"copy", kCopyStream}, {"broken", "INSERT INTO sink2 SELECT id FROM STREAM(other)"}};
