@@ -31,7 +31,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libroaring-dev nlohmann-json3-dev libsimdjson-dev libcli11-dev libfmt-dev libedit-dev
   libzstd-dev zlib1g-dev libssl-dev librdkafka-dev kcat libavro-dev libcpp-httplib-dev
-  postgresql-client libpq-dev curl ca-certificates ccache
+  postgresql-client libpq-dev openssl curl ca-certificates ccache
   default-jdk-headless libpostgresql-jdbc-java
   # headless Chromium and its WebDriver, for the web console's tests (tests/testing/webdriver.h)
   chromium chromium-driver

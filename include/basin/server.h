@@ -73,6 +73,14 @@ struct ServerOptions {
   // per flush interval.
   bool audit = true;
   int64_t audit_flush_interval_ms = 1'000;
+  // TLS on the pg port: PEM files of the server's certificate (chain) and private key. An
+  // SSLRequest is answered 'S' when both are set, 'N' otherwise. With `tls_required`,
+  // connections without TLS are refused with SQLSTATE 28000 (it needs the files).
+  std::string tls_cert_file = {};
+  std::string tls_key_file = {};
+  bool tls_required = false;
+  // Each session's statement_timeout until it SETs another (SessionOptions); 0: none.
+  int64_t statement_timeout_ms = 0;
   // Lines for the operator (listening, the generated password, refused connections).
   std::function<void(const std::string&)> log = {};
 };
@@ -80,8 +88,9 @@ struct ServerOptions {
 class Server {
  public:
   // Listens, and serves on threads of its own until Shutdown(). IOError when the address
-  // cannot be bound (naming it); the warehouse's errors as Session::Open gives them;
-  // InvalidArgument for a stream's bad or repeated name, streams without a checkpoint root,
+  // cannot be bound (naming it) or a TLS file cannot be read (naming it); the warehouse's
+  // errors as Session::Open gives them; InvalidArgument for a TLS file that holds no
+  // certificate or key, a stream's bad or repeated name, streams without a checkpoint root,
   // and a pipeline folder that does not read (ReadPipelineGraph). A flow that fails once
   // started (its sink missing, a bad batch) does not stop the server: it is FAILED alone.
   static Result<std::unique_ptr<Server>> Start(const ServerOptions& options);

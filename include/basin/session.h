@@ -47,6 +47,11 @@ struct SessionOptions {
   // them on, as a server to its client, and COPY ... FROM STDIN fails with NotImplemented.
   // Off: DuckDB copies to and from the process's own stdout and stdin.
   bool copy_to_caller = false;
+  // PostgreSQL's statement_timeout, until `SET statement_timeout` changes it (RESET comes
+  // back to this): a statement running longer, reading its rows included, is interrupted and
+  // fails with Cancelled "canceling statement due to statement timeout"; a write stopped so
+  // commits nothing. 0: no limit. basin/duration.h reads PostgreSQL's spellings ("5s").
+  int64_t statement_timeout_ms = 0;
 };
 
 // One row: a cell per column, NULL as nullopt.

@@ -141,7 +141,8 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   impl->options = options;
   ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse,
                                                       .data_skipping = options.data_skipping,
-                                                      .copy_to_caller = options.copy_to_caller}));
+                                                      .copy_to_caller = options.copy_to_caller,
+                                                      .statement_timeout_ms = options.statement_timeout_ms}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   if (options.track_progress) {
     // DuckDB tracks progress without drawing its own bar.

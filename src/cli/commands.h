@@ -67,6 +67,10 @@ struct ServeCommandOptions {
   std::string checkpoint_root;         // --checkpoint-root: the streams' checkpoints, DIR/NAME
   std::string stream_interval;         // "500ms", "2s"; empty: the default (1 s)
   std::vector<std::string> pipelines;  // --pipeline DIR
+  std::string tls_cert_file;           // with tls_key_file: TLS on the pg port
+  std::string tls_key_file;
+  bool tls_required = false;
+  std::string statement_timeout = "0";  // PostgreSQL's spelling: "5s", "5000" (ms); 0: none
 };
 
 // Serves the warehouse over the PostgreSQL protocol (basin/server.h), and runs the streams

@@ -96,6 +96,11 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                     "The least time between two batch starts of a stream (500ms, 2s, 1m); default 1s");
   serve->add_option("--pipeline", options.pipelines,
                     "Run the pipeline in this folder continuously (repeatable)");
+  serve->add_option("--tls-cert", options.tls_cert_file, "PEM certificate (chain) for TLS on the pg port");
+  serve->add_option("--tls-key", options.tls_key_file, "PEM private key of --tls-cert");
+  serve->add_flag("--tls-required", options.tls_required, "Refuse connections without TLS");
+  serve->add_option("--statement-timeout", options.statement_timeout,
+                    "Cancel statements running longer: 5000 (ms), 5s, 2min; 0: never (the default)");
   return serve;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "basin/duration.h"
 #include "basin/server.h"
 #include "cli/command_support.h"
 #include "cli/commands.h"
@@ -53,6 +54,13 @@ int RunServeCommand(const ServeCommandOptions& options) {
   server_options.http_port = options.http_port;
   server_options.http = options.http;
   server_options.http.write_timeout_ms = options.http.read_timeout_ms;
+  server_options.tls_cert_file = options.tls_cert_file;
+  server_options.tls_key_file = options.tls_key_file;
+  server_options.tls_required = options.tls_required;
+  // PostgreSQL's spelling (a plain number is milliseconds), not --interval's (cli::ParseDurationMs).
+  Result<int64_t> timeout = basin::ParseDurationMs(options.statement_timeout);
+  if (!timeout.ok()) return ExitStatus(timeout.status().WithContext("--statement-timeout"));
+  server_options.statement_timeout_ms = *timeout;
   if (const char* password = std::getenv("BASIN_ADMIN_PASSWORD")) server_options.admin_password = password;
   server_options.log = [](const std::string& line) { std::cerr << "serve: " << line << std::endl; };
   Result<std::unique_ptr<Server>> server = Server::Start(server_options);

@@ -115,7 +115,7 @@ enum class SqlSlot {
 // message saying what the text is instead), at an offset of `text`.
 std::optional<SqlSyntaxError> CheckSqlSlot(std::string_view text, SqlSlot slot);
 
-// --- DuckDB's syntax trees of INSERT, UPDATE, DELETE and MERGE ---
+// --- DuckDB's syntax trees of INSERT, UPDATE, DELETE, MERGE, COPY, SET and SHOW ---
 // Every expression, query and table reference is SQL text as DuckDB prints the subtree
 // (its ToString()), which DuckDB parses back to the same tree.
 
@@ -232,10 +232,32 @@ struct SqlTransaction {
   Kind kind = Kind::kBegin;
 };
 
+// SET [SESSION] name {= | TO} value, RESET name (and SET name TO DEFAULT, which DuckDB
+// reads as RESET).
+struct SqlSet {
+  std::string name;  // as written, unquoted
+  // The value as text: a constant's value, a bare word's name, a cast constant's value as
+  // cast; DuckDB's rendering of any other expression. nullopt for RESET.
+  std::optional<std::string> value;
+  // SET GLOBAL (every session of the database) and SET VARIABLE (a DuckDB variable, not a
+  // setting) are DuckDB's own.
+  bool global = false;
+  bool variable = false;
+};
+
+// SHOW name, and PostgreSQL's SHOW forms DuckDB reads as one name: SHOW TRANSACTION
+// ISOLATION LEVEL (transaction_isolation) and SHOW TIME ZONE (timezone). Only for one
+// unqualified name: DuckDB's SHOW of a query or of a qualified table is not one.
+struct SqlShow {
+  std::string name;  // as written, unquoted
+};
+
 // One statement as DuckDB's parser reads it.
 struct DuckDbStatement {
   std::string type;  // DuckDB's statement type: "SELECT", "INSERT", "CREATE", "MERGE_INTO", ...
-  std::variant<std::monostate, SqlInsert, SqlUpdate, SqlDelete, SqlMerge, SqlCopy, SqlTransaction> dml;
+  std::variant<std::monostate, SqlInsert, SqlUpdate, SqlDelete, SqlMerge, SqlCopy, SqlTransaction, SqlSet,
+               SqlShow>
+      dml;
 };
 
 // DuckDB's statements in `sql` (usually one), or DuckDB's syntax error.

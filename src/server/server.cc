@@ -138,8 +138,9 @@ struct Server::Impl {
         lock.unlock();
         Log("refused a connection: " + std::to_string(options.max_connections) + " clients are connected");
         // Off the accept loop: the refused client may be slow to send its startup packet.
-        std::thread([socket = std::move(socket), limit = options.max_connections]() mutable {
-          server::pg::RefuseConnection(*socket, "53300",
+        std::thread([socket = std::move(socket), tls = context.tls,
+                     limit = options.max_connections]() mutable {
+          server::pg::RefuseConnection(*socket, tls, "53300",
                                        "sorry, too many clients already (" + std::to_string(limit) + ")");
         }).detach();
         continue;
@@ -203,6 +204,22 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   if (options.max_connections < 1) return Status::InvalidArgument("max_connections must be at least 1");
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    return Status::InvalidArgument(
+        "TLS needs both a certificate file and a key file (--tls-cert and --tls-key)");
+  }
+  if (options.tls_required && options.tls_cert_file.empty()) {
+    return Status::InvalidArgument(
+        "requiring TLS needs a certificate file and a key file (--tls-cert and --tls-key)");
+  }
+  if (options.statement_timeout_ms < 0)
+    return Status::InvalidArgument("statement_timeout_ms must not be negative");
+  if (!options.tls_cert_file.empty()) {
+    ASSIGN_OR_RETURN(impl->context.tls,
+                     server::pg::TlsContext::Load(options.tls_cert_file, options.tls_key_file));
+  }
+  impl->context.tls_required = options.tls_required;
+  impl->context.statement_timeout_ms = options.statement_timeout_ms;
   // The warehouse must open as a session would, before anyone connects.
   SessionOptions session_options;
   session_options.warehouse = options.warehouse;
@@ -240,7 +257,8 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   ASSIGN_OR_RETURN(impl->listen_fd, Listen(options.bind_address, options.pg_port));
   impl->port = BoundPort(impl->listen_fd);
   impl->Log("PostgreSQL protocol on " + options.bind_address + ":" + std::to_string(impl->port) +
-            " (database " + options.database + ")");
+            " (database " + options.database + (impl->context.tls ? ", TLS" : "") +
+            (options.tls_required ? " required" : "") + ")");
   if (options.http_port >= 0) {
     ASSIGN_OR_RETURN(impl->http,
                      server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,

@@ -10,7 +10,9 @@
 #include <set>
 #include <utility>
 
+#include "basin/duration.h"
 #include "commands/table_changes.h"
+#include "common/strings.h"
 #include "delta/checkpoint_worker.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
@@ -19,6 +21,8 @@
 #include "engine/scan.h"
 #include "sql/copy_format.h"
 #include "sql/grammar/parse.h"
+#include "sql/pg_settings.h"
+#include "sql/statement_timeout.h"
 #include "sql/statements.h"
 
 namespace basin::sql {
@@ -88,6 +92,7 @@ struct Session::Impl : public SessionContext {
   std::function<Status(const std::string&)> set_aside_refused_;      // for the next write
   std::function<Status()> commit_gate_;                              // for every write until cleared
   std::shared_ptr<const commands::TableExpectations> expectations_;  // for every write until cleared
+  std::unique_ptr<StatementTimeout> timeout_;                        // interrupts conn_, so after it
   // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
   // destructor waits for them, which need the database and the snapshot cache's log IO.
   delta::CheckpointWorker checkpoints;
@@ -354,6 +359,39 @@ struct Session::Impl : public SessionContext {
     return out;
   }
 
+  // SET / RESET statement_timeout; nullopt for the settings DuckDB keeps.
+  StatementOutcome ApplySetVariable(const std::string& statement, const engine::SqlSet& set) {
+    if (!EqualsIgnoreCase(set.name, "statement_timeout") || set.variable)
+      return std::optional<StatementResult>();
+    if (set.global) {
+      return Status::NotImplemented(
+          "SET GLOBAL statement_timeout is not supported: SET it in the session, or give basin serve "
+          "--statement-timeout");
+    }
+    std::optional<int64_t> ms;
+    if (set.value) {
+      Result<int64_t> parsed = ParseDurationMs(*set.value);
+      if (!parsed.ok())
+        return parsed.status().WithContext("invalid value for parameter \"statement_timeout\"");
+      ms = *parsed;
+    }
+    timeout_->Set(ms);
+    StatementResult out;
+    out.statement = statement;
+    return std::optional<StatementResult>(std::move(out));
+  }
+
+  // SHOW of a setting; nullopt when `name` is none (DuckDB's SHOW describes a table).
+  StatementOutcome ShowVariable(const std::string& statement, const std::string& name) {
+    ASSIGN_OR_RETURN(std::optional<engine::QueryResult> shown, ShowSetting(*conn_, name, timeout_->ms()));
+    if (!shown) return std::optional<StatementResult>();
+    StatementResult out;
+    out.statement = statement;
+    out.returns_rows = true;
+    out.result = std::move(*shown);
+    return std::optional<StatementResult>(std::move(out));
+  }
+
   // The statement handlers by kind of statement; nullopt for DuckDB's statements.
   StatementOutcome Dispatch(const grammar::ParsedStatement& parsed) {
     using Out = std::optional<StatementResult>;
@@ -392,6 +430,8 @@ struct Session::Impl : public SessionContext {
             [&](const grammar::Vacuum& s) { return RunVacuum(*this, text, s); },
             [&](const grammar::Restore& s) { return RunRestore(*this, text, s); },
             [&](const grammar::Setting& s) { return some(ApplySetting(text, s)); },
+            [&](const grammar::SetVariable& s) { return ApplySetVariable(text, s.set); },
+            [&](const grammar::ShowVariable& s) { return ShowVariable(text, s.name); },
             [&](const grammar::CreateStreamingTable&) {
               return later("CREATE STREAMING TABLE", "pipelines");
             },
@@ -421,12 +461,19 @@ struct Session::Impl : public SessionContext {
   }
 
   // Run(), as one statement of the session: an interrupt stops the statement it arrived
-  // during, not the next one, and background checkpoints that failed since the last
-  // statement become its notices.
+  // during, not the next one, so does the statement timeout (until its rows are read), and background
+  // checkpoints that failed since the last statement become its notices.
   Result<StatementResult> RunStatement(const grammar::ParsedStatement& parsed, bool stream) {
     conn_->cancellation().Reset();
     if (TransactionState() == TransactionStatus::kAborted) return EndAbortedBlock(parsed);
+    const uint64_t started = timeout_->Start();
     Result<StatementResult> result = Run(parsed, stream);
+    if (result.ok() && result->rows) {
+      result->rows = timeout_->Guard(started, std::move(result->rows));
+    } else {
+      Status finished = timeout_->Finish(started, result.status());
+      if (!finished.ok()) result = std::move(finished);
+    }
     if (!result.ok()) {
       if (engine::TransactionBlockOf(*conn_) != engine::TransactionBlock::kNone) block_failed_ = true;
       return result.status();
@@ -539,6 +586,7 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
     return session->ReadFiles(folder, options, source);
   };
   RETURN_IF_ERROR(engine::AttachLakehouse(*impl->conn_, std::move(lakehouse)));
+  impl->timeout_ = std::make_unique<StatementTimeout>(*impl->conn_, options.statement_timeout_ms);
   engine::ScanSettings settings;
   settings.data_skipping = options.data_skipping;
   engine::SetScanSettings(*impl->conn_, settings);

@@ -11,6 +11,7 @@
 // Thread safety: one thread at a time.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -41,6 +42,9 @@ struct SessionOptions {
   // COPY ... TO STDOUT returns its rows to the caller (StatementResult::copy_out), who sends
   // them on (a server to its client); otherwise DuckDB writes the process's stdout.
   bool copy_to_caller = false;
+  // PostgreSQL's statement_timeout for the session's statements until SET changes it
+  // (sql/statement_timeout.h); 0: no limit.
+  int64_t statement_timeout_ms = 0;
 };
 
 // Where the session is between BEGIN and its COMMIT or ROLLBACK. In an aborted block (a

@@ -28,7 +28,9 @@ struct CommandName {
   std::string operator()(const grammar::Optimize&) const { return "OPTIMIZE"; }
   std::string operator()(const grammar::Vacuum&) const { return "VACUUM"; }
   std::string operator()(const grammar::Restore&) const { return "RESTORE"; }
-  std::string operator()(const grammar::Setting&) const { return "SET"; }
+  std::string operator()(const grammar::Setting& s) const { return s.value ? "SET" : "RESET"; }
+  std::string operator()(const grammar::SetVariable& s) const { return s.set.value ? "SET" : "RESET"; }
+  std::string operator()(const grammar::ShowVariable&) const { return "SHOW"; }
   std::string operator()(const grammar::CreateStreamingTable&) const { return "CREATE STREAMING TABLE"; }
   std::string operator()(const grammar::CreateMaterializedView&) const { return "CREATE MATERIALIZED VIEW"; }
   std::string operator()(const grammar::CreateFlow&) const { return "CREATE FLOW"; }

@@ -65,6 +65,22 @@ TEST_F(CliTest, UsageErrorsUseTheErrorFormat) {
   EXPECT_EQ(both_inputs.exit_code, 1);
 }
 
+TEST_F(CliTest, ServeRefusesABadTimeoutOrTlsFileBeforeListening) {
+  // A plain number is milliseconds, as PostgreSQL's statement_timeout takes it.
+  RunOutput timeout = RunBasin({"serve", "--pg-port", "0", "--statement-timeout", "5x"});
+  EXPECT_EQ(timeout.exit_code, 1);
+  EXPECT_THAT(timeout.err,
+              StartsWith("Error: InvalidArgument: --statement-timeout: \"5x\" is not a duration"));
+  EXPECT_EQ(timeout.out, "");
+  RunOutput tls =
+      RunBasin({"serve", "--pg-port", "0", "--tls-cert", "/no/such/cert.pem", "--tls-key", "k.pem"});
+  EXPECT_EQ(tls.exit_code, 1);
+  EXPECT_THAT(tls.err, StartsWith("Error: IOError: cannot read the TLS certificate file /no/such/cert.pem"));
+  RunOutput half = RunBasin({"serve", "--pg-port", "0", "--tls-required"});
+  EXPECT_EQ(half.exit_code, 1);
+  EXPECT_THAT(half.err, HasSubstr("--tls-cert and --tls-key"));
+}
+
 TEST_F(CliTest, CsvQuotesAndNulls) {
   RunOutput run =
       RunSql("SELECT 1 AS a, 'x,y' AS b, NULL AS c, '' AS d, 'say \"hi\"' AS e, 'two\nlines' AS f");

@@ -49,6 +49,22 @@ public class JdbcMetadataClient {
           }
         }
       }
+      // pgjdbc sends SHOW TRANSACTION ISOLATION LEVEL and maps the answer to its constants.
+      print("isolation", conn.getTransactionIsolation() == Connection.TRANSACTION_READ_COMMITTED
+          ? "read committed" : String.valueOf(conn.getTransactionIsolation()));
+      try (Statement st = conn.createStatement()) {
+        st.execute("SET statement_timeout = 150");
+        try (ResultSet rs = st.executeQuery("SHOW statement_timeout")) {
+          rs.next();
+          print("statement_timeout", rs.getString(1));
+        }
+        try {
+          st.executeQuery("SELECT count(*) FROM range(1000000000000) a(i) WHERE hash(a.i) % 7 = 99");
+          print("timeout", "none");
+        } catch (java.sql.SQLException e) {
+          print("timeout", e.getSQLState() + " " + e.getMessage());
+        }
+      }
       DatabaseMetaData meta = conn.getMetaData();
       try (ResultSet rs = meta.getSchemas()) {
         while (rs.next()) print("schema", rs.getString("TABLE_SCHEM"));

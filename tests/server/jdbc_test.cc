@@ -60,6 +60,9 @@ TEST(JdbcTest, BiToolsBrowseTheWarehouse) {
       "column\tid int8 -5 NO\ncolumn\tname text 12 YES\ncolumn\tamount numeric 2 YES\n"
       "column\tcreated timestamptz 93 YES\n",
       "primary_keys\t0\n",
+      "isolation\tread committed\n",
+      "statement_timeout\t150ms\n",
+      "timeout\t57014 ERROR: canceling statement due to statement timeout\n",
       "done\tok\n",
   };
   for (const char* lines : expected)

@@ -16,6 +16,7 @@
 
 #include "basin/server.h"
 #include "basin/session.h"
+#include "basin/version.h"
 #include "test_server.h"
 #include "testing/interop.h"
 #include "testing/test_util.h"
@@ -36,15 +37,19 @@ class PsqlTest : public ::testing::Test {
         FAIL() << "psql is not on PATH in CI (scripts/setup.sh installs postgresql-client)";
       GTEST_SKIP() << "psql is not on PATH (scripts/setup.sh installs postgresql-client); skipping";
     }
-    StartServer(64);
+    StartServer(Options());
   }
 
-  void StartServer(int max_connections) {
+  ServerOptions Options() const {
     ServerOptions options;
     options.warehouse = warehouse_.str();
     options.pg_port = 0;
     options.admin_password = kPassword;
-    options.max_connections = max_connections;
+    return options;
+  }
+
+  void StartServer(const ServerOptions& options) {
+    server_.reset();
     ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
   }
 
@@ -70,13 +75,14 @@ class PsqlTest : public ::testing::Test {
     std::vector<std::string> argv = {psql_->string(), "-X", "-A", "-t", "-v", "VERBOSITY=verbose"};
     argv.insert(argv.end(), arguments.begin(), arguments.end());
     argv.push_back("host=127.0.0.1 port=" + std::to_string(server_->pg_port()) + " user=" + user +
-                   " dbname=" + database);
+                   " dbname=" + database + " " + connection_options_);
     Result<ProcessOutput> run = testing::RunProcess(argv, {"PGPASSWORD=" + password, "PGCONNECT_TIMEOUT=10"});
     EXPECT_TRUE(run.ok()) << run.status().ToString();
     return run.ok() ? *run : ProcessOutput{};
   }
 
   std::optional<std::filesystem::path> psql_;
+  std::string connection_options_;  // more of psql's connection string: "sslmode=require"
   testing::TempDir warehouse_;
   std::unique_ptr<Server> server_;
 };
@@ -296,8 +302,9 @@ TEST_F(PsqlTest, CatalogTypesAgreeWithResultColumns) {
 }
 
 TEST_F(PsqlTest, RefusesConnectionsPastTheBound) {
-  server_.reset();
-  StartServer(1);
+  ServerOptions options = Options();
+  options.max_connections = 1;
+  StartServer(options);
   // A client that connected and said nothing yet holds the one place.
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);
@@ -350,6 +357,170 @@ TEST_F(PsqlTest, StatementsAndRefusedSignInsAreAudited) {
                        "SELECT id FROM audited WHERE id > 1|admin|pg|127.0.0.1|ok|-|2|true",
                        "sign-in|admin|pg|127.0.0.1|denied|28000|-|true",
                    }));
+}
+
+// SHOW answers as PostgreSQL does (DuckDB would describe a table of that name).
+TEST_F(PsqlTest, ShowAnswersPostgresSettings) {
+  const ProcessOutput shown =
+      PsqlCommands({"SHOW TRANSACTION ISOLATION LEVEL", "SHOW server_version", "SHOW search_path",
+                    "SHOW client_encoding", "SHOW DateStyle", "SET statement_timeout = '5s'",
+                    "SHOW statement_timeout", "RESET statement_timeout", "SHOW statement_timeout"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_EQ(shown.out, std::string("read committed\n16.0 (Basin ") + kVersion +
+                           ")\ndefault\nUTF8\nISO, MDY\nSET\n5s\nRESET\n0\n");
+  const ProcessOutput all = Psql("SHOW ALL");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("\nstatement_timeout|0|"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("\ntransaction_isolation|read committed|"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("\nthreads|"), std::string::npos) << all.out;  // DuckDB's
+}
+
+TEST_F(PsqlTest, StatementTimeoutCancelsWith57014AndCommitsNothing) {
+  ASSERT_EQ(Psql("CREATE TABLE t (a BIGINT); INSERT INTO t VALUES (1)").exit_code, 0);
+  const std::string slow_insert =
+      "INSERT INTO t SELECT a.i FROM range(1000000000000) a(i) WHERE hash(a.i) % 7 = 99";
+  const auto started = std::chrono::steady_clock::now();
+  const ProcessOutput run =
+      PsqlWith({"-c", "SET statement_timeout = 200", "-c", slow_insert, "-c", "SELECT count(*) FROM t"});
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_NE(run.err.find("ERROR:  57014: canceling statement due to statement timeout"), std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.out, "SET\n1\n") << run.err;
+  // Nothing was committed: the table is at the INSERT's version.
+  EXPECT_EQ(Psql("DESCRIBE HISTORY t LIMIT 1").out.substr(0, 2), "1|");
+
+  // The server's default applies to every session until it SETs another.
+  ServerOptions options = Options();
+  options.statement_timeout_ms = 250;
+  StartServer(options);
+  EXPECT_EQ(Psql("SHOW statement_timeout").out, "250ms\n");
+  const ProcessOutput slow = Psql("SELECT count(*) FROM range(1000000000000) a(i) WHERE hash(a.i) % 7 = 99");
+  EXPECT_NE(slow.err.find("ERROR:  57014"), std::string::npos) << slow.err;
+  EXPECT_EQ(PsqlCommands({"SET statement_timeout = 0", "SELECT count(*) FROM range(1000)"}).out,
+            "SET\n1000\n");
+}
+
+// TLS: certificates made here with the openssl CLI (Debian's openssl, scripts/setup.sh): a
+// test CA and a server certificate for localhost and 127.0.0.1 signed by it.
+class PsqlTlsTest : public PsqlTest {
+ protected:
+  void SetUp() override {
+    PsqlTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    const std::optional<std::filesystem::path> openssl = testing::FindOnPath("openssl");
+    if (!openssl) {
+      if (testing::InCi()) FAIL() << "openssl is not on PATH in CI (scripts/setup.sh installs it)";
+      GTEST_SKIP() << "openssl is not on PATH (scripts/setup.sh installs it); skipping";
+    }
+    const std::string dir = certs_.str();
+    std::ofstream(dir + "/server.ext") << "subjectAltName=DNS:localhost,IP:127.0.0.1\n";
+    const std::vector<std::vector<std::string>> commands = {
+        {"req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+         dir + "/ca.key", "-out", dir + "/ca.pem", "-days", "2", "-subj", "/CN=Basin test CA"},
+        {"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+         dir + "/server.key", "-out", dir + "/server.csr", "-subj", "/CN=localhost"},
+        {"x509", "-req", "-in", dir + "/server.csr", "-CA", dir + "/ca.pem", "-CAkey", dir + "/ca.key",
+         "-CAcreateserial", "-out", dir + "/server.pem", "-days", "2", "-extfile", dir + "/server.ext"},
+    };
+    for (const std::vector<std::string>& command : commands) {
+      std::vector<std::string> argv = {openssl->string()};
+      argv.insert(argv.end(), command.begin(), command.end());
+      ASSERT_OK_AND_ASSIGN(ProcessOutput made, testing::RunProcess(argv, {}));
+      ASSERT_EQ(made.exit_code, 0) << made.err;
+    }
+    StartServer(TlsOptions(/*required=*/false));
+  }
+
+  ServerOptions TlsOptions(bool required) const {
+    ServerOptions options = Options();
+    options.tls_cert_file = certs_.str() + "/server.pem";
+    options.tls_key_file = certs_.str() + "/server.key";
+    options.tls_required = required;
+    return options;
+  }
+
+  testing::TempDir certs_;
+};
+
+TEST_F(PsqlTlsTest, SslModeRequireConnectsOverTls) {
+  connection_options_ = "sslmode=require";
+  const ProcessOutput info = Psql("\\conninfo");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("SSL connection (protocol: TLSv1."), std::string::npos) << info.out;
+  const ProcessOutput created = Psql("CREATE TABLE t (a BIGINT, b VARCHAR); INSERT INTO t VALUES (1, 'x')");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_EQ(Psql("SELECT a, b FROM t").out, "1|x\n");
+  // A result of many TLS records, and an error, go through.
+  const ProcessOutput large = Psql("COPY (SELECT i, repeat('x', 100) FROM range(100000) t(i)) TO STDOUT");
+  ASSERT_EQ(large.exit_code, 0) << large.err;
+  EXPECT_EQ(std::count(large.out.begin(), large.out.end(), '\n'), 100000);
+  EXPECT_NE(Psql("SELECT nope").err.find("ERROR:  22023"), std::string::npos);
+  // Without a certificate the server answers no to TLS, and require fails.
+  StartServer(Options());
+  const ProcessOutput plain_server = Psql("SELECT 1");
+  EXPECT_NE(plain_server.exit_code, 0);
+  EXPECT_NE(plain_server.err.find("server does not support SSL"), std::string::npos) << plain_server.err;
+}
+
+TEST_F(PsqlTlsTest, VerifyFullChecksTheCertificateAgainstTheTestCa) {
+  const std::string ca = " sslrootcert=" + certs_.str() + "/ca.pem";
+  connection_options_ = "sslmode=verify-full host=localhost hostaddr=127.0.0.1" + ca;
+  const ProcessOutput verified = Psql("SELECT 40 + 2");
+  ASSERT_EQ(verified.exit_code, 0) << verified.err;
+  EXPECT_EQ(verified.out, "42\n");
+  // The certificate does not name this host.
+  connection_options_ = "sslmode=verify-full host=elsewhere.test hostaddr=127.0.0.1" + ca;
+  const ProcessOutput mismatch = Psql("SELECT 1");
+  EXPECT_NE(mismatch.exit_code, 0);
+  EXPECT_NE(mismatch.err.find("does not match host name"), std::string::npos) << mismatch.err;
+}
+
+TEST_F(PsqlTlsTest, TlsRequiredRefusesPlainConnections) {
+  connection_options_ = "sslmode=disable";
+  EXPECT_EQ(Psql("SELECT 1").out, "1\n");  // TLS offered, not required
+  StartServer(TlsOptions(/*required=*/true));
+  const ProcessOutput refused = Psql("SELECT 1");
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("this server accepts TLS connections only"), std::string::npos) << refused.err;
+  connection_options_ = "sslmode=prefer";
+  EXPECT_EQ(Psql("SELECT 2").out, "2\n");
+  // psql's Ctrl-C sends its CancelRequest without TLS; it still cancels.
+  std::optional<std::filesystem::path> timeout = testing::FindOnPath("timeout");
+  ASSERT_TRUE(timeout.has_value());
+  ASSERT_OK_AND_ASSIGN(
+      ProcessOutput cancelled,
+      testing::RunProcess(
+          {timeout->string(), "-s", "INT", "1", psql_->string(), "-X", "-v", "VERBOSITY=verbose",
+           "host=127.0.0.1 sslmode=require port=" + std::to_string(server_->pg_port()) +
+               " user=admin dbname=basin",
+           "-c", "SELECT count(*) FROM range(1000000000000) a(i) WHERE hash(a.i) % 7 = 99"},
+          {std::string("PGPASSWORD=") + kPassword}));
+  EXPECT_NE(cancelled.err.find("ERROR:  57014"), std::string::npos) << cancelled.err;
+}
+
+TEST_F(PsqlTlsTest, BadCertificateOrKeyFilesStopTheStartNamingTheFile) {
+  // The start with `cert` and `key` (files of certs_) fails with `code`, saying each of `says`.
+  auto refused = [&](const std::string& cert, const std::string& key, ErrorCode code,
+                     const std::vector<std::string>& says) {
+    ServerOptions options = TlsOptions(false);
+    options.tls_cert_file = certs_.str() + "/" + cert;
+    options.tls_key_file = certs_.str() + "/" + key;
+    const Status started = Server::Start(options).status();
+    EXPECT_EQ(started.code(), code) << started.ToString();
+    for (const std::string& text : says)
+      EXPECT_NE(started.message().find(text), std::string::npos) << started.ToString();
+  };
+  refused("absent.pem", "server.key", ErrorCode::kIOError, {"certificate file", "absent.pem"});
+  refused("server.pem", "absent.key", ErrorCode::kIOError, {"key file", "absent.key"});
+  refused("server.key", "server.key", ErrorCode::kInvalidArgument, {"server.key holds no PEM certificate"});
+  refused("server.pem", "server.ext", ErrorCode::kInvalidArgument, {"server.ext holds no PEM private key"});
+  // The CA's key, not the certificate's.
+  refused("server.pem", "ca.key", ErrorCode::kInvalidArgument,
+          {"ca.key holds no PEM private key of the certificate", "key values mismatch"});
+
+  ServerOptions no_key = Options();
+  no_key.tls_required = true;
+  EXPECT_EQ(Server::Start(no_key).status().code(), ErrorCode::kInvalidArgument);
 }
 
 }  // namespace

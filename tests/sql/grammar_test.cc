@@ -462,7 +462,30 @@ TEST(GrammarTest, MaintenanceAndSettings) {
   EXPECT_EQ(set.value, "dynamic");
   EXPECT_EQ(As<Setting>("SET basin.txn_version TO 5").value, "5");
   EXPECT_FALSE(As<Setting>("RESET basin.dml_mode").value.has_value());
-  EXPECT_TRUE(IsDuckDbs("SET threads = 2"));
+  // Other SETs and SHOWs as DuckDB's parser reads them: the session keeps some, DuckDB the rest.
+  auto threads = As<SetVariable>("SET threads = 2");
+  EXPECT_EQ(threads.set.name, "threads");
+  EXPECT_EQ(threads.set.value, "2");
+  auto timeout = As<SetVariable>("SET SESSION statement_timeout TO '5s'");
+  EXPECT_EQ(timeout.set.name, "statement_timeout");
+  EXPECT_EQ(timeout.set.value, "5s");
+  EXPECT_FALSE(timeout.set.global);
+  EXPECT_EQ(As<SetVariable>("SET statement_timeout = 5000").set.value, "5000");
+  EXPECT_FALSE(As<SetVariable>("RESET statement_timeout").set.value.has_value());
+  EXPECT_FALSE(As<SetVariable>("SET statement_timeout TO DEFAULT").set.value.has_value());
+  EXPECT_TRUE(As<SetVariable>("SET GLOBAL threads = 2").set.global);
+  EXPECT_TRUE(As<SetVariable>("SET VARIABLE statement_timeout = 2").set.variable);
+  ASSERT_ERROR_CODE(ErrorOf("SET LOCAL statement_timeout = 1"), kInvalidArgument);
+  EXPECT_EQ(As<ShowVariable>("SHOW TRANSACTION ISOLATION LEVEL").name, "transaction_isolation");
+  EXPECT_EQ(As<ShowVariable>("SHOW TIME ZONE").name, "timezone");
+  EXPECT_EQ(As<ShowVariable>("SHOW \"DateStyle\"").name, "DateStyle");
+  EXPECT_EQ(As<ShowVariable>("SHOW ALL").name, "all");
+  EXPECT_EQ(As<ShowVariable>("show all").name, "all");
+  // DuckDB's own: its SHOW ALL TABLES, SHOW of a qualified table or a query, DESCRIBE.
+  EXPECT_TRUE(IsDuckDbs("SHOW ALL TABLES"));
+  EXPECT_TRUE(IsDuckDbs("SHOW s.t"));
+  EXPECT_TRUE(IsDuckDbs("SHOW SELECT 1"));
+  EXPECT_FALSE(std::holds_alternative<ShowVariable>(Parse("DESCRIBE server_version").body));
 }
 
 // --- pipelines ---

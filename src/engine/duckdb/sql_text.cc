@@ -21,9 +21,11 @@
 #include "duckdb/parser/statement/insert_statement.hpp"
 #include "duckdb/parser/statement/merge_into_statement.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
+#include "duckdb/parser/statement/set_statement.hpp"
 #include "duckdb/parser/statement/transaction_statement.hpp"
 #include "duckdb/parser/statement/update_statement.hpp"
 #include "duckdb/parser/tableref/basetableref.hpp"
+#include "duckdb/parser/tableref/showref.hpp"
 
 namespace basin::engine {
 
@@ -583,9 +585,10 @@ SqlMerge ReadMerge(const duckdb::MergeIntoStatement& statement) {
   return out;
 }
 
-// A COPY option's value as text: a constant's value, a bare word's name, a cast constant's
-// value as cast (HEADER TRUE arrives as CAST('t' AS BOOLEAN)); otherwise DuckDB's rendering.
-std::optional<std::string> CopyOptionValue(const duckdb::ParsedExpression* value) {
+// A COPY option's or a SET's value as text: a constant's value, a bare word's name, a cast
+// constant's value as cast (HEADER TRUE arrives as CAST('t' AS BOOLEAN)); otherwise DuckDB's
+// rendering.
+std::optional<std::string> OptionValue(const duckdb::ParsedExpression* value) {
   if (value == nullptr) return std::nullopt;
   switch (value->GetExpressionClass()) {
     case duckdb::ExpressionClass::CONSTANT:
@@ -629,7 +632,7 @@ SqlCopy ReadCopy(const duckdb::CopyStatement& statement) {
     out.query = "SELECT " + (columns.empty() ? std::string("*") : columns) + " FROM " + table;
   }
   for (const auto& [name, value] : info.parsed_options)
-    out.options.emplace_back(name, CopyOptionValue(value.get()));
+    out.options.emplace_back(name, OptionValue(value.get()));
   return out;
 }
 
@@ -642,6 +645,41 @@ SqlTransaction ReadTransaction(const duckdb::TransactionStatement& statement) {
     default:
       return {SqlTransaction::Kind::kBegin};
   }
+}
+
+SqlSet ReadSet(const duckdb::SetStatement& statement) {
+  SqlSet out;
+  out.name = statement.name;
+  out.global = statement.scope == duckdb::SetScope::GLOBAL;
+  out.variable = statement.scope == duckdb::SetScope::VARIABLE;
+  if (statement.set_type == duckdb::SetType::SET) {
+    out.value = OptionValue(statement.Cast<duckdb::SetVariableStatement>().value.get());
+  }
+  return out;
+}
+
+// SHOW name, as DuckDB reads it: a DESCRIBE of `SELECT * FROM name`, or for PostgreSQL's
+// SHOW TRANSACTION ISOLATION LEVEL and SHOW TIME ZONE, of the name alone.
+std::optional<SqlShow> ReadShow(const duckdb::SQLStatement& statement) {
+  const duckdb::SelectNode* outer = PlainSelectNode(statement);
+  if (outer == nullptr || !outer->from_table ||
+      outer->from_table->type != duckdb::TableReferenceType::SHOW_REF)
+    return std::nullopt;
+  const auto& show = outer->from_table->Cast<duckdb::ShowRef>();
+  if (show.show_type != duckdb::ShowType::DESCRIBE) return std::nullopt;
+  if (!show.query) {
+    // DuckDB's name of SHOW ALL [TABLES] begins with "__"; it names no setting.
+    if (show.table_name.empty() || show.table_name.starts_with("__") || !show.schema_name.empty())
+      return std::nullopt;
+    return SqlShow{show.table_name};
+  }
+  if (show.query->type != duckdb::QueryNodeType::SELECT_NODE) return std::nullopt;
+  const auto& inner = show.query->Cast<duckdb::SelectNode>();
+  if (!inner.from_table || inner.from_table->type != duckdb::TableReferenceType::BASE_TABLE)
+    return std::nullopt;
+  const auto& table = inner.from_table->Cast<duckdb::BaseTableRef>();
+  if (!table.schema_name.empty() || !table.catalog_name.empty()) return std::nullopt;
+  return SqlShow{table.table_name};
 }
 
 DuckDbStatement ReadStatement(const duckdb::SQLStatement& statement) {
@@ -665,6 +703,12 @@ DuckDbStatement ReadStatement(const duckdb::SQLStatement& statement) {
       break;
     case duckdb::StatementType::TRANSACTION_STATEMENT:
       out.dml = ReadTransaction(statement.Cast<duckdb::TransactionStatement>());
+      break;
+    case duckdb::StatementType::SET_STATEMENT:
+      out.dml = ReadSet(statement.Cast<duckdb::SetStatement>());
+      break;
+    case duckdb::StatementType::SELECT_STATEMENT:
+      if (std::optional<SqlShow> show = ReadShow(statement)) out.dml = std::move(*show);
       break;
     default:
       break;

@@ -32,8 +32,9 @@ struct HttpContext {
   const security::UserStore* users = nullptr;
   StatementRegistry* statements = nullptr;
   ServerMetrics* metrics = nullptr;
-  AuditLog* audit = nullptr;  // null: requests are not audited
-  FlowSet* flows = nullptr;   // the streams and pipelines the server runs
+  AuditLog* audit = nullptr;         // null: requests are not audited
+  FlowSet* flows = nullptr;          // the streams and pipelines the server runs
+  int64_t statement_timeout_ms = 0;  // each session's statement_timeout (ServerOptions)
 
   // A session on the warehouse running as `user`, so that the user's grants apply.
   Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;

@@ -75,8 +75,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
                                                       std::shared_ptr<const Clock> clock,
                                                       const security::TokenStore& tokens,
                                                       const security::UserStore& users, AuditLog* audit,
-                                                      ServerMetrics& metrics,
-                                                      FlowSet& flows) {
+                                                      ServerMetrics& metrics, FlowSet& flows) {
   const HttpLimits& limits = options.http;
   if (limits.threads < 1 || limits.max_body_bytes < 1 || limits.max_statement_bytes < 1 ||
       limits.page_size < 1 || limits.max_page_size < limits.page_size || limits.read_timeout_ms < 1 ||
@@ -95,6 +94,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   context.audit = audit;
   context.metrics = &metrics;
   context.flows = &flows;
+  context.statement_timeout_ms = options.statement_timeout_ms;
 
   httplib::Server& server = impl->server;
   server.new_task_queue = [threads = limits.threads, &open = metrics.connections(Protocol::kHttp)] {

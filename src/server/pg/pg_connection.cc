@@ -10,6 +10,7 @@
 #include "server/copy_lines.h"
 #include "server/pg/scram.h"
 #include "server/pg/types.h"
+#include "sql/pg_settings.h"
 
 namespace basin::server::pg {
 namespace {
@@ -22,10 +23,11 @@ constexpr char kMechanism[] = "SCRAM-SHA-256";
 // answer with a row of figures, which becomes the tag's count).
 bool TagOnly(const std::string& command) {
   return command == "INSERT" || command == "UPDATE" || command == "DELETE" || command == "MERGE" ||
-         command == "SET" || command == "BEGIN" || command == "COMMIT" || command == "ROLLBACK" ||
-         command == "GRANT" || command == "REVOKE" || command == "REVOKE TOKEN" || command == "ATTACH" ||
-         command == "DETACH" || command == "LOAD" || command == "PREPARE" || command == "COPY" ||
-         command.starts_with("CREATE") || command.starts_with("DROP") || command.starts_with("ALTER");
+         command == "SET" || command == "RESET" || command == "BEGIN" || command == "COMMIT" ||
+         command == "ROLLBACK" || command == "GRANT" || command == "REVOKE" || command == "REVOKE TOKEN" ||
+         command == "ATTACH" || command == "DETACH" || command == "LOAD" || command == "PREPARE" ||
+         command == "COPY" || command.starts_with("CREATE") || command.starts_with("DROP") ||
+         command.starts_with("ALTER");
 }
 
 bool Counted(const std::string& command) {
@@ -46,6 +48,7 @@ std::optional<std::string> AffectedRows(const QueryResult& result) {
 
 std::string CommandTag(const std::string& command, std::optional<std::string> count) {
   if (command == "INSERT") return "INSERT 0 " + count.value_or("0");
+  if (command == "SHOW") return command;
   if (Counted(command) || command == "SELECT") return command + " " + count.value_or("0");
   return command;
 }
@@ -192,31 +195,22 @@ void PgConnection::Close() {
   socket_->ShutdownReads();
 }
 
-void RefuseConnection(Socket& socket, const std::string& sqlstate, const std::string& message) {
-  // The startup packet first (SSLRequest answered 'N'), so that the client reads the error.
-  for (int attempts = 0; attempts < 3; attempts++) {
-    Result<Message> startup = ReadStartupPacket(socket);
-    if (!startup.ok()) return;
-    MessageReader reader(startup->body, "startup");
-    Result<int32_t> code = reader.Int32();
-    if (code.ok() && (*code == kSslRequestCode || *code == kGssEncRequestCode)) {
-      if (!socket.WriteAll("N").ok()) return;
-      continue;
-    }
-    break;
-  }
-  (void)socket.WriteAll(ErrorMessage('E', "FATAL", sqlstate, message));
-}
-
 namespace {
 
-// The startup packet's parameters, after any SSLRequest (answered: no TLS yet). nullopt
-// for a CancelRequest, which has been passed on.
-Result<std::optional<StartupParameters>> ReadStartup(Socket& socket, const ServerContext& context) {
+// The startup packet's parameters, after any SSLRequest (answered 'S' and followed by the
+// TLS handshake when `tls` is set, else 'N'). nullopt for a CancelRequest, which has been
+// passed to `cancel`.
+Result<std::optional<StartupParameters>> ReadStartup(Socket& socket, const TlsContext* tls,
+                                                     const std::function<void(int32_t, int32_t)>& cancel) {
   for (int attempts = 0; attempts < 3; attempts++) {
     ASSIGN_OR_RETURN(Message startup, ReadStartupPacket(socket));
     MessageReader reader(startup.body, "startup");
     ASSIGN_OR_RETURN(int32_t code, reader.Int32());
+    if (code == kSslRequestCode && tls != nullptr && !socket.tls()) {
+      RETURN_IF_ERROR(socket.WriteAll("S"));
+      RETURN_IF_ERROR(socket.StartTls(*tls));
+      continue;
+    }
     if (code == kSslRequestCode || code == kGssEncRequestCode) {
       RETURN_IF_ERROR(socket.WriteAll("N"));
       continue;
@@ -224,7 +218,7 @@ Result<std::optional<StartupParameters>> ReadStartup(Socket& socket, const Serve
     if (code == kCancelRequestCode) {
       ASSIGN_OR_RETURN(int32_t process_id, reader.Int32());
       ASSIGN_OR_RETURN(int32_t secret_key, reader.Int32());
-      if (context.cancel) context.cancel(process_id, secret_key);
+      if (cancel) cancel(process_id, secret_key);
       return std::optional<StartupParameters>();
     }
     if (code != kProtocolVersion3) {
@@ -243,6 +237,17 @@ Result<std::optional<StartupParameters>> ReadStartup(Socket& socket, const Serve
   }
   return Status::InvalidArgument("the client sent a third SSL request");
 }
+
+}  // namespace
+
+void RefuseConnection(Socket& socket, const std::shared_ptr<const TlsContext>& tls,
+                      const std::string& sqlstate, const std::string& message) {
+  Result<std::optional<StartupParameters>> startup = ReadStartup(socket, tls.get(), nullptr);
+  if (!startup.ok() || !*startup) return;
+  (void)socket.WriteAll(ErrorMessage('E', "FATAL", sqlstate, message));
+}
+
+namespace {
 
 // SCRAM-SHA-256 with `user`'s verifier; a user that does not exist goes through the same
 // exchange with a verifier no password matches, so the answer does not tell who exists.
@@ -287,8 +292,15 @@ Status Authenticate(Socket& socket, const std::string& user_name, const std::opt
 
 Status PgConnection::Serve() {
   Socket& socket = *socket_;
-  ASSIGN_OR_RETURN(std::optional<StartupParameters> startup, ReadStartup(socket, context_));
+  ASSIGN_OR_RETURN(std::optional<StartupParameters> startup,
+                   ReadStartup(socket, context_.tls.get(), context_.cancel));
   if (!startup) return Status::OK();  // a CancelRequest
+  if (context_.tls_required && !socket.tls()) {
+    const std::string message =
+        "this server accepts TLS connections only: connect with sslmode=require (or verify-full)";
+    (void)socket.WriteAll(ErrorMessage('E', "FATAL", "28000", message));
+    return Status::InvalidArgument("refused a connection without TLS");
+  }
   const std::string user_name = (*startup)["user"];
   client_address_ = PeerAddress(socket);
   const std::string database = startup->contains("database") ? (*startup)["database"] : user_name;
@@ -319,6 +331,7 @@ Status PgConnection::Serve() {
   SessionOptions options;
   options.warehouse = context_.warehouse;
   options.copy_to_caller = true;
+  options.statement_timeout_ms = context_.statement_timeout_ms;
   Result<std::unique_ptr<Session>> opened = Session::Open(options);
   if (!opened.ok()) {
     (void)socket.WriteAll(ErrorMessage('E', "FATAL", SqlStateOf(opened.status()), opened.status().message()));
@@ -330,19 +343,14 @@ Status PgConnection::Serve() {
   }
 
   std::string hello;
-  const std::pair<const char*, std::string> parameters[] = {
-      {"server_version", std::string("16.0 (Basin ") + kVersion + ")"},
-      {"server_encoding", "UTF8"},
-      {"client_encoding", "UTF8"},
-      {"DateStyle", "ISO, MDY"},
-      {"IntervalStyle", "postgres"},
-      {"TimeZone", "UTC"},
-      {"integer_datetimes", "on"},
-      {"standard_conforming_strings", "on"},
-      {"is_superuser", user->admin ? "on" : "off"},
-      {"session_authorization", user_name},
-      {"application_name", (*startup)["application_name"]},
-  };
+  // As SHOW answers them (sql/pg_settings.h), and the connection's own.
+  std::vector<std::pair<std::string, std::string>> parameters = sql::PgReportedSettings();
+  parameters.insert(parameters.end(), {
+                                          {"TimeZone", "UTC"},  // every session starts in UTC
+                                          {"is_superuser", user->admin ? "on" : "off"},
+                                          {"session_authorization", user_name},
+                                          {"application_name", (*startup)["application_name"]},
+                                      });
   for (const auto& [name, value] : parameters) MessageBuilder('S').String(name).String(value).AppendTo(hello);
   MessageBuilder('K').Int32(process_id_).Int32(secret_key_).AppendTo(hello);
   hello += ReadyForQuery(TransactionStatus::kIdle);
@@ -590,9 +598,8 @@ Status PgConnection::SendRows(Portal& portal, int64_t max_rows) {
     RETURN_IF_ERROR(Send(done));
     portal.tag = CommandTag("COPY", std::to_string(portal.sent));
   } else {
-    portal.tag =
-        CommandTag(portal.command == "SELECT" || !TagOnly(portal.command) ? "SELECT" : portal.command,
-                   std::to_string(portal.sent));
+    const bool query = portal.command == "SELECT" || (!TagOnly(portal.command) && portal.command != "SHOW");
+    portal.tag = CommandTag(query ? "SELECT" : portal.command, std::to_string(portal.sent));
   }
   RecordEnd(portal, Status::OK(), portal.sent);
   return complete();

@@ -14,6 +14,7 @@
 #include "basin/session.h"
 #include "security/users.h"
 #include "server/audit_log.h"
+#include "server/pg/tls.h"
 #include "server/pg/wire.h"
 #include "server/server_metrics.h"
 
@@ -29,6 +30,11 @@ struct ServerContext {
   std::function<void(int32_t process_id, int32_t secret_key)> cancel;
   AuditLog* audit = nullptr;         // null: statements are not audited
   ServerMetrics* metrics = nullptr;  // null: statements are not counted
+  // An SSLRequest is answered 'S' and the connection switches to TLS; null: 'N'.
+  std::shared_ptr<const TlsContext> tls;
+  // Connections that did not switch to TLS are refused (28000); a CancelRequest is not.
+  bool tls_required = false;
+  int64_t statement_timeout_ms = 0;  // each session's default (SessionOptions)
 };
 
 class PgConnection {
@@ -95,7 +101,9 @@ class PgConnection {
 };
 
 // A connection refused before it starts (too many clients): the ErrorResponse, sent
-// after reading its startup packet so that the client shows it.
-void RefuseConnection(Socket& socket, const std::string& sqlstate, const std::string& message);
+// after reading its startup packet (in TLS when the client asks and `tls` is set) so that
+// the client shows it.
+void RefuseConnection(Socket& socket, const std::shared_ptr<const TlsContext>& tls,
+                      const std::string& sqlstate, const std::string& message);
 
 }  // namespace basin::server::pg

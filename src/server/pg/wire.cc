@@ -1,11 +1,16 @@
 #include "server/pg/wire.h"
 
 #include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+
+#include "server/pg/tls.h"
 
 namespace basin::server::pg {
 namespace {
@@ -27,27 +32,108 @@ Result<std::string> ReadBody(Socket& socket, int32_t length, std::string_view wh
   return body;
 }
 
+// One recv() of at most `capacity` bytes, at least one.
+Status ReadSome(int fd, char* out, size_t capacity, size_t* received) {
+  for (;;) {
+    const ssize_t n = ::recv(fd, out, capacity, 0);
+    if (n == 0) return Status::IOError("the client closed the connection");
+    if (n > 0) {
+      *received = static_cast<size_t>(n);
+      return Status::OK();
+    }
+    if (errno != EINTR)
+      return Status::IOError(std::string("reading from the client: ") + std::strerror(errno));
+  }
+}
+
 }  // namespace
 
 Socket::~Socket() {
+  if (ssl_ != nullptr) {
+    if (SSL_shutdown(ssl_) >= 0) (void)SendTls();  // close_notify, when the client still listens
+    SSL_free(ssl_);
+  }
   if (fd_ >= 0) ::close(fd_);
 }
 
-Status Socket::ReadExact(char* out, size_t length) {
-  while (length > 0) {
-    const ssize_t n = ::recv(fd_, out, length, 0);
-    if (n == 0) return Status::IOError("the client closed the connection");
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError(std::string("reading from the client: ") + std::strerror(errno));
+Status Socket::StartTls(const TlsContext& tls) {
+  ssl_ = SSL_new(tls.raw());
+  if (ssl_ == nullptr) return Status::Internal(TakeTlsErrors("cannot start TLS"));
+  SSL_set_bio(ssl_, BIO_new(BIO_s_mem()), BIO_new(BIO_s_mem()));
+  SSL_set_accept_state(ssl_);
+  for (;;) {
+    const int done = SSL_do_handshake(ssl_);
+    RETURN_IF_ERROR(SendTls());
+    if (done == 1) return Status::OK();
+    if (SSL_get_error(ssl_, done) != SSL_ERROR_WANT_READ) {
+      return Status::IOError("TLS handshake failed: " + TakeTlsErrors("the client gave up"));
     }
+    RETURN_IF_ERROR(ReceiveTls());
+  }
+}
+
+Status Socket::ReceiveTls() {
+  char buffer[16 << 10];
+  size_t received = 0;
+  RETURN_IF_ERROR(ReadSome(fd_, buffer, sizeof(buffer), &received));
+  if (BIO_write(SSL_get_rbio(ssl_), buffer, static_cast<int>(received)) != static_cast<int>(received)) {
+    return Status::Internal("cannot buffer TLS input");
+  }
+  return Status::OK();
+}
+
+Status Socket::SendTls() {
+  BIO* output = SSL_get_wbio(ssl_);
+  char buffer[16 << 10];
+  while (BIO_ctrl_pending(output) > 0) {
+    const int n = BIO_read(output, buffer, sizeof(buffer));
+    if (n <= 0) break;
+    RETURN_IF_ERROR(RawWrite(std::string_view(buffer, static_cast<size_t>(n))));
+  }
+  return Status::OK();
+}
+
+Status Socket::ReadExact(char* out, size_t length) {
+  if (ssl_ != nullptr) {
+    while (length > 0) {
+      const int n = SSL_read(ssl_, out, static_cast<int>(std::min<size_t>(length, 1 << 30)));
+      if (n > 0) {
+        out += n;
+        length -= static_cast<size_t>(n);
+        continue;
+      }
+      const int error = SSL_get_error(ssl_, n);
+      if (error == SSL_ERROR_ZERO_RETURN) return Status::IOError("the client closed the connection");
+      if (error != SSL_ERROR_WANT_READ) {
+        return Status::IOError("reading from the client over TLS: " + TakeTlsErrors("connection broken"));
+      }
+      RETURN_IF_ERROR(SendTls());  // what OpenSSL has to say first (a key update)
+      RETURN_IF_ERROR(ReceiveTls());
+    }
+    return Status::OK();
+  }
+  while (length > 0) {
+    size_t n = 0;
+    RETURN_IF_ERROR(ReadSome(fd_, out, length, &n));
     out += n;
-    length -= static_cast<size_t>(n);
+    length -= n;
   }
   return Status::OK();
 }
 
 Status Socket::WriteAll(std::string_view bytes) {
+  if (ssl_ == nullptr) return RawWrite(bytes);
+  while (!bytes.empty()) {
+    const int n = SSL_write(ssl_, bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), 1 << 30)));
+    if (n <= 0)
+      return Status::IOError("writing to the client over TLS: " + TakeTlsErrors("connection broken"));
+    bytes.remove_prefix(static_cast<size_t>(n));
+    RETURN_IF_ERROR(SendTls());
+  }
+  return Status::OK();
+}
+
+Status Socket::RawWrite(std::string_view bytes) {
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n < 0) {

@@ -14,6 +14,8 @@
 
 #include "basin/status.h"
 
+struct ssl_st;  // OpenSSL's SSL
+
 namespace basin::server::pg {
 
 // The largest message a client may send (a statement, a Bind's parameters).
@@ -25,7 +27,9 @@ inline constexpr int32_t kSslRequestCode = 80877103;
 inline constexpr int32_t kGssEncRequestCode = 80877104;
 inline constexpr int32_t kCancelRequestCode = 80877102;
 
-// A connected socket: blocking reads and writes of whole buffers.
+class TlsContext;
+
+// A connected socket: blocking reads and writes of whole buffers, in TLS after StartTls().
 class Socket {
  public:
   explicit Socket(int fd) : fd_(fd) {}
@@ -37,13 +41,23 @@ class Socket {
   // Shutdown()).
   Status ReadExact(char* out, size_t length);
   Status WriteAll(std::string_view bytes);
+  // The TLS handshake, as the server, once the client was told 'S': what follows is
+  // encrypted. IOError naming OpenSSL's reason when the handshake fails.
+  Status StartTls(const TlsContext& tls);
+  bool tls() const { return ssl_ != nullptr; }
   // Ends reads in progress and to come (they fail as if the client had left); writes still
   // reach the client. The descriptor stays open until destruction. Any thread.
   void ShutdownReads();
   int fd() const { return fd_; }
 
  private:
+  // OpenSSL reads and writes memory buffers, which these move to and from the descriptor,
+  // so that every write is a send() without SIGPIPE.
+  Status ReceiveTls();  // some bytes from the client into OpenSSL's input
+  Status SendTls();     // OpenSSL's output to the client
+  Status RawWrite(std::string_view bytes);
   int fd_;
+  ssl_st* ssl_ = nullptr;
 };
 
 // The IP address of the socket's peer ("127.0.0.1", "::1"); "" when the system cannot tell.

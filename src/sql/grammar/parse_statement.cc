@@ -84,6 +84,12 @@ class DuckDbReader {
     if (auto* transaction = std::get_if<engine::SqlTransaction>(&statement.dml)) {
       return StatementBody(TransactionControl{transaction->kind});
     }
+    if (auto* set = std::get_if<engine::SqlSet>(&statement.dml))
+      return StatementBody(SetVariable{std::move(*set)});
+    // DuckDB reads DESCRIBE name as it reads SHOW name; only SHOW asks for a setting.
+    auto* show = std::get_if<engine::SqlShow>(&statement.dml);
+    if (show != nullptr && tokens_.IsWordAt(0, "SHOW"))
+      return StatementBody(ShowVariable{std::move(show->name)});
     return StatementBody(DuckDbStatement{statement.type});
   }
 
@@ -131,6 +137,8 @@ class Dispatcher {
     if (s.AcceptWords({"CREATE", "FLOW"})) return ParseCreateFlow(s);
     if (s.PeekWords({"ALTER", "TABLE"})) return AlterTableOrDuckDb();
     if (s.AcceptWords({"SHOW", "TBLPROPERTIES"})) return ParseShowTblProperties(s);
+    // PostgreSQL's SHOW ALL (every setting); DuckDB reads it as its SHOW ALL TABLES.
+    if (s.PeekWords({"SHOW", "ALL"}) && s.size() == 2) return StatementBody(ShowVariable{"all"});
     if (s.AcceptWords({"OPTIMIZE"})) return ParseOptimize(s);
     if (s.AcceptWords({"RESTORE"})) return ParseRestore(s);
     if (s.PeekWords({"INSERT"})) return Insert();

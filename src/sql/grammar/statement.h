@@ -214,6 +214,20 @@ struct Setting {
   std::optional<std::string> value;
 };
 
+// SET [SESSION] name {= | TO} value and RESET name, for a name other than basin.*, as
+// DuckDB's parser reads them. The session keeps PostgreSQL's settings it implements
+// (statement_timeout, sql/pg_settings.h); DuckDB runs the rest (duckdb_sql).
+struct SetVariable {
+  engine::SqlSet set;
+};
+
+// SHOW name, SHOW ALL (name "all"), SHOW TRANSACTION ISOLATION LEVEL (transaction_isolation):
+// the session answers PostgreSQL's settings and DuckDB's; for any other name DuckDB's SHOW
+// runs (duckdb_sql), which describes the table so named.
+struct ShowVariable {
+  std::string name;  // as written
+};
+
 // --- pipelines (parsed only; the pipelines issue runs them) ---
 
 // CONSTRAINT name EXPECT (condition) [ON VIOLATION {DROP ROW | FAIL UPDATE | QUARANTINE}]
@@ -365,12 +379,12 @@ struct DuckDbStatement {
   std::string type;  // DuckDB's statement type: SELECT, CREATE, ...
 };
 
-using StatementBody =
-    std::variant<DuckDbStatement, CreateTable, DropTable, AlterTable, ShowTables, DescribeTable,
-                 ShowTblProperties, DescribeHistory, DescribeDetail, Insert, Update, Delete, Merge, Optimize,
-                 Vacuum, Restore, Setting, CreateStreamingTable, CreateMaterializedView, CreateFlow,
-                 CreateTemporaryView, CreateUser, CreateRole, DropPrincipal, GrantOrRevoke, ShowGrants,
-                 CreateToken, RevokeToken, CopyStdio, TransactionControl>;
+using StatementBody = std::variant<DuckDbStatement, CreateTable, DropTable, AlterTable, ShowTables,
+                                   DescribeTable, ShowTblProperties, DescribeHistory, DescribeDetail, Insert,
+                                   Update, Delete, Merge, Optimize, Vacuum, Restore, Setting, SetVariable,
+                                   ShowVariable, CreateStreamingTable, CreateMaterializedView, CreateFlow,
+                                   CreateTemporaryView, CreateUser, CreateRole, DropPrincipal, GrantOrRevoke,
+                                   ShowGrants, CreateToken, RevokeToken, CopyStdio, TransactionControl>;
 
 struct ParsedStatement {
   std::string text;  // as written
