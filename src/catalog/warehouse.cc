@@ -277,6 +277,15 @@ Status Warehouse::Unregister(const TableEntry& entry) const {
   return done(store_->Delete(EntryKey(name)).WithContext(what));
 }
 
+Result<std::optional<TableEntry>> Warehouse::FindByLocation(const std::string& location) const {
+  const std::string wanted = NormalizePath(location);
+  ASSIGN_OR_RETURN(std::vector<TableEntry> tables, List());
+  for (TableEntry& table : tables) {
+    if (NormalizePath(table.location) == wanted) return std::optional<TableEntry>(std::move(table));
+  }
+  return std::optional<TableEntry>();
+}
+
 Result<std::vector<TableEntry>> Warehouse::List(const std::optional<std::string>& schema) const {
   std::vector<TableEntry> out;
   const std::string folder = kCatalogFolder;

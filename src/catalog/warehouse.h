@@ -105,6 +105,11 @@ class Warehouse {
 
   // Every table, ordered by schema then name; only `schema`'s when given.
   Result<std::vector<TableEntry>> List(const std::optional<std::string>& schema = std::nullopt) const;
+  // The table whose location is `location` (compared as locations are: lexically, after
+  // removing ".", ".." and repeated '/'); nullopt when no table is there. Lists the catalog.
+  Result<std::optional<TableEntry>> FindByLocation(const std::string& location) const;
+
+  const std::shared_ptr<const Clock>& clock() const { return clock_; }
 
  private:
   Warehouse(std::shared_ptr<ObjectStore> store, std::string root, std::shared_ptr<const Clock> clock);

@@ -41,6 +41,12 @@ struct Lakehouse {
   // (relative paths are relative to `base_dir`). NotFound when no Delta table is there.
   std::function<Result<std::shared_ptr<ObjectStore>>(const std::string& location)> open_table_store;
   std::string base_dir;  // for relative delta_scan paths
+  // Whether the connection's user may read a table, asked before its snapshot is read: the
+  // warehouse table the binder found by name (`location` its folder), or for
+  // delta_scan('path') nullopt and the path's location. PermissionDenied refuses the read.
+  // Unset: every table may be read.
+  std::function<Status(const std::optional<catalog::TableName>& table, const std::string& location)>
+      authorize_read;
   // table_changes('table', start [, end]): the query over the table's change files, and
   // what must live while a query reads it (the scans it registers). Built above this layer
   // (commands/table_changes.h); unset on connections without a change feed.

@@ -3,6 +3,7 @@
 #include <cassert>
 #include <charconv>
 #include <mutex>
+#include <random>
 #include <shared_mutex>
 #include <unordered_map>
 #include <utility>
@@ -34,7 +35,8 @@ class Registry {
       if (registration.store.use_count() == 0 && store.use_count() > 0) registration.store = store;
       return known->second;
     }
-    const uint64_t id = next_id_++;
+    uint64_t id = 0;
+    while (id == 0 || by_id_.count(id) > 0) id = RandomId();
     by_id_[id] = Registration{store, 1};
     ids_[store.get()] = id;
     return id;
@@ -56,8 +58,14 @@ class Registry {
   }
 
  private:
+  // Random, not counted: a session whose user may read only some tables must not reach
+  // another session's stores by guessing their URLs (docs/governance.md).
+  static uint64_t RandomId() {
+    std::random_device device;
+    return (uint64_t{device()} << 32 | device()) >> 1;  // positive as an int64 too
+  }
+
   mutable std::shared_mutex mu_;
-  uint64_t next_id_ = 1;                                  // guarded by mu_
   std::unordered_map<uint64_t, Registration> by_id_;      // guarded by mu_
   std::unordered_map<const ObjectStore*, uint64_t> ids_;  // guarded by mu_
 };

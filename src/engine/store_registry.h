@@ -1,6 +1,6 @@
 // basin:// URLs: how DuckDB reads and writes Basin's object stores.
 //
-// A store registered here gets a process-wide number, and `basin://<number>/<key>` names
+// A store registered here gets a process-wide random number, and `basin://<number>/<key>` names
 // its object `key` in every DuckDB database Basin opens (engine::Database registers the
 // file system behind it, src/engine/duckdb/store_file_system.cc). So read_parquet,
 // read_json, read_csv, COPY ... TO, globs and PARTITION_BY work on any ObjectStore (local
@@ -8,8 +8,9 @@
 // the store's root folder.
 //
 // Registering the same store object again returns a handle with the same number; the
-// store is unregistered when its last handle goes away. Numbers are never reused in a
-// process, so DuckDB's caches keyed by path never confuse two stores.
+// store is unregistered when its last handle goes away. Numbers are random 63-bit values,
+// so they are not reused in practice (DuckDB's caches keyed by path never confuse two
+// stores), and a session cannot guess the URLs of another session's stores.
 //
 // Thread safety: all functions may be called concurrently; a StoreHandle is used by one
 // owner at a time (move it, do not share it).

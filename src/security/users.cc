@@ -71,6 +71,12 @@ Status UserStore::Create(const std::string& name, const std::string& password, b
   return put;
 }
 
+Status UserStore::Delete(const std::string& name) {
+  ASSIGN_OR_RETURN(std::optional<User> user, Find(name));
+  if (!user) return Status::NotFound("user " + name + " does not exist");
+  return store_->Delete(UserKey(name));
+}
+
 Result<std::optional<std::string>> UserStore::EnsureAdmin(const std::string& password) {
   ASSIGN_OR_RETURN(std::optional<User> existing, Find("admin"));
   if (existing) return std::optional<std::string>();

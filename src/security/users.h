@@ -34,6 +34,9 @@ class UserStore {
   // digits and _ (at most 63 characters, as PostgreSQL's) or an empty password.
   Status Create(const std::string& name, const std::string& password, bool admin);
 
+  // Removes the user. NotFound when there is no such user.
+  Status Delete(const std::string& name);
+
   // The first start of a server: creates `admin` unless it exists, with `password`, or with
   // a random one when `password` is empty. Returns the password it generated (to be shown
   // once), nullopt when it generated none.

@@ -354,6 +354,10 @@ duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::GetTable(
     return slot.get();
   }
 
+  if (lakehouse.authorize_read) {
+    Status allowed = lakehouse.authorize_read(*table_name, (*entry)->location);
+    if (!allowed.ok()) ThrowStatus(allowed);
+  }
   delta::SnapshotOptions options = SnapshotOptionsOf(at_clause);
   auto store = lakehouse.snapshots->StoreOf((*entry)->location, lakehouse.open_table_store);
   if (!store.ok()) ThrowStatus(store.status().WithContext("table " + table_name->ToString()));

@@ -136,6 +136,10 @@ class DeltaFileList : public duckdb::MultiFileList {
         path.find("://") == std::string::npos) {
       location = lakehouse.base_dir + "/" + path;
     }
+    if (lakehouse.authorize_read) {
+      Status allowed = lakehouse.authorize_read(std::nullopt, location);
+      if (!allowed.ok()) ThrowStatus(allowed);
+    }
     auto store = lakehouse.snapshots->StoreOf(
         path, [&](const std::string&) { return lakehouse.open_table_store(location); });
     if (!store.ok()) ThrowStatus(store.status());
