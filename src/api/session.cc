@@ -142,7 +142,8 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse,
                                                       .data_skipping = options.data_skipping,
                                                       .copy_to_caller = options.copy_to_caller,
-                                                      .statement_timeout_ms = options.statement_timeout_ms}));
+                                                      .statement_timeout_ms = options.statement_timeout_ms,
+                                                      .user = options.user}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   if (options.track_progress) {
     // DuckDB tracks progress without drawing its own bar.

@@ -22,6 +22,7 @@ struct SqlCommandOptions {
   bool show_stats = false;  // files read vs files in the snapshot, per scan
   bool show_timing = false;
   bool data_skipping = true;
+  std::string user;  // --user: run as this warehouse user, under its grants; empty: as the owner
 };
 
 // Runs -c text, else the -f file, else the interactive shell when stdin is a terminal,

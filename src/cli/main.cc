@@ -42,6 +42,9 @@ CLI::App* AddSqlCommand(CLI::App& app, SqlCommandOptions& options) {
                 "Print on stderr how many data files each scan read (data skipping)");
   sql->add_flag("--timer", options.show_timing, "Print each statement's run time on stderr");
   sql->add_flag("!--no-data-skipping", options.data_skipping, "Read every file of each snapshot");
+  sql->add_option("-u,--user", options.user,
+                  "Run as this warehouse user, under its grants (no password: the warehouse folder's "
+                  "reader owns it)");
   return sql;
 }
 

@@ -29,10 +29,10 @@ Result<RunnerSettings> MakeRunnerSettings(const SqlCommandOptions& options) {
 
 Status RunSql(const SqlCommandOptions& options) {
   ASSIGN_OR_RETURN(RunnerSettings settings, MakeRunnerSettings(options));
-  ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                   Session::Open({.warehouse = options.warehouse_dir,
-                                  .data_skipping = options.data_skipping,
-                                  .track_progress = settings.show_progress}));
+  ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open({.warehouse = options.warehouse_dir,
+                                                                    .data_skipping = options.data_skipping,
+                                                                    .track_progress = settings.show_progress,
+                                                                    .user = options.user}));
   StatementRunner runner(*session, settings, std::cout, std::cerr);
   if (!options.command.empty()) return runner.Run(options.command);
   if (!options.file.empty()) {

@@ -43,10 +43,13 @@ struct Lakehouse {
   std::string base_dir;  // for relative delta_scan paths
   // Whether the connection's user may read a table, asked before its snapshot is read: the
   // warehouse table the binder found by name (`location` its folder), or for
-  // delta_scan('path') nullopt and the path's location. PermissionDenied refuses the read.
-  // Unset: every table may be read.
+  // delta_scan('path') nullopt and the path's location. PermissionDenied refuses the read,
+  // and leaves the table out of the catalog's listings. Unset: every table may be read.
   std::function<Status(const std::optional<catalog::TableName>& table, const std::string& location)>
       authorize_read;
+  // Whether the connection's user may create a view in the warehouse schema `schema` (the
+  // view itself lives in the session). PermissionDenied refuses it. Unset: anyone may.
+  std::function<Status(const std::string& schema)> authorize_create_view;
   // table_changes('table', start [, end]): the query over the table's change files, and
   // what must live while a query reads it (the scans it registers). Built above this layer
   // (commands/table_changes.h); unset on connections without a change feed.

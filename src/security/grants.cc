@@ -34,7 +34,8 @@ std::string SecurableKey(const Securable& on) {
 }
 
 std::string GrantKey(const Grant& grant) {
-  return kGrants + grant.principal + "/" + SecurableKey(grant.on) + "/" + std::string(PrivilegeKey(grant.privilege));
+  return kGrants + grant.principal + "/" + SecurableKey(grant.on) + "/" +
+         std::string(PrivilegeKey(grant.privilege));
 }
 
 std::vector<std::string> SplitKey(std::string_view key) {
@@ -194,6 +195,14 @@ Result<std::vector<Grant>> GrantStore::AllGrants() const {
   return grants;
 }
 
+Status GrantStore::ForgetSecurable(const Securable& on) {
+  ASSIGN_OR_RETURN(std::vector<Grant> grants, AllGrants());
+  for (const Grant& grant : grants) {
+    if (grant.on == on) RETURN_IF_ERROR(store_->Delete(GrantKey(grant)));
+  }
+  return Status::OK();
+}
+
 Status GrantStore::ForgetPrincipal(const std::string& principal) {
   RETURN_IF_ERROR(DeleteUnder(*store_, kGrants + principal + "/"));
   return DeleteUnder(*store_, kMembers + principal + "/");
@@ -210,8 +219,8 @@ Result<Access> Access::Load(const GrantStore& grants, std::string user, bool adm
   Access access;
   access.user_ = std::move(user);
   access.admin_ = admin;
-  if (admin) return access;
   ASSIGN_OR_RETURN(access.roles_, grants.RolesOf(access.user_));
+  if (admin) return access;
   std::vector<std::string> principals = access.roles_;
   principals.push_back(access.user_);
   for (const std::string& principal : principals) {
@@ -221,22 +230,31 @@ Result<Access> Access::Load(const GrantStore& grants, std::string user, bool adm
   return access;
 }
 
-Status Access::Require(Privilege privilege, const Securable& on) const {
-  if (admin_) return Status::OK();
-  // The securable and everything above it: the table, its schema, the catalog.
-  std::vector<Securable> scopes = {Securable::Catalog()};
-  if (on.kind != Securable::Kind::kCatalog) scopes.push_back(Securable::Schema(on.schema));
-  if (on.kind == Securable::Kind::kTable) scopes.push_back(on);
-  for (const Securable& scope : scopes) {
-    if (held_.count({scope, privilege}) > 0 || held_.count({scope, Privilege::kAll}) > 0) return Status::OK();
+bool Access::Holds(Privilege privilege, const Securable& on) const {
+  if (admin_) return true;
+  for (const Securable& scope : ScopesOf(on)) {
+    if (held_.count({scope, privilege}) > 0 || held_.count({scope, Privilege::kAll}) > 0) return true;
   }
-  return Status::PermissionDenied("user " + user_ + " lacks " + std::string(PrivilegeName(privilege)) + " on " +
-                                  on.ToString());
+  return false;
+}
+
+Status Access::Require(Privilege privilege, const Securable& on) const {
+  if (Holds(privilege, on)) return Status::OK();
+  return Status::PermissionDenied("permission denied: " + std::string(PrivilegeName(privilege)) + " on " +
+                                  on.ToString() + " for user " + user_);
 }
 
 Status Access::RequireAdmin(std::string_view what) const {
   if (admin_) return Status::OK();
-  return Status::PermissionDenied(std::string(what) + " needs an administrator; user " + user_ + " is not one");
+  return Status::PermissionDenied("permission denied: " + std::string(what) +
+                                  " needs an administrator, user " + user_ + " is not one");
+}
+
+std::vector<Securable> ScopesOf(const Securable& on) {
+  std::vector<Securable> scopes = {Securable::Catalog()};
+  if (on.kind != Securable::Kind::kCatalog) scopes.push_back(Securable::Schema(on.schema));
+  if (on.kind == Securable::Kind::kTable) scopes.push_back(on);
+  return scopes;
 }
 
 }  // namespace basin::security

@@ -53,6 +53,9 @@ struct Grant {
   Privilege privilege = Privilege::kSelect;
 };
 
+// `on` and everything above it, from the catalog down: a grant on any of them holds for `on`.
+std::vector<Securable> ScopesOf(const Securable& on);
+
 class GrantStore {
  public:
   // `warehouse`: the warehouse's root store.
@@ -80,6 +83,8 @@ class GrantStore {
 
   // Removes everything granted to or held by `principal` (DROP USER).
   Status ForgetPrincipal(const std::string& principal);
+  // Removes every grant on `on` itself (DROP TABLE), not those above it. Lists every grant.
+  Status ForgetSecurable(const Securable& on);
 
  private:
   std::shared_ptr<ObjectStore> store_;
@@ -97,11 +102,13 @@ class Access {
   bool admin() const { return admin_; }
   const std::vector<std::string>& roles() const { return roles_; }
 
-  // OK when the user holds `privilege` (or ALL PRIVILEGES) on `on` or anything above it, or
-  // is an administrator; otherwise PermissionDenied naming the user, the privilege and the
-  // securable.
+  // Whether the user holds `privilege` (or ALL PRIVILEGES) on `on` or anything above it, or
+  // is an administrator.
+  bool Holds(Privilege privilege, const Securable& on) const;
+  // OK when Holds(); otherwise PermissionDenied naming the privilege, the securable and the
+  // user: "permission denied: SELECT on TABLE sales.orders for user bob".
   Status Require(Privilege privilege, const Securable& on) const;
-  // OK for administrators; PermissionDenied naming `what` otherwise.
+  // OK for administrators; PermissionDenied naming `what` and the user otherwise.
   Status RequireAdmin(std::string_view what) const;
 
  private:

@@ -13,23 +13,6 @@ namespace basin::sql {
 
 namespace {
 
-StatementResult NoRows(const std::string& statement, std::vector<std::string> notices = {}) {
-  StatementResult out;
-  out.statement = statement;
-  out.notices = std::move(notices);
-  return out;
-}
-
-StatementResult Rows(const std::string& statement, std::vector<std::string> names,
-                     std::vector<std::string> types) {
-  StatementResult out;
-  out.statement = statement;
-  out.returns_rows = true;
-  out.result.column_names = std::move(names);
-  out.result.column_types = std::move(types);
-  return out;
-}
-
 std::optional<std::string> Text(std::string value) { return std::optional<std::string>(std::move(value)); }
 
 // Whether a Delta log is at `location` (an object below its _delta_log/).
@@ -63,6 +46,7 @@ Result<std::optional<std::shared_ptr<const delta::Snapshot>>> DescribedTable(
   options.timestamp = at.timestamp;
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(parts));
   if (!entry) return Out();
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kSelect, entry->name));
   ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location, options));
   return Out(std::move(snapshot));
 }
@@ -112,6 +96,10 @@ StatementOutcome RunCreateTable(SessionContext& session, const std::string& stat
     return Status::InvalidArgument("CREATE OR REPLACE TABLE " + name.ToString() +
                                    ": OR REPLACE and IF NOT EXISTS contradict each other");
   }
+  Governor& governor = session.governor();
+  RETURN_IF_ERROR(governor.Require(security::Privilege::kCreate, security::Securable::Schema(name.schema)));
+  // A folder outside the warehouse, or another table's, is not the schema's to give.
+  if (create.location) RETURN_IF_ERROR(governor.RequireAdmin("CREATE TABLE ... LOCATION"));
   const catalog::Warehouse& warehouse = session.warehouse();
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing, warehouse.Lookup(name));
   if (existing) {
@@ -119,7 +107,10 @@ StatementOutcome RunCreateTable(SessionContext& session, const std::string& stat
       return std::optional<StatementResult>(
           NoRows(statement, {"table " + name.ToString() + " already exists; nothing was created"}));
     }
-    if (or_replace) return RunReplaceTable(session, statement, create, *existing);
+    if (or_replace) {
+      RETURN_IF_ERROR(governor.RequireOnTable(security::Privilege::kManage, name));
+      return RunReplaceTable(session, statement, create, *existing);
+    }
     return Status::AlreadyExists("table " + name.ToString() + " already exists");
   }
 
@@ -135,6 +126,7 @@ StatementOutcome RunCreateTable(SessionContext& session, const std::string& stat
         // Registering an existing table: it must be one Basin can read.
         ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry.location));
         RETURN_IF_ERROR(warehouse.Register(entry));
+        RETURN_IF_ERROR(governor.TableCreated(name));
         commands::CommandResult registered;
         registered.commit.version = snapshot->version;
         return std::optional<StatementResult>(CommandResultRow(statement, registered, {}));
@@ -181,6 +173,7 @@ StatementOutcome RunCreateTable(SessionContext& session, const std::string& stat
   // The name may have gone to another table meanwhile.
   Status registered = warehouse.Register(entry);
   if (!registered.ok()) return give_back(registered);
+  RETURN_IF_ERROR(governor.TableCreated(name));
   std::vector<std::string> metrics;
   if (create.query) metrics = {"numOutputRows"};
   return std::optional<StatementResult>(CommandResultRow(statement, *created, metrics));
@@ -191,6 +184,7 @@ StatementOutcome RunDropTable(SessionContext& session, const std::string& statem
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(drop.name));
   // DuckDB answers for names that are not the warehouse's, IF EXISTS included.
   if (!entry) return std::optional<StatementResult>();
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kManage, entry->name));
   const std::string name = entry->name.ToString();
   // Unregister first: a crash before the files are gone leaves only unreferenced files.
   // Only the incarnation looked up goes: a table of this name created since stays.
@@ -198,6 +192,11 @@ StatementOutcome RunDropTable(SessionContext& session, const std::string& statem
   if (unregistered.IsNotFound() && drop.if_exists) return std::optional<StatementResult>(NoRows(statement));
   RETURN_IF_ERROR(unregistered);
   std::vector<std::string> notices;
+  // A table created again under this name starts without them.
+  if (Status forgotten = session.governor().TableDropped(entry->name); !forgotten.ok()) {
+    notices.push_back("table " + name +
+                      " was dropped but its grants could not be removed: " + forgotten.ToString());
+  }
   if (!entry->external) {
     session.WaitForCheckpoints();
     Status deleted = session.warehouse().DeleteManagedFolder(entry->location);
@@ -215,6 +214,7 @@ StatementOutcome RunAlterTable(SessionContext& session, const std::string& state
   if (!entry) return std::optional<StatementResult>();
   const catalog::TableName* name = &entry->name;
   if (!alter.unsupported.ok()) return alter.unsupported;
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kManage, *name));
 
   ASSIGN_OR_RETURN(auto snapshot, session.LoadTable(entry->location));
   auto altered = commands::AlterTable(session.MakeCommandContext(), snapshot, alter.request);
@@ -227,7 +227,10 @@ StatementOutcome RunShowTables(SessionContext& session, const std::string& state
   ASSIGN_OR_RETURN(auto entries, session.warehouse().List(show.schema));
   StatementResult out =
       Rows(statement, {"schema", "name", "type", "location"}, {"VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR"});
+  const security::Access& access = session.governor().access();
   for (const auto& entry : entries) {
+    // The tables the user may read, as the catalog lists them.
+    if (!access.Holds(security::Privilege::kSelect, TableSecurable(entry.name))) continue;
     out.result.rows.push_back({Text(entry.name.schema), Text(entry.name.table),
                                Text(entry.external ? "EXTERNAL" : "MANAGED"), Text(entry.location)});
   }

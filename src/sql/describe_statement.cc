@@ -95,6 +95,8 @@ Result<std::vector<std::string>> ParameterTypes(Session& session, const grammar:
 
 Result<basin::StatementDescription> DescribeStatement(Session& session, std::string_view statement) {
   ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(statement));
+  // Binding reads tables: the user's grants decide, as for running the statement.
+  RETURN_IF_ERROR(session.context().governor().BeginStatement());
   basin::StatementDescription out;
   out.command = CommandOf(parsed);
   std::optional<engine::Connection::PreparedShape> shape =

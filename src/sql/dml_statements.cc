@@ -110,12 +110,15 @@ Result<std::optional<catalog::TableEntry>> LookupTarget(SessionContext& session,
 namespace {
 
 // The warehouse table a DML statement changes (nullopt: DuckDB's statement), refusing what
-// DuckDB's DML may hold that Basin does not run on Delta tables.
+// DuckDB's DML may hold that Basin does not run on Delta tables, and users who may not
+// both read and change it (which rows change depends on what the table holds).
 Result<std::optional<catalog::TableEntry>> DmlTarget(SessionContext& session, const std::string& what,
                                                      const engine::SqlTarget& target, const std::string& ctes,
                                                      const std::vector<std::string>& returning) {
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, LookupTarget(session, target.name));
   if (!entry) return entry;
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kModify, entry->name));
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kSelect, entry->name));
   const std::string table = entry->name.ToString();
   if (!ctes.empty()) {
     return Status::NotImplemented("WITH ... " + what + " is not supported on table " + table +

@@ -26,6 +26,7 @@ bool SettingIsFalse(const SessionContext& session, const std::string& name) {
 StatementOutcome RunOptimize(SessionContext& session, const std::string& statement,
                              const grammar::Optimize& optimize) {
   ASSIGN_OR_RETURN(catalog::TableEntry entry, session.GetTable(optimize.name));
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kManage, entry.name));
   ASSIGN_OR_RETURN(auto table, session.LoadTable(entry.location));
   ASSIGN_OR_RETURN(commands::CommandResult result,
                    commands::Optimize(session.MakeCommandContext(), table, optimize.request));
@@ -41,6 +42,7 @@ StatementOutcome RunVacuum(SessionContext& session, const std::string& statement
                            const grammar::Vacuum& vacuum) {
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, session.ResolveTable(vacuum.name));
   if (!entry) return std::optional<StatementResult>();
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kManage, entry->name));
   commands::VacuumRequest request = vacuum.request;
   request.retention_check = !SettingIsFalse(session, "vacuum_retention_check");
 
@@ -68,6 +70,7 @@ StatementOutcome RunVacuum(SessionContext& session, const std::string& statement
 StatementOutcome RunRestore(SessionContext& session, const std::string& statement,
                             const grammar::Restore& restore) {
   ASSIGN_OR_RETURN(catalog::TableEntry entry, session.GetTable(restore.name));
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kManage, entry.name));
   ASSIGN_OR_RETURN(auto table, session.LoadTable(entry.location));
   ASSIGN_OR_RETURN(commands::CommandResult result,
                    commands::Restore(session.MakeCommandContext(), table, restore.request));

@@ -82,6 +82,7 @@ struct Session::Impl : public SessionContext {
   std::shared_ptr<catalog::Warehouse> warehouse_;
   std::shared_ptr<engine::Database> db;
   std::unique_ptr<engine::Connection> conn_;
+  std::unique_ptr<Governor> governor_;               // uses conn_
   std::shared_ptr<engine::SnapshotCache> snapshots;  // shared with the lakehouse catalog
   std::map<std::string, std::string> settings;       // SET basin.<name>
   std::function<void(const commands::Progress&)> progress;
@@ -158,6 +159,8 @@ struct Session::Impl : public SessionContext {
 
   void WaitForCheckpoints() override { checkpoints.Drain(); }
 
+  Governor& governor() override { return *governor_; }
+
   std::optional<std::string> Setting(const std::string& name) const override {
     auto it = settings.find(name);
     if (it == settings.end()) return std::nullopt;
@@ -187,6 +190,7 @@ struct Session::Impl : public SessionContext {
                                                    int64_t start_version,
                                                    std::optional<int64_t> end_version) {
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
+    RETURN_IF_ERROR(governor_->RequireOnTable(security::Privilege::kSelect, entry.name));
     ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
                      commands::TableChangesSql(*conn_, store, entry.location, start_version, end_version));
@@ -198,6 +202,7 @@ struct Session::Impl : public SessionContext {
   Result<engine::Lakehouse::ChangeFeed> ReadFiles(const std::string& folder,
                                                   const std::map<std::string, std::string>& options,
                                                   std::optional<int64_t> source) {
+    RETURN_IF_ERROR(governor_->RequireAdmin("read_files('" + folder + "')"));
     ASSIGN_OR_RETURN(ReadFilesRequest request, ParseReadFilesRequest(folder, options));
     ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(folder));
     if (source) {
@@ -232,6 +237,7 @@ struct Session::Impl : public SessionContext {
           " is read by a running stream: run the statement with basin stream run");
     }
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
+    RETURN_IF_ERROR(governor_->RequireOnTable(security::Privilege::kSelect, entry.name));
     ASSIGN_OR_RETURN(TableStreamRead read, stream->Read(entry, changes_from));
     delta::SnapshotOptions at;  // latest for kNothing
     if (read.kind != TableStreamRead::Kind::kNothing) at.version = read.end_version;
@@ -271,6 +277,8 @@ struct Session::Impl : public SessionContext {
       const std::variant<grammar::QualifiedName, grammar::DeltaScanArguments>& table) {
     DescribedTable call;
     if (const auto* scan = std::get_if<grammar::DeltaScanArguments>(&table)) {
+      RETURN_IF_ERROR(
+          governor_->RequireReadAt(TableLocation(scan->path), "delta_scan('" + scan->path + "')"));
       call.path = scan->path;
       call.version = scan->at.version;
       call.timestamp = scan->at.timestamp;
@@ -282,6 +290,7 @@ struct Session::Impl : public SessionContext {
       ASSIGN_OR_RETURN(catalog::TableEntry found, GetTable(name));  // NotFound naming it
       entry = std::move(found);
     }
+    RETURN_IF_ERROR(governor_->RequireOnTable(security::Privilege::kSelect, entry->name));
     call.path = entry->location;
     return call;
   }
@@ -442,17 +451,13 @@ struct Session::Impl : public SessionContext {
             [&](const grammar::CreateTemporaryView&) {
               return later("a pipeline's CREATE TEMPORARY VIEW", "pipelines");
             },
-            [&](const grammar::CreateUser&) { return later("CREATE USER", "catalog and grants"); },
-            [&](const grammar::CreateRole&) { return later("CREATE ROLE", "catalog and grants"); },
-            [&](const grammar::DropPrincipal& s) {
-              return later(s.is_role ? "DROP ROLE" : "DROP USER", "catalog and grants");
-            },
-            [&](const grammar::GrantOrRevoke& s) {
-              return later(s.revoke ? "REVOKE" : "GRANT", "catalog and grants");
-            },
-            [&](const grammar::ShowGrants&) { return later("SHOW GRANTS", "catalog and grants"); },
-            [&](const grammar::CreateToken&) { return later("CREATE TOKEN", "catalog and grants"); },
-            [&](const grammar::RevokeToken&) { return later("REVOKE TOKEN", "catalog and grants"); },
+            [&](const grammar::CreateUser& s) { return RunCreateUser(*this, text, s); },
+            [&](const grammar::CreateRole& s) { return RunCreateRole(*this, text, s); },
+            [&](const grammar::DropPrincipal& s) { return RunDropPrincipal(*this, text, s); },
+            [&](const grammar::GrantOrRevoke& s) { return RunGrantOrRevoke(*this, text, s); },
+            [&](const grammar::ShowGrants& s) { return RunShowGrants(*this, text, s); },
+            [&](const grammar::CreateToken& s) { return RunCreateToken(*this, text, s); },
+            [&](const grammar::RevokeToken& s) { return RunRevokeToken(*this, text, s); },
             // DuckDB's, unless Run() sends COPY's rows to the caller.
             [](const grammar::CopyStdio&) -> StatementOutcome { return Out(); },
             [](const grammar::TransactionControl&) -> StatementOutcome { return Out(); },
@@ -465,6 +470,7 @@ struct Session::Impl : public SessionContext {
   // checkpoints that failed since the last statement become its notices.
   Result<StatementResult> RunStatement(const grammar::ParsedStatement& parsed, bool stream) {
     conn_->cancellation().Reset();
+    RETURN_IF_ERROR(governor_->BeginStatement());
     if (TransactionState() == TransactionStatus::kAborted) return EndAbortedBlock(parsed);
     const uint64_t started = timeout_->Start();
     Result<StatementResult> result = Run(parsed, stream);
@@ -565,12 +571,24 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   ASSIGN_OR_RETURN(impl->warehouse_, catalog::Warehouse::Open(options.warehouse_dir));
   ASSIGN_OR_RETURN(impl->db, engine::Database::Open());
   ASSIGN_OR_RETURN(impl->conn_, engine::Connection::Open(impl->db));
+  impl->governor_ = std::make_unique<Governor>(impl->warehouse_, *impl->conn_, options.user);
   auto lakehouse = std::make_shared<engine::Lakehouse>();
   lakehouse->warehouse = impl->warehouse_;
   impl->snapshots = std::make_shared<engine::SnapshotCache>(impl->db);
   lakehouse->snapshots = impl->snapshots;
   lakehouse->base_dir = options.warehouse_dir;
   lakehouse->open_table_store = OpenTableStore;
+  if (!options.user.empty()) {
+    lakehouse->authorize_read = [governor = impl->governor_.get()](
+                                    const std::optional<catalog::TableName>& table,
+                                    const std::string& location) {
+      if (table) return governor->RequireOnTable(security::Privilege::kSelect, *table);
+      return governor->RequireReadAt(location, "delta_scan('" + location + "')");
+    };
+    lakehouse->authorize_create_view = [governor = impl->governor_.get()](const std::string& schema) {
+      return governor->Require(security::Privilege::kCreate, security::Securable::Schema(schema));
+    };
+  }
   lakehouse->table_changes = [session = impl.get()](const std::vector<std::string>& table, int64_t start,
                                                     std::optional<int64_t> end) {
     return session->ChangeFeed(table, start, end);

@@ -45,6 +45,9 @@ struct SessionOptions {
   // PostgreSQL's statement_timeout for the session's statements until SET changes it
   // (sql/statement_timeout.h); 0: no limit.
   int64_t statement_timeout_ms = 0;
+  // The warehouse user the statements run as, each checked against the user's grants
+  // (sql/governor.h); empty: the warehouse's owner, unchecked.
+  std::string user;
 };
 
 // Where the session is between BEGIN and its COMMIT or ROLLBACK. In an aborted block (a

@@ -1,6 +1,7 @@
 // SessionContext: what Basin's statement handlers (sql/statements.h) get from the
 // session: the warehouse, the DuckDB connection, snapshots through the session's cache,
-// table lookup by DuckDB's name rules, settings, and command contexts.
+// table lookup by DuckDB's name rules, settings, command contexts, and the governor that
+// says what the session's user may do.
 //
 // Thread safety: one thread at a time (the session's).
 #pragma once
@@ -16,6 +17,7 @@
 #include "commands/command_context.h"
 #include "delta/snapshot.h"
 #include "engine/duckdb.h"
+#include "sql/governor.h"
 
 namespace basin::sql {
 
@@ -57,6 +59,9 @@ class SessionContext {
 
   // A setting from SET basin.<name> = value (name without the prefix), nullopt when unset.
   virtual std::optional<std::string> Setting(const std::string& name) const = 0;
+
+  // Who runs the statement and what it may do; its access is read for each statement.
+  virtual Governor& governor() = 0;
 };
 
 }  // namespace basin::sql

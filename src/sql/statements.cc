@@ -92,6 +92,23 @@ StatementResult CommandResultRow(const std::string& statement, const commands::C
   return out;
 }
 
+StatementResult NoRows(const std::string& statement, std::vector<std::string> notices) {
+  StatementResult out;
+  out.statement = statement;
+  out.notices = std::move(notices);
+  return out;
+}
+
+StatementResult Rows(const std::string& statement, std::vector<std::string> names,
+                     std::vector<std::string> types) {
+  StatementResult out;
+  out.statement = statement;
+  out.returns_rows = true;
+  out.result.column_names = std::move(names);
+  out.result.column_types = std::move(types);
+  return out;
+}
+
 Status NotYetRun(std::string_view what, std::string_view issue) {
   return Status::NotImplemented(std::string(what) + " is parsed but not run yet: it arrives with the " +
                                 std::string(issue) + " issue");

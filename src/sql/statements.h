@@ -74,12 +74,40 @@ StatementOutcome RunVacuum(SessionContext& session, const std::string& statement
 StatementOutcome RunRestore(SessionContext& session, const std::string& statement,
                             const grammar::Restore& restore);
 
+// --- governance_statements.cc (docs/governance.md) ---
+
+// CREATE USER, CREATE ROLE, DROP USER / ROLE: an administrator's.
+StatementOutcome RunCreateUser(SessionContext& session, const std::string& statement,
+                               const grammar::CreateUser& create);
+StatementOutcome RunCreateRole(SessionContext& session, const std::string& statement,
+                               const grammar::CreateRole& create);
+StatementOutcome RunDropPrincipal(SessionContext& session, const std::string& statement,
+                                  const grammar::DropPrincipal& drop);
+// GRANT / REVOKE of a role (an administrator's) or of privileges (an administrator's, or a
+// holder of MANAGE on the securable).
+StatementOutcome RunGrantOrRevoke(SessionContext& session, const std::string& statement,
+                                  const grammar::GrantOrRevoke& grant);
+// Rows (principal, securable, privilege): the grants the user may see.
+StatementOutcome RunShowGrants(SessionContext& session, const std::string& statement,
+                               const grammar::ShowGrants& show);
+// One row: the new token's text (shown this once), its id, its user and when it expires.
+StatementOutcome RunCreateToken(SessionContext& session, const std::string& statement,
+                                const grammar::CreateToken& create);
+StatementOutcome RunRevokeToken(SessionContext& session, const std::string& statement,
+                                const grammar::RevokeToken& revoke);
+
 // --- statements.cc ---
 
 // A statement's one-row result for a command: "version" and each metric as a BIGINT
 // column, in the order given (missing metrics are 0), plus the command's notices.
 StatementResult CommandResultRow(const std::string& statement, const commands::CommandResult& result,
                                  const std::vector<std::string>& metric_columns);
+
+// A statement's result without rows, with its notices.
+StatementResult NoRows(const std::string& statement, std::vector<std::string> notices = {});
+// A statement's result of the columns `names` (of DuckDB's `types`), its rows still to add.
+StatementResult Rows(const std::string& statement, std::vector<std::string> names,
+                     std::vector<std::string> types);
 
 // NotImplemented for statements of features still to come: "<what> is parsed but not run
 // yet: <feature> arrives with the <issue> issue".

@@ -115,6 +115,7 @@ StatementOutcome RunInsert(SessionContext& session, const std::string& statement
   using Outcome = std::optional<StatementResult>;
   ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, LookupTarget(session, insert.insert.target));
   if (!entry) return Outcome();
+  RETURN_IF_ERROR(session.governor().RequireOnTable(security::Privilege::kModify, entry->name));
   RETURN_IF_ERROR(RefuseUnsupported(insert.insert, entry->name.ToString()));
   if (!session.streams_allowed()) RETURN_IF_ERROR(RefuseStreams(insert.query_streams, "INSERT"));
   // The statement's CTEs belong to its query.

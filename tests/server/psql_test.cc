@@ -194,6 +194,41 @@ TEST_F(PsqlTest, ErrorsCarryTheirSqlState) {
   EXPECT_EQ(count.out, "0\n") << count.err;
 }
 
+TEST_F(PsqlTest, GrantsGovernWhatAConnectedUserDoes) {
+  ProcessOutput setup = Psql(
+      "CREATE TABLE sales.orders AS SELECT range AS id FROM range(3); CREATE USER bob PASSWORD 'bob pass'; "
+      "CREATE ROLE readers");
+  ASSERT_EQ(setup.exit_code, 0) << setup.err;
+  const auto as_bob = [&](const std::string& sql) { return Psql(sql, "bob pass", "basin", "bob"); };
+  const std::string table = warehouse_.str() + "/sales/orders";
+  const std::vector<std::string> reads = {"SELECT count(*) FROM sales.orders",
+                                          "SELECT count(*) FROM delta_scan('" + table + "')"};
+  std::vector<std::string> denied = reads;
+  denied.push_back("INSERT INTO sales.orders VALUES (9)");
+  denied.push_back("SELECT count(*) FROM read_parquet('" + table + "/*.parquet')");
+  for (const std::string& sql : denied) {
+    ProcessOutput refused = as_bob(sql);
+    EXPECT_NE(refused.err.find("ERROR:  42501"), std::string::npos) << sql << ": " << refused.err;
+  }
+  EXPECT_NE(as_bob(reads[0]).err.find("SELECT on TABLE sales.orders for user bob"), std::string::npos);
+
+  // A role's grant holds for its members: bob reads, by name and by path, and psql lists it.
+  ASSERT_EQ(Psql("GRANT SELECT ON SCHEMA sales TO readers; GRANT readers TO bob").exit_code, 0);
+  for (const std::string& sql : reads) EXPECT_EQ(as_bob(sql).out, "3\n") << sql;
+  ProcessOutput listed = as_bob("\\dt sales.*");
+  EXPECT_NE(listed.out.find("orders"), std::string::npos) << listed.err;
+  // Still no writes, and the denied INSERT wrote nothing.
+  EXPECT_NE(as_bob("INSERT INTO sales.orders VALUES (9)").err.find("ERROR:  42501"), std::string::npos);
+  EXPECT_EQ(Psql("SELECT count(*) FROM sales.orders").out, "3\n");
+
+  // Revoked, it no longer holds.
+  ASSERT_EQ(Psql("REVOKE readers FROM bob").exit_code, 0);
+  EXPECT_NE(as_bob(reads[0]).err.find("ERROR:  42501"), std::string::npos);
+  // A dropped user cannot log in.
+  ASSERT_EQ(Psql("DROP USER bob").exit_code, 0);
+  EXPECT_NE(as_bob("SELECT 1").err.find("28P01"), std::string::npos);
+}
+
 TEST_F(PsqlTest, ConnectionGoesOnAfterAFailedQuery) {
   // Without ON_ERROR_STOP, psql sends each -c on the same connection after an error.
   const ProcessOutput run = PsqlWith({"-c", "SELECT nope", "-c", "SELECT 40 + 2"});

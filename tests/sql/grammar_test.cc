@@ -590,7 +590,7 @@ TEST(GrammarTest, UsersRolesGrantsTokens) {
   EXPECT_EQ(grant.on.kind, Securable::Kind::kTable);
   EXPECT_EQ(grant.on.name, (QualifiedName{"s", "t"}));
   auto all = As<GrantOrRevoke>("GRANT ALL PRIVILEGES ON CATALOG TO admins");
-  EXPECT_EQ(all.privileges, (std::vector<Privilege>{Privilege::kAllPrivileges}));
+  EXPECT_EQ(all.privileges, (std::vector<Privilege>{Privilege::kAll}));
   EXPECT_TRUE(all.on.name.empty());
   auto revoke = As<GrantOrRevoke>("REVOKE CREATE, MANAGE ON SCHEMA sales FROM bob");
   EXPECT_TRUE(revoke.revoke);

@@ -250,6 +250,12 @@ class Parser {
       RETURN_IF_ERROR(ExpectNoBody(line, "pipeline run"));
       return record;
     }
+    if (kind == "connect" && header.size() <= 2) {
+      record.kind = Record::Kind::kConnect;
+      if (header.size() == 2) record.user = header[1];
+      RETURN_IF_ERROR(ExpectNoBody(line, kind));
+      return record;
+    }
     if (kind == "restart" && header.size() == 1) {
       record.kind = Record::Kind::kRestart;
       RETURN_IF_ERROR(ExpectNoBody(line, kind));
@@ -343,7 +349,9 @@ class Runner {
         continue;
       }
       report_.records_run++;
-      if (!session_ || record.kind == Record::Kind::kRestart) {
+      const bool reopen = record.kind == Record::Kind::kRestart || record.kind == Record::Kind::kConnect;
+      if (record.kind == Record::Kind::kConnect) session_options.user = record.user;
+      if (!session_ || reopen) {
         session_.reset();  // the old Session closes before the new one opens on the same warehouse
         auto session = sql::Session::Open(session_options);
         if (!session.ok()) {
@@ -351,7 +359,7 @@ class Runner {
           return std::move(report_);
         }
         session_ = std::move(session).value();
-        if (record.kind == Record::Kind::kRestart) continue;
+        if (reopen) continue;
       }
       // A pipeline file's ${name}s are the pipeline's configuration values, left to it.
       auto sql = record.kind == Record::Kind::kPipelineFile ? Result<std::string>(SubstituteKnown(record.sql))
@@ -377,6 +385,7 @@ class Runner {
           RunQuery(record, *sql);
           break;
         case Record::Kind::kRestart:
+        case Record::Kind::kConnect:
         case Record::Kind::kRequire:
           break;
       }

@@ -23,7 +23,16 @@ namespace basin::testing::slt {
 enum class SortMode { kNoSort, kRowSort, kValueSort };
 
 struct Record {
-  enum class Kind { kStatementOk, kStatementError, kQuery, kRestart, kRequire, kPipelineFile, kPipelineRun };
+  enum class Kind {
+    kStatementOk,
+    kStatementError,
+    kQuery,
+    kRestart,
+    kConnect,
+    kRequire,
+    kPipelineFile,
+    kPipelineRun
+  };
   Kind kind = Kind::kStatementOk;
   int line = 0;           // 1-based line of the record's header in its file
   std::string iteration;  // "i=3" inside loops, for failure messages; "" outside
@@ -42,6 +51,7 @@ struct Record {
   std::vector<std::string> expected_lines;  // after "----"; none means the query returns no rows
 
   std::string requirement;  // kRequire: "testdata"
+  std::string user;         // kConnect: the session's user; "" for the warehouse's owner
 
   std::string file;                       // kPipelineFile: its name in the pipeline's folder
   std::vector<std::string> full_refresh;  // kPipelineRun: datasets to recompute ("all": every one)

@@ -417,7 +417,14 @@ void BasinSchemaEntry::Scan(duckdb::ClientContext& context, CatalogType type,
   if (type != CatalogType::TABLE_ENTRY) return;
   auto tables = Basin().lakehouse().warehouse->List(this->name);
   if (!tables.ok()) ThrowStatus(tables.status());
+  const Lakehouse& lakehouse = Basin().lakehouse();
   for (const catalog::TableEntry& table : *tables) {
+    // A listing (information_schema, pg_class, psql's \dt) shows the tables the user may read.
+    if (lakehouse.authorize_read) {
+      Status allowed = lakehouse.authorize_read(table.name, table.location);
+      if (allowed.IsPermissionDenied()) continue;
+      if (!allowed.ok()) ThrowStatus(allowed);
+    }
     auto entry = GetTable(context, table.name.table, nullptr);
     if (entry) callback(*entry);
   }
@@ -426,6 +433,10 @@ void BasinSchemaEntry::Scan(duckdb::ClientContext& context, CatalogType type,
 duckdb::optional_ptr<duckdb::CatalogEntry> BasinSchemaEntry::CreateView(
     duckdb::CatalogTransaction transaction, duckdb::CreateViewInfo& info) {
   std::string name = AsciiLower(info.view_name);
+  if (const Lakehouse& lakehouse = Basin().lakehouse(); lakehouse.authorize_create_view) {
+    Status allowed = lakehouse.authorize_create_view(this->name);
+    if (!allowed.ok()) ThrowStatus(allowed);
+  }
   if (transaction.context) {
     auto table_name = catalog::MakeTableName({this->name, name});
     if (table_name.ok()) {

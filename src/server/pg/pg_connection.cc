@@ -332,6 +332,7 @@ Status PgConnection::Serve() {
   options.warehouse = context_.warehouse;
   options.copy_to_caller = true;
   options.statement_timeout_ms = context_.statement_timeout_ms;
+  options.user = user_name;  // its grants decide what each statement may do
   Result<std::unique_ptr<Session>> opened = Session::Open(options);
   if (!opened.ok()) {
     (void)socket.WriteAll(ErrorMessage('E', "FATAL", SqlStateOf(opened.status()), opened.status().message()));

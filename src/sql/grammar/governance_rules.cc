@@ -1,5 +1,4 @@
-// Users, roles, grants and tokens (rules.h). Parsed only: the catalog and grants issue
-// runs them.
+// Users, roles, grants and tokens (rules.h); sql/governance_statements.cc runs them.
 #include "sql/grammar/rules.h"
 #include "sql/grammar/slots.h"
 
@@ -30,7 +29,7 @@ Result<Securable> ParseSecurable(TokenStream& tokens) {
 Result<Privilege> ParsePrivilege(TokenStream& tokens) {
   if (tokens.AcceptWords({"ALL"})) {
     tokens.AcceptWords({"PRIVILEGES"});
-    return Privilege::kAllPrivileges;
+    return Privilege::kAll;
   }
   if (tokens.AcceptWords({"SELECT"})) return Privilege::kSelect;
   if (tokens.AcceptWords({"MODIFY"})) return Privilege::kModify;

@@ -22,6 +22,7 @@
 #include "commands/maintenance.h"
 #include "commands/table_ddl.h"
 #include "engine/sql_text.h"
+#include "security/grants.h"
 
 namespace basin::sql::grammar {
 
@@ -306,7 +307,7 @@ struct CreateFlow {
   std::variant<InsertFlow, AutoCdcFlow> flow;
 };
 
-// --- governance (parsed only; the catalog and grants issue runs them) ---
+// --- governance (sql/governance_statements.cc runs them) ---
 
 // CREATE USER name PASSWORD '...'
 struct CreateUser {
@@ -326,7 +327,7 @@ struct DropPrincipal {
   std::string name;
 };
 
-enum class Privilege { kSelect, kModify, kCreate, kManage, kAllPrivileges };
+using Privilege = security::Privilege;
 
 // CATALOG [c] | SCHEMA s | TABLE t
 struct Securable {
