@@ -30,10 +30,10 @@ Status Governor::BeginStatement() {
   ASSIGN_OR_RETURN(access_, security::Access::Load(grants_, user_, user->admin));
   if (!access_.admin() && !locked_down_) {
     // Warehouse tables are read and written through basin:// URLs (engine/store_registry.h),
-    // memory warehouses through memory://; nothing else. Disabling external access last
-    // also freezes allowed_directories.
-    RETURN_IF_ERROR(conn_.Execute(
-        "SET allowed_directories = ['basin://', 'memory://']; SET enable_external_access = false"));
+    // whatever their store; nothing else, not even memory:// (a memory warehouse whole).
+    // Disabling external access last also freezes allowed_directories.
+    RETURN_IF_ERROR(
+        conn_.Execute("SET allowed_directories = ['basin://']; SET enable_external_access = false"));
     locked_down_ = true;
   }
   return Status::OK();

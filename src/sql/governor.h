@@ -8,7 +8,7 @@
 // and may do anything.
 //
 // A governed user who is not an administrator also has its session's DuckDB locked down at
-// its first statement: only basin:// and memory:// paths, no external access, so raw file
+// its first statement: only basin:// paths, no external access, so raw file
 // readers (read_text, read_parquet on a path, COPY ... TO 'file') are refused. The lock is
 // never lifted for the session.
 //
@@ -77,7 +77,7 @@ class Governor {
   security::GrantStore grants_;
   security::TokenStore tokens_;
   security::Access access_;
-  bool locked_down_ = false;  // the connection refuses files outside basin:// and memory://
+  bool locked_down_ = false;  // the connection refuses files outside basin://
 };
 
 }  // namespace basin::sql
