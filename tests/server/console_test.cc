@@ -220,16 +220,15 @@ TEST_F(ConsoleTest, PagesWorkInHeadlessChromium) {
   WaitForText(*browser, "#sql-status", "Cancelled");
   EXPECT_EQ(*browser->Execute("return document.querySelector('#results');"), json());
 
-  // Another user's statement that fails shows its SQLSTATE and no rows.
-  // TODO(governance): a user without grants reading sales.orders, once grants are enforced.
+  // A user without grants sees an error with its SQLSTATE and no rows.
   ASSERT_OK(browser->Click("#sign-out"));
   ASSERT_OK(browser->WaitFor("return document.querySelector('#token-input') !== null;").status());
   ASSERT_OK(browser->Type("#token-input", alice_.text));
   ASSERT_OK(browser->Click("#signin-button"));
   WaitForText(*browser, "#schemas", "sales");
   ASSERT_OK(browser->Click("#nav a[data-page='sql']"));
-  RunSql(*browser, "SELECT * FROM sales.missing");
-  WaitForText(*browser, "#sql-error", "SQLSTATE 42P01 NotFound");
+  RunSql(*browser, "SELECT * FROM sales.orders");
+  WaitForText(*browser, "#sql-error", "SQLSTATE 42501 PermissionDenied");
   EXPECT_EQ(*browser->Execute("return document.querySelectorAll('#results tr, #chart-svg').length;"), 0);
 
   // A token revoked while in use sends the user back to sign in.
@@ -239,14 +238,14 @@ TEST_F(ConsoleTest, PagesWorkInHeadlessChromium) {
   EXPECT_EQ(*browser->Execute("return sessionStorage.getItem('basin.token');"), json());
 
   // No script error and no CSP violation on the way; the only failed requests are the
-  // refused tokens (401) and the missing table (404).
+  // refused tokens (401) and the refused read (403).
   ASSERT_OK_AND_ASSIGN(json log, browser->TakeConsoleLog());
   for (const json& entry : log) {
     if (entry.value("level", "") != "SEVERE" && entry.value("level", "") != "WARNING") continue;
     const std::string message = entry.value("message", "");
     const bool expected_refusal =
         entry.value("source", "") == "network" && (message.find("status of 401") != std::string::npos ||
-                                                   message.find("status of 404") != std::string::npos);
+                                                   message.find("status of 403") != std::string::npos);
     EXPECT_TRUE(expected_refusal) << entry.dump();
   }
 }

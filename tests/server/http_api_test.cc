@@ -49,6 +49,8 @@ class HttpApiTest : public ::testing::Test {
                   ->Execute("CREATE SCHEMA s; CREATE TABLE s.t (id BIGINT NOT NULL, name STRING, "
                             "price DECIMAL(10,2), day DATE)")
                   .status());
+    // alice may do everything but an administrator's work (docs/governance.md).
+    ASSERT_OK(session_->Execute("GRANT ALL PRIVILEGES ON CATALOG TO alice").status());
   }
 
   httplib::Client Client() const {
@@ -184,6 +186,40 @@ TEST_F(HttpApiTest, AnotherUsersStatementIsNotFound) {
   httplib::Result result = Client().Get(body["next"].get<std::string>(), Auth(bob.text));
   ASSERT_TRUE(result);
   EXPECT_EQ(result->status, 404);
+}
+
+TEST_F(HttpApiTest, ATokensUserIsGovernedByItsGrants) {
+  ASSERT_OK(session_->Execute("INSERT INTO s.t VALUES (1, 'a', 1.50, DATE '2024-01-01')").status());
+  ASSERT_OK(security::UserStore(OpenStoreAt(warehouse_.str()).value(), clock_).Create("bob", "b", false));
+  ASSERT_OK_AND_ASSIGN(security::NewToken bob, tokens_->Create("bob", std::nullopt));
+  const auto as_bob = [&](const std::string& path, const json& body) -> std::pair<int, json> {
+    httplib::Result result = Client().Post(path, Auth(bob.text), body.dump(), "application/json");
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    if (!result) return {0, json()};
+    return {result->status, json::parse(result->body, nullptr, false)};
+  };
+  const std::string version = Scalar("DESCRIBE HISTORY s.t");
+  // Without grants: 403 for a read, a path, a write by SQL or by records, and raw files.
+  for (const auto& [path, body] : std::vector<std::pair<std::string, json>>{
+           {"/api/v1/statements", {{"statement", "SELECT count(*) FROM s.t"}}},
+           {"/api/v1/statements",
+            {{"statement", "SELECT count(*) FROM delta_scan('" + warehouse_.str() + "/s/t')"}}},
+           {"/api/v1/statements", {{"statement", "INSERT INTO s.t (id) VALUES (2)"}}},
+           {"/api/v1/statements",
+            {{"statement", "SELECT count(*) FROM read_parquet('" + warehouse_.str() + "/s/t/*.parquet')"}}},
+           {"/api/v1/tables/s.t/records", json::array({{{"id", 3}}})}}) {
+    auto [status, answer] = as_bob(path, body);
+    EXPECT_EQ(status, 403) << body << answer;
+    EXPECT_EQ(answer["error"]["code"], "PermissionDenied") << body << answer;
+    EXPECT_EQ(answer["error"]["sqlstate"], "42501") << body << answer;
+  }
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.t"), version);
+  // Granted, bob reads; still not writes.
+  ASSERT_OK(session_->Execute("GRANT SELECT ON SCHEMA s TO bob").status());
+  auto [status, answer] = as_bob("/api/v1/statements", {{"statement", "SELECT count(*) FROM s.t"}});
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["rows"], json::array({json::array({1})}));
+  EXPECT_EQ(as_bob("/api/v1/tables/s.t/records", json::array({{{"id", 3}}})).first, 403);
 }
 
 TEST_F(HttpApiTest, CsvStreamsTheWholeResult) {
