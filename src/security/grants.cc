@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "storage/object_key.h"
+
 namespace basin::security {
 namespace {
 
@@ -38,32 +40,20 @@ std::string GrantKey(const Grant& grant) {
          std::string(PrivilegeKey(grant.privilege));
 }
 
-std::vector<std::string> SplitKey(std::string_view key) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  while (start <= key.size()) {
-    size_t slash = key.find('/', start);
-    if (slash == std::string_view::npos) slash = key.size();
-    parts.emplace_back(key.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
-}
-
 // The grant an object under kGrants stands for; nullopt for anything else (a temporary file
 // of a write in progress).
 std::optional<Grant> GrantOfKey(const std::string& key) {
   if (IsLocalTempFile(key)) return std::nullopt;
-  std::vector<std::string> parts = SplitKey(std::string_view(key).substr(sizeof(kGrants) - 1));
+  std::vector<std::string_view> parts = SplitKey(std::string_view(key).substr(sizeof(kGrants) - 1));
   if (parts.size() < 3) return std::nullopt;
   Grant grant;
-  grant.principal = parts[0];
+  grant.principal = std::string(parts[0]);
   if (parts[1] == "catalog" && parts.size() == 3) {
     grant.on = Securable::Catalog();
   } else if (parts[1] == "schema" && parts.size() == 4) {
-    grant.on = Securable::Schema(parts[2]);
+    grant.on = Securable::Schema(std::string(parts[2]));
   } else if (parts[1] == "table" && parts.size() == 5) {
-    grant.on = Securable::Table(parts[2], parts[3]);
+    grant.on = Securable::Table(std::string(parts[2]), std::string(parts[3]));
   } else {
     return std::nullopt;
   }
@@ -138,7 +128,8 @@ Status GrantStore::DropRole(const std::string& role) {
   RETURN_IF_ERROR(ForgetPrincipal(role));
   ASSIGN_OR_RETURN(std::vector<ObjectInfo> memberships, store_->List(kMembers));
   for (const ObjectInfo& membership : memberships) {
-    std::vector<std::string> parts = SplitKey(std::string_view(membership.key).substr(sizeof(kMembers) - 1));
+    std::vector<std::string_view> parts =
+        SplitKey(std::string_view(membership.key).substr(sizeof(kMembers) - 1));
     if (parts.size() == 2 && parts[1] == role) RETURN_IF_ERROR(store_->Delete(membership.key));
   }
   return store_->Delete(kRoles + role + ".json");

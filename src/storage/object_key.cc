@@ -58,4 +58,16 @@ Status FinishedWriterError(std::string_view key, std::string_view store) {
                           " was already closed or aborted");
 }
 
+std::vector<std::string_view> SplitKey(std::string_view key) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (start <= key.size()) {
+    size_t slash = key.find('/', start);
+    if (slash == std::string_view::npos) slash = key.size();
+    if (slash > start) parts.push_back(key.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return parts;
+}
+
 }  // namespace basin

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "basin/status.h"
 
@@ -16,6 +17,10 @@ namespace basin {
 // A key is non-empty '/'-separated components, none empty, "." or "..", with no NUL byte,
 // no leading '/' and no trailing '/'. InvalidArgument (naming the key) otherwise.
 Status ValidateObjectKey(std::string_view key);
+
+// The components of a key or a glob pattern, split at '/' (empty components dropped).
+// They view `key`.
+std::vector<std::string_view> SplitKey(std::string_view key);
 
 // A List() prefix: empty, or a key, or a key followed by '/', or a key whose last
 // component is cut short ("_delta_log/0000"). InvalidArgument otherwise.

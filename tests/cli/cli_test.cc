@@ -137,6 +137,30 @@ TEST_F(CliTest, ErrorsExitOneWithTheCodeName) {
   EXPECT_EQ(run.out, "");
 }
 
+TEST_F(CliTest, UserRunsUnderItsGrants) {
+  testing::TempDir dir;
+  const std::vector<std::string> owner = {"sql", "--format", "csv", "-w", dir.str(), "-c"};
+  const auto run = [](std::vector<std::string> args, const std::string& sql) {
+    args.push_back(sql);
+    return RunBasin(args);
+  };
+  std::vector<std::string> bob = owner;
+  bob.insert(bob.begin() + 1, {"--user", "bob"});
+  // Without --user: the owner, unrestricted.
+  ASSERT_EQ(run(owner, "CREATE TABLE t AS SELECT 1 AS a; CREATE USER bob PASSWORD 'b'").exit_code, 0);
+  RunOutput denied = run(bob, "SELECT a FROM t");
+  EXPECT_EQ(denied.exit_code, 1);
+  EXPECT_THAT(
+      denied.err,
+      StartsWith("Error: PermissionDenied: permission denied: SELECT on TABLE default.t for user bob"));
+  ASSERT_EQ(run(owner, "GRANT SELECT ON TABLE t TO bob").exit_code, 0);
+  RunOutput allowed = run(bob, "SELECT a FROM t");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(allowed.out, "a\n1\n");
+  RunOutput ghost = run({"sql", "--user", "ghost", "-w", dir.str(), "-c"}, "SELECT 1");
+  EXPECT_THAT(ghost.err, StartsWith("Error: Unauthenticated: "));
+}
+
 TEST_F(CliTest, StopsAtTheFirstFailingStatementAfterPrintingEarlierResults) {
   RunOutput run = RunSql("SELECT 1 AS x;\nSELEC 2;\nSELECT 3 AS z;");
   EXPECT_EQ(run.exit_code, 1);

@@ -32,6 +32,7 @@
 #include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/database.hpp"
 #include "engine/store_registry.h"
+#include "storage/object_key.h"
 
 // DuckDB's glob matcher, as libduckdb exports it. Its header
 // (function/scalar/string_common.hpp) needs headers the packaged include folder lacks.
@@ -142,18 +143,6 @@ bool MatchesGlob(const std::vector<std::string_view>& pattern, size_t p,
   return duckdb::Glob(components[c].data(), components[c].size(), pattern[p].data(), pattern[p].size(),
                       true) &&
          MatchesGlob(pattern, p + 1, components, c + 1);
-}
-
-std::vector<std::string_view> SplitKey(std::string_view key) {
-  std::vector<std::string_view> parts;
-  size_t start = 0;
-  while (start <= key.size()) {
-    size_t slash = key.find('/', start);
-    if (slash == std::string_view::npos) slash = key.size();
-    if (slash > start) parts.push_back(key.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return parts;
 }
 
 class StoreFileSystem final : public duckdb::FileSystem {
