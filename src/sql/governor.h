@@ -12,8 +12,9 @@
 // readers (read_text, read_parquet on a path, COPY ... TO 'file') are refused. The lock is
 // never lifted for the session.
 //
-// Thread safety: the session's thread only (the catalog's hooks run on it, while the
-// statement is bound).
+// Thread safety: BeginStatement and TableCreated/TableDropped on the session's thread,
+// between statements or in a handler; the Require* methods only read the statement's
+// access and the warehouse, so DuckDB's threads may call them while a statement binds.
 #pragma once
 
 #include <memory>
