@@ -159,6 +159,9 @@ class HttpMetricsTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
     ASSERT_OK_AND_ASSIGN(token_,
                          testing::CreateUserWithToken(warehouse_.str(), "alice", "alice pass", clock_));
+    // alice may do everything but an administrator's work (docs/governance.md).
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> owner, Session::Open({.warehouse = warehouse_.str()}));
+    ASSERT_OK(owner->Execute("GRANT ALL PRIVILEGES ON CATALOG TO alice").status());
     ASSERT_OK(Post("CREATE SCHEMA s"));
     ASSERT_OK(Post("CREATE TABLE s.t (id BIGINT, name STRING)"));
   }
