@@ -52,6 +52,10 @@ struct SessionOptions {
   // fails with Cancelled "canceling statement due to statement timeout"; a write stopped so
   // commits nothing. 0: no limit. basin/duration.h reads PostgreSQL's spellings ("5s").
   int64_t statement_timeout_ms = 0;
+  // Writes (INSERT, MERGE, UPDATE, DELETE, CREATE TABLE ... AS) record the warehouse tables
+  // they read in the table basin_system.lineage (docs/lineage.md). basin serve's
+  // sessions, streams and pipelines record it; off by default for embedding programs.
+  bool record_lineage = false;
 };
 
 // One row: a cell per column, NULL as nullopt.

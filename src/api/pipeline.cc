@@ -101,7 +101,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options)
                                      impl->loaded.view.name);
     }
   }
-  ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse}));
+  ASSIGN_OR_RETURN(impl->session,
+                   sql::Session::Open({.warehouse_dir = options.warehouse, .record_lineage = true}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   RETURN_IF_ERROR(pipeline::CheckOutsideTables(*impl->session, impl->loaded.definition));
   ASSIGN_OR_RETURN(impl->state, OpenStoreAt(options.warehouse + "/_pipelines/" + impl->loaded.view.name));
@@ -121,7 +122,8 @@ Result<std::vector<PipelineFlowRun>> Pipeline::Run(
   run.continuous = impl_->options.continuous;
   run.parallelism = impl_->loaded.definition.settings.parallelism;
   run.open_session = [warehouse = impl_->options.warehouse]() -> Result<std::unique_ptr<sql::Session>> {
-    ASSIGN_OR_RETURN(std::unique_ptr<sql::Session> session, sql::Session::Open({.warehouse_dir = warehouse}));
+    ASSIGN_OR_RETURN(std::unique_ptr<sql::Session> session,
+                     sql::Session::Open({.warehouse_dir = warehouse, .record_lineage = true}));
     RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
     return session;
   };

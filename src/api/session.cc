@@ -143,7 +143,8 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
                                                       .data_skipping = options.data_skipping,
                                                       .copy_to_caller = options.copy_to_caller,
                                                       .statement_timeout_ms = options.statement_timeout_ms,
-                                                      .user = options.user}));
+                                                      .user = options.user,
+                                                      .record_lineage = options.record_lineage}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   if (options.track_progress) {
     // DuckDB tracks progress without drawing its own bar.

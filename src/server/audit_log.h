@@ -33,13 +33,14 @@ namespace basin::server {
 inline constexpr char kAuditTable[] = "basin_system.audit_log";
 
 struct AuditEvent {
-  int64_t at_ms = 0;            // when the statement started, ms since the epoch (UTC)
-  std::string user;             // "" when the client never signed in
-  std::string protocol;         // "pg" or "http"
-  std::string client_address;   // the peer's IP address
-  std::string statement;        // the SQL text, or what was refused ("sign-in")
-  Status outcome;               // OK, or the error the client was answered
-  std::optional<int64_t> rows;  // rows affected by a write; nullopt for queries and errors
+  int64_t at_ms = 0;                // when the statement started, ms since the epoch (UTC)
+  std::string user = {};            // "" when the client never signed in
+  std::string protocol = {};        // "pg" or "http"
+  std::string client_address = {};  // the peer's IP address
+  std::string statement = {};       // the SQL text, or what was refused ("sign-in")
+  Status outcome = {};              // OK, or the error the client was answered
+  // Rows a write changed (over pg also rows a query returned); nullopt when unknown.
+  std::optional<int64_t> rows = {};
   int64_t duration_ms = 0;
 };
 
@@ -51,7 +52,7 @@ struct AuditOptions {
   size_t max_queued = 100'000;             // Record() waits past this many unwritten events
   size_t max_statement_bytes = 64 * 1024;  // longer statements are cut, marked "..."
   // Where failures to write are told (the server's log); null: nowhere.
-  std::function<void(const std::string&)> log;
+  std::function<void(const std::string&)> log = {};
 };
 
 class AuditLog {

@@ -23,6 +23,7 @@
 #include "sql/grammar/parse.h"
 #include "sql/pg_settings.h"
 #include "sql/statement_timeout.h"
+#include "sql/lineage.h"
 #include "sql/statements.h"
 
 namespace basin::sql {
@@ -94,6 +95,8 @@ struct Session::Impl : public SessionContext {
   std::function<Status()> commit_gate_;                              // for every write until cleared
   std::shared_ptr<const commands::TableExpectations> expectations_;  // for every write until cleared
   std::unique_ptr<StatementTimeout> timeout_;                        // interrupts conn_, so after it
+  std::shared_ptr<LineageRecorder> lineage_;                         // with SessionOptions::record_lineage
+  std::set<std::string> reads_;  // the warehouse tables the statement read, "schema.table"
   // Writes the checkpoints commits make due. Last, so that it is destroyed first: its
   // destructor waits for them, which need the database and the snapshot cache's log IO.
   delta::CheckpointWorker checkpoints;
@@ -185,12 +188,60 @@ struct Session::Impl : public SessionContext {
 
   // --- query resolution ---
 
+  // For lineage: the statement read warehouse table `name`.
+  void NoteRead(const catalog::TableName& name) {
+    if (lineage_) reads_.insert(name.ToString());
+  }
+
+  // What the binder reads: a table by name, or delta_scan's path (the warehouse table
+  // there, if any).
+  Status NoteRead(const std::optional<catalog::TableName>& table, const std::string& location) {
+    if (!lineage_) return Status::OK();
+    if (table) {
+      NoteRead(*table);
+      return Status::OK();
+    }
+    ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> entry, warehouse_->FindByLocation(location));
+    if (entry) NoteRead(entry->name);
+    return Status::OK();
+  }
+
+  // What the binder asks before it reads a table by name or delta_scan's path: the user's
+  // SELECT on it, then the read noted for lineage.
+  Status AuthorizeRead(const std::optional<catalog::TableName>& table, const std::string& location) {
+    if (table) {
+      RETURN_IF_ERROR(governor_->RequireOnTable(security::Privilege::kSelect, *table));
+    } else {
+      RETURN_IF_ERROR(governor_->RequireReadAt(location, "delta_scan('" + location + "')"));
+    }
+    return NoteRead(table, location);
+  }
+
+  // After a write committed: its edges from the tables it read, into the lineage table. A
+  // failure is the statement's notice: its rows are committed.
+  void RecordLineage(const grammar::ParsedStatement& parsed, StatementResult& result) {
+    if (!lineage_ || reads_.empty()) return;
+    std::optional<WrittenTable> written = WrittenTableOf(parsed);
+    if (!written) return;
+    Result<std::optional<catalog::TableEntry>> target = LookupTable(written->name_parts);
+    if (!target.ok() || !*target) return;  // a DuckDB table, not the warehouse's
+    const std::string target_name = (*target)->name.ToString();
+    std::vector<LineageEdge> edges;
+    for (const std::string& source : reads_) {
+      if (source != target_name) edges.push_back({source, target_name, written->operation});
+    }
+    if (edges.empty()) return;
+    Status recorded = lineage_->Record(edges, options.user, warehouse_->clock()->NowMs());
+    if (!recorded.ok()) result.notices.push_back("lineage was not recorded: " + recorded.ToString());
+  }
+
   // The change feed table_changes(...) reads (engine/duckdb/table_changes_function.h).
   Result<engine::Lakehouse::ChangeFeed> ChangeFeed(const std::vector<std::string>& table,
                                                    int64_t start_version,
                                                    std::optional<int64_t> end_version) {
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
     RETURN_IF_ERROR(governor_->RequireOnTable(security::Privilege::kSelect, entry.name));
+    NoteRead(entry.name);
     ASSIGN_OR_RETURN(auto store, OpenStore(entry.location));
     ASSIGN_OR_RETURN(commands::ChangesScan scan,
                      commands::TableChangesSql(*conn_, store, entry.location, start_version, end_version));
@@ -238,6 +289,7 @@ struct Session::Impl : public SessionContext {
     }
     ASSIGN_OR_RETURN(catalog::TableEntry entry, GetTable(table));
     RETURN_IF_ERROR(governor_->RequireOnTable(security::Privilege::kSelect, entry.name));
+    NoteRead(entry.name);
     ASSIGN_OR_RETURN(TableStreamRead read, stream->Read(entry, changes_from));
     delta::SnapshotOptions at;  // latest for kNothing
     if (read.kind != TableStreamRead::Kind::kNothing) at.version = read.end_version;
@@ -473,6 +525,7 @@ struct Session::Impl : public SessionContext {
     RETURN_IF_ERROR(governor_->BeginStatement());
     if (TransactionState() == TransactionStatus::kAborted) return EndAbortedBlock(parsed);
     const uint64_t started = timeout_->Start();
+    reads_.clear();
     Result<StatementResult> result = Run(parsed, stream);
     if (result.ok() && result->rows) {
       result->rows = timeout_->Guard(started, std::move(result->rows));
@@ -485,6 +538,7 @@ struct Session::Impl : public SessionContext {
       return result.status();
     }
     result->command = CommandOf(parsed);
+    RecordLineage(parsed, *result);
     for (std::string& failure : checkpoints.TakeFailures()) result->notices.push_back(std::move(failure));
     return result;
   }
@@ -578,13 +632,14 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   lakehouse->snapshots = impl->snapshots;
   lakehouse->base_dir = options.warehouse_dir;
   lakehouse->open_table_store = OpenTableStore;
-  if (!options.user.empty()) {
-    lakehouse->authorize_read = [governor = impl->governor_.get()](
-                                    const std::optional<catalog::TableName>& table,
-                                    const std::string& location) {
-      if (table) return governor->RequireOnTable(security::Privilege::kSelect, *table);
-      return governor->RequireReadAt(location, "delta_scan('" + location + "')");
+  impl->lineage_ = options.record_lineage ? LineageRecorder::For(options.warehouse_dir) : nullptr;
+  if (!options.user.empty() || impl->lineage_) {
+    lakehouse->authorize_read = [session = impl.get()](const std::optional<catalog::TableName>& table,
+                                                       const std::string& location) {
+      return session->AuthorizeRead(table, location);
     };
+  }
+  if (!options.user.empty()) {
     lakehouse->authorize_create_view = [governor = impl->governor_.get()](const std::string& schema) {
       return governor->Require(security::Privilege::kCreate, security::Securable::Schema(schema));
     };

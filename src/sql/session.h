@@ -48,6 +48,8 @@ struct SessionOptions {
   // The warehouse user the statements run as, each checked against the user's grants
   // (sql/governor.h); empty: the warehouse's owner, unchecked.
   std::string user;
+  // Writes record which warehouse tables they read in basin_system.lineage (sql/lineage.h).
+  bool record_lineage = false;
 };
 
 // Where the session is between BEGIN and its COMMIT or ROLLBACK. In an aborted block (a

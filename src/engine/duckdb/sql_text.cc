@@ -571,9 +571,15 @@ SqlMerge ReadMerge(const duckdb::MergeIntoStatement& statement) {
     if (statement.source->type == duckdb::TableReferenceType::BASE_TABLE) {
       out.source_table = TableName(statement.source->Cast<duckdb::BaseTableRef>());
     }
-    auto unaliased = statement.source->Copy();
-    unaliased->alias.clear();
-    out.source = unaliased->ToString();
+    if (statement.source->column_name_alias.empty()) {
+      auto unaliased = statement.source->Copy();
+      unaliased->alias.clear();
+      out.source = unaliased->ToString();
+    } else {
+      // `USING (VALUES ...) AS s(a, b)`: the column names need their alias, so the aliased
+      // reference becomes a subquery's FROM.
+      out.source = "(SELECT * FROM " + statement.source->ToString() + ")";
+    }
   }
   out.on = Text(statement.join_condition.get());
   out.using_columns.assign(statement.using_columns.begin(), statement.using_columns.end());

@@ -31,6 +31,7 @@ Result<std::unique_ptr<Session>> HttpContext::OpenSession(const std::string& use
   // COPY ... TO STDOUT answers its rows like a query, never on the server's own stdout.
   options.copy_to_caller = true;
   options.statement_timeout_ms = statement_timeout_ms;
+  options.record_lineage = true;
   return Session::Open(options);
 }
 
