@@ -186,6 +186,9 @@ TEST_F(FlowsTest, StreamStopsAndStartsWithEveryRowOnce) {
   flow = Flow("copy");
   EXPECT_EQ(flow["last_batch"]["table_version"], LatestVersion("sink")) << flow;
   EXPECT_EQ(flow["totals"]["failures"], 0) << flow;
+  // Streams record their lineage.
+  EXPECT_EQ(Sql("SELECT source_table, target_table, operation FROM basin_system.lineage"),
+            json::parse(R"([["default.src", "default.sink", "INSERT"]])"));
 }
 
 // GET /metrics has a flow's figures as basin_flow_* series.
