@@ -47,7 +47,7 @@ struct SessionOptions {
   int64_t statement_timeout_ms = 0;
   // The warehouse user the statements run as, each checked against the user's grants
   // (sql/governor.h); empty: the warehouse's owner, unchecked.
-  std::string user;
+  std::string user = {};
   // Writes record which warehouse tables they read in basin_system.lineage (sql/lineage.h).
   bool record_lineage = false;
 };
