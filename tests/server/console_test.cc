@@ -319,15 +319,15 @@ TEST_F(ConsoleTest, LineageFlowsAndMetricsPagesInHeadlessChromium) {
   ASSERT_OK(browser->Click("#table-lineage"));
   ASSERT_OK(
       browser->WaitFor("return document.querySelector('#lineage-svg g.node.chosen') !== null;").status());
-  EXPECT_EQ(*browser->Execute(kLineageNodesScript), json({"sales.orders", "sales.summary"}));
+  EXPECT_EQ(*browser->Execute(kLineageNodesScript), json::array({"sales.orders", "sales.summary"}));
   EXPECT_EQ(*browser->Execute("return document.querySelector('#lineage-svg g.node.chosen').dataset.table;"),
             "sales.summary");
   EXPECT_EQ(*browser->Execute("return [...document.querySelectorAll('#lineage-svg g.node text')]"
                               ".map((t) => t.textContent);"),
-            json({"sales.orders", "sales.summary"}));
+            json::array({"sales.orders", "sales.summary"}));
   EXPECT_EQ(*browser->Execute("return [...document.querySelectorAll('#lineage-svg path.edge')].map((p) => "
                               "[p.dataset.source, p.dataset.target, p.getAttribute('marker-end')]);"),
-            json::parse(R"([["sales.orders", "sales.summary", "url(#lineage-arrow)"]])"));
+            json::parse(R"json([["sales.orders", "sales.summary", "url(#lineage-arrow)"]])json"));
   EXPECT_EQ(*browser->Execute("const x = (t) => Number(document.querySelector(`#lineage-svg "
                               "g.node[data-table='${t}'] rect`).getAttribute('x')); "
                               "return x('sales.orders') < x('sales.summary');"),
@@ -340,19 +340,22 @@ TEST_F(ConsoleTest, LineageFlowsAndMetricsPagesInHeadlessChromium) {
   // Clicking sales.orders shows its lineage: both tables it feeds, the stream's sink too.
   ASSERT_OK(browser->Click("#lineage-svg g.node[data-table='sales.orders'] rect"));
   const Status fed = browser
-                         ->WaitFor("return document.querySelector('#lineage-svg g.node.chosen')?.dataset.table "
-                                   "=== 'sales.orders' && document.querySelectorAll('#lineage-svg "
-                                   "path.edge').length === 2;")
+                         ->WaitFor(
+                             "return document.querySelector('#lineage-svg g.node.chosen')?.dataset.table "
+                             "=== 'sales.orders' && document.querySelectorAll('#lineage-svg "
+                             "path.edge').length === 2;")
                          .status();
   EXPECT_TRUE(fed.ok()) << fed.ToString() << *browser->Execute(kLineageNodesScript);
   EXPECT_EQ(*browser->Execute("return location.hash;"), "#/lineage/sales.orders");
-  EXPECT_EQ(*browser->Execute(kLineageNodesScript), json({"sales.orders", "sales.orders_copy", "sales.summary"}));
+  EXPECT_EQ(*browser->Execute(kLineageNodesScript),
+            json::array({"sales.orders", "sales.orders_copy", "sales.summary"}));
 
   // The flows page lists the stream; the admin stops and starts it.
   ASSERT_OK(browser->Click("#nav a[data-page='flows']"));
   WaitForText(*browser, "#flows tr[data-flow='orders_copy']", "RUNNING");
-  EXPECT_EQ(*browser->Execute("return document.querySelector('#flows tr[data-flow=\"orders_copy\"] td:nth-child(4)')"
-                              ".textContent;"),
+  EXPECT_EQ(*browser->Execute(
+                "return document.querySelector('#flows tr[data-flow=\"orders_copy\"] td:nth-child(4)')"
+                ".textContent;"),
             "sales.orders_copy");
   ASSERT_OK(browser->Click("#flows tr[data-flow='orders_copy'] button.stop"));
   WaitForText(*browser, "#flows tr[data-flow='orders_copy']", "STOPPED");
@@ -363,10 +366,11 @@ TEST_F(ConsoleTest, LineageFlowsAndMetricsPagesInHeadlessChromium) {
   ASSERT_OK(browser->Click("#nav a[data-page='metrics']"));
   // Rows by table (basin_system's tables are listed too).
   const json tables = browser
-                          ->WaitFor("const rows = [...document.querySelectorAll('#metrics-tables tbody tr')]"
-                                    ".map((r) => [...r.cells].map((c) => c.textContent)); "
-                                    "return rows.some((r) => r[0] === 'sales.summary') && "
-                                    "Object.fromEntries(rows.map((r) => [r[0], r.slice(1)]));")
+                          ->WaitFor(
+                              "const rows = [...document.querySelectorAll('#metrics-tables tbody tr')]"
+                              ".map((r) => [...r.cells].map((c) => c.textContent)); "
+                              "return rows.some((r) => r[0] === 'sales.summary') && "
+                              "Object.fromEntries(rows.map((r) => [r[0], r.slice(1)]));")
                           .ValueOr(json());
   ASSERT_TRUE(tables.contains("sales.orders")) << tables;
   EXPECT_EQ(tables["sales.orders"][0], "1") << tables;  // version
