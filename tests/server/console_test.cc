@@ -43,7 +43,7 @@ class ConsoleTest : public ::testing::Test {
     options.streams = {
         {"orders_copy", "INSERT INTO sales.orders_copy SELECT region, n FROM STREAM(sales.orders)"}};
     options.checkpoint_root = checkpoints_.str();
-    options.stream_interval_ms = 100;
+    options.stream_interval_ms = 200;
     ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
     ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(warehouse_.str()));
     ASSERT_OK(security::UserStore(store, clock_).Create("alice", "alice pass", /*admin=*/false));
@@ -167,6 +167,8 @@ void WaitForText(testing::Browser& browser, const std::string& selector, const s
 }
 
 void RunSql(testing::Browser& browser, const std::string& sql) {
+  // The page is drawn on the hashchange after a click on its link, not at once.
+  ASSERT_OK(browser.WaitFor("return document.querySelector('#sql-text') !== null;").status());
   ASSERT_OK(browser.Type("#sql-text", sql));
   ASSERT_OK(browser.Click("#run"));
 }
@@ -316,6 +318,7 @@ TEST_F(ConsoleTest, LineageFlowsAndMetricsPagesInHeadlessChromium) {
   // The lineage graph of sales.summary, reached from its catalog page: its source upstream
   // (to the left), one edge with an arrow, the chosen table highlighted.
   ASSERT_OK(browser->Navigate(BaseUrl() + "/#/catalog/sales/summary"));
+  ASSERT_OK(browser->WaitFor("return document.querySelector('#table-lineage') !== null;").status());
   ASSERT_OK(browser->Click("#table-lineage"));
   ASSERT_OK(
       browser->WaitFor("return document.querySelector('#lineage-svg g.node.chosen') !== null;").status());

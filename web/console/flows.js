@@ -31,6 +31,18 @@ function flowRow(flow, act) {
   return row;
 }
 
+function flowsTable(flows, act) {
+  if (flows.length === 0) {
+    return el('p', {id: 'flows-none', class: 'empty'},
+              'This server runs no streams or pipelines (basin serve --stream, --pipeline).');
+  }
+  const headings = ['name', 'kind', 'state', 'sink', 'batches', 'rows in', 'rows out', 'dead letters', 'lag',
+                    'last batch', 'error', ''];
+  return el('div', {class: 'scroll'}, el('table', {id: 'flows', class: 'data'},
+    el('thead', {}, el('tr', {}, headings.map((name) => el('th', {}, name)))),
+    el('tbody', {}, flows.map((flow) => flowRow(flow, act)))));
+}
+
 // Draws #/flows into `view`, refreshed every few seconds while it is shown.
 export function renderFlows(view) {
   const status = el('p', {id: 'flows-status', role: 'status'}, 'Loading...');
@@ -39,6 +51,7 @@ export function renderFlows(view) {
   view.replaceChildren(el('div', {class: 'flows'}, el('h1', {}, 'Streams and pipelines'), status, problem, body));
 
   let load = null;
+  let shown = null;  // the answer drawn on the page, as JSON text
   const act = async (name, action) => {
     problem.replaceChildren(el('p', {class: 'loading'}, `${action === 'stop' ? 'Stopping' : 'Starting'} ${name}...`));
     try {
@@ -51,19 +64,13 @@ export function renderFlows(view) {
   };
   load = async () => {
     try {
-      const {flows} = await call('/api/v1/flows');
-      if (flows.length === 0) {
-        body.replaceChildren(el('p', {id: 'flows-none', class: 'empty'},
-                                'This server runs no streams or pipelines (basin serve --stream, --pipeline).'));
-      } else {
-        const headings = ['name', 'kind', 'state', 'sink', 'batches', 'rows in', 'rows out', 'dead letters', 'lag',
-                          'last batch', 'error', ''];
-        body.replaceChildren(el('div', {class: 'scroll'}, el('table', {id: 'flows', class: 'data'},
-          el('thead', {}, el('tr', {}, headings.map((name) => el('th', {}, name)))),
-          el('tbody', {}, flows.map((flow) => flowRow(flow, act))))));
-      }
+      const answer = JSON.stringify(await call('/api/v1/flows'));
+      // Drawn again only when it changed, so that a button is not replaced under the pointer.
+      if (answer !== shown) body.replaceChildren(flowsTable(JSON.parse(answer).flows, act));
+      shown = answer;
       status.textContent = `Updated at ${new Date().toLocaleTimeString()}; refreshed every ${REFRESH_MS / 1000} s.`;
     } catch (error) {
+      shown = null;
       status.textContent = 'The flows could not be read.';
       body.replaceChildren(errorElement(error, 'flows-error'));
     }
