@@ -2,12 +2,15 @@
 // token, with their types and a strict Content-Security-Policy), and its pages in headless
 // Chromium (testing/webdriver.h) against the HTTP API: sign-in with a wrong and a right
 // token, the catalog browser, the SQL editor with pages, a chart, an error and cancelling,
-// and a revoked token sending the user back to sign in; no JavaScript or CSP errors.
+// and a revoked token sending the user back to sign in; the lineage graph, the flows page
+// with a running stream, and the metrics page; no JavaScript or CSP errors.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "basin/object_store.h"
 #include "basin/server.h"
@@ -27,26 +30,57 @@ namespace fs = std::filesystem;
 class ConsoleTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(server_, testing::StartServer(warehouse_.str(), "admin pass", /*with_http=*/true));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Open({.warehouse = warehouse_.str()}));
+    ASSERT_OK(session
+                  ->Execute("CREATE SCHEMA sales; "
+                            "CREATE TABLE sales.orders (region STRING, n BIGINT, amount DECIMAL(10,2)); "
+                            "INSERT INTO sales.orders VALUES ('EU', 120, 10.50), ('US', 98, 20.25), "
+                            "('APAC', 40, 5.00), ('LATAM', 7, 1.25); "
+                            "CREATE TABLE sales.orders_copy (region STRING, n BIGINT)")
+                  .status());
+    // The server runs one stream, for the flows page (and its lineage: orders -> orders_copy).
+    ServerOptions options = testing::HttpServerOptions(warehouse_.str(), "admin pass", clock_);
+    options.streams = {
+        {"orders_copy", "INSERT INTO sales.orders_copy SELECT region, n FROM STREAM(sales.orders)"}};
+    options.checkpoint_root = checkpoints_.str();
+    options.stream_interval_ms = 200;
+    ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
     ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(warehouse_.str()));
     ASSERT_OK(security::UserStore(store, clock_).Create("alice", "alice pass", /*admin=*/false));
     tokens_ = std::make_unique<security::TokenStore>(store, clock_);
     ASSERT_OK_AND_ASSIGN(security::NewToken admin, tokens_->Create("admin", std::nullopt));
     admin_token_ = admin.text;
     ASSERT_OK_AND_ASSIGN(alice_, tokens_->Create("alice", std::nullopt));
-    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, Session::Open({.warehouse = warehouse_.str()}));
-    ASSERT_OK(session
-                  ->Execute("CREATE SCHEMA sales; "
-                            "CREATE TABLE sales.orders (region STRING, n BIGINT, amount DECIMAL(10,2)); "
-                            "INSERT INTO sales.orders VALUES ('EU', 120, 10.50), ('US', 98, 20.25), "
-                            "('APAC', 40, 5.00), ('LATAM', 7, 1.25)")
-                  .status());
   }
 
   std::string BaseUrl() const { return "http://127.0.0.1:" + std::to_string(server_->http_port()); }
 
+  // Whether sales.orders' lineage holds the stream's edge to sales.orders_copy, waiting for
+  // it up to a minute.
+  bool StreamEdgeRecorded() {
+    httplib::Client client("127.0.0.1", server_->http_port());
+    for (int attempt = 0; attempt < 600; ++attempt) {
+      httplib::Result answer =
+          client.Get("/api/v1/tables/sales.orders/lineage", {{"Authorization", "Bearer " + admin_token_}});
+      if (answer && answer->body.find("sales.orders_copy") != std::string::npos) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  // Runs `sql` through the HTTP API as the admin user.
+  void AdminSql(const std::string& sql) {
+    httplib::Client client("127.0.0.1", server_->http_port());
+    client.set_read_timeout(60, 0);
+    httplib::Result answer = client.Post("/api/v1/statements", {{"Authorization", "Bearer " + admin_token_}},
+                                         json{{"statement", sql}}.dump(), "application/json");
+    ASSERT_TRUE(answer) << sql << ": " << httplib::to_string(answer.error());
+    EXPECT_EQ(answer->status, 200) << sql << ": " << answer->body;
+  }
+
   std::shared_ptr<const Clock> clock_ = SystemClock();
   testing::TempDir warehouse_;
+  testing::TempDir checkpoints_;
   std::unique_ptr<Server> server_;
   std::unique_ptr<security::TokenStore> tokens_;
   std::string admin_token_;
@@ -133,6 +167,8 @@ void WaitForText(testing::Browser& browser, const std::string& selector, const s
 }
 
 void RunSql(testing::Browser& browser, const std::string& sql) {
+  // The page is drawn on the hashchange after a click on its link, not at once.
+  ASSERT_OK(browser.WaitFor("return document.querySelector('#sql-text') !== null;").status());
   ASSERT_OK(browser.Type("#sql-text", sql));
   ASSERT_OK(browser.Click("#run"));
 }
@@ -144,6 +180,28 @@ void Choose(testing::Browser& browser, const std::string& selector, const std::s
                          "s.dispatchEvent(new Event('change'));",
                          json::array({selector, value}))
                 .status());
+}
+
+// No script error and no CSP violation in the browser's console: its only errors are
+// requests the server refused with 401 or 403.
+void ExpectOnlyRefusalsLogged(testing::Browser& browser) {
+  Result<json> log = browser.TakeConsoleLog();
+  ASSERT_OK(log.status());
+  for (const json& entry : *log) {
+    if (entry.value("level", "") != "SEVERE" && entry.value("level", "") != "WARNING") continue;
+    const std::string message = entry.value("message", "");
+    const bool expected_refusal =
+        entry.value("source", "") == "network" && (message.find("status of 401") != std::string::npos ||
+                                                   message.find("status of 403") != std::string::npos);
+    EXPECT_TRUE(expected_refusal) << entry.dump();
+  }
+}
+
+void SignIn(testing::Browser& browser, const std::string& token) {
+  ASSERT_OK(browser.WaitFor("return document.querySelector('#token-input') !== null;").status());
+  ASSERT_OK(browser.Type("#token-input", token));
+  ASSERT_OK(browser.Click("#signin-button"));
+  WaitForText(browser, "#schemas", "sales");
 }
 
 TEST_F(ConsoleTest, PagesWorkInHeadlessChromium) {
@@ -239,15 +297,108 @@ TEST_F(ConsoleTest, PagesWorkInHeadlessChromium) {
 
   // No script error and no CSP violation on the way; the only failed requests are the
   // refused tokens (401) and the refused read (403).
-  ASSERT_OK_AND_ASSIGN(json log, browser->TakeConsoleLog());
-  for (const json& entry : log) {
-    if (entry.value("level", "") != "SEVERE" && entry.value("level", "") != "WARNING") continue;
-    const std::string message = entry.value("message", "");
-    const bool expected_refusal =
-        entry.value("source", "") == "network" && (message.find("status of 401") != std::string::npos ||
-                                                   message.find("status of 403") != std::string::npos);
-    EXPECT_TRUE(expected_refusal) << entry.dump();
-  }
+  ExpectOnlyRefusalsLogged(*browser);
+}
+
+// The tables of the lineage graph's nodes, in the order drawn.
+constexpr char kLineageNodesScript[] =
+    "return [...document.querySelectorAll('#lineage-svg g.node')].map((g) => g.dataset.table);";
+
+TEST_F(ConsoleTest, LineageFlowsAndMetricsPagesInHeadlessChromium) {
+  SKIP_OR_FAIL_WITHOUT_BROWSER();
+  // An INSERT ... SELECT through the HTTP API records the edge sales.orders -> sales.summary.
+  AdminSql("CREATE TABLE sales.summary (region STRING, n BIGINT)");
+  AdminSql("INSERT INTO sales.summary SELECT region, n FROM sales.orders WHERE n > 50");
+  // The stream's first batch records sales.orders -> sales.orders_copy.
+  ASSERT_TRUE(StreamEdgeRecorded()) << "the stream recorded no lineage within a minute";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<testing::Browser> browser, testing::Browser::Start());
+  ASSERT_OK(browser->Navigate(BaseUrl() + "/"));
+  SignIn(*browser, admin_token_);
+
+  // The lineage graph of sales.summary, reached from its catalog page: its source upstream
+  // (to the left), one edge with an arrow, the chosen table highlighted.
+  ASSERT_OK(browser->Navigate(BaseUrl() + "/#/catalog/sales/summary"));
+  ASSERT_OK(browser->WaitFor("return document.querySelector('#table-lineage') !== null;").status());
+  ASSERT_OK(browser->Click("#table-lineage"));
+  ASSERT_OK(
+      browser->WaitFor("return document.querySelector('#lineage-svg g.node.chosen') !== null;").status());
+  EXPECT_EQ(*browser->Execute(kLineageNodesScript), json::array({"sales.orders", "sales.summary"}));
+  EXPECT_EQ(*browser->Execute("return document.querySelector('#lineage-svg g.node.chosen').dataset.table;"),
+            "sales.summary");
+  EXPECT_EQ(*browser->Execute("return [...document.querySelectorAll('#lineage-svg g.node text')]"
+                              ".map((t) => t.textContent);"),
+            json::array({"sales.orders", "sales.summary"}));
+  EXPECT_EQ(*browser->Execute("return [...document.querySelectorAll('#lineage-svg path.edge')].map((p) => "
+                              "[p.dataset.source, p.dataset.target, p.getAttribute('marker-end')]);"),
+            json::parse(R"json([["sales.orders", "sales.summary", "url(#lineage-arrow)"]])json"));
+  EXPECT_EQ(*browser->Execute("const x = (t) => Number(document.querySelector(`#lineage-svg "
+                              "g.node[data-table='${t}'] rect`).getAttribute('x')); "
+                              "return x('sales.orders') < x('sales.summary');"),
+            true);
+  const json edges = WaitForRows(*browser, "#lineage-edges", 1);
+  ASSERT_EQ(edges.size(), 1u);
+  EXPECT_EQ(edges[0][0], "sales.orders");
+  EXPECT_EQ(edges[0][1], "sales.summary");
+  EXPECT_EQ(edges[0][2], "INSERT");
+  // Clicking sales.orders shows its lineage: both tables it feeds, the stream's sink too.
+  ASSERT_OK(browser->Click("#lineage-svg g.node[data-table='sales.orders'] rect"));
+  const Status fed = browser
+                         ->WaitFor(
+                             "return document.querySelector('#lineage-svg g.node.chosen')?.dataset.table "
+                             "=== 'sales.orders' && document.querySelectorAll('#lineage-svg "
+                             "path.edge').length === 2;")
+                         .status();
+  EXPECT_TRUE(fed.ok()) << fed.ToString() << *browser->Execute(kLineageNodesScript);
+  EXPECT_EQ(*browser->Execute("return location.hash;"), "#/lineage/sales.orders");
+  EXPECT_EQ(*browser->Execute(kLineageNodesScript),
+            json::array({"sales.orders", "sales.orders_copy", "sales.summary"}));
+
+  // The flows page lists the stream; the admin stops and starts it.
+  ASSERT_OK(browser->Click("#nav a[data-page='flows']"));
+  WaitForText(*browser, "#flows tr[data-flow='orders_copy']", "RUNNING");
+  EXPECT_EQ(*browser->Execute(
+                "return document.querySelector('#flows tr[data-flow=\"orders_copy\"] td:nth-child(4)')"
+                ".textContent;"),
+            "sales.orders_copy");
+  ASSERT_OK(browser->Click("#flows tr[data-flow='orders_copy'] button.stop"));
+  WaitForText(*browser, "#flows tr[data-flow='orders_copy']", "STOPPED");
+  ASSERT_OK(browser->Click("#flows tr[data-flow='orders_copy'] button.start"));
+  WaitForText(*browser, "#flows tr[data-flow='orders_copy']", "RUNNING");
+
+  // The metrics page: a row and bars per table, the server's figures, read again while open.
+  ASSERT_OK(browser->Click("#nav a[data-page='metrics']"));
+  // Rows by table (basin_system's tables are listed too).
+  const json tables = browser
+                          ->WaitFor(
+                              "const rows = [...document.querySelectorAll('#metrics-tables tbody tr')]"
+                              ".map((r) => [...r.cells].map((c) => c.textContent)); "
+                              "return rows.some((r) => r[0] === 'sales.summary') && "
+                              "Object.fromEntries(rows.map((r) => [r[0], r.slice(1)]));")
+                          .ValueOr(json());
+  ASSERT_TRUE(tables.contains("sales.orders")) << tables;
+  EXPECT_EQ(tables["sales.orders"][0], "1") << tables;  // version
+  EXPECT_EQ(tables["sales.orders"][1], "1") << tables;  // files
+  EXPECT_EQ(tables["sales.summary"][0], "1") << tables;
+  EXPECT_EQ(*browser->Execute("return document.querySelectorAll('#chart-files rect.bar').length;"),
+            tables.size());
+  WaitForText(*browser, "#metrics-server", "http");
+  AdminSql("INSERT INTO sales.summary VALUES ('MENA', 3)");
+  ASSERT_OK(browser
+                ->WaitFor("return [...document.querySelectorAll('#metrics-tables tbody tr')].some((r) => "
+                          "r.cells[0].textContent === 'sales.summary' && r.cells[1].textContent === '2');")
+                .status());
+
+  // A user without grants sees an error and no graph; stopping a flow is refused.
+  ASSERT_OK(browser->Click("#sign-out"));
+  SignIn(*browser, alice_.text);
+  ASSERT_OK(browser->Navigate(BaseUrl() + "/#/lineage/sales.summary"));
+  WaitForText(*browser, "#lineage-error", "SQLSTATE 42501 PermissionDenied");
+  EXPECT_EQ(*browser->Execute("return document.querySelectorAll('#lineage-svg, #lineage-edges').length;"), 0);
+  ASSERT_OK(browser->Click("#nav a[data-page='flows']"));
+  WaitForText(*browser, "#flows tr[data-flow='orders_copy']", "RUNNING");
+  ASSERT_OK(browser->Click("#flows tr[data-flow='orders_copy'] button.stop"));
+  WaitForText(*browser, "#flows-action-error", "SQLSTATE 42501 PermissionDenied");
+  ExpectOnlyRefusalsLogged(*browser);
 }
 
 }  // namespace

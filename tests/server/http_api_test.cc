@@ -329,7 +329,7 @@ TEST_F(HttpApiTest, OddNamesInPathsAreRefused) {
   for (const std::string path :
        {"/api/v1/tables/..%2F..%2Fetc", "/api/v1/tables/../history", "/api/v1/tables/a.b.c/history",
         "/api/v1/tables/s.t%2F..%2Fx/files", "/api/v1/tables/s.%22t%22", "/api/v1/schemas/..%2Fs/tables",
-        "/api/v1/tables/s%00t"}) {
+        "/api/v1/tables/s%00t", "/api/v1/tables/a.b.c/lineage"}) {
     auto [status, body] = Get(path);
     EXPECT_EQ(status, 400) << path << " " << body;
   }
@@ -363,6 +363,84 @@ TEST_F(HttpApiTest, CatalogRoutes) {
   EXPECT_EQ(body["files"][0]["rows"], 1);
   EXPECT_GT(body["files"][0]["size_bytes"], 0);
   EXPECT_EQ(Get("/api/v1/tables/s.missing/files").first, 404);
+}
+
+// "source > target operation" of each edge of a lineage answer, and "table distance" of
+// each node.
+std::vector<std::string> LineageEdges(const json& answer) {
+  std::vector<std::string> edges;
+  for (const json& edge : answer["edges"]) {
+    edges.push_back(edge["source"].get<std::string>() + " > " + edge["target"].get<std::string>() + " " +
+                    edge["operation"].get<std::string>());
+    EXPECT_TRUE(edge["first_seen"].is_string()) << edge;
+  }
+  return edges;
+}
+std::vector<std::string> LineageNodes(const json& answer) {
+  std::vector<std::string> nodes;
+  for (const json& node : answer["nodes"])
+    nodes.push_back(node["table"].get<std::string>() + " " + std::to_string(node["distance"].get<int>()));
+  return nodes;
+}
+
+TEST_F(HttpApiTest, LineageRouteFollowsEdgesTheUserMayRead) {
+  auto [status, body] = Get("/api/v1/tables/s.t/lineage");
+  ASSERT_EQ(status, 200) << body;  // nothing recorded yet: no lineage table
+  EXPECT_EQ(body, json::parse(R"({"table": "s.t", "max_hops": 5, "nodes": [{"table": "s.t", "distance": 0}],
+                                 "edges": []})"));
+  // Writes through the API record their edges: a -> b, b -> c and a -> c.
+  for (const char* sql : {"CREATE TABLE s.a (id BIGINT)", "INSERT INTO s.a VALUES (1), (2)",
+                          "CREATE TABLE s.b AS SELECT * FROM s.a", "CREATE TABLE s.c (id BIGINT)",
+                          "INSERT INTO s.c SELECT id FROM s.b", "INSERT INTO s.c SELECT id FROM s.a"}) {
+    auto [posted, answer] = Post({{"statement", sql}});
+    ASSERT_EQ(posted, 200) << sql << answer;
+  }
+  std::tie(status, body) = Get("/api/v1/tables/S.C/lineage");  // names fold to lower case
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(body["table"], "s.c");
+  EXPECT_EQ(LineageEdges(body),
+            (std::vector<std::string>{"s.a > s.b CREATE TABLE", "s.a > s.c INSERT", "s.b > s.c INSERT"}));
+  EXPECT_EQ(LineageNodes(body), (std::vector<std::string>{"s.a -1", "s.b -1", "s.c 0"}));
+  // From b: a upstream, c downstream; a -> c is neither b's upstream nor downstream.
+  std::tie(status, body) = Get("/api/v1/tables/s.b/lineage");
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(LineageEdges(body), (std::vector<std::string>{"s.a > s.b CREATE TABLE", "s.b > s.c INSERT"}));
+  EXPECT_EQ(LineageNodes(body), (std::vector<std::string>{"s.a -1", "s.b 0", "s.c 1"}));
+  EXPECT_EQ(Get("/api/v1/tables/s.missing/lineage").first, 404);
+
+  // At most 5 hops: c -> h1 -> ... -> h6, recorded straight into the lineage table.
+  std::string chain = "INSERT INTO basin_system.lineage VALUES ('s.c', 's.h1', 'INSERT', now(), NULL)";
+  for (int i = 1; i < 6; ++i) {
+    ASSERT_OK(session_->Execute("CREATE TABLE s.h" + std::to_string(i) + " (id BIGINT)").status());
+    chain += ", ('s.h" + std::to_string(i) + "', 's.h" + std::to_string(i + 1) + "', 'MERGE', now(), NULL)";
+  }
+  ASSERT_OK(session_->Execute("CREATE TABLE s.h6 (id BIGINT); " + chain).status());
+  std::tie(status, body) = Get("/api/v1/tables/s.a/lineage");
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(LineageNodes(body),
+            (std::vector<std::string>{"s.a 0", "s.b 1", "s.c 1", "s.h1 2", "s.h2 3", "s.h3 4", "s.h4 5"}));
+  EXPECT_EQ(LineageEdges(body).size(), 7u) << body;
+
+  // bob: without grants, refused; with SELECT on a and c only, b and its edges are left
+  // out, and nothing is followed through it.
+  ASSERT_OK(security::UserStore(OpenStoreAt(warehouse_.str()).value(), clock_).Create("bob", "b", false));
+  ASSERT_OK_AND_ASSIGN(security::NewToken bob, tokens_->Create("bob", std::nullopt));
+  const auto as_bob = [&](const std::string& path) -> std::pair<int, json> {
+    httplib::Result result = Client().Get(path, Auth(bob.text));
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    if (!result) return {0, json()};
+    return {result->status, json::parse(result->body, nullptr, false)};
+  };
+  std::tie(status, body) = as_bob("/api/v1/tables/s.c/lineage");
+  EXPECT_EQ(status, 403) << body;
+  EXPECT_EQ(body["error"]["code"], "PermissionDenied") << body;
+  EXPECT_FALSE(body.contains("edges")) << body;
+  ASSERT_OK(session_->Execute("GRANT SELECT ON TABLE s.a TO bob; GRANT SELECT ON TABLE s.c TO bob").status());
+  std::tie(status, body) = as_bob("/api/v1/tables/s.c/lineage");
+  ASSERT_EQ(status, 200) << body;
+  EXPECT_EQ(LineageEdges(body), (std::vector<std::string>{"s.a > s.c INSERT"}));
+  EXPECT_EQ(LineageNodes(body), (std::vector<std::string>{"s.a -1", "s.c 0"}));
+  EXPECT_EQ(as_bob("/api/v1/tables/s.b/lineage").first, 403);
 }
 
 TEST_F(HttpApiTest, SlowClientIsDroppedWhileOthersAreServed) {

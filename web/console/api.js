@@ -29,9 +29,10 @@ export class ApiError extends Error {
 // Sent when the stored token is refused (401): app.js then shows the sign-in page.
 export const UNAUTHENTICATED_EVENT = 'basin:unauthenticated';
 
-// Calls `path` of the server ("/api/v1/schemas") and resolves to its JSON answer; rejects
-// with an ApiError. `token` defaults to the stored one; `body` is sent as JSON.
-export async function call(path, {method = 'GET', body, token = storedToken()} = {}) {
+// Calls `path` of the server ("/api/v1/schemas") and resolves to its JSON answer (its text
+// with `text: true`, for GET /metrics); rejects with an ApiError. `token` defaults to the
+// stored one; `body` is sent as JSON.
+export async function call(path, {method = 'GET', body, token = storedToken(), text = false} = {}) {
   const headers = {Authorization: `Bearer ${token}`};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let response;
@@ -40,6 +41,7 @@ export async function call(path, {method = 'GET', body, token = storedToken()} =
   } catch (failure) {
     throw new ApiError(0, 'NetworkError', '', `the server cannot be reached (${failure.message})`);
   }
+  if (response.ok && text) return response.text();
   const answer = await response.json().catch(() => null);
   if (response.ok) return answer;
   const error = (answer && answer.error) || {};

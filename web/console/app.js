@@ -1,9 +1,13 @@
 // The console's entry point: draws the view the URL's #fragment names, and sends the user
 // to the sign-in page when there is no token or the API refuses it.
-//   #/signin   #/catalog[/schema[/table]]   #/sql
+//   #/signin   #/catalog[/schema[/table]]   #/sql   #/lineage[/table]   #/flows   #/metrics
 
 import {UNAUTHENTICATED_EVENT, signOut, storedToken} from './api.js';
 import {renderCatalog} from './catalog.js';
+import {renderFlows} from './flows.js';
+import {renderLineage} from './lineage.js';
+import {renderMetrics} from './metrics.js';
+import {stopRefreshing} from './refresh.js';
 import {renderSignIn} from './signin.js';
 import {closeStatement, renderSql} from './sql.js';
 
@@ -26,6 +30,7 @@ function markNavigation(page) {
 // Draws the view of the current fragment; `message` is shown on the sign-in page.
 function route(message) {
   closeStatement();
+  stopRefreshing();
   const [page, ...args] = parseFragment();
   if (!storedToken() || page === 'signin') {
     markNavigation('signin');
@@ -34,6 +39,9 @@ function route(message) {
   }
   markNavigation(page);
   if (page === 'sql') renderSql(view);
+  else if (page === 'lineage') renderLineage(view, args[0]);
+  else if (page === 'flows') renderFlows(view);
+  else if (page === 'metrics') renderMetrics(view);
   else renderCatalog(view, args[0], args[1]);
 }
 
@@ -43,6 +51,7 @@ window.addEventListener(UNAUTHENTICATED_EVENT, (event) => {
 });
 signOutButton.addEventListener('click', () => {
   closeStatement();
+  stopRefreshing();
   signOut();
   location.hash = '#/signin';
 });

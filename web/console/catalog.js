@@ -63,6 +63,7 @@ export function renderCatalog(view, schema, table) {
   });
   const detail = qualified && el('div', {id: 'table-detail'},
     el('h1', {}, qualified),
+    el('p', {}, el('a', {id: 'table-lineage', href: `#/lineage/${segment(qualified)}`}, 'Lineage of this table')),
     section('Columns', () => columnsTable(qualified)),
     section('History', async () => historyTable((await call(`/api/v1/tables/${segment(qualified)}/history`)).history)),
     section('Files', () => filesTable(qualified)));

@@ -1,5 +1,5 @@
 // A chart of one numeric column of a result against its first column: bars or a line with a
-// point per row, drawn as plain SVG.
+// point per row, drawn as plain SVG (the metrics page draws its bars with drawChart too).
 
 import {cellText, el, svg} from './dom.js';
 
@@ -22,8 +22,9 @@ function shorten(text) {
 }
 
 // The SVG of `values` (numbers, or null for a row left out) against `labels`, as `kind`
-// ('bars' or 'line'): one rect.bar or circle.point per row with a value.
-function drawChart(labels, values, kind) {
+// ('bars' or 'line'): one rect.bar or circle.point per row with a value. `id` and `title`
+// name the drawing.
+export function drawChart(labels, values, kind, {id = 'chart-svg', title = 'chart of the result'} = {}) {
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
   const known = values.filter((value) => value !== null);
@@ -33,8 +34,8 @@ function drawChart(labels, values, kind) {
   const band = plotWidth / values.length;
   const x = (index) => MARGIN.left + band * (index + 0.5);
 
-  const chart = svg('svg', {id: 'chart-svg', class: `chart ${kind}`, viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
-                            role: 'img', 'aria-label': 'chart of the result'});
+  const chart = svg('svg', {id, class: `chart ${kind}`, viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img',
+                            'aria-label': title});
   chart.append(svg('line', {class: 'axis', x1: MARGIN.left, x2: MARGIN.left, y1: MARGIN.top, y2: MARGIN.top + plotHeight}),
                svg('line', {class: 'axis', x1: MARGIN.left, x2: WIDTH - MARGIN.right, y1: y(0), y2: y(0)}));
   for (const tick of new Set([low, 0, high])) {

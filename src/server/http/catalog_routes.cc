@@ -7,6 +7,7 @@
 #include "basin/table.h"
 #include "basin/warehouse.h"
 #include "common/strings.h"
+#include "server/http/lineage_route.h"
 #include "server/http/result_encoding.h"
 #include "server/http/url_names.h"
 
@@ -157,6 +158,10 @@ void AddCatalogRoutes(httplib::Server& server, const HttpContext& context) {
   server.Get(tables + "/files",
              WithUser(context, [&context](const auto& request, auto& response, const auto& user) {
                Answer(response, [&] { return TableFiles(context, request, user, request.matches[1]); });
+             }));
+  server.Get(tables + "/lineage",
+             WithUser(context, [&context](const auto& request, auto& response, const auto& user) {
+               Answer(response, [&] { return TableLineage(context, user, request.matches[1]); });
              }));
   server.Get(tables, WithUser(context, [&context](const auto& request, auto& response, const auto& user) {
                Answer(response, [&] { return TableColumns(context, user, request.matches[1]); });

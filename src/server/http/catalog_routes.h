@@ -5,6 +5,7 @@
 //   GET /api/v1/tables/{name}            columns: name, type, nullable
 //   GET /api/v1/tables/{name}/history    DESCRIBE HISTORY
 //   GET /api/v1/tables/{name}/files      the latest snapshot's data files, paged
+//   GET /api/v1/tables/{name}/lineage    its edges upstream and downstream (lineage_route.h)
 // {name} is `schema.table` or `table`; names are checked (url_names.h) and quoted.
 //
 // Thread safety: the handlers run on the server's worker threads and share nothing.

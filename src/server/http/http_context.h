@@ -36,7 +36,9 @@ struct HttpContext {
   FlowSet* flows = nullptr;          // the streams and pipelines the server runs
   int64_t statement_timeout_ms = 0;  // each session's statement_timeout (ServerOptions)
 
-  // A session on the warehouse running as `user`, so that the user's grants apply.
+  // A session on the warehouse running as `user`, so that the user's grants apply; with
+  // `user` empty, the process's own rights (for what a route reads on a user's behalf once
+  // it has checked that user's rights).
   Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;
   // Records what `user` ran (`statement`, begun at `started_ms`) from `client_address` into
   // the audit log, when the server keeps one.
