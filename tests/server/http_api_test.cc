@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -233,12 +234,87 @@ TEST_F(HttpApiTest, CsvStreamsTheWholeResult) {
   EXPECT_EQ(result->status, 200);
   EXPECT_EQ(result->get_header_value("Content-Type").rfind("text/csv", 0), 0u);
   EXPECT_EQ(result->body, "n,s\n0,\n1,\"a,\"\"b\"\"\"\n2,\"\"\n");
+}
 
-  headers = Auth();
-  headers.emplace("Accept", "application/vnd.apache.parquet");
-  result = Client().Post("/api/v1/statements", headers, body.dump(), "application/json");
-  ASSERT_TRUE(result);
-  EXPECT_EQ(result->status, 406);
+TEST_F(HttpApiTest, ParquetAnswersTheWholeResultAsOneFile) {
+  ASSERT_OK(session_
+                ->Execute("INSERT INTO s.t VALUES (1, 'a', 1.50, DATE '2024-01-01'), (2, NULL, NULL, NULL), "
+                          "(3, 'it''s', -2.25, DATE '2024-02-29')")
+                .status());
+  testing::TempDir saved;
+  const std::filesystem::path scratch = std::filesystem::temp_directory_path() / "basin-http-results";
+  // The answer to `statement` asked as Parquet (with `accept`), saved to a file, and its status.
+  const auto post = [&](const std::string& statement, const std::string& accept) {
+    httplib::Headers headers = Auth();
+    headers.emplace("Accept", accept);
+    httplib::Result result =
+        Client().Post("/api/v1/statements", headers,
+                      json({{"statement", statement}, {"page_size", 1}}).dump(), "application/json");
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    return result;
+  };
+  for (const std::string accept : {"application/vnd.apache.parquet", "application/x-parquet, text/csv"}) {
+    httplib::Result result = post(
+        "SELECT id, name, price, day, [id, id * 10] AS ids, {'n': name} AS st FROM s.t ORDER BY id", accept);
+    ASSERT_TRUE(result);
+    ASSERT_EQ(result->status, 200) << result->body;
+    EXPECT_EQ(result->get_header_value("Content-Type"), "application/vnd.apache.parquet");
+    EXPECT_EQ(result->get_header_value("X-Basin-Row-Count"), "3");
+    const std::string id = result->get_header_value("X-Basin-Statement-Id");
+    ASSERT_EQ(result->body.substr(0, 4), "PAR1");
+    const std::string file = (saved.path() / "result.parquet").string();
+    ASSERT_OK(OpenStoreAt(saved.str()).value()->Put("result.parquet", result->body));
+    // Read back by DuckDB's own Parquet reader: the query's types and rows, all in one file
+    // whatever the page size.
+    ASSERT_OK_AND_ASSIGN(std::vector<StatementResult> read,
+                         session_->Execute("SELECT * FROM read_parquet('" + file + "') ORDER BY id"));
+    const QueryResult& rows = read.back().result;
+    EXPECT_EQ(rows.column_names, (std::vector<std::string>{"id", "name", "price", "day", "ids", "st"}));
+    EXPECT_EQ(rows.column_types, (std::vector<std::string>{"BIGINT", "VARCHAR", "DECIMAL(10,2)", "DATE",
+                                                           "BIGINT[]", "STRUCT(\"n\" VARCHAR)"}));
+    ASSERT_EQ(rows.rows.size(), 3u);
+    EXPECT_EQ(rows.rows[0], (Row{"1", "a", "1.50", "2024-01-01", "[1, 10]", "{'n': a}"}));
+    EXPECT_EQ(rows.rows[1], (Row{"2", std::nullopt, std::nullopt, std::nullopt, "[2, 20]", "{'n': NULL}"}));
+    EXPECT_EQ(rows.rows[2], (Row{"3", "it's", "-2.25", "2024-02-29", "[3, 30]", "{'n': it's}"}));
+    // The server's copy is deleted once sent.
+    const std::filesystem::path left = scratch / ("result-" + id + ".parquet");
+    for (int i = 0; i < 100 && std::filesystem::exists(left); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_FALSE(std::filesystem::exists(left)) << left;
+  }
+
+  // The COPY is built from the query's syntax tree: a trailing comment stays a comment.
+  httplib::Result commented = post("SELECT 1 AS x -- a comment", "application/vnd.apache.parquet");
+  ASSERT_TRUE(commented);
+  EXPECT_EQ(commented->status, 200) << commented->body;
+  EXPECT_EQ(commented->get_header_value("X-Basin-Row-Count"), "1");
+
+  // COPY ... TO STDOUT's rows too.
+  httplib::Result copied = post("COPY (SELECT 5 AS x) TO STDOUT", "application/vnd.apache.parquet");
+  ASSERT_TRUE(copied);
+  EXPECT_EQ(copied->status, 200) << copied->body;
+  EXPECT_EQ(copied->get_header_value("X-Basin-Row-Count"), "1");
+
+  // A statement that is not a query answers as JSON does, once.
+  httplib::Result inserted = post("INSERT INTO s.t (id) VALUES (4)", "application/vnd.apache.parquet");
+  ASSERT_TRUE(inserted);
+  ASSERT_EQ(inserted->status, 200) << inserted->body;
+  EXPECT_EQ(inserted->get_header_value("Content-Type"), "application/json");
+  json answer = json::parse(inserted->body);
+  EXPECT_EQ(answer["command"], "INSERT");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.t"), "4");
+
+  // Errors are JSON errors, before and while the query runs.
+  httplib::Result missing = post("SELECT * FROM s.missing", "application/vnd.apache.parquet");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(json::parse(missing->body)["error"]["code"], "NotFound");
+  httplib::Result failed =
+      post("SELECT CAST(name AS INTEGER) FROM s.t WHERE name = 'a'", "application/x-parquet");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->status, 400) << failed->body;
+  EXPECT_EQ(json::parse(failed->body)["error"]["code"], "InvalidArgument");
 }
 
 constexpr char kSlowQuery[] =

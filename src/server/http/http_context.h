@@ -12,6 +12,7 @@
 #include <string>
 
 #include "basin/clock.h"
+#include "basin/object_store.h"
 #include "basin/server.h"
 #include "basin/session.h"
 #include "security/tokens.h"
@@ -35,6 +36,9 @@ struct HttpContext {
   AuditLog* audit = nullptr;         // null: requests are not audited
   FlowSet* flows = nullptr;          // the streams and pipelines the server runs
   int64_t statement_timeout_ms = 0;  // each session's statement_timeout (ServerOptions)
+  // Where Parquet results are written before they are sent, and deleted once sent: a folder
+  // of the process's temporary folder.
+  std::shared_ptr<ObjectStore> scratch;
 
   // A session on the warehouse running as `user`, so that the user's grants apply.
   Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;
