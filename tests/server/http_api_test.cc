@@ -391,6 +391,161 @@ TEST_F(HttpApiTest, BadRecordsCommitNothing) {
   EXPECT_EQ(Scalar("DESCRIBE HISTORY s.t"), "0");
 }
 
+TEST_F(HttpApiTest, StringsThatDoNotConvertAreListedProblems) {
+  const std::string records = R"([{"id": 1, "day": "2024-13-45"}, {"id": 2, "price": 123456789012.5}])";
+  httplib::Result result = Client().Post("/api/v1/tables/s.t/records", Auth(), records, "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400) << result->body;
+  EXPECT_EQ(json::parse(result->body)["error"]["records"],
+            json::parse(R"j([{"record": 0, "field": "day", "message": "does not convert to DATE"},
+                            {"record": 1, "field": "price", "message": "does not convert to DECIMAL(10,2)"}])j"));
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.t"), "0");
+}
+
+// A table with a NOT NULL column and a CHECK constraint, for records set aside.
+class HttpRecordsDeadLetterTest : public HttpApiTest {
+ protected:
+  void SetUp() override {
+    HttpApiTest::SetUp();
+    ASSERT_OK(session_
+                  ->Execute("CREATE TABLE s.c (id BIGINT NOT NULL, amount INT); "
+                            "ALTER TABLE s.c ADD CONSTRAINT positive CHECK (amount > 0)")
+                  .status());
+  }
+
+  // POST `body` to s.c's records with `key` (none when empty) and `query` ("?deadLetterTable=...").
+  std::pair<int, json> PostRecords(const std::string& body, const std::string& key, const std::string& query,
+                                   const std::string& token = "") {
+    httplib::Headers headers = Auth(token.empty() ? token_ : token);
+    if (!key.empty()) headers.emplace("Idempotency-Key", key);
+    httplib::Result result =
+        Client().Post("/api/v1/tables/s.c/records" + query, headers, body, "application/x-ndjson");
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    if (!result) return {0, json()};
+    return {result->status, json::parse(result->body, nullptr, false)};
+  }
+};
+
+constexpr char kMixedRecords[] = R"({"id": 1, "amount": 5}
+not json
+{"id": 2, "amount": -1}
+{"amount": 3}
+{"id": 4, "amount": "x"}
+{"id": 5, "amount": 7, "colour": "red"}
+{"id": 6, "amount": 99999999999}
+)";
+
+TEST_F(HttpRecordsDeadLetterTest, RecordsThatDoNotFitGoToTheDeadLetterTableOncePerKey) {
+  auto [status, answer] = PostRecords(kMixedRecords, "load-7", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["records"], 7);
+  EXPECT_EQ(answer["appended"], 1);
+  EXPECT_EQ(answer["dead_lettered"], 6);  // five that do not parse or fit, one the CHECK refuses
+  EXPECT_EQ(answer["skipped"], false);
+  const std::string dlq_version = Scalar("DESCRIBE HISTORY s.dlq");
+  EXPECT_EQ(answer["dead_letter_version"], std::stoll(dlq_version));
+  EXPECT_EQ(Scalar("SELECT string_agg(id::VARCHAR, ',' ORDER BY id) FROM s.c"), "1");
+
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<StatementResult> letters,
+      session_->Execute("SELECT \"offset\", decode(key), decode(value), error, topic, partition, "
+                        "batch_id, stream_id, dead_lettered_at IS NOT NULL FROM s.dlq "
+                        "ORDER BY \"offset\" NULLS LAST"));
+  const std::vector<Row>& rows = letters.back().result.rows;
+  ASSERT_EQ(rows.size(), 6u);
+  const std::string stream_id = rows[0][7].value_or("");
+  EXPECT_TRUE(stream_id.starts_with("http-records/") && stream_id.ends_with("/s.c")) << stream_id;
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"1", "not json"},
+      {"3", R"({"amount": 3})"},
+      {"4", R"({"id": 4, "amount": "x"})"},
+      {"5", R"({"id": 5, "amount": 7, "colour": "red"})"},
+      {"6", R"({"id": 6, "amount": 99999999999})"}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(rows[i][0], expected[i].first);
+    EXPECT_EQ(rows[i][1], "load-7");
+    EXPECT_EQ(rows[i][2], expected[i].second);
+    EXPECT_EQ(rows[i][4], std::nullopt);  // no topic, no partition: a posted record
+    EXPECT_EQ(rows[i][5], std::nullopt);
+    EXPECT_EQ(rows[i][6], "1");
+    EXPECT_EQ(rows[i][7], stream_id);
+    EXPECT_EQ(rows[i][8], "true");
+  }
+  EXPECT_EQ(rows[0][3], "the line is not JSON");
+  EXPECT_EQ(rows[1][3], "field 'id' is required");
+  EXPECT_EQ(rows[2][3], "field 'amount' expects an integer for INTEGER");
+  EXPECT_EQ(rows[3][3], "field 'colour' the table has no such column");
+  EXPECT_EQ(rows[4][3], "field 'amount' does not convert to INTEGER");
+  // The row the CHECK refused, as the table would have stored it; no coordinates.
+  EXPECT_EQ(rows[5][0], std::nullopt);
+  EXPECT_EQ(rows[5][1], std::nullopt);
+  EXPECT_EQ(json::parse(rows[5][2].value_or("null")), json::parse(R"({"id": 2, "amount": -1})"));
+  EXPECT_NE(rows[5][3].value_or("").find("CHECK constraint positive"), std::string::npos) << *rows[5][3];
+
+  // The same request again: neither table changes.
+  const std::string version = Scalar("DESCRIBE HISTORY s.c");
+  std::tie(status, answer) = PostRecords(kMixedRecords, "load-7", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["skipped"], true);
+  EXPECT_EQ(answer["appended"], 0);
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.c"), version);
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.dlq"), dlq_version);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "6");
+
+  // Another key is another request; so is one without a key.
+  std::tie(status, answer) = PostRecords(kMixedRecords, "load-8", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["appended"], 1);
+  std::tie(status, answer) = PostRecords("{\"id\": 9, \"amount\": 0}\n", "", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["appended"], 0);
+  EXPECT_EQ(answer["dead_lettered"], 1);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.c"), "2");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "13");
+}
+
+TEST_F(HttpRecordsDeadLetterTest, WithoutADeadLetterTableTheConstraintFailsTheRequest) {
+  auto [status, answer] = PostRecords("{\"id\": 1, \"amount\": 1}\n{\"id\": 2, \"amount\": -1}\n", "k", "");
+  EXPECT_EQ(status, 400) << answer;
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.c"), "0");
+  std::tie(status, answer) = PostRecords("{\"id\": 1}\n", "k", "?deadLetterTable=s.c");
+  EXPECT_EQ(status, 400) << answer;
+  std::tie(status, answer) = PostRecords("{\"id\": 1}\n", "k", "?deadLetterTable=../x");
+  EXPECT_EQ(status, 400) << answer;
+}
+
+TEST_F(HttpRecordsDeadLetterTest, TheDeadLetterTableNeedsItsOwnRights) {
+  ASSERT_OK(security::UserStore(OpenStoreAt(warehouse_.str()).value(), clock_).Create("bob", "b", false));
+  ASSERT_OK_AND_ASSIGN(security::NewToken bob, tokens_->Create("bob", std::nullopt));
+  ASSERT_OK(session_->Execute("GRANT SELECT, MODIFY ON TABLE s.c TO bob").status());
+  const std::string good = "{\"id\": 1, \"amount\": 1}\n";
+  // The table does not exist, and bob may not create tables in s: refused even though every
+  // record fits, and nothing is committed.
+  auto [status, answer] = PostRecords(good, "k1", "?deadLetterTable=s.dlq", bob.text);
+  EXPECT_EQ(status, 403) << answer;
+  EXPECT_EQ(answer["error"]["code"], "PermissionDenied");
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.c"), "1");
+  // It exists; bob may not modify it.
+  ASSERT_OK(session_
+                ->Execute("CREATE TABLE s.dlq (stream_id STRING, batch_id BIGINT, topic STRING, "
+                          "partition INT, \"offset\" BIGINT, file STRING, line BIGINT, key BINARY, "
+                          "value BINARY, error STRING, dead_lettered_at TIMESTAMP)")
+                .status());
+  std::tie(status, answer) =
+      PostRecords(good + "{\"id\": 2, \"amount\": -1}\n", "k1", "?deadLetterTable=s.dlq", bob.text);
+  EXPECT_EQ(status, 403) << answer;
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.c"), "1");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "0");
+  // Granted MODIFY on it (and no CREATE on s), bob's records and dead letters go in.
+  ASSERT_OK(session_->Execute("GRANT MODIFY ON TABLE s.dlq TO bob").status());
+  std::tie(status, answer) =
+      PostRecords(good + "{\"id\": 2, \"amount\": -1}\n", "k1", "?deadLetterTable=s.dlq", bob.text);
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["appended"], 1);
+  EXPECT_EQ(answer["dead_lettered"], 1);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "1");
+}
+
 TEST_F(HttpApiTest, OversizedBodyIsRefusedAndChangesNothing) {
   std::string records = "[";
   while (records.size() <= static_cast<size_t>(kMaxBodyBytes)) records += R"({"id": 1, "name": "padding"},)";

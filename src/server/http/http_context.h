@@ -21,6 +21,10 @@
 #include "server/flows.h"
 #include "server/server_metrics.h"
 
+namespace basin::sql {
+class Session;
+}  // namespace basin::sql
+
 namespace basin::server::http {
 
 class StatementRegistry;
@@ -42,6 +46,9 @@ struct HttpContext {
 
   // A session on the warehouse running as `user`, so that the user's grants apply.
   Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;
+  // The same, as the SQL layer's session: for routes that reuse the layers below the public
+  // API (records set aside with the streams' dead-letter writer).
+  Result<std::unique_ptr<sql::Session>> OpenSqlSession(const std::string& user) const;
   // Records what `user` ran (`statement`, begun at `started_ms`) from `client_address` into
   // the audit log, when the server keeps one.
   void Audit(const std::string& client_address, const std::string& user, const std::string& statement,
