@@ -29,6 +29,8 @@
 
 namespace basin {
 
+class ObjectStore;
+
 struct SessionOptions {
   // The warehouse's local folder ("" is the working folder) or "memory://<name>";
   // relative delta_scan paths resolve against it too.
@@ -114,6 +116,9 @@ struct StatementResult {
   // COPY ... TO STDOUT with SessionOptions::copy_to_caller: how its rows (in `rows` or
   // `result`, as for a query) are to be written.
   std::optional<CopyFormat> copy_out;
+  // With Session::ExecuteStatementToParquet, for a query: how many rows the Parquet file
+  // holds (`result` and `rows` stay empty). nullopt otherwise.
+  std::optional<int64_t> parquet_rows;
 };
 
 // Where a session is between BEGIN and its COMMIT or ROLLBACK. Writes to warehouse tables
@@ -192,6 +197,16 @@ class Session {
   // the line and column in `script`. With `stream`, a query's rows come as a RowStream.
   Result<StatementResult> ExecuteStatement(std::string_view script, const StatementText& statement,
                                            bool stream = false);
+
+  // As ExecuteStatement, but a query's rows (COPY ... TO STDOUT's too, with copy_to_caller)
+  // are written by DuckDB as one Parquet file, the object `key` of `store`, instead of being
+  // returned: the query runs once, the file's columns have the query's types, and
+  // `parquet_rows` counts its rows. Other statements (writes, Basin's own statements) run as
+  // ExecuteStatement runs them, their rows in `result`. After a failure the object may exist,
+  // partly written: the caller deletes it.
+  Result<StatementResult> ExecuteStatementToParquet(std::string_view script, const StatementText& statement,
+                                                    std::shared_ptr<ObjectStore> store,
+                                                    const std::string& key);
 
   // What `statement` would give, told without running it (PostgreSQL's Describe of a
   // prepared statement). InvalidArgument when the statement does not parse.

@@ -7,6 +7,7 @@
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
+#include "engine/store_registry.h"
 #include "sql/describe_statement.h"
 #include "sql/session.h"
 #include "stream/kafka/read_kafka.h"
@@ -39,6 +40,7 @@ StatementResult FromSql(sql::StatementResult in) {
   out.files_total = in.files_total;
   out.notices = std::move(in.notices);
   out.copy_out = in.copy_out;
+  out.parquet_rows = in.parquet_rows;
   return out;
 }
 
@@ -166,6 +168,18 @@ Result<StatementResult> Session::ExecuteStatement(std::string_view script, const
                                                   bool stream) {
   engine::ScriptStatement inner{statement.text, statement.offset};
   ASSIGN_OR_RETURN(sql::StatementResult result, impl_->session->ExecuteStatement(script, inner, stream));
+  return FromSql(std::move(result));
+}
+
+Result<StatementResult> Session::ExecuteStatementToParquet(std::string_view script,
+                                                           const StatementText& statement,
+                                                           std::shared_ptr<ObjectStore> store,
+                                                           const std::string& key) {
+  engine::ScriptStatement inner{statement.text, statement.offset};
+  // DuckDB writes through the store (a governed session may write only basin:// URLs).
+  const engine::StoreHandle handle = engine::RegisterStore(std::move(store));
+  ASSIGN_OR_RETURN(sql::StatementResult result,
+                   impl_->session->ExecuteStatementToParquet(script, inner, engine::StoreUrl(handle, key)));
   return FromSql(std::move(result));
 }
 

@@ -263,4 +263,9 @@ struct DuckDbStatement {
 // DuckDB's statements in `sql` (usually one), or DuckDB's syntax error.
 SqlParse<std::vector<DuckDbStatement>> ParseWithDuckDb(std::string_view sql);
 
+// `COPY (query) TO 'url' (FORMAT parquet)` of `query_sql` when it is one query (SELECT,
+// VALUES, FROM t, a set operation, SHOW t), built on DuckDB's syntax tree, so that nothing in
+// the query's text can reach past its parentheses; nullopt for any other statement.
+std::optional<std::string> CopyQueryToParquetSql(std::string_view query_sql, std::string_view url);
+
 }  // namespace basin::engine

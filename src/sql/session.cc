@@ -21,9 +21,9 @@
 #include "engine/scan.h"
 #include "sql/copy_format.h"
 #include "sql/grammar/parse.h"
+#include "sql/lineage.h"
 #include "sql/pg_settings.h"
 #include "sql/statement_timeout.h"
-#include "sql/lineage.h"
 #include "sql/statements.h"
 
 namespace basin::sql {
@@ -520,13 +520,14 @@ struct Session::Impl : public SessionContext {
   // Run(), as one statement of the session: an interrupt stops the statement it arrived
   // during, not the next one, so does the statement timeout (until its rows are read), and background
   // checkpoints that failed since the last statement become its notices.
-  Result<StatementResult> RunStatement(const grammar::ParsedStatement& parsed, bool stream) {
+  Result<StatementResult> RunStatement(const grammar::ParsedStatement& parsed, bool stream,
+                                       const std::string* parquet_url = nullptr) {
     conn_->cancellation().Reset();
     RETURN_IF_ERROR(governor_->BeginStatement());
     if (TransactionState() == TransactionStatus::kAborted) return EndAbortedBlock(parsed);
     const uint64_t started = timeout_->Start();
     reads_.clear();
-    Result<StatementResult> result = Run(parsed, stream);
+    Result<StatementResult> result = Run(parsed, stream, parquet_url);
     if (result.ok() && result->rows) {
       result->rows = timeout_->Guard(started, std::move(result->rows));
     } else {
@@ -574,37 +575,58 @@ struct Session::Impl : public SessionContext {
 
   // COPY ... TO STDOUT for a caller that sends the rows on: its query's rows, with the
   // format they are to be written in.
-  Result<StatementResult> CopyToCaller(const std::string& statement, const engine::SqlCopy& copy,
-                                       bool stream) {
+  Result<StatementResult> CopyToCaller(const std::string& statement, const engine::SqlCopy& copy, bool stream,
+                                       const std::string* parquet_url) {
     if (copy.from) {
       return Status::NotImplemented(
           "COPY ... FROM STDIN is not supported yet: load rows with INSERT, or COPY ... FROM 'file'");
     }
     ASSIGN_OR_RETURN(CopyFormat format, ParseCopyFormat(copy));
-    ASSIGN_OR_RETURN(StatementResult out, RunOnDuckDb(statement, copy.query, stream));
+    ASSIGN_OR_RETURN(StatementResult out, RunOnDuckDb(statement, copy.query, stream, parquet_url));
     out.copy_out = format;
     return out;
   }
 
-  Result<StatementResult> Run(const grammar::ParsedStatement& parsed, bool stream) {
+  Result<StatementResult> Run(const grammar::ParsedStatement& parsed, bool stream,
+                              const std::string* parquet_url) {
     const bool sink = std::holds_alternative<grammar::Insert>(parsed.body) ||
                       std::holds_alternative<grammar::Merge>(parsed.body);
     if (!streams_allowed_ || !sink) {
       RETURN_IF_ERROR(RefuseStreams(parsed.streams, "a statement"));
     }
     const auto* copy = std::get_if<grammar::CopyStdio>(&parsed.body);
-    if (copy != nullptr && options.copy_to_caller) return CopyToCaller(parsed.text, copy->copy, stream);
+    if (copy != nullptr && options.copy_to_caller) {
+      return CopyToCaller(parsed.text, copy->copy, stream, parquet_url);
+    }
     ASSIGN_OR_RETURN(std::optional<StatementResult> handled, Dispatch(parsed));
     if (handled) return std::move(*handled);
-    return RunOnDuckDb(parsed.text, parsed.duckdb_sql, stream);
+    return RunOnDuckDb(parsed.text, parsed.duckdb_sql, stream, parquet_url);
   }
 
-  Result<StatementResult> RunOnDuckDb(const std::string& statement, const std::string& sql, bool stream) {
+  // With `parquet_url`, a query's rows go to that Parquet file (ExecuteStatementToParquet).
+  Result<StatementResult> RunOnDuckDb(const std::string& statement, const std::string& sql, bool stream,
+                                      const std::string* parquet_url) {
     StatementResult out;
     out.statement = statement;
     // Names (warehouse tables, delta_scan, table_changes) are DuckDB's binder's to resolve,
     // through the lakehouse catalog and Basin's table functions: the text stays as it is.
     engine::TakeScanStats(*conn_);
+    std::optional<std::string> copy =
+        parquet_url ? engine::CopyQueryToParquetSql(sql, *parquet_url) : std::nullopt;
+    if (copy) {
+      ASSIGN_OR_RETURN(engine::QueryResult copied, conn_->Query(*copy));
+      const std::string count = copied.row_count() == 1 ? copied.at(0, 0).value_or("") : "";
+      int64_t rows = 0;
+      if (std::from_chars(count.data(), count.data() + count.size(), rows).ec != std::errc()) {
+        return Status::Internal("COPY to " + *parquet_url + " reported no row count");
+      }
+      out.parquet_rows = rows;
+      out.returns_rows = true;
+      engine::ScanStats stats = engine::TakeScanStats(*conn_);
+      out.files_read = stats.files_read;
+      out.files_total = stats.files_total;
+      return out;
+    }
     if (stream) {
       ASSIGN_OR_RETURN(out.rows, conn_->Stream(sql));
       out.returns_rows = !out.rows->column_names().empty();
@@ -707,6 +729,13 @@ Result<StatementResult> Session::ExecuteStatement(std::string_view script,
                                                   const engine::ScriptStatement& statement, bool stream) {
   ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(script, statement));
   return impl_->RunStatement(parsed, stream);
+}
+
+Result<StatementResult> Session::ExecuteStatementToParquet(std::string_view script,
+                                                           const engine::ScriptStatement& statement,
+                                                           const std::string& parquet_url) {
+  ASSIGN_OR_RETURN(grammar::ParsedStatement parsed, grammar::ParseStatement(script, statement));
+  return impl_->RunStatement(parsed, /*stream=*/false, &parquet_url);
 }
 
 Result<StatementResult> Session::ExecuteParsed(const grammar::ParsedStatement& parsed,

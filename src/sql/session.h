@@ -75,6 +75,9 @@ struct StatementResult {
   // COPY ... TO STDOUT with SessionOptions::copy_to_caller: how its rows (in `rows` or
   // `result`) are to be written.
   std::optional<CopyFormat> copy_out;
+  // With ExecuteStatementToParquet, for a query: the rows DuckDB wrote to the file (`result`
+  // and `rows` stay empty).
+  std::optional<int64_t> parquet_rows;
 };
 
 // What STREAM(table) reads while a stream's batch runs: which commits of the table.
@@ -130,6 +133,14 @@ class Session {
   // errors name the line and column in `script`.
   Result<StatementResult> ExecuteStatement(std::string_view script, const engine::ScriptStatement& statement,
                                            bool stream = false);
+  // As ExecuteStatement, but a query's rows (COPY ... TO STDOUT's too, with copy_to_caller)
+  // are written by DuckDB as one Parquet file at `parquet_url` (a basin:// URL,
+  // engine/store_registry.h), its types DuckDB's, instead of being returned; the result's
+  // `parquet_rows` counts them. The query runs once. Other statements run as
+  // ExecuteStatement runs them (not streamed).
+  Result<StatementResult> ExecuteStatementToParquet(std::string_view script,
+                                                    const engine::ScriptStatement& statement,
+                                                    const std::string& parquet_url);
   // Runs a statement grammar::ParseStatement parsed earlier: a stream runs the same one every
   // batch and parses it once. `txn`, when given, makes its write idempotent as SET
   // basin.txn_app_id / basin.txn_version before it would (the app id stays set).

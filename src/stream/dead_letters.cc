@@ -8,6 +8,7 @@
 #include "common/strings.h"
 #include "engine/duckdb.h"
 #include "sql/grammar/parse.h"
+#include "sql/session_context.h"
 #include "stream/source.h"
 
 namespace basin::stream {
@@ -47,8 +48,9 @@ Status DeadLetterWriter::Stage(const std::vector<DeadLetter>& letters) {
   ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", kStagingTable));
   for (const DeadLetter& letter : letters) {
     if (letter.file.empty()) {
-      RETURN_IF_ERROR(appender->Append(std::string_view(letter.topic)));
-      RETURN_IF_ERROR(appender->Append(int64_t{letter.partition}));
+      const bool kafka = !letter.topic.empty();  // else a record posted over HTTP
+      RETURN_IF_ERROR(kafka ? appender->Append(std::string_view(letter.topic)) : appender->AppendNull());
+      RETURN_IF_ERROR(kafka ? appender->Append(int64_t{letter.partition}) : appender->AppendNull());
       RETURN_IF_ERROR(appender->Append(letter.offset));
       RETURN_IF_ERROR(appender->AppendNull());
       RETURN_IF_ERROR(appender->AppendNull());
@@ -65,10 +67,22 @@ Status DeadLetterWriter::Stage(const std::vector<DeadLetter>& letters) {
   return appender->Close();
 }
 
+Status DeadLetterWriter::CheckWritable(const std::string& table) {
+  ASSIGN_OR_RETURN(std::vector<std::string> parts, sql::grammar::ParseQualifiedName(table));
+  ASSIGN_OR_RETURN(catalog::TableName name, catalog::MakeTableName(parts));
+  sql::SessionContext& context = session_.context();
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing, context.LookupTable(parts));
+  if (existing) return context.governor().RequireOnTable(security::Privilege::kModify, existing->name);
+  return context.governor().Require(security::Privilege::kCreate, security::Securable::Schema(name.schema));
+}
+
 Result<std::string> DeadLetterWriter::EnsureTable(const std::string& table) {
   ASSIGN_OR_RETURN(std::vector<std::string> parts, sql::grammar::ParseQualifiedName(table));
   std::string name;
   for (const std::string& part : parts) name += (name.empty() ? "" : ".") + QuoteIdentifier(part);
+  // CREATE TABLE IF NOT EXISTS would need CREATE on the schema even when the table exists.
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> existing, session_.context().LookupTable(parts));
+  if (existing) return name;
   RETURN_IF_ERROR(session_
                       .Execute("CREATE TABLE IF NOT EXISTS " + name +
                                " (stream_id STRING, batch_id BIGINT, topic STRING, partition INT, "

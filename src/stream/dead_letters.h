@@ -34,7 +34,8 @@ struct DeadLetter {
   std::optional<std::string> key;
   std::optional<std::string> value;
   // Where it came from: a Kafka record's topic, partition and offset, or (`file` not
-  // empty) a file's key in its folder and line, from 1 (0: the whole file).
+  // empty) a file's key in its folder and line, from 1 (0: the whole file). A record
+  // posted over HTTP has no topic (nor partition): its offset is its index in the request.
   std::string topic;
   int32_t partition = 0;
   int64_t offset = 0;
@@ -47,6 +48,10 @@ class DeadLetterWriter {
   // The writer of STREAM source number `source`'s dead letters.
   // REQUIRES: `session` outlives the writer.
   DeadLetterWriter(sql::Session& session, std::string stream_id, int64_t source);
+
+  // PermissionDenied unless the session's user may write dead letters into `table`: MODIFY
+  // on it, or CREATE on its schema while it does not exist (the first letters create it).
+  Status CheckWritable(const std::string& table);
 
   // Commits `letters`, batch `batch_id`'s, into `table` (a warehouse table name as
   // written, "ops.payments_dlq"). The table's version after the write (the one that has
@@ -76,7 +81,8 @@ class DeadLetterWriter {
 
  private:
   Status Stage(const std::vector<DeadLetter>& letters);
-  // `table` as a quoted name, created when absent.
+  // `table` as a quoted name, created when absent (only then is CREATE on its schema
+  // needed).
   Result<std::string> EnsureTable(const std::string& table);
   // INSERT INTO `name` of the stream and batch, and `columns_sql` (the other columns and
   // FROM), with txn(stream id + `app_suffix`, batch id). The table's version after it.

@@ -454,5 +454,24 @@ TEST(DuckDbTreeTest, OtherStatementsAndErrors) {
   EXPECT_EQ(bad.error().message, "syntax error at or near \"t\"");
 }
 
+TEST(DuckDbTreeTest, CopyQueryToParquetIsBuiltOnTheTree) {
+  std::optional<std::string> copy =
+      CopyQueryToParquetSql("WITH c AS (SELECT 1 AS x) FROM c -- note", "basin://7/r.parquet");
+  ASSERT_TRUE(copy.has_value());
+  auto parsed = ParseWithDuckDb(*copy);
+  ASSERT_TRUE(parsed.ok()) << *copy;
+  ASSERT_EQ(parsed.value().size(), 1u) << *copy;
+  const auto* sql_copy = std::get_if<SqlCopy>(&parsed.value()[0].dml);
+  ASSERT_NE(sql_copy, nullptr) << *copy;
+  EXPECT_FALSE(sql_copy->from);
+  EXPECT_EQ(sql_copy->file, "basin://7/r.parquet");
+  EXPECT_NE(sql_copy->query.find("WITH"), std::string::npos) << *copy;
+  EXPECT_EQ(sql_copy->options.size(), 1u) << *copy;
+  // Only one query: not a write, not text that would close the parentheses itself.
+  EXPECT_FALSE(CopyQueryToParquetSql("INSERT INTO t VALUES (1)", "basin://7/r.parquet"));
+  EXPECT_FALSE(CopyQueryToParquetSql("SELECT 1) TO '/tmp/x.csv' (FORMAT csv); --", "basin://7/r.parquet"));
+  EXPECT_FALSE(CopyQueryToParquetSql("SELECT 1; SELECT 2", "basin://7/r.parquet"));
+}
+
 }  // namespace
 }  // namespace basin::engine

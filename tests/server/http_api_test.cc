@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -233,12 +234,87 @@ TEST_F(HttpApiTest, CsvStreamsTheWholeResult) {
   EXPECT_EQ(result->status, 200);
   EXPECT_EQ(result->get_header_value("Content-Type").rfind("text/csv", 0), 0u);
   EXPECT_EQ(result->body, "n,s\n0,\n1,\"a,\"\"b\"\"\"\n2,\"\"\n");
+}
 
-  headers = Auth();
-  headers.emplace("Accept", "application/vnd.apache.parquet");
-  result = Client().Post("/api/v1/statements", headers, body.dump(), "application/json");
-  ASSERT_TRUE(result);
-  EXPECT_EQ(result->status, 406);
+TEST_F(HttpApiTest, ParquetAnswersTheWholeResultAsOneFile) {
+  ASSERT_OK(session_
+                ->Execute("INSERT INTO s.t VALUES (1, 'a', 1.50, DATE '2024-01-01'), (2, NULL, NULL, NULL), "
+                          "(3, 'it''s', -2.25, DATE '2024-02-29')")
+                .status());
+  testing::TempDir saved;
+  const std::filesystem::path scratch = std::filesystem::temp_directory_path() / "basin-http-results";
+  // The answer to `statement` asked as Parquet (with `accept`), saved to a file, and its status.
+  const auto post = [&](const std::string& statement, const std::string& accept) {
+    httplib::Headers headers = Auth();
+    headers.emplace("Accept", accept);
+    httplib::Result result =
+        Client().Post("/api/v1/statements", headers,
+                      json({{"statement", statement}, {"page_size", 1}}).dump(), "application/json");
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    return result;
+  };
+  for (const std::string accept : {"application/vnd.apache.parquet", "application/x-parquet, text/csv"}) {
+    httplib::Result result = post(
+        "SELECT id, name, price, day, [id, id * 10] AS ids, {'n': name} AS st FROM s.t ORDER BY id", accept);
+    ASSERT_TRUE(result);
+    ASSERT_EQ(result->status, 200) << result->body;
+    EXPECT_EQ(result->get_header_value("Content-Type"), "application/vnd.apache.parquet");
+    EXPECT_EQ(result->get_header_value("X-Basin-Row-Count"), "3");
+    const std::string id = result->get_header_value("X-Basin-Statement-Id");
+    ASSERT_EQ(result->body.substr(0, 4), "PAR1");
+    const std::string file = (saved.path() / "result.parquet").string();
+    ASSERT_OK(OpenStoreAt(saved.str()).value()->Put("result.parquet", result->body));
+    // Read back by DuckDB's own Parquet reader: the query's types and rows, all in one file
+    // whatever the page size.
+    ASSERT_OK_AND_ASSIGN(std::vector<StatementResult> read,
+                         session_->Execute("SELECT * FROM read_parquet('" + file + "') ORDER BY id"));
+    const QueryResult& rows = read.back().result;
+    EXPECT_EQ(rows.column_names, (std::vector<std::string>{"id", "name", "price", "day", "ids", "st"}));
+    EXPECT_EQ(rows.column_types, (std::vector<std::string>{"BIGINT", "VARCHAR", "DECIMAL(10,2)", "DATE",
+                                                           "BIGINT[]", "STRUCT(\"n\" VARCHAR)"}));
+    ASSERT_EQ(rows.rows.size(), 3u);
+    EXPECT_EQ(rows.rows[0], (Row{"1", "a", "1.50", "2024-01-01", "[1, 10]", "{'n': a}"}));
+    EXPECT_EQ(rows.rows[1], (Row{"2", std::nullopt, std::nullopt, std::nullopt, "[2, 20]", "{'n': NULL}"}));
+    EXPECT_EQ(rows.rows[2], (Row{"3", "it's", "-2.25", "2024-02-29", "[3, 30]", "{'n': it's}"}));
+    // The server's copy is deleted once sent.
+    const std::filesystem::path left = scratch / ("result-" + id + ".parquet");
+    for (int i = 0; i < 100 && std::filesystem::exists(left); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_FALSE(std::filesystem::exists(left)) << left;
+  }
+
+  // The COPY is built from the query's syntax tree: a trailing comment stays a comment.
+  httplib::Result commented = post("SELECT 1 AS x -- a comment", "application/vnd.apache.parquet");
+  ASSERT_TRUE(commented);
+  EXPECT_EQ(commented->status, 200) << commented->body;
+  EXPECT_EQ(commented->get_header_value("X-Basin-Row-Count"), "1");
+
+  // COPY ... TO STDOUT's rows too.
+  httplib::Result copied = post("COPY (SELECT 5 AS x) TO STDOUT", "application/vnd.apache.parquet");
+  ASSERT_TRUE(copied);
+  EXPECT_EQ(copied->status, 200) << copied->body;
+  EXPECT_EQ(copied->get_header_value("X-Basin-Row-Count"), "1");
+
+  // A statement that is not a query answers as JSON does, once.
+  httplib::Result inserted = post("INSERT INTO s.t (id) VALUES (4)", "application/vnd.apache.parquet");
+  ASSERT_TRUE(inserted);
+  ASSERT_EQ(inserted->status, 200) << inserted->body;
+  EXPECT_EQ(inserted->get_header_value("Content-Type"), "application/json");
+  json answer = json::parse(inserted->body);
+  EXPECT_EQ(answer["command"], "INSERT");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.t"), "4");
+
+  // Errors are JSON errors, before and while the query runs.
+  httplib::Result missing = post("SELECT * FROM s.missing", "application/vnd.apache.parquet");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(json::parse(missing->body)["error"]["code"], "NotFound");
+  httplib::Result failed =
+      post("SELECT CAST(name AS INTEGER) FROM s.t WHERE name = 'a'", "application/x-parquet");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->status, 400) << failed->body;
+  EXPECT_EQ(json::parse(failed->body)["error"]["code"], "InvalidArgument");
 }
 
 constexpr char kSlowQuery[] =
@@ -313,6 +389,161 @@ TEST_F(HttpApiTest, BadRecordsCommitNothing) {
                             {"record": 3, "field": "colour", "message": "the table has no such column"}])"));
   EXPECT_EQ(Scalar("SELECT count(*) FROM s.t"), "0");
   EXPECT_EQ(Scalar("DESCRIBE HISTORY s.t"), "0");
+}
+
+TEST_F(HttpApiTest, StringsThatDoNotConvertAreListedProblems) {
+  const std::string records = R"([{"id": 1, "day": "2024-13-45"}, {"id": 2, "price": 123456789012.5}])";
+  httplib::Result result = Client().Post("/api/v1/tables/s.t/records", Auth(), records, "application/json");
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 400) << result->body;
+  EXPECT_EQ(json::parse(result->body)["error"]["records"],
+            json::parse(R"j([{"record": 0, "field": "day", "message": "does not convert to DATE"},
+                            {"record": 1, "field": "price", "message": "does not convert to DECIMAL(10,2)"}])j"));
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.t"), "0");
+}
+
+// A table with a NOT NULL column and a CHECK constraint, for records set aside.
+class HttpRecordsDeadLetterTest : public HttpApiTest {
+ protected:
+  void SetUp() override {
+    HttpApiTest::SetUp();
+    ASSERT_OK(session_
+                  ->Execute("CREATE TABLE s.c (id BIGINT NOT NULL, amount INT); "
+                            "ALTER TABLE s.c ADD CONSTRAINT positive CHECK (amount > 0)")
+                  .status());
+  }
+
+  // POST `body` to s.c's records with `key` (none when empty) and `query` ("?deadLetterTable=...").
+  std::pair<int, json> PostRecords(const std::string& body, const std::string& key, const std::string& query,
+                                   const std::string& token = "") {
+    httplib::Headers headers = Auth(token.empty() ? token_ : token);
+    if (!key.empty()) headers.emplace("Idempotency-Key", key);
+    httplib::Result result =
+        Client().Post("/api/v1/tables/s.c/records" + query, headers, body, "application/x-ndjson");
+    EXPECT_TRUE(result) << httplib::to_string(result.error());
+    if (!result) return {0, json()};
+    return {result->status, json::parse(result->body, nullptr, false)};
+  }
+};
+
+constexpr char kMixedRecords[] = R"({"id": 1, "amount": 5}
+not json
+{"id": 2, "amount": -1}
+{"amount": 3}
+{"id": 4, "amount": "x"}
+{"id": 5, "amount": 7, "colour": "red"}
+{"id": 6, "amount": 99999999999}
+)";
+
+TEST_F(HttpRecordsDeadLetterTest, RecordsThatDoNotFitGoToTheDeadLetterTableOncePerKey) {
+  auto [status, answer] = PostRecords(kMixedRecords, "load-7", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["records"], 7);
+  EXPECT_EQ(answer["appended"], 1);
+  EXPECT_EQ(answer["dead_lettered"], 6);  // five that do not parse or fit, one the CHECK refuses
+  EXPECT_EQ(answer["skipped"], false);
+  const std::string dlq_version = Scalar("DESCRIBE HISTORY s.dlq");
+  EXPECT_EQ(answer["dead_letter_version"], std::stoll(dlq_version));
+  EXPECT_EQ(Scalar("SELECT string_agg(id::VARCHAR, ',' ORDER BY id) FROM s.c"), "1");
+
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<StatementResult> letters,
+      session_->Execute("SELECT \"offset\", decode(key), decode(value), error, topic, partition, "
+                        "batch_id, stream_id, dead_lettered_at IS NOT NULL FROM s.dlq "
+                        "ORDER BY \"offset\" NULLS LAST"));
+  const std::vector<Row>& rows = letters.back().result.rows;
+  ASSERT_EQ(rows.size(), 6u);
+  const std::string stream_id = rows[0][7].value_or("");
+  EXPECT_TRUE(stream_id.starts_with("http-records/") && stream_id.ends_with("/s.c")) << stream_id;
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"1", "not json"},
+      {"3", R"({"amount": 3})"},
+      {"4", R"({"id": 4, "amount": "x"})"},
+      {"5", R"({"id": 5, "amount": 7, "colour": "red"})"},
+      {"6", R"({"id": 6, "amount": 99999999999})"}};
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(rows[i][0], expected[i].first);
+    EXPECT_EQ(rows[i][1], "load-7");
+    EXPECT_EQ(rows[i][2], expected[i].second);
+    EXPECT_EQ(rows[i][4], std::nullopt);  // no topic, no partition: a posted record
+    EXPECT_EQ(rows[i][5], std::nullopt);
+    EXPECT_EQ(rows[i][6], "1");
+    EXPECT_EQ(rows[i][7], stream_id);
+    EXPECT_EQ(rows[i][8], "true");
+  }
+  EXPECT_EQ(rows[0][3], "the line is not JSON");
+  EXPECT_EQ(rows[1][3], "field 'id' is required");
+  EXPECT_EQ(rows[2][3], "field 'amount' expects an integer for INTEGER");
+  EXPECT_EQ(rows[3][3], "field 'colour' the table has no such column");
+  EXPECT_EQ(rows[4][3], "field 'amount' does not convert to INTEGER");
+  // The row the CHECK refused, as the table would have stored it; no coordinates.
+  EXPECT_EQ(rows[5][0], std::nullopt);
+  EXPECT_EQ(rows[5][1], std::nullopt);
+  EXPECT_EQ(json::parse(rows[5][2].value_or("null")), json::parse(R"({"id": 2, "amount": -1})"));
+  EXPECT_NE(rows[5][3].value_or("").find("CHECK constraint positive"), std::string::npos) << *rows[5][3];
+
+  // The same request again: neither table changes.
+  const std::string version = Scalar("DESCRIBE HISTORY s.c");
+  std::tie(status, answer) = PostRecords(kMixedRecords, "load-7", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["skipped"], true);
+  EXPECT_EQ(answer["appended"], 0);
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.c"), version);
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.dlq"), dlq_version);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "6");
+
+  // Another key is another request; so is one without a key.
+  std::tie(status, answer) = PostRecords(kMixedRecords, "load-8", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["appended"], 1);
+  std::tie(status, answer) = PostRecords("{\"id\": 9, \"amount\": 0}\n", "", "?deadLetterTable=s.dlq");
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["appended"], 0);
+  EXPECT_EQ(answer["dead_lettered"], 1);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.c"), "2");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "13");
+}
+
+TEST_F(HttpRecordsDeadLetterTest, WithoutADeadLetterTableTheConstraintFailsTheRequest) {
+  auto [status, answer] = PostRecords("{\"id\": 1, \"amount\": 1}\n{\"id\": 2, \"amount\": -1}\n", "k", "");
+  EXPECT_EQ(status, 400) << answer;
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.c"), "0");
+  std::tie(status, answer) = PostRecords("{\"id\": 1}\n", "k", "?deadLetterTable=s.c");
+  EXPECT_EQ(status, 400) << answer;
+  std::tie(status, answer) = PostRecords("{\"id\": 1}\n", "k", "?deadLetterTable=../x");
+  EXPECT_EQ(status, 400) << answer;
+}
+
+TEST_F(HttpRecordsDeadLetterTest, TheDeadLetterTableNeedsItsOwnRights) {
+  ASSERT_OK(security::UserStore(OpenStoreAt(warehouse_.str()).value(), clock_).Create("bob", "b", false));
+  ASSERT_OK_AND_ASSIGN(security::NewToken bob, tokens_->Create("bob", std::nullopt));
+  ASSERT_OK(session_->Execute("GRANT SELECT, MODIFY ON TABLE s.c TO bob").status());
+  const std::string good = "{\"id\": 1, \"amount\": 1}\n";
+  // The table does not exist, and bob may not create tables in s: refused even though every
+  // record fits, and nothing is committed.
+  auto [status, answer] = PostRecords(good, "k1", "?deadLetterTable=s.dlq", bob.text);
+  EXPECT_EQ(status, 403) << answer;
+  EXPECT_EQ(answer["error"]["code"], "PermissionDenied");
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.c"), "1");
+  // It exists; bob may not modify it.
+  ASSERT_OK(session_
+                ->Execute("CREATE TABLE s.dlq (stream_id STRING, batch_id BIGINT, topic STRING, "
+                          "partition INT, \"offset\" BIGINT, file STRING, line BIGINT, key BINARY, "
+                          "value BINARY, error STRING, dead_lettered_at TIMESTAMP)")
+                .status());
+  std::tie(status, answer) =
+      PostRecords(good + "{\"id\": 2, \"amount\": -1}\n", "k1", "?deadLetterTable=s.dlq", bob.text);
+  EXPECT_EQ(status, 403) << answer;
+  EXPECT_EQ(Scalar("DESCRIBE HISTORY s.c"), "1");
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "0");
+  // Granted MODIFY on it (and no CREATE on s), bob's records and dead letters go in.
+  ASSERT_OK(session_->Execute("GRANT MODIFY ON TABLE s.dlq TO bob").status());
+  std::tie(status, answer) =
+      PostRecords(good + "{\"id\": 2, \"amount\": -1}\n", "k1", "?deadLetterTable=s.dlq", bob.text);
+  ASSERT_EQ(status, 200) << answer;
+  EXPECT_EQ(answer["appended"], 1);
+  EXPECT_EQ(answer["dead_lettered"], 1);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM s.dlq"), "1");
 }
 
 TEST_F(HttpApiTest, OversizedBodyIsRefusedAndChangesNothing) {

@@ -864,4 +864,24 @@ SqlParse<std::vector<DuckDbStatement>> ParseWithDuckDb(std::string_view sql) {
   }
 }
 
+std::optional<std::string> CopyQueryToParquetSql(std::string_view query_sql, std::string_view url) {
+  duckdb::Parser parser;
+  try {
+    parser.ParseQuery(SameLengthText(query_sql));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (parser.statements.size() != 1 ||
+      parser.statements[0]->type != duckdb::StatementType::SELECT_STATEMENT) {
+    return std::nullopt;
+  }
+  duckdb::CopyStatement copy;
+  copy.info->is_from = false;
+  copy.info->file_path = std::string(url);
+  copy.info->format = "parquet";
+  copy.info->is_format_auto_detected = false;
+  copy.info->select_statement = std::move(parser.statements[0]->Cast<duckdb::SelectStatement>().node);
+  return copy.ToString();
+}
+
 }  // namespace basin::engine

@@ -2,6 +2,7 @@
 
 #include "server/http/result_encoding.h"
 #include "server/http/statement_registry.h"
+#include "sql/session.h"
 
 namespace basin::server::http {
 namespace {
@@ -33,6 +34,14 @@ Result<std::unique_ptr<Session>> HttpContext::OpenSession(const std::string& use
   options.statement_timeout_ms = statement_timeout_ms;
   options.record_lineage = true;
   return Session::Open(options);
+}
+
+Result<std::unique_ptr<sql::Session>> HttpContext::OpenSqlSession(const std::string& user) const {
+  return sql::Session::Open({.warehouse_dir = warehouse,
+                             .copy_to_caller = true,
+                             .statement_timeout_ms = statement_timeout_ms,
+                             .user = user,
+                             .record_lineage = true});
 }
 
 void HttpContext::Audit(const std::string& client_address, const std::string& user,

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "basin/clock.h"
+#include "basin/object_store.h"
 #include "basin/server.h"
 #include "basin/session.h"
 #include "security/tokens.h"
@@ -19,6 +20,10 @@
 #include "server/audit_log.h"
 #include "server/flows.h"
 #include "server/server_metrics.h"
+
+namespace basin::sql {
+class Session;
+}  // namespace basin::sql
 
 namespace basin::server::http {
 
@@ -35,11 +40,17 @@ struct HttpContext {
   AuditLog* audit = nullptr;         // null: requests are not audited
   FlowSet* flows = nullptr;          // the streams and pipelines the server runs
   int64_t statement_timeout_ms = 0;  // each session's statement_timeout (ServerOptions)
+  // Where Parquet results are written before they are sent, and deleted once sent: a folder
+  // of the process's temporary folder.
+  std::shared_ptr<ObjectStore> scratch;
 
   // A session on the warehouse running as `user`, so that the user's grants apply; with
   // `user` empty, the process's own rights (for what a route reads on a user's behalf once
   // it has checked that user's rights).
   Result<std::unique_ptr<Session>> OpenSession(const std::string& user) const;
+  // The same, as the SQL layer's session: for routes that reuse the layers below the public
+  // API (records set aside with the streams' dead-letter writer).
+  Result<std::unique_ptr<sql::Session>> OpenSqlSession(const std::string& user) const;
   // Records what `user` ran (`statement`, begun at `started_ms`) from `client_address` into
   // the audit log, when the server keeps one.
   void Audit(const std::string& client_address, const std::string& user, const std::string& statement,

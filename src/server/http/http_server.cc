@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <filesystem>
 #include <thread>
 
 #include "server/http/catalog_routes.h"
@@ -95,6 +96,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   context.metrics = &metrics;
   context.flows = &flows;
   context.statement_timeout_ms = options.statement_timeout_ms;
+  std::error_code no_temp;
+  const std::filesystem::path temp = std::filesystem::temp_directory_path(no_temp);
+  if (no_temp) return Status::IOError("no temporary folder for Parquet results: " + no_temp.message());
+  ASSIGN_OR_RETURN(context.scratch,
+                   OpenLocalObjectStore((temp / "basin-http-results").string(), {.create_root = false}));
 
   httplib::Server& server = impl->server;
   server.new_task_queue = [threads = limits.threads, &open = metrics.connections(Protocol::kHttp)] {

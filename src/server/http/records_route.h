@@ -4,8 +4,12 @@
 // With an `Idempotency-Key` header the commit carries the Delta txn (appId
 // "http-records/<first 32 hex digits of the key's SHA-256>", version 1), so a retry with the
 // same key commits nothing and answers "skipped": true. Records that do not fit the table
-// (unknown fields, missing NOT NULL fields, values of the wrong JSON kind) fail the request
-// with 400, listing each (record index, field), and nothing is committed.
+// (unknown fields, missing NOT NULL fields, values of the wrong JSON kind or that do not
+// convert to their column's type) fail the request with 400, listing each (record index,
+// field), and nothing is committed. With ?deadLetterTable=name they go to that table
+// instead, with the rows the table's constraints refuse, through the streams' dead-letter
+// writer (stream/dead_letters.h) and under txns derived from the key, before the records'
+// commit.
 //
 // Thread safety: the handler runs on the server's worker threads and shares nothing.
 #pragma once

@@ -54,7 +54,8 @@ Status Statement::CheckInterrupted() const {
   return Status::OK();
 }
 
-Status Statement::Execute(const std::string& text) {
+Status Statement::ExecuteWith(const std::string& text,
+                              const std::function<Result<StatementResult>(const StatementText&)>& execute) {
   std::lock_guard<std::mutex> lock(mutex_);
   RunningScope running(running_);
   RETURN_IF_ERROR(CheckInterrupted());
@@ -63,10 +64,23 @@ Status Statement::Execute(const std::string& text) {
     return Status::InvalidArgument("\"statement\" must hold exactly one statement, got " +
                                    std::to_string(statements.size()));
   }
-  ASSIGN_OR_RETURN(result_, session_->ExecuteStatement(text, statements[0], /*stream=*/true));
+  ASSIGN_OR_RETURN(result_, execute(statements[0]));
   rows_ =
       result_.rows ? std::move(result_.rows) : std::make_unique<WholeResultStream>(std::move(result_.result));
   return Status::OK();
+}
+
+Status Statement::Execute(const std::string& text) {
+  return ExecuteWith(text, [&](const StatementText& statement) {
+    return session_->ExecuteStatement(text, statement, /*stream=*/true);
+  });
+}
+
+Status Statement::ExecuteToParquet(const std::string& text, std::shared_ptr<ObjectStore> store,
+                                   const std::string& key) {
+  return ExecuteWith(text, [&](const StatementText& statement) {
+    return session_->ExecuteStatementToParquet(text, statement, store, key);
+  });
 }
 
 const std::vector<std::string>& Statement::column_names() const { return rows_->column_names(); }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "basin/clock.h"
+#include "basin/object_store.h"
 #include "basin/server.h"
 #include "basin/session.h"
 
@@ -44,6 +45,10 @@ class Statement {
 
   // Runs `text` (one statement); its rows are then read with ReadPage or NextRows.
   Status Execute(const std::string& text);
+  // As Execute, but a query's rows are written as the Parquet object `key` of `store`
+  // (result().parquet_rows tells it), not read; other statements' rows are read as Execute's.
+  Status ExecuteToParquet(const std::string& text, std::shared_ptr<ObjectStore> store,
+                          const std::string& key);
   // Page `index`, which must be the next one (0 after Execute). InvalidArgument otherwise.
   Result<Page> ReadPage(int64_t index);
   // The next rows (at most 2048), for a caller reading everything; false at the end.
@@ -69,6 +74,9 @@ class Statement {
  private:
   // Cancelled once interrupted: an interrupt between two steps is not lost.
   Status CheckInterrupted() const;
+  // Runs `execute` on the one statement of `text` and keeps its result for reading.
+  Status ExecuteWith(const std::string& text,
+                     const std::function<Result<StatementResult>(const StatementText&)>& execute);
   // Fills `rows` to `count` rows from the buffer and the stream; false when the stream ended.
   Status Fill(size_t count, std::vector<Row>* rows);
 

@@ -13,6 +13,8 @@ namespace {
 using json = nlohmann::json;
 
 constexpr char kStatementsPath[] = "/api/v1/statements";
+constexpr std::string_view kParquetType = "application/vnd.apache.parquet";
+constexpr size_t kParquetChunkBytes = size_t{1} << 20;
 
 // CSV results: a header line, NULL as an empty field, an empty string as "", lines ending
 // in LF (as DuckDB's and PostgreSQL's COPY write them).
@@ -153,21 +155,68 @@ void SendCsv(httplib::Response& response, const HttpContext& context, std::share
       [&context, id = statement->id()](bool) { context.statements->Remove(id); });
 }
 
+// The Parquet file `key` of the scratch store, streamed as it is read; deleted once sent (or
+// once the client has gone).
+void SendParquet(httplib::Response& response, const HttpContext& context, const Statement& statement,
+                 const std::string& key) {
+  Result<std::unique_ptr<ReadableObject>> opened = context.scratch->OpenRead(key);
+  if (!opened.ok()) {
+    (void)context.scratch->Delete(key);
+    return SendError(response, opened.status().WithContext("the Parquet result"));
+  }
+  std::shared_ptr<ReadableObject> file = std::move(*opened);
+  response.status = 200;
+  response.set_header("X-Basin-Statement-Id", statement.id());
+  response.set_header("X-Basin-Row-Count", std::to_string(statement.result().parquet_rows.value_or(0)));
+  response.set_content_provider(
+      file->size_bytes(), std::string(kParquetType),
+      [file](size_t offset, size_t length, httplib::DataSink& sink) {
+        std::string chunk(std::min(length, kParquetChunkBytes), '\0');
+        // A read error can only end the response short of its Content-Length.
+        if (!file->ReadAt(offset, chunk.size(), chunk.data()).ok()) return false;
+        return sink.write(chunk.data(), chunk.size());
+      },
+      [scratch = context.scratch, key](bool) { (void)scratch->Delete(key); });
+}
+
 bool AcceptsCsv(const httplib::Request& request) {
   return request.get_header_value("Accept").find("text/csv") != std::string::npos;
 }
 
+bool AcceptsParquet(const httplib::Request& request) {
+  const std::string accept = request.get_header_value("Accept");
+  return accept.find(kParquetType) != std::string::npos ||
+         accept.find("application/x-parquet") != std::string::npos;
+}
+
+// Runs the statement with a query's rows written to a Parquet file of the scratch store, and
+// answers that file; a statement that is not a query answers its first page as JSON.
+void RunToParquet(const HttpContext& context, httplib::Response& response,
+                  std::shared_ptr<Statement> statement, const std::string& text,
+                  const std::function<void(const Status&)>& audit) {
+  const std::string key = "result-" + statement->id() + ".parquet";
+  Status executed = statement->ExecuteToParquet(text, context.scratch, key);
+  audit(executed);
+  if (!executed.ok()) {
+    (void)context.scratch->Delete(key);
+    context.statements->Remove(statement->id());
+    return SendError(response, executed);
+  }
+  if (!statement->result().parquet_rows) {
+    Result<Page> page = statement->ReadPage(0);
+    if (!page.ok()) {
+      context.statements->Remove(statement->id());
+      return SendError(response, page.status());
+    }
+    return SendPage(response, context, *statement, *page);
+  }
+  // The file holds the whole result: the statement's session is no longer needed.
+  context.statements->Remove(statement->id());
+  SendParquet(response, context, *statement, key);
+}
+
 void PostStatement(const HttpContext& context, const httplib::Request& request, httplib::Response& response,
                    const std::string& user) {
-  const std::string accept = request.get_header_value("Accept");
-  if (accept.find("parquet") != std::string::npos) {
-    SendJson(
-        response, 406,
-        {{"error",
-          {{"code", "NotAcceptable"},
-           {"message", "results are given as application/json or text/csv; Parquet is not offered yet"}}}});
-    return;
-  }
   Result<StatementRequest> parsed = ParseStatementRequest(request, context.limits);
   if (!parsed.ok()) return SendError(response, parsed.status());
   Result<std::unique_ptr<Session>> session = context.OpenSession(user);
@@ -182,6 +231,7 @@ void PostStatement(const HttpContext& context, const httplib::Request& request, 
     context.Audit(request.remote_addr, user, text, started_ms, outcome);
     context.metrics->RecordQuery(Protocol::kHttp, outcome, started);
   };
+  if (AcceptsParquet(request)) return RunToParquet(context, response, statement, parsed->text, audit);
   if (AcceptsCsv(request)) {
     Status executed = statement->Execute(parsed->text);
     audit(executed);
