@@ -57,10 +57,7 @@ Histogram::Histogram(std::vector<double> upper_bounds)
 }
 
 void Histogram::Observe(double value) {
-  // The first bound at or above the value: buckets are "less than or equal".
-  const auto bucket =
-      std::lower_bound(upper_bounds_.begin(), upper_bounds_.end(), value) - upper_bounds_.begin();
-  counts_[static_cast<size_t>(bucket)].fetch_add(1, std::memory_order_relaxed);
+  counts_[BucketOf(upper_bounds_, value)].fetch_add(1, std::memory_order_relaxed);
   sum_.fetch_add(value, std::memory_order_relaxed);
 }
 
@@ -68,6 +65,12 @@ std::vector<uint64_t> Histogram::bucket_counts() const {
   std::vector<uint64_t> counts(upper_bounds_.size() + 1);
   for (size_t i = 0; i < counts.size(); i++) counts[i] = counts_[i].load(std::memory_order_relaxed);
   return counts;
+}
+
+size_t BucketOf(const std::vector<double>& upper_bounds, double value) {
+  // Buckets are "less than or equal".
+  return static_cast<size_t>(std::lower_bound(upper_bounds.begin(), upper_bounds.end(), value) -
+                             upper_bounds.begin());
 }
 
 std::vector<double> LatencyBucketsSeconds() {
@@ -83,16 +86,19 @@ void AppendSamples(const Gauge& gauge, const Labels& labels, std::vector<Sample>
 }
 
 void AppendSamples(const Histogram& histogram, const Labels& labels, std::vector<Sample>& out) {
-  const std::vector<uint64_t> counts = histogram.bucket_counts();
-  const std::vector<double>& bounds = histogram.upper_bounds();
+  AppendHistogramSamples(histogram.upper_bounds(), histogram.bucket_counts(), histogram.sum(), labels, out);
+}
+
+void AppendHistogramSamples(const std::vector<double>& upper_bounds, const std::vector<uint64_t>& counts,
+                            double sum, const Labels& labels, std::vector<Sample>& out) {
   uint64_t cumulative = 0;
   for (size_t i = 0; i < counts.size(); i++) {
     cumulative += counts[i];
     Labels with_le = labels;
-    with_le.emplace_back("le", i < bounds.size() ? FormatValue(bounds[i]) : "+Inf");
+    with_le.emplace_back("le", i < upper_bounds.size() ? FormatValue(upper_bounds[i]) : "+Inf");
     out.push_back(Sample{"_bucket", std::move(with_le), static_cast<double>(cumulative)});
   }
-  out.push_back(Sample{"_sum", labels, histogram.sum()});
+  out.push_back(Sample{"_sum", labels, sum});
   out.push_back(Sample{"_count", labels, static_cast<double>(cumulative)});
 }
 

@@ -92,6 +92,10 @@ class Histogram {
   std::atomic<double> sum_{0};
 };
 
+// The bucket `value` falls in: the first of `upper_bounds` at or above it, or
+// upper_bounds.size() (+Inf).
+size_t BucketOf(const std::vector<double>& upper_bounds, double value);
+
 // Latency buckets in seconds, from 1 ms to 60 s.
 std::vector<double> LatencyBucketsSeconds();
 
@@ -100,6 +104,9 @@ std::vector<double> LatencyBucketsSeconds();
 void AppendSamples(const Counter& counter, const Labels& labels, std::vector<Sample>& out);
 void AppendSamples(const Gauge& gauge, const Labels& labels, std::vector<Sample>& out);
 void AppendSamples(const Histogram& histogram, const Labels& labels, std::vector<Sample>& out);
+// A histogram's lines from its bounds, per-bucket counts (as Histogram::bucket_counts) and sum.
+void AppendHistogramSamples(const std::vector<double>& upper_bounds, const std::vector<uint64_t>& counts,
+                            double sum, const Labels& labels, std::vector<Sample>& out);
 
 class FamilyBase {
  public:

@@ -136,6 +136,17 @@ std::vector<metrics::FamilySamples> FlowFamilies(const std::vector<FlowStatus>& 
        }},
   };
   std::vector<metrics::FamilySamples> families;
+  metrics::FamilySamples durations{
+      "basin_flow_batch_duration_seconds", "Committed batches by duration", MetricType::kHistogram, {}};
+  const std::vector<double> bounds = metrics::LatencyBucketsSeconds();
+  for (const FlowStatus& flow : flows) {
+    std::vector<uint64_t> counts = flow.figures.duration_buckets;
+    counts.resize(bounds.size() + 1);
+    metrics::AppendHistogramSamples(bounds, counts, flow.figures.batch_duration_ms / 1000.0,
+                                    {{"flow", flow.name}, {"kind", std::string(FlowKindName(flow.kind))}},
+                                    durations.samples);
+  }
+  families.push_back(std::move(durations));
   for (const Series& series : kSeries) {
     metrics::FamilySamples family{series.name, series.help, series.type, {}};
     for (const FlowStatus& flow : flows) {
@@ -149,7 +160,17 @@ std::vector<metrics::FamilySamples> FlowFamilies(const std::vector<FlowStatus>& 
   return families;
 }
 
+namespace {
+// Counts a committed batch (or a pipeline flow's pass) of `duration_ms` in `figures`.
+void CountDuration(int64_t duration_ms, FlowFigures& figures) {
+  const std::vector<double> bounds = metrics::LatencyBucketsSeconds();
+  figures.duration_buckets.resize(bounds.size() + 1);
+  ++figures.duration_buckets[metrics::BucketOf(bounds, duration_ms / 1000.0)];
+}
+}  // namespace
+
 void AddStreamBatch(const StreamBatch& batch, FlowFigures& figures) {
+  CountDuration(batch.duration_ms, figures);
   ++figures.batches;
   figures.rows_in += batch.rows_in;
   figures.rows_out += batch.rows_out;
@@ -166,6 +187,7 @@ void AddStreamBatch(const StreamBatch& batch, FlowFigures& figures) {
 void AddPipelineFlowRun(const PipelineFlowRun& run, FlowFigures& figures) {
   // A pass that found nothing to read is no batch.
   if (run.batches == 0) return;
+  CountDuration(run.duration_ms, figures);
   figures.batches += run.batches;
   figures.rows_in += run.rows_in;
   figures.rows_out += run.rows_written;

@@ -43,6 +43,8 @@ struct FlowFigures {
   int64_t dead_letters = 0;       // records that did not parse
   int64_t failures = 0;           // runs that ended in an error
   int64_t batch_duration_ms = 0;  // summed over the batches
+  // Batches by duration: counts per bucket of metrics::LatencyBucketsSeconds() (and +Inf).
+  std::vector<uint64_t> duration_buckets;
 
   // The last batch that committed: a stream's, or the last pipeline flow that wrote.
   std::optional<int64_t> last_batch_id;  // streams only

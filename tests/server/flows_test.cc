@@ -197,12 +197,16 @@ TEST_F(FlowsTest, FlowFiguresAreMetrics) {
   StartServer();
   Sql("INSERT INTO src VALUES (1), (2), (3)");
   ASSERT_TRUE(WaitUntil([&] { return Flow("copy")["totals"]["rows_out"] == 3; }));
+  const std::string batches = Flow("copy")["totals"]["batches"].dump();
   httplib::Client client("127.0.0.1", server_->http_port());
   httplib::Result scraped = client.Get("/metrics", {{"Authorization", "Bearer " + admin_token_}});
   ASSERT_TRUE(scraped);
   ASSERT_EQ(scraped->status, 200) << scraped->body;
   const std::string labels = "{flow=\"copy\",kind=\"stream\"} ";
   for (const std::string& line : std::vector<std::string>{
+           "# TYPE basin_flow_batch_duration_seconds histogram",
+           "basin_flow_batch_duration_seconds_bucket{flow=\"copy\",kind=\"stream\",le=\"+Inf\"} " + batches,
+           "basin_flow_batch_duration_seconds_count" + labels + batches,
            "# TYPE basin_flow_output_rows_total counter", "basin_flow_output_rows_total" + labels + "3",
            "basin_flow_running" + labels + "1", "basin_flow_failed" + labels + "0",
            "basin_flow_failures_total" + labels + "0",
