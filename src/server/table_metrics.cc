@@ -45,7 +45,8 @@ Result<TableFigures> TableMetrics::Figures(const std::string& location) {
   return figures;
 }
 
-std::vector<metrics::FamilySamples> TableMetrics::Collect() {
+std::vector<metrics::FamilySamples> TableMetrics::Collect(
+    const std::function<bool(const catalog::TableName&)>& visible) {
   using metrics::MetricType;
   std::vector<metrics::FamilySamples> families = {
       {"basin_table_version", "The table's latest version.", MetricType::kGauge, {}},
@@ -71,6 +72,12 @@ std::vector<metrics::FamilySamples> TableMetrics::Collect() {
   int64_t failed = tables.ok() ? 0 : 1;
   std::map<std::string, Kept> listed;  // what is kept for the next scrape: tables that still exist
   for (const catalog::TableEntry& table : tables.ok() ? *tables : std::vector<catalog::TableEntry>()) {
+    if (!visible(table.name)) {
+      // Another user's scrape may show it: what is kept for it stays.
+      if (auto kept = kept_.find(table.location); kept != kept_.end())
+        listed[table.location] = std::move(kept->second);
+      continue;
+    }
     Result<TableFigures> figures = Figures(table.location);
     if (!figures.ok()) {
       failed++;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "basin/clock.h"
+#include "catalog/warehouse.h"
 #include "common/metrics.h"
 #include "delta/parquet_io.h"
 #include "delta/snapshot.h"
@@ -44,10 +46,11 @@ class TableMetrics {
   TableMetrics(std::string warehouse, std::shared_ptr<const Clock> clock);
   ~TableMetrics();
 
-  // The families basin_table_* (and basin_table_scrape_errors: tables left out because
-  // their catalog entry or log could not be read). A catalog that cannot be listed gives
-  // no table series and one error.
-  std::vector<metrics::FamilySamples> Collect();
+  // The families basin_table_* for the tables `visible` admits (and
+  // basin_table_scrape_errors: those of them left out because their log could not be read).
+  // A catalog that cannot be listed gives no table series and one error. Tables not
+  // admitted are neither read nor counted, and what is kept for them stays.
+  std::vector<metrics::FamilySamples> Collect(const std::function<bool(const catalog::TableName&)>& visible);
 
  private:
   struct Kept {

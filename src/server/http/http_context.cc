@@ -35,6 +35,12 @@ Result<std::unique_ptr<Session>> HttpContext::OpenSession(const std::string& use
   return Session::Open(options);
 }
 
+Result<security::Access> HttpContext::AccessOf(const std::string& user) const {
+  ASSIGN_OR_RETURN(std::optional<security::User> found, users->Find(user));
+  if (!found) return Status::Unauthenticated("user " + user + " does not exist");
+  return security::Access::Load(*grants, user, found->admin);
+}
+
 void HttpContext::Audit(const std::string& client_address, const std::string& user,
                         const std::string& statement, int64_t started_ms, const Status& outcome,
                         std::optional<int64_t> rows) const {
