@@ -429,6 +429,43 @@ TEST_F(HttpMetricsTest, TableSeriesAreThoseTheUserMayRead) {
   EXPECT_EQ(scrape[u], 1);
 }
 
+TEST_F(HttpMetricsTest, KeptFiguresFollowAppendsDeletesAndOptimize) {
+  server::TableMetrics kept(warehouse_.str(), clock_);
+  // s.t only: the server creates its own tables (the audit log) meanwhile.
+  const auto only_t = [](const catalog::TableName& table) {
+    return table.schema == "s" && table.table == "t";
+  };
+  const std::vector<std::string> families = {"basin_table_version", "basin_table_files",
+                                             "basin_table_small_files", "basin_table_bytes",
+                                             "basin_table_last_commit_age_seconds"};
+  // The kept figures equal those of a table read whole.
+  auto expect_right = [&](const std::string& after) {
+    const Scrape followed = Parse(metrics::RenderText(kept.Collect(only_t)));
+    server::TableMetrics fresh(warehouse_.str(), clock_);
+    const Scrape whole = Parse(metrics::RenderText(fresh.Collect(only_t)));
+    for (const std::string& family : families)
+      EXPECT_EQ(followed[OfTable(family)], whole[OfTable(family)]) << family << " after " << after;
+    return followed;
+  };
+  expect_right("CREATE TABLE");
+  for (const std::string& statement :
+       {"INSERT INTO s.t VALUES (1, 'a'), (2, 'b')", "INSERT INTO s.t SELECT range, 'x' FROM range(10, 20)",
+        "DELETE FROM s.t WHERE id = 1", "UPDATE s.t SET name = 'y' WHERE id = 12", "OPTIMIZE s.t",
+        "INSERT INTO s.t VALUES (3, 'c')", "DELETE FROM s.t WHERE id >= 10"}) {
+    ASSERT_OK(Post(statement));
+    expect_right(statement);
+  }
+  // Read whole once: every commit since was followed.
+  EXPECT_EQ(kept.full_reads(), 1);
+  EXPECT_EQ(TableFiles()["num_files"].get<double>(),
+            Parse(metrics::RenderText(kept.Collect(only_t)))[OfTable("basin_table_files")]);
+
+  // A new target file size counts small files anew: the table is read whole.
+  ASSERT_OK(Post("ALTER TABLE s.t SET TBLPROPERTIES ('delta.targetFileSize' = '4')"));
+  EXPECT_EQ(expect_right("a new target file size")[OfTable("basin_table_small_files")], 0);
+  EXPECT_EQ(kept.full_reads(), 2);
+}
+
 TEST_F(HttpMetricsTest, TablesWithCheckpointsAreRead) {
   ASSERT_OK(Post("CREATE TABLE s.c (id BIGINT) TBLPROPERTIES ('delta.checkpointInterval' = '2')"));
   for (int i = 0; i < 3; i++) ASSERT_OK(Post("INSERT INTO s.c VALUES (" + std::to_string(i) + ")"));
