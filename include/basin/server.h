@@ -68,7 +68,8 @@ struct ServerOptions {
   std::vector<std::string> pipelines = {};
   // The warehouse user the streams and pipelines run as, under its grants
   // (docs/governance.md): a flow whose owner lacks a privilege it needs fails with
-  // PermissionDenied and commits nothing. It must exist when the server starts.
+  // PermissionDenied and commits nothing. With flows to run, it must exist when the server
+  // starts.
   std::string flow_owner = "admin";
   // Where the server reads the time (tokens' expiry, idle results); null: the system's.
   std::shared_ptr<const Clock> clock = {};
