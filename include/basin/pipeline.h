@@ -58,6 +58,10 @@ struct PipelineOptions {
   // (negative: pipeline.json's "trigger_interval", 1 s by default), until Stop().
   bool continuous = false;
   int64_t interval_ms = -1;
+  // The warehouse user every statement of the pipeline runs as, under its grants
+  // (SessionOptions::user): creating its tables needs CREATE on the pipeline's schema, a
+  // flow's reads SELECT on its sources. Empty: the process's rights, unchecked.
+  std::string user = {};
 };
 
 // How the rows a flow wrote fared against one expectation of its table.

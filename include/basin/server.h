@@ -66,6 +66,11 @@ struct ServerOptions {
   // Pipeline folders (basin/pipeline.h), run continuously from the start; each flow is
   // named after its pipeline.
   std::vector<std::string> pipelines = {};
+  // The warehouse user the streams and pipelines run as, under its grants
+  // (docs/governance.md): a flow whose owner lacks a privilege it needs fails with
+  // PermissionDenied and commits nothing. With flows to run, it must exist when the server
+  // starts.
+  std::string flow_owner = "admin";
   // Where the server reads the time (tokens' expiry, idle results); null: the system's.
   std::shared_ptr<const Clock> clock = {};
   // Every statement and refused sign-in, over either protocol, is written to the Delta table
@@ -91,8 +96,9 @@ class Server {
   // cannot be bound (naming it) or a TLS file cannot be read (naming it); the warehouse's
   // errors as Session::Open gives them; InvalidArgument for a TLS file that holds no
   // certificate or key, a stream's bad or repeated name, streams without a checkpoint root,
-  // and a pipeline folder that does not read (ReadPipelineGraph). A flow that fails once
-  // started (its sink missing, a bad batch) does not stop the server: it is FAILED alone.
+  // a pipeline folder that does not read (ReadPipelineGraph), and a flow owner that is no
+  // user of the warehouse. A flow that fails once started (its sink missing, a bad batch,
+  // its owner lacking a privilege) does not stop the server: it is FAILED alone.
   static Result<std::unique_ptr<Server>> Start(const ServerOptions& options);
   ~Server();  // Shutdown(), then waits
   Server(const Server&) = delete;

@@ -42,8 +42,9 @@ struct SessionOptions {
   bool track_progress = false;
   // The warehouse user the session runs as: each statement is checked against the user's
   // grants and refused with PermissionDenied, naming the missing privilege, before it
-  // touches anything (docs/governance.md). Empty: unchecked, with the rights of the
-  // process (the CLI without --user, programs embedding Basin).
+  // touches anything (docs/governance.md); Open() fails with Unauthenticated when there is
+  // no such user. Empty: unchecked, with the rights of the process (the CLI without --user,
+  // programs embedding Basin).
   std::string user = {};
   // COPY ... TO STDOUT gives its rows to the caller (StatementResult::copy_out), who sends
   // them on, as a server to its client, and COPY ... FROM STDIN fails with NotImplemented.

@@ -34,6 +34,10 @@ struct StreamOptions {
   // return), "once" (one batch) or "continuous" (until Stop()).
   std::string trigger = "continuous";
   int64_t interval_ms = 1'000;  // continuous: the least time between two batch starts
+  // The warehouse user the stream's statements run as, under its grants (SessionOptions::
+  // user): a batch whose user lacks SELECT on the source or MODIFY on the sink fails with
+  // PermissionDenied and commits nothing. Empty: the process's rights, unchecked.
+  std::string user = {};
 };
 
 // A batch that committed, as Run() reports it.

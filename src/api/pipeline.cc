@@ -101,8 +101,9 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options)
                                      impl->loaded.view.name);
     }
   }
-  ASSIGN_OR_RETURN(impl->session,
-                   sql::Session::Open({.warehouse_dir = options.warehouse, .record_lineage = true}));
+  ASSIGN_OR_RETURN(
+      impl->session,
+      sql::Session::Open({.warehouse_dir = options.warehouse, .user = options.user, .record_lineage = true}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   RETURN_IF_ERROR(pipeline::CheckOutsideTables(*impl->session, impl->loaded.definition));
   ASSIGN_OR_RETURN(impl->state, OpenStoreAt(options.warehouse + "/_pipelines/" + impl->loaded.view.name));
@@ -121,9 +122,10 @@ Result<std::vector<PipelineFlowRun>> Pipeline::Run(
   run.cancellation = &impl_->stop;
   run.continuous = impl_->options.continuous;
   run.parallelism = impl_->loaded.definition.settings.parallelism;
-  run.open_session = [warehouse = impl_->options.warehouse]() -> Result<std::unique_ptr<sql::Session>> {
+  run.open_session = [warehouse = impl_->options.warehouse,
+                      user = impl_->options.user]() -> Result<std::unique_ptr<sql::Session>> {
     ASSIGN_OR_RETURN(std::unique_ptr<sql::Session> session,
-                     sql::Session::Open({.warehouse_dir = warehouse, .record_lineage = true}));
+                     sql::Session::Open({.warehouse_dir = warehouse, .user = user, .record_lineage = true}));
     RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
     return session;
   };

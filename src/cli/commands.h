@@ -68,6 +68,7 @@ struct ServeCommandOptions {
   std::string checkpoint_root;         // --checkpoint-root: the streams' checkpoints, DIR/NAME
   std::string stream_interval;         // "500ms", "2s"; empty: the default (1 s)
   std::vector<std::string> pipelines;  // --pipeline DIR
+  std::string flow_owner = "admin";    // --flow-owner: the user the streams and pipelines run as
   std::string tls_cert_file;           // with tls_key_file: TLS on the pg port
   std::string tls_key_file;
   bool tls_required = false;
@@ -87,6 +88,7 @@ struct StreamCommandOptions {
   std::string interval;  // "500ms", "2s", "1m"; empty: the default (1 s)
   std::string command;   // -c: the stream's INSERT
   std::string file;      // -f: a file holding it
+  std::string user;      // --user: run as this warehouse user, under its grants; empty: as the owner
 };
 
 struct StreamStatusCommandOptions {
@@ -120,6 +122,7 @@ struct PipelineRunCommandOptions {
   std::optional<std::vector<std::string>> full_refresh;
   bool continuous = false;
   std::string interval;  // --interval; empty: the pipeline's trigger interval
+  std::string user;      // --user: run as this warehouse user, under its grants; empty: as the owner
 };
 
 // basin pipeline run: every flow once (triggered), a line per flow on stderr and a summary

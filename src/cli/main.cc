@@ -99,6 +99,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeCommandOptions& options) {
                     "The least time between two batch starts of a stream (500ms, 2s, 1m); default 1s");
   serve->add_option("--pipeline", options.pipelines,
                     "Run the pipeline in this folder continuously (repeatable)");
+  serve
+      ->add_option("--flow-owner", options.flow_owner,
+                   "The warehouse user the streams and pipelines run as, under its grants")
+      ->capture_default_str();
   serve->add_option("--tls-cert", options.tls_cert_file, "PEM certificate (chain) for TLS on the pg port");
   serve->add_option("--tls-key", options.tls_key_file, "PEM private key of --tls-cert");
   serve->add_flag("--tls-required", options.tls_required, "Refuse connections without TLS");
@@ -147,6 +151,8 @@ CLI::App* AddStreamCommand(CLI::App& app, StreamCommandOptions& options,
   run->add_option("--interval", options.interval,
                   "Continuous: the least time between batches (500ms, 2s, 1m)");
   CLI::Option* command = run->add_option("-c,--command", options.command, "The stream's INSERT statement");
+  run->add_option("-u,--user", options.user,
+                  "Run as this warehouse user, under its grants (as basin sql --user)");
   run->add_option("-f,--file", options.file, "A file holding the stream's INSERT statement")
       ->excludes(command);
   CLI::App* status = stream->add_subcommand("status", "Show what a stream's checkpoint folder says of it");
@@ -179,6 +185,8 @@ CLI::App* AddPipelineCommand(CLI::App& app, PipelineGraphCommandOptions& graph_o
       ->required();
   run->add_option("--full-refresh", full_refresh,
                   "Recompute datasets from their sources: a comma-separated list, or 'all'");
+  run->add_option("-u,--user", run_options.user,
+                  "Run as this warehouse user, under its grants (as basin sql --user)");
   run->add_flag("--continuous", run_options.continuous,
                 "Keep running the flows, a pass at most every trigger interval, until Ctrl-C or SIGTERM");
   run->add_option("--interval", run_options.interval,

@@ -151,6 +151,7 @@ int RunPipelineRunCommand(const PipelineRunCommandOptions& options) {
     }
   }
   open.continuous = options.continuous;
+  open.user = options.user;
   if (!options.interval.empty()) {
     Result<int64_t> interval = ParseDurationMs(options.interval);
     if (!interval.ok()) return ExitStatus(interval.status());

@@ -46,6 +46,7 @@ int RunServeCommand(const ServeCommandOptions& options) {
     server_options.stream_interval_ms = *interval;
   }
   server_options.pipelines = options.pipelines;
+  server_options.flow_owner = options.flow_owner;
   server_options.warehouse = options.warehouse_dir;
   server_options.bind_address = options.bind_address;
   server_options.pg_port = options.pg_port;

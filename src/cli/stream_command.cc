@@ -176,6 +176,7 @@ int RunStreamCommand(const StreamCommandOptions& options) {
   stream_options.warehouse = options.warehouse_dir;
   stream_options.checkpoint = options.checkpoint;
   stream_options.trigger = options.trigger;
+  stream_options.user = options.user;
   Result<std::string> statement = StatementOf(options);
   if (!statement.ok()) return ExitStatus(statement.status());
   stream_options.statement = *statement;

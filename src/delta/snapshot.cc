@@ -11,6 +11,7 @@
 #include "delta/checkpoint.h"
 #include "delta/history.h"
 #include "delta/log_segment.h"
+#include "delta/log_tail.h"
 #include "delta/paths.h"
 #include "delta/protocol.h"
 
@@ -401,18 +402,16 @@ class Replay {
   std::vector<Event> events_;
 };
 
-// The commit time of a snapshot: the in-commit timestamp when enabled (from `last_info`,
-// the newest commit's commitInfo), else the commit file's modification time.
-int64_t CommitTimestampMs(const Metadata& metadata, const std::optional<CommitInfo>& last_info,
+}  // namespace
+
+// A snapshot's commit time is its newest commit's.
+int64_t CommitTimestampMs(const Metadata& metadata, const std::optional<CommitInfo>& info,
                           int64_t file_time_ms) {
-  if (ConfigIsTrue(metadata, "delta.enableInCommitTimestamps") && last_info &&
-      last_info->in_commit_timestamp) {
-    return *last_info->in_commit_timestamp;
+  if (ConfigIsTrue(metadata, "delta.enableInCommitTimestamps") && info && info->in_commit_timestamp) {
+    return *info->in_commit_timestamp;
   }
   return file_time_ms;
 }
-
-}  // namespace
 
 int64_t Snapshot::num_records() const {
   const FileStatsIndex& index = stats_index();
@@ -548,23 +547,26 @@ bool SameObject(const ObjectInfo& a, const ObjectInfo& b) {
   return a.size_bytes == b.size_bytes && a.modification_time_ms == b.modification_time_ms;
 }
 
-// The commits after `old`'s version, found by listing the log; nullopt when `old` cannot
-// be brought forward (its commit is gone or changed, or newer commits were cleaned up).
-Result<std::optional<std::vector<LogFile>>> ListCommitsAfter(const Snapshot& old) {
+// The commits after `version`, found by listing the log; nullopt when what was read at
+// `version` cannot be brought forward (its commit is gone or changed, or newer commits
+// were cleaned up).
+Result<std::optional<std::vector<LogFile>>> ListCommitsAfter(ObjectStore& store,
+                                                             const std::string& table_root, int64_t version,
+                                                             const std::optional<ObjectInfo>& commit_file) {
   using Found = std::optional<std::vector<LogFile>>;
-  auto listed = ListLog(*old.store, old.version);
-  if (!listed.ok()) return listed.status().WithContext("listing the Delta log of " + old.table_root);
+  auto listed = ListLog(store, version);
+  if (!listed.ok()) return listed.status().WithContext("listing the Delta log of " + table_root);
   const LogListing& listing = *listed;
-  // The log must still hold the commit this snapshot ends with, unchanged: otherwise it
-  // was cleaned up, or the table was deleted and written again.
-  auto same = listing.commits.find(old.version);
-  if (old.commit_file && (same == listing.commits.end() || !SameObject(same->second, *old.commit_file))) {
+  // The log must still hold the commit that was read, unchanged: otherwise it was cleaned
+  // up, or the table was deleted and written again.
+  auto same = listing.commits.find(version);
+  if (commit_file && (same == listing.commits.end() || !SameObject(same->second, *commit_file))) {
     return Found();
   }
   std::vector<LogFile> commits;
-  if (listing.empty() || listing.latest_version() <= old.version) return Found(std::move(commits));
-  if (!old.commit_file) return Found();  // nothing to check the log against
-  for (int64_t v = old.version + 1; v <= listing.latest_version(); v++) {
+  if (listing.empty() || listing.latest_version() <= version) return Found(std::move(commits));
+  if (!commit_file) return Found();  // nothing to check the log against
+  for (int64_t v = version + 1; v <= listing.latest_version(); v++) {
     auto it = listing.commits.find(v);
     if (it == listing.commits.end()) return Found();  // cleaned up: a checkpoint covers it
     commits.push_back(LogFile{LogFileType::kCommit, v, v, 0, 0, it->second});
@@ -572,37 +574,46 @@ Result<std::optional<std::vector<LogFile>>> ListCommitsAfter(const Snapshot& old
   return Found(std::move(commits));
 }
 
+}  // namespace
+
 // As ListCommitsAfter, asking for each next commit rather than listing the log (a listing
 // costs in proportion to the log's files: thousands, for a table committed to often).
-// Versions are contiguous and log cleanup deletes the oldest first, so while `old`'s own
-// commit is there unchanged, a missing next commit means there is none, unless
+// Versions are contiguous and log cleanup deletes the oldest first, so while commit
+// `version` is there unchanged, a missing next commit means there is none, unless
 // _last_checkpoint names a newer version (a cleanup that deleted out of order): then the
 // log is listed.
-Result<std::optional<std::vector<LogFile>>> CommitsAfter(const Snapshot& old) {
+Result<std::optional<std::vector<LogFile>>> CommitFilesAfter(ObjectStore& store,
+                                                             const std::string& table_root, int64_t version,
+                                                             const std::optional<ObjectInfo>& commit_file) {
   using Found = std::optional<std::vector<LogFile>>;
-  if (!old.commit_file) return ListCommitsAfter(old);
-  auto head = [&](int64_t version) -> Result<std::optional<ObjectInfo>> {
-    auto info = old.store->Head(CommitKey(version));
+  if (!commit_file) return ListCommitsAfter(store, table_root, version, commit_file);
+  auto head = [&](int64_t v) -> Result<std::optional<ObjectInfo>> {
+    auto info = store.Head(CommitKey(v));
     if (info.ok()) return std::optional<ObjectInfo>(std::move(*info));
     if (info.status().IsNotFound()) return std::optional<ObjectInfo>();
-    return info.status().WithContext("reading the Delta log of " + old.table_root);
+    return info.status().WithContext("reading the Delta log of " + table_root);
   };
-  ASSIGN_OR_RETURN(std::optional<ObjectInfo> own, head(old.version));
-  if (!own || !SameObject(*own, *old.commit_file)) return Found();
+  ASSIGN_OR_RETURN(std::optional<ObjectInfo> own, head(version));
+  if (!own || !SameObject(*own, *commit_file)) return Found();
   std::vector<LogFile> commits;
-  for (int64_t v = old.version + 1;; v++) {
+  for (int64_t v = version + 1;; v++) {
     ASSIGN_OR_RETURN(std::optional<ObjectInfo> next, head(v));
     if (!next) break;
     commits.push_back(LogFile{LogFileType::kCommit, v, v, 0, 0, std::move(*next)});
   }
   if (commits.empty()) {
-    std::optional<int64_t> checkpointed = ReadLastCheckpointHint(*old.store);
-    if (checkpointed && *checkpointed > old.version) return ListCommitsAfter(old);
+    std::optional<int64_t> checkpointed = ReadLastCheckpointHint(store);
+    if (checkpointed && *checkpointed > version)
+      return ListCommitsAfter(store, table_root, version, commit_file);
   }
   return Found(std::move(commits));
 }
 
-}  // namespace
+Status ForEachCommitAction(ObjectStore& store, const LogFile& file, const std::string& table_root,
+                           const std::function<Status(Action&)>& visit) {
+  return ForEachDeltaAction(store, file, table_root, table_root + " version " + std::to_string(file.version),
+                            "", visit);
+}
 
 Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Snapshot> snapshot,
                                                        ParquetLogIO& io) {
@@ -613,7 +624,8 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
     ASSIGN_OR_RETURN(std::shared_ptr<Snapshot> fresh, LoadSnapshot(old.store, old.table_root, io, options));
     return std::shared_ptr<const Snapshot>(std::move(fresh));
   };
-  ASSIGN_OR_RETURN(std::optional<std::vector<LogFile>> found, CommitsAfter(old));
+  ASSIGN_OR_RETURN(std::optional<std::vector<LogFile>> found,
+                   CommitFilesAfter(*old.store, old.table_root, old.version, old.commit_file));
   if (!found) return reload();
   const std::vector<LogFile>& commits = *found;
   if (commits.empty()) return snapshot;

@@ -308,7 +308,7 @@ class Flow {
   bool stop_requested_ = false;     // GUARDED_BY(mu_)
 };
 
-Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options,
+Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options, const security::UserStore& users,
                                                std::function<void(const std::string&)> log) {
   if (!log) log = [](const std::string&) {};
   std::unique_ptr<FlowSet> set(new FlowSet());
@@ -322,6 +322,15 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options,
     return Status::InvalidArgument(
         "streams need a checkpoint root (--checkpoint-root DIR): each keeps its checkpoint in DIR/<name>");
   }
+  if (!options.streams.empty() || !options.pipelines.empty()) {
+    if (options.flow_owner.empty())
+      return Status::InvalidArgument("the streams and pipelines need an owner (--flow-owner USER)");
+    ASSIGN_OR_RETURN(std::optional<security::User> owner, users.Find(options.flow_owner));
+    if (!owner) {
+      return Status::InvalidArgument("the flows' owner (--flow-owner) " + options.flow_owner +
+                                     " is no user of the warehouse: create it first (CREATE USER)");
+    }
+  }
   for (const ServedStream& served : options.streams) {
     RETURN_IF_ERROR(http::CheckIdentifier(served.name, "a stream's name"));
     StreamOptions stream;
@@ -330,6 +339,7 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options,
     stream.statement = served.statement;
     stream.trigger = "continuous";
     stream.interval_ms = options.stream_interval_ms;
+    stream.user = options.flow_owner;
     RETURN_IF_ERROR(add(served.name, FlowKind::kStream, [stream](const StatusUpdate& update) {
       return RunningStream::Open(stream, update);
     }));
@@ -340,6 +350,7 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options,
     pipeline.folder = folder;
     pipeline.warehouse = options.warehouse.empty() ? "." : options.warehouse;
     pipeline.continuous = true;
+    pipeline.user = options.flow_owner;
     RETURN_IF_ERROR(add(graph.name, FlowKind::kPipeline,
                         [pipeline](const StatusUpdate&) { return RunningPipeline::Open(pipeline); }));
   }

@@ -25,6 +25,7 @@
 #include "basin/status.h"
 #include "basin/stream.h"
 #include "common/metrics.h"
+#include "security/users.h"
 
 namespace basin::server {
 
@@ -80,9 +81,10 @@ class FlowSet {
  public:
   // The flows of `options`, none running yet. InvalidArgument for a stream's name that is
   // not an identifier, two flows of one name, streams without a checkpoint root; a pipeline
-  // folder's errors as ReadPipelineGraph gives them. `log` hears of flows that start, stop
-  // and fail.
-  static Result<std::unique_ptr<FlowSet>> Open(const ServerOptions& options,
+  // folder's errors as ReadPipelineGraph gives them; InvalidArgument when there are flows and
+  // options.flow_owner is no user in `users`. Each flow's sessions run as that owner. `log`
+  // hears of flows that start, stop and fail.
+  static Result<std::unique_ptr<FlowSet>> Open(const ServerOptions& options, const security::UserStore& users,
                                                std::function<void(const std::string&)> log);
   ~FlowSet();  // Close(), then Join()
   FlowSet(const FlowSet&) = delete;

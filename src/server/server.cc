@@ -72,6 +72,7 @@ int BoundPort(int fd) {
 struct Server::Impl {
   ServerOptions options;
   std::unique_ptr<security::UserStore> users;
+  std::unique_ptr<security::GrantStore> grants;  // for GET /metrics
   std::unique_ptr<security::TokenStore> tokens;
   std::unique_ptr<server::ServerMetrics> metrics;  // outlives the endpoints
   std::unique_ptr<server::AuditLog> audit;         // null when auditing is off; outlives the endpoints
@@ -229,6 +230,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   std::shared_ptr<const Clock> clock = options.clock ? options.clock : SystemClock();
   impl->users = std::make_unique<security::UserStore>(store, clock);
   impl->tokens = std::make_unique<security::TokenStore>(store, clock);
+  impl->grants = std::make_unique<security::GrantStore>(store, clock);
   ASSIGN_OR_RETURN(std::optional<std::string> generated, impl->users->EnsureAdmin(options.admin_password));
   if (generated) {
     impl->Log("created user admin with password " + *generated +
@@ -236,7 +238,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   }
   impl->metrics = std::make_unique<server::ServerMetrics>(options.warehouse, clock);
   impl->context.metrics = impl->metrics.get();
-  ASSIGN_OR_RETURN(impl->flows, server::FlowSet::Open(options, options.log));
+  ASSIGN_OR_RETURN(impl->flows, server::FlowSet::Open(options, *impl->users, options.log));
   impl->metrics->registry().AddCollector(
       [flows = impl->flows.get()] { return server::FlowFamilies(flows->List()); });
   impl->context.warehouse = options.warehouse;
@@ -260,9 +262,9 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
             " (database " + options.database + (impl->context.tls ? ", TLS" : "") +
             (options.tls_required ? " required" : "") + ")");
   if (options.http_port >= 0) {
-    ASSIGN_OR_RETURN(impl->http,
-                     server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
-                                                     impl->audit.get(), *impl->metrics, *impl->flows));
+    ASSIGN_OR_RETURN(impl->http, server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
+                                                                 *impl->grants, impl->audit.get(),
+                                                                 *impl->metrics, *impl->flows));
     impl->Log("HTTP API on " + options.bind_address + ":" + std::to_string(impl->http->port()));
   }
   RETURN_IF_ERROR(impl->flows->StartAll());

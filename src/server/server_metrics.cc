@@ -37,7 +37,6 @@ ServerMetrics::ServerMetrics(const std::string& warehouse, std::shared_ptr<const
     for (size_t o = 0; o < kOutcomes.size(); o++)
       queries_[p][o] = &queries.With({kProtocols[p], kOutcomes[o]});
   }
-  registry_.AddCollector([this] { return tables_.Collect(); });
 }
 
 void ServerMetrics::RecordQuery(Protocol protocol, const Status& status, Time started) {
@@ -46,8 +45,12 @@ void ServerMetrics::RecordQuery(Protocol protocol, const Status& status, Time st
   durations_[Index(protocol)]->Observe(seconds.count());
 }
 
-std::string ServerMetrics::Render() {
+std::string ServerMetrics::Render(const security::Access& access) {
   std::vector<metrics::FamilySamples> families = registry_.Collect();
+  std::vector<metrics::FamilySamples> tables = tables_.Collect([&access](const catalog::TableName& table) {
+    return access.Holds(security::Privilege::kSelect, security::Securable::Table(table.schema, table.table));
+  });
+  std::move(tables.begin(), tables.end(), std::back_inserter(families));
   std::vector<metrics::FamilySamples> process = metrics::ProcessRegistry().Collect();
   std::move(process.begin(), process.end(), std::back_inserter(families));
   return metrics::RenderText(families);

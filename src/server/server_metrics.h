@@ -14,6 +14,7 @@
 #include "basin/clock.h"
 #include "basin/status.h"
 #include "common/metrics.h"
+#include "security/grants.h"
 #include "server/table_metrics.h"
 
 namespace basin::server {
@@ -34,8 +35,10 @@ class ServerMetrics {
   void RecordQuery(Protocol protocol, const Status& status, Time started);
   static Time Now() { return std::chrono::steady_clock::now(); }
 
-  // The exposition (metrics::RenderText) of everything above, for one scrape.
-  std::string Render();
+  // The exposition (metrics::RenderText) of everything above, for one scrape by a user with
+  // `access`: the per-table series only for the tables it may SELECT (an administrator: all).
+  // The server's and the flows' series hold no table data and are there for every user.
+  std::string Render(const security::Access& access);
 
   // Where streams, pipelines and other parts of the server add their series.
   metrics::Registry& registry() { return registry_; }

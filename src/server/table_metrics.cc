@@ -5,6 +5,7 @@
 #include "basin/object_store.h"
 #include "catalog/warehouse.h"
 #include "commands/table_features.h"
+#include "delta/log_tail.h"
 #include "engine/parquet_log_io.h"
 
 namespace basin::server {
@@ -30,22 +31,73 @@ TableMetrics::TableMetrics(std::string warehouse, std::shared_ptr<const Clock> c
 
 TableMetrics::~TableMetrics() = default;
 
-Result<TableFigures> TableMetrics::Figures(const std::string& location) {
-  auto kept = kept_.find(location);
-  std::shared_ptr<const delta::Snapshot> latest;
-  if (kept != kept_.end()) {
-    ASSIGN_OR_RETURN(latest, delta::UpdateSnapshot(kept->second.snapshot, *log_io_));
-    if (latest->version == kept->second.figures.version) return kept->second.figures;
-  } else {
-    ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(location));
-    ASSIGN_OR_RETURN(latest, delta::LoadSnapshot(store, location, *log_io_));
+Result<bool> TableMetrics::FollowLog(const std::string& location, Kept& kept) const {
+  ASSIGN_OR_RETURN(std::optional<std::vector<delta::LogFile>> commits,
+                   delta::CommitFilesAfter(*kept.store, location, kept.figures.version, kept.commit_file));
+  if (!commits) return false;
+  Kept next = kept;  // `kept` stays as it was unless every commit is followed
+  for (const delta::LogFile& commit : *commits) {
+    bool followed = true;
+    bool removes = false;     // the commit removes a file
+    bool quiet_adds = false;  // it adds a file with dataChange false
+    std::optional<delta::CommitInfo> info;
+    // Adds `sign` files of `size` bytes.
+    auto count = [&](int64_t size, int64_t sign) {
+      next.figures.files += sign;
+      next.figures.bytes += sign * size;
+      if (size < next.target_bytes / 4) next.figures.small_files += sign;
+    };
+    RETURN_IF_ERROR(
+        delta::ForEachCommitAction(*next.store, commit, location, [&](delta::Action& action) -> Status {
+          if (const auto* add = std::get_if<delta::AddFile>(&action)) {
+            count(add->size, 1);
+            quiet_adds = quiet_adds || !add->data_change;
+          } else if (const auto* remove = std::get_if<delta::RemoveFile>(&action)) {
+            removes = true;
+            if (!remove->size) followed = false;  // what it took away is not known
+            count(remove->size.value_or(0), -1);
+          } else if (auto* metadata = std::get_if<delta::Metadata>(&action)) {
+            ASSIGN_OR_RETURN(int64_t target_bytes, commands::TargetFileSizeBytes(*metadata));
+            if (target_bytes != next.target_bytes) followed = false;  // the small files are others
+            next.metadata = std::move(*metadata);
+          } else if (auto* commit_info = std::get_if<delta::CommitInfo>(&action)) {
+            info = std::move(*commit_info);
+          }
+          return Status::OK();
+        }));
+    // Adds that change no data without removes are files the table holds added again (a
+    // writer recomputing statistics, a compaction that changed nothing), not new ones.
+    if (!followed || (quiet_adds && !removes)) return false;
+    next.figures.version = commit.version;
+    next.figures.commit_timestamp_ms =
+        delta::CommitTimestampMs(next.metadata, info, commit.object.modification_time_ms);
+    next.commit_file = commit.object;
   }
-  ASSIGN_OR_RETURN(TableFigures figures, FiguresOf(*latest));
-  kept_[location] = Kept{latest, figures};
+  kept = std::move(next);
+  return true;
+}
+
+Result<TableFigures> TableMetrics::Figures(const std::string& location) {
+  if (auto kept = kept_.find(location); kept != kept_.end()) {
+    ASSIGN_OR_RETURN(bool followed, FollowLog(location, kept->second));
+    if (followed) return kept->second.figures;
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<ObjectStore> store, OpenStoreAt(location));
+  ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> snapshot, delta::LoadSnapshot(store, location, *log_io_));
+  full_reads_++;
+  ASSIGN_OR_RETURN(TableFigures figures, FiguresOf(*snapshot));
+  ASSIGN_OR_RETURN(int64_t target_bytes, commands::TargetFileSizeBytes(snapshot->metadata));
+  kept_[location] = Kept{figures, std::move(snapshot->metadata), target_bytes, snapshot->commit_file, store};
   return figures;
 }
 
-std::vector<metrics::FamilySamples> TableMetrics::Collect() {
+int64_t TableMetrics::full_reads() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return full_reads_;
+}
+
+std::vector<metrics::FamilySamples> TableMetrics::Collect(
+    const std::function<bool(const catalog::TableName&)>& visible) {
   using metrics::MetricType;
   std::vector<metrics::FamilySamples> families = {
       {"basin_table_version", "The table's latest version.", MetricType::kGauge, {}},
@@ -71,6 +123,12 @@ std::vector<metrics::FamilySamples> TableMetrics::Collect() {
   int64_t failed = tables.ok() ? 0 : 1;
   std::map<std::string, Kept> listed;  // what is kept for the next scrape: tables that still exist
   for (const catalog::TableEntry& table : tables.ok() ? *tables : std::vector<catalog::TableEntry>()) {
+    if (!visible(table.name)) {
+      // Another user's scrape may show it: what is kept for it stays.
+      if (auto kept = kept_.find(table.location); kept != kept_.end())
+        listed[table.location] = std::move(kept->second);
+      continue;
+    }
     Result<TableFigures> figures = Figures(table.location);
     if (!figures.ok()) {
       failed++;

@@ -2,23 +2,35 @@
 // version, files, small files (under a quarter of delta.targetFileSize, the target OPTIMIZE
 // packs files toward), bytes, and the age of its latest commit.
 //
-// A scrape lists the catalog and brings each table's kept snapshot forward
-// (delta::UpdateSnapshot): an unchanged table costs a look-up of its next commit, and its
-// figures, kept per location and version, are not computed again; a changed one reads only
-// its new commits. Tables that are dropped are forgotten at the next scrape.
+// Per table only the figures are kept (with the table's metadata and the file of the commit
+// they are at), never its snapshot, so memory grows with the number of tables, not of
+// files. A scrape lists the catalog and brings each table's figures forward
+// (delta/log_tail.h): an unchanged table costs a look-up of its next commit; a changed one
+// reads only its new commits and adds their `add` actions' sizes and takes away their
+// `remove` actions'. The table is read whole (its snapshot loaded, counted and dropped) the
+// first time, and when its new commits cannot be followed: a remove without its size, a
+// commit whose adds change no data and which removes nothing (files the table holds added
+// again, as a writer recomputing statistics does), a change of delta.targetFileSize (small
+// files are counted against it), a log cleaned up past the kept version or a table written
+// anew. Tables that are dropped are forgotten at the next scrape. A file added again in a
+// commit that also removes files (no writer does so) would be counted twice until the
+// table is next read whole.
 //
 // Thread safety: Collect() may be called from any thread; scrapes run one at a time (a
 // mutex of this object's own, which no statement takes).
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "basin/clock.h"
+#include "catalog/warehouse.h"
 #include "common/metrics.h"
 #include "delta/parquet_io.h"
 #include "delta/snapshot.h"
@@ -44,24 +56,35 @@ class TableMetrics {
   TableMetrics(std::string warehouse, std::shared_ptr<const Clock> clock);
   ~TableMetrics();
 
-  // The families basin_table_* (and basin_table_scrape_errors: tables left out because
-  // their catalog entry or log could not be read). A catalog that cannot be listed gives
-  // no table series and one error.
-  std::vector<metrics::FamilySamples> Collect();
+  // The families basin_table_* for the tables `visible` admits (and
+  // basin_table_scrape_errors: those of them left out because their log could not be read).
+  // A catalog that cannot be listed gives no table series and one error. Tables not
+  // admitted are neither read nor counted, and what is kept for them stays.
+  std::vector<metrics::FamilySamples> Collect(const std::function<bool(const catalog::TableName&)>& visible);
+
+  // Tables read whole since this object was made: what scrapes cost beyond following logs.
+  int64_t full_reads() const;
 
  private:
   struct Kept {
-    std::shared_ptr<const delta::Snapshot> snapshot;
     TableFigures figures;
+    delta::Metadata metadata;               // at figures.version: its target file size, in-commit timestamps
+    int64_t target_bytes = 0;               // the table's target file size
+    std::optional<ObjectInfo> commit_file;  // commit figures.version's file, which the log must still hold
+    std::shared_ptr<ObjectStore> store;
   };
-  // `location`'s figures, from the kept snapshot when its version did not change.
+  // `location`'s latest figures: the kept ones brought forward, else read whole.
   Result<TableFigures> Figures(const std::string& location);
+  // Applies the commits after `kept`'s version to it; false (and `kept` as it was) when
+  // they cannot be followed.
+  Result<bool> FollowLog(const std::string& location, Kept& kept) const;
 
   const std::string warehouse_;
   const std::shared_ptr<const Clock> clock_;
-  std::mutex mutex_;  // one scrape at a time
+  mutable std::mutex mutex_;  // one scrape at a time
   std::unique_ptr<delta::ParquetLogIO> log_io_;
   std::map<std::string, Kept> kept_;  // by table location; GUARDED_BY(mutex_)
+  int64_t full_reads_ = 0;            // GUARDED_BY(mutex_)
 };
 
 }  // namespace basin::server

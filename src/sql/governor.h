@@ -42,9 +42,9 @@ class Governor {
   bool governed() const { return !user_.empty(); }
   const std::string& user() const { return user_; }
 
-  // Reads the user's access for the statement about to run (and locks the session's DuckDB
-  // down for a user who is not an administrator). Unauthenticated (SQLSTATE 28000) when the
-  // user no longer exists. Reads nothing for an ungoverned session.
+  // Reads the user's access for the statement about to run, or for the session as it opens
+  // (and locks the session's DuckDB down for a user who is not an administrator). Unauthenticated (SQLSTATE
+  // 28000) when the user no longer exists. Reads nothing for an ungoverned session.
   Status BeginStatement();
   // The running statement's access: an administrator's for an ungoverned session.
   const security::Access& access() const { return access_; }

@@ -685,6 +685,9 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   engine::ScanSettings settings;
   settings.data_skipping = options.data_skipping;
   engine::SetScanSettings(*impl->conn_, settings);
+  // The user's access from the start: what runs on the connection before the first statement
+  // (a stream binding its source when it opens) is checked too. Each statement reads it again.
+  RETURN_IF_ERROR(impl->governor_->BeginStatement());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 

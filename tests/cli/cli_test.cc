@@ -81,6 +81,18 @@ TEST_F(CliTest, ServeRefusesABadTimeoutOrTlsFileBeforeListening) {
   EXPECT_THAT(half.err, HasSubstr("--tls-cert and --tls-key"));
 }
 
+TEST_F(CliTest, ServeRefusesAnUnknownFlowOwnerBeforeListening) {
+  testing::TempDir dir;
+  std::ofstream(dir.path() / "copy.sql") << "INSERT INTO sink SELECT id FROM STREAM(src)";
+  RunOutput serve = RunBasin({"serve", "-w", (dir.path() / "wh").string(), "--pg-port", "0", "--stream",
+                              "copy=" + (dir.path() / "copy.sql").string(), "--checkpoint-root",
+                              (dir.path() / "checkpoints").string(), "--flow-owner", "ghost"});
+  EXPECT_EQ(serve.exit_code, 1);
+  EXPECT_THAT(serve.err,
+              HasSubstr("Error: InvalidArgument: the flows' owner (--flow-owner) ghost is no user"));
+  EXPECT_EQ(serve.out, "");
+}
+
 TEST_F(CliTest, CsvQuotesAndNulls) {
   RunOutput run =
       RunSql("SELECT 1 AS a, 'x,y' AS b, NULL AS c, '' AS d, 'say \"hi\"' AS e, 'two\nlines' AS f");

@@ -90,6 +90,27 @@ TEST_F(PipelineCliTest, ContinuousRunsUntilInterrupted) {
   EXPECT_NE(bad.err.find("--interval: 'soon' is not a duration"), std::string::npos) << bad.err;
 }
 
+TEST_F(PipelineCliTest, UserRunsUnderItsGrants) {
+  ASSERT_EQ(Sql("CREATE USER bob PASSWORD 'b'; GRANT SELECT ON TABLE raw TO bob").exit_code, 0);
+  const std::vector<std::string> as_bob = {"pipeline", "run", folder_.string(), "--warehouse", Warehouse(),
+                                           "--user",   "bob"};
+  // bob may read raw but not create the pipeline's tables.
+  RunOutput denied = RunBasin(as_bob);
+  EXPECT_EQ(denied.exit_code, 1);
+  EXPECT_NE(denied.err.find("Error: PermissionDenied: "), std::string::npos) << denied.err;
+  EXPECT_NE(denied.err.find("CREATE on SCHEMA default for user bob"), std::string::npos) << denied.err;
+  EXPECT_EQ(Sql("SELECT count(*) AS n FROM information_schema.tables WHERE table_name = 'clean'").out,
+            "n\n0\n");
+
+  ASSERT_EQ(Sql("GRANT CREATE ON SCHEMA default TO bob").exit_code, 0);
+  RunOutput allowed = RunBasin(as_bob);
+  ASSERT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(Sql("SELECT n, total FROM totals").out, "n,total\n1,5\n");
+  // What bob's pipeline created is bob's.
+  EXPECT_NE(Sql("SHOW GRANTS ON TABLE clean").out.find("bob,TABLE default.clean,ALL PRIVILEGES"),
+            std::string::npos);
+}
+
 TEST_F(PipelineCliTest, ErrorsNameTheFileAndLine) {
   Write("broken.sql",
         "\nCREATE OR REFRESH MATERIALIZED VIEW loop_a AS SELECT * FROM loop_b;\n"

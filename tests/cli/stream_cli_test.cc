@@ -217,5 +217,38 @@ TEST_F(StreamCliTest, BadStreamsAreErrors) {
   EXPECT_NE(not_a_stream.err.find("a stream is an INSERT"), std::string::npos) << not_a_stream.err;
 }
 
+// --user: the batches run under that user's grants, as `basin sql --user` statements do.
+TEST(StreamCliUserTest, RunsUnderTheUsersGrants) {
+  if (!std::filesystem::exists(BasinBinary())) GTEST_SKIP() << "no basin binary at " << BasinBinary();
+  testing::TempDir warehouse;
+  testing::TempDir checkpoint;
+  const auto sql = [&](const std::string& text) {
+    return RunBasin({"sql", "-w", warehouse.str(), "--format", "csv", "-c", text});
+  };
+  ASSERT_EQ(
+      sql("CREATE TABLE src (id BIGINT); CREATE TABLE sink (id BIGINT); INSERT INTO src VALUES (1), (2); "
+          "CREATE USER bob PASSWORD 'b'; GRANT SELECT ON TABLE src TO bob")
+          .exit_code,
+      0);
+  const auto run = [&](const std::string& user) {
+    return RunBasin({"stream", "run", "-w", warehouse.str(), "--checkpoint", checkpoint.str(), "--trigger",
+                     "available-now", "--user", user, "-c", "INSERT INTO sink SELECT id FROM STREAM(src)"});
+  };
+  RunOutput denied = run("bob");
+  EXPECT_EQ(denied.exit_code, 1);
+  EXPECT_NE(denied.err.find("Error: PermissionDenied: "), std::string::npos) << denied.err;
+  EXPECT_NE(denied.err.find("MODIFY on TABLE default.sink for user bob"), std::string::npos) << denied.err;
+  EXPECT_EQ(sql("SELECT count(*) AS n FROM sink").out, "n\n0\n");
+
+  RunOutput ghost = run("ghost");
+  EXPECT_EQ(ghost.exit_code, 1);
+  EXPECT_NE(ghost.err.find("Error: Unauthenticated: "), std::string::npos) << ghost.err;
+
+  ASSERT_EQ(sql("GRANT MODIFY ON TABLE sink TO bob").exit_code, 0);
+  RunOutput allowed = run("bob");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.err;
+  EXPECT_EQ(sql("SELECT count(*) AS n FROM sink").out, "n\n2\n");
+}
+
 }  // namespace
 }  // namespace basin

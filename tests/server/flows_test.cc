@@ -124,8 +124,18 @@ class FlowsTest : public ::testing::Test {
     EXPECT_EQ(Sql(difference), json::parse("[[0], [0]]"));
   }
 
+  // A pipeline "copies" whose streaming table `copied` copies src, checked every 50 ms.
+  std::string CopiesPipeline() {
+    std::ofstream(pipeline_.path() / "pipeline.json")
+        << R"({"name": "copies", "trigger_interval": "50 milliseconds"})";
+    std::ofstream(pipeline_.path() / "copies.sql")
+        << "CREATE OR REFRESH STREAMING TABLE copied AS SELECT id FROM STREAM(src);\n";
+    return pipeline_.str();
+  }
+
   testing::TempDir warehouse_;
   testing::TempDir checkpoints_;
+  testing::TempDir pipeline_;
   ServerOptions options_;
   std::unique_ptr<Server> server_;
   std::string admin_token_;
@@ -323,6 +333,67 @@ TEST_F(FlowsTest, ShutdownLeavesTheLastBatchCommitted) {
   EXPECT_EQ(Flow("copy")["totals"]["batches"], 0);
 }
 
+TEST_F(FlowsTest, FlowsRunAsTheirOwnerUnderItsGrants) {
+  options_.streams = {{"copy", kCopyStream}};
+  options_.pipelines = {CopiesPipeline()};
+  options_.flow_owner = "alice";
+  Sql("INSERT INTO src VALUES (1), (2), (3)");
+  StartServer();
+  const int64_t sink_version = LatestVersion("sink");
+  // alice may read nothing: both flows fail on their first statement, writing nothing.
+  ASSERT_TRUE(WaitUntil([&] { return State("copy") == "FAILED" && State("copies") == "FAILED"; }));
+  for (const char* name : {"copy", "copies"}) {
+    json flow = Flow(name);
+    EXPECT_EQ(flow["error"]["sqlstate"], "42501") << flow;
+    EXPECT_NE(flow["error"]["message"].get<std::string>().find("for user alice"), std::string::npos) << flow;
+  }
+  EXPECT_EQ(LatestVersion("sink"), sink_version);
+  EXPECT_EQ(Sql("SHOW TABLES").dump().find("copied"), std::string::npos);
+
+  // SELECT on the source is not enough to write the sink.
+  Sql("GRANT SELECT ON TABLE src TO alice");
+  EXPECT_EQ(Call("POST", "/api/v1/flows/copy/start", admin_token_).first, 200);
+  ASSERT_TRUE(WaitUntil([&] { return State("copy") == "FAILED"; }));
+  json copy = Flow("copy");
+  EXPECT_EQ(copy["error"]["sqlstate"], "42501") << copy;
+  EXPECT_NE(copy["error"]["message"].get<std::string>().find("MODIFY on TABLE default.sink for user alice"),
+            std::string::npos)
+      << copy;
+  EXPECT_EQ(LatestVersion("sink"), sink_version);
+  EXPECT_EQ(Count("sink"), 0);
+
+  // Granted what they need, both run, every row once.
+  Sql("GRANT MODIFY ON TABLE sink TO alice");
+  Sql("GRANT CREATE ON SCHEMA default TO alice");
+  for (const char* name : {"copy", "copies"}) {
+    EXPECT_EQ(Call("POST", std::string("/api/v1/flows/") + name + "/start", admin_token_).first, 200);
+  }
+  ASSERT_TRUE(WaitUntil([&] { return Count("sink") == 3; })) << Flow("copy");
+  ASSERT_TRUE(WaitUntil([&] { return Flow("copies")["totals"]["rows_out"] == 3; })) << Flow("copies");
+  ExpectSameRows("src", "sink");
+  ExpectSameRows("src", "copied");
+  // The pipeline created its table as alice, who holds ALL PRIVILEGES on it.
+  EXPECT_NE(Sql("SHOW GRANTS ON TABLE copied").dump().find("alice"), std::string::npos);
+
+  // A REVOKE holds from the next batch.
+  Sql("REVOKE MODIFY ON TABLE sink FROM alice");
+  Sql("INSERT INTO src VALUES (4)");
+  ASSERT_TRUE(WaitUntil([&] { return State("copy") == "FAILED"; }));
+  EXPECT_EQ(Flow("copy")["error"]["sqlstate"], "42501");
+  EXPECT_EQ(Count("sink"), 3);
+}
+
+TEST_F(FlowsTest, RefusesAnUnknownFlowOwner) {
+  options_.streams = {{"copy", kCopyStream}};
+  options_.flow_owner = "nobody";
+  Result<std::unique_ptr<Server>> started = Server::Start(options_);
+  EXPECT_EQ(started.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(started.status().message().find("nobody"), std::string::npos) << started.status().ToString();
+  // Without flows, no owner is needed.
+  options_.streams.clear();
+  EXPECT_OK(Server::Start(options_).status());
+}
+
 TEST_F(FlowsTest, RefusesBadFlowDefinitions) {
   options_.streams = {{"../escape", kCopyStream}};
   EXPECT_EQ(Server::Start(options_).status().code(), ErrorCode::kInvalidArgument);
@@ -337,12 +408,7 @@ TEST_F(FlowsTest, RefusesBadFlowDefinitions) {
 }
 
 TEST_F(FlowsTest, PipelineRunsContinuouslyAndStops) {
-  testing::TempDir folder;
-  std::ofstream(folder.path() / "pipeline.json")
-      << R"({"name": "copies", "trigger_interval": "50 milliseconds"})";
-  std::ofstream(folder.path() / "copies.sql")
-      << "CREATE OR REFRESH STREAMING TABLE copied AS SELECT id FROM STREAM(src);\n";
-  options_.pipelines = {folder.str()};
+  options_.pipelines = {CopiesPipeline()};
   StartServer();
   Sql("INSERT INTO src VALUES (1), (2), (3)");
   ASSERT_TRUE(WaitUntil([&] { return Flow("copies")["totals"]["rows_out"] == 3; }));

@@ -151,6 +151,8 @@ std::string Queries(const std::string& protocol, const std::string& outcome) {
 
 std::string OfTable(const std::string& family) { return family + "{schema=\"s\",table=\"t\"}"; }
 
+bool EveryTable(const catalog::TableName&) { return true; }
+
 class HttpMetricsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -183,8 +185,9 @@ class HttpMetricsTest : public ::testing::Test {
     return Status::OK();
   }
 
-  Scrape Metrics() {
-    httplib::Result result = Client().Get("/metrics", Auth());
+  Scrape Metrics() { return MetricsAs(token_); }
+  Scrape MetricsAs(const std::string& token) {
+    httplib::Result result = Client().Get("/metrics", {{"Authorization", "Bearer " + token}});
     EXPECT_TRUE(result);
     if (!result) return {};
     EXPECT_EQ(result->status, 200) << result->body;
@@ -378,7 +381,7 @@ TEST_F(HttpMetricsTest, TableSeriesMatchTheTable) {
   EXPECT_EQ(scrape["basin_table_scrape_errors"], 0);
   // ... which a scraper without them would.
   server::TableMetrics fresh(warehouse_.str(), clock_);
-  const Scrape unkept = Parse(metrics::RenderText(fresh.Collect()));
+  const Scrape unkept = Parse(metrics::RenderText(fresh.Collect(EveryTable)));
   EXPECT_FALSE(unkept.values.contains(OfTable("basin_table_files")));
   EXPECT_EQ(unkept["basin_table_scrape_errors"], 1);
 
@@ -386,6 +389,81 @@ TEST_F(HttpMetricsTest, TableSeriesMatchTheTable) {
   ASSERT_OK(Post("DROP TABLE s.t"));
   scrape = Metrics();
   EXPECT_FALSE(scrape.values.contains(OfTable("basin_table_version")));
+}
+
+TEST_F(HttpMetricsTest, TableSeriesAreThoseTheUserMayRead) {
+  ASSERT_OK(Post("CREATE TABLE s.u (id BIGINT)"));
+  ASSERT_OK(Post("INSERT INTO s.u VALUES (1)"));
+  ASSERT_OK_AND_ASSIGN(std::string bob,
+                       testing::CreateUserWithToken(warehouse_.str(), "bob", "bob pass", clock_));
+  const std::string u = "basin_table_version{schema=\"s\",table=\"u\"}";
+  // bob may read nothing: no table's series, the server's all the same.
+  Scrape scrape = MetricsAs(bob);
+  EXPECT_EQ(scrape["basin_up"], 1);
+  EXPECT_TRUE(scrape.values.contains(Queries("http", "ok")));
+  EXPECT_FALSE(scrape.values.contains(OfTable("basin_table_version")));
+  EXPECT_FALSE(scrape.values.contains(u));
+  EXPECT_EQ(scrape["basin_table_scrape_errors"], 0);
+
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> owner, Session::Open({.warehouse = warehouse_.str()}));
+  ASSERT_OK(owner->Execute("GRANT SELECT ON TABLE s.u TO bob").status());
+  scrape = MetricsAs(bob);
+  EXPECT_EQ(scrape[u], 1);
+  EXPECT_EQ(scrape["basin_table_files{schema=\"s\",table=\"u\"}"], 1);
+  EXPECT_FALSE(scrape.values.contains(OfTable("basin_table_version")));
+
+  // A grant on the schema shows its every table; a REVOKE hides them from the next scrape.
+  ASSERT_OK(owner->Execute("GRANT SELECT ON SCHEMA s TO bob; REVOKE SELECT ON TABLE s.u FROM bob").status());
+  scrape = MetricsAs(bob);
+  EXPECT_EQ(scrape[OfTable("basin_table_version")], 0);
+  EXPECT_EQ(scrape[u], 1);
+  ASSERT_OK(owner->Execute("REVOKE SELECT ON SCHEMA s FROM bob").status());
+  EXPECT_FALSE(MetricsAs(bob).values.contains(u));
+
+  // The administrator sees every table.
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(warehouse_.str()));
+  ASSERT_OK_AND_ASSIGN(security::NewToken admin,
+                       security::TokenStore(store, clock_).Create("admin", std::nullopt));
+  scrape = MetricsAs(admin.text);
+  EXPECT_EQ(scrape[OfTable("basin_table_version")], 0);
+  EXPECT_EQ(scrape[u], 1);
+}
+
+TEST_F(HttpMetricsTest, KeptFiguresFollowAppendsDeletesAndOptimize) {
+  server::TableMetrics kept(warehouse_.str(), clock_);
+  // s.t only: the server creates its own tables (the audit log) meanwhile.
+  const auto only_t = [](const catalog::TableName& table) {
+    return table.schema == "s" && table.table == "t";
+  };
+  const std::vector<std::string> families = {"basin_table_version", "basin_table_files",
+                                             "basin_table_small_files", "basin_table_bytes",
+                                             "basin_table_last_commit_age_seconds"};
+  // The kept figures equal those of a table read whole.
+  auto expect_right = [&](const std::string& after) {
+    const Scrape followed = Parse(metrics::RenderText(kept.Collect(only_t)));
+    server::TableMetrics fresh(warehouse_.str(), clock_);
+    const Scrape whole = Parse(metrics::RenderText(fresh.Collect(only_t)));
+    for (const std::string& family : families)
+      EXPECT_EQ(followed[OfTable(family)], whole[OfTable(family)]) << family << " after " << after;
+    return followed;
+  };
+  expect_right("CREATE TABLE");
+  for (const std::string& statement :
+       {"INSERT INTO s.t VALUES (1, 'a'), (2, 'b')", "INSERT INTO s.t SELECT range, 'x' FROM range(10, 20)",
+        "DELETE FROM s.t WHERE id = 1", "UPDATE s.t SET name = 'y' WHERE id = 12", "OPTIMIZE s.t",
+        "INSERT INTO s.t VALUES (3, 'c')", "DELETE FROM s.t WHERE id >= 10"}) {
+    ASSERT_OK(Post(statement));
+    expect_right(statement);
+  }
+  // Read whole once: every commit since was followed.
+  EXPECT_EQ(kept.full_reads(), 1);
+  EXPECT_EQ(TableFiles()["num_files"].get<double>(),
+            Parse(metrics::RenderText(kept.Collect(only_t)))[OfTable("basin_table_files")]);
+
+  // A new target file size counts small files anew: the table is read whole.
+  ASSERT_OK(Post("ALTER TABLE s.t SET TBLPROPERTIES ('delta.targetFileSize' = '4')"));
+  EXPECT_EQ(expect_right("a new target file size")[OfTable("basin_table_small_files")], 0);
+  EXPECT_EQ(kept.full_reads(), 2);
 }
 
 TEST_F(HttpMetricsTest, TablesWithCheckpointsAreRead) {
@@ -399,7 +477,7 @@ TEST_F(HttpMetricsTest, TablesWithCheckpointsAreRead) {
                        store->HasObjectsWithPrefix("_delta_log/00000000000000000002.checkpoint"));
   ASSERT_TRUE(checkpointed);
   server::TableMetrics fresh(warehouse_.str(), clock_);
-  const Scrape scrape = Parse(metrics::RenderText(fresh.Collect()));
+  const Scrape scrape = Parse(metrics::RenderText(fresh.Collect(EveryTable)));
   EXPECT_EQ(scrape["basin_table_version{schema=\"s\",table=\"c\"}"], 3);
   EXPECT_EQ(scrape["basin_table_files{schema=\"s\",table=\"c\"}"], 3);
   EXPECT_EQ(scrape["basin_table_scrape_errors"], 0);

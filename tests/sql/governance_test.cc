@@ -70,8 +70,9 @@ TEST_F(GovernanceTest, ADroppedUsersSessionIsNoLongerAuthenticated) {
   Run(*bob, "SELECT 1");
   Run(*owner_, "DROP USER bob");
   ASSERT_ERROR_CODE(bob->Execute("SELECT 1").status(), kUnauthenticated);
-  // A user that never existed gets the same.
-  ASSERT_ERROR_CODE(Open("nobody")->Execute("SELECT 1").status(), kUnauthenticated);
+  // A user that never existed gets the same, as its session opens.
+  ASSERT_ERROR_CODE(Session::Open({.warehouse_dir = dir_.str(), .user = "nobody"}).status(),
+                    kUnauthenticated);
 }
 
 TEST_F(GovernanceTest, ADeniedWriteLeavesTheTableAtItsVersion) {

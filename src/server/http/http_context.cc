@@ -44,6 +44,12 @@ Result<std::unique_ptr<sql::Session>> HttpContext::OpenSqlSession(const std::str
                              .record_lineage = true});
 }
 
+Result<security::Access> HttpContext::AccessOf(const std::string& user) const {
+  ASSIGN_OR_RETURN(std::optional<security::User> found, users->Find(user));
+  if (!found) return Status::Unauthenticated("user " + user + " does not exist");
+  return security::Access::Load(*grants, user, found->admin);
+}
+
 void HttpContext::Audit(const std::string& client_address, const std::string& user,
                         const std::string& statement, int64_t started_ms, const Status& outcome,
                         std::optional<int64_t> rows) const {

@@ -15,6 +15,7 @@
 #include "basin/object_store.h"
 #include "basin/server.h"
 #include "basin/session.h"
+#include "security/grants.h"
 #include "security/tokens.h"
 #include "security/users.h"
 #include "server/audit_log.h"
@@ -35,6 +36,7 @@ struct HttpContext {
   std::shared_ptr<const Clock> clock;
   const security::TokenStore* tokens = nullptr;
   const security::UserStore* users = nullptr;
+  const security::GrantStore* grants = nullptr;
   StatementRegistry* statements = nullptr;
   ServerMetrics* metrics = nullptr;
   AuditLog* audit = nullptr;         // null: requests are not audited
@@ -51,6 +53,10 @@ struct HttpContext {
   // The same, as the SQL layer's session: for routes that reuse the layers below the public
   // API (records set aside with the streams' dead-letter writer).
   Result<std::unique_ptr<sql::Session>> OpenSqlSession(const std::string& user) const;
+
+  // What `user` may do now: its grants and its roles'. Unauthenticated when the user no
+  // longer exists.
+  Result<security::Access> AccessOf(const std::string& user) const;
   // Records what `user` ran (`statement`, begun at `started_ms`) from `client_address` into
   // the audit log, when the server keeps one.
   void Audit(const std::string& client_address, const std::string& user, const std::string& statement,

@@ -75,7 +75,8 @@ HttpServer::~HttpServer() { Stop(); }
 Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& options,
                                                       std::shared_ptr<const Clock> clock,
                                                       const security::TokenStore& tokens,
-                                                      const security::UserStore& users, AuditLog* audit,
+                                                      const security::UserStore& users,
+                                                      const security::GrantStore& grants, AuditLog* audit,
                                                       ServerMetrics& metrics, FlowSet& flows) {
   const HttpLimits& limits = options.http;
   if (limits.threads < 1 || limits.max_body_bytes < 1 || limits.max_statement_bytes < 1 ||
@@ -91,6 +92,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   context.clock = clock;
   context.tokens = &tokens;
   context.users = &users;
+  context.grants = &grants;
   context.statements = &impl->statements;
   context.audit = audit;
   context.metrics = &metrics;
@@ -121,8 +123,11 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
     SendJson(response, 200, {{"status", "ok"}});
   });
   server.Get("/metrics", WithUser(context, [&context](const httplib::Request&, httplib::Response& response,
-                                                      const std::string&) {
-               response.set_content(context.metrics->Render(), std::string(metrics::kTextContentType));
+                                                      const std::string& user) {
+               // The per-table series are those of the tables the token's user may read.
+               Result<security::Access> access = context.AccessOf(user);
+               if (!access.ok()) return SendError(response, access.status());
+               response.set_content(context.metrics->Render(*access), std::string(metrics::kTextContentType));
              }));
   AddStatementRoutes(server, context);
   AddRecordsRoute(server, context);

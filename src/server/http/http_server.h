@@ -26,9 +26,9 @@ class HttpServer {
   static Result<std::unique_ptr<HttpServer>> Start(const ServerOptions& options,
                                                    std::shared_ptr<const Clock> clock,
                                                    const security::TokenStore& tokens,
-                                                   const security::UserStore& users, AuditLog* audit,
-                                                   ServerMetrics& metrics,
-                                                   FlowSet& flows);
+                                                   const security::UserStore& users,
+                                                   const security::GrantStore& grants, AuditLog* audit,
+                                                   ServerMetrics& metrics, FlowSet& flows);
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
