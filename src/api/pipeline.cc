@@ -104,7 +104,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options)
   ASSIGN_OR_RETURN(
       impl->session,
       sql::Session::Open({.warehouse_dir = options.warehouse, .user = options.user, .record_lineage = true}));
-  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*impl->session));
   RETURN_IF_ERROR(pipeline::CheckOutsideTables(*impl->session, impl->loaded.definition));
   ASSIGN_OR_RETURN(impl->state, OpenStoreAt(options.warehouse + "/_pipelines/" + impl->loaded.view.name));
   return std::unique_ptr<Pipeline>(new Pipeline(std::move(impl)));
@@ -126,7 +126,7 @@ Result<std::vector<PipelineFlowRun>> Pipeline::Run(
                       user = impl_->options.user]() -> Result<std::unique_ptr<sql::Session>> {
     ASSIGN_OR_RETURN(std::unique_ptr<sql::Session> session,
                      sql::Session::Open({.warehouse_dir = warehouse, .user = user, .record_lineage = true}));
-    RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
+    RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*session));
     return session;
   };
   run.interval_ms = impl_->options.interval_ms >= 0 ? impl_->options.interval_ms

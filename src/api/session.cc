@@ -147,7 +147,7 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
                                                       .statement_timeout_ms = options.statement_timeout_ms,
                                                       .user = options.user,
                                                       .record_lineage = options.record_lineage}));
-  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*impl->session));
   if (options.track_progress) {
     // DuckDB tracks progress without drawing its own bar.
     RETURN_IF_ERROR(impl->session->connection().Execute(

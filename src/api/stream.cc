@@ -47,7 +47,7 @@ Result<std::unique_ptr<Stream>> Stream::Open(const StreamOptions& options) {
   ASSIGN_OR_RETURN(
       impl->session,
       sql::Session::Open({.warehouse_dir = options.warehouse, .user = options.user, .record_lineage = true}));
-  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
+  RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*impl->session));
   ASSIGN_OR_RETURN(auto checkpoint, OpenLocalObjectStore(options.checkpoint));
   ASSIGN_OR_RETURN(impl->runner, stream::StreamRunner::Open(*impl->session, std::move(checkpoint),
                                                             options.statement, SystemClock()));

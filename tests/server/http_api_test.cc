@@ -208,6 +208,10 @@ TEST_F(HttpApiTest, ATokensUserIsGovernedByItsGrants) {
            {"/api/v1/statements", {{"statement", "INSERT INTO s.t (id) VALUES (2)"}}},
            {"/api/v1/statements",
             {{"statement", "SELECT count(*) FROM read_parquet('" + warehouse_.str() + "/s/t/*.parquet')"}}},
+           // A Kafka cluster is outside the warehouse too: refused before any connection.
+           {"/api/v1/statements",
+            {{"statement",
+              "SELECT count(*) FROM read_kafka(bootstrapServers => '127.0.0.1:9', subscribe => 't')"}}},
            {"/api/v1/tables/s.t/records", json::array({{{"id", 3}}})}}) {
     auto [status, answer] = as_bob(path, body);
     EXPECT_EQ(status, 403) << body << answer;
@@ -221,6 +225,13 @@ TEST_F(HttpApiTest, ATokensUserIsGovernedByItsGrants) {
   ASSERT_EQ(status, 200) << answer;
   EXPECT_EQ(answer["rows"], json::array({json::array({1})}));
   EXPECT_EQ(as_bob("/api/v1/tables/s.t/records", json::array({{{"id", 3}}})).first, 403);
+  auto [kafka_status, kafka_answer] =
+      as_bob("/api/v1/statements",
+             {{"statement",
+               "SELECT count(*) FROM read_kafka(bootstrapServers => '127.0.0.1:9', subscribe => 't')"}});
+  EXPECT_EQ(kafka_status, 403) << kafka_answer;
+  EXPECT_NE(kafka_answer["error"]["message"].get<std::string>().find("read_kafka"), std::string::npos)
+      << kafka_answer;
 }
 
 TEST_F(HttpApiTest, CsvStreamsTheWholeResult) {

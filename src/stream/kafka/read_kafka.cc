@@ -18,6 +18,8 @@
 #include "engine/status_transport.h"
 #include "engine/stream_calls.h"
 #include "engine/vector_access.h"
+#include "sql/session.h"
+#include "sql/session_context.h"
 #include "stream/kafka/background_read.h"
 #include "stream/kafka/options.h"
 #include "stream/kafka/planner.h"
@@ -199,6 +201,8 @@ Status InferMissingSchema(BindData& data, KafkaBatch* batch) {
 }
 
 Status BindStatus(duckdb_bind_info info) {
+  const auto* authorize = static_cast<const std::function<Status()>*>(duckdb_bind_get_extra_info(info));
+  if (authorize != nullptr && *authorize) RETURN_IF_ERROR((*authorize)());
   auto data = std::make_unique<BindData>();
   ASSIGN_OR_RETURN(data->options, ParseKafkaOptions(GivenOptions(info)));
   ASSIGN_OR_RETURN(KafkaBatch * batch, BatchOf(info));
@@ -392,9 +396,11 @@ ScopedKafkaBatch::~ScopedKafkaBatch() {
   batches.erase({connection_id_, source_});
 }
 
-Status RegisterReadKafka(duckdb_connection conn) {
+Status RegisterReadKafka(duckdb_connection conn, std::function<Status()> authorize) {
   duckdb_table_function function = duckdb_create_table_function();
   duckdb_table_function_set_name(function, kReadKafkaFunction);
+  duckdb_table_function_set_extra_info(function, new std::function<Status()>(std::move(authorize)),
+                                       Delete<std::function<Status()>>);
   {
     engine::LogicalTypeGuard text{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
     for (const char* name : kTextOptions)
@@ -415,6 +421,12 @@ Status RegisterReadKafka(duckdb_connection conn) {
   duckdb_destroy_table_function(&function);
   if (registered != DuckDBSuccess) return Status::Internal("DuckDB refused to register read_kafka");
   return Status::OK();
+}
+
+Status RegisterReadKafka(sql::Session& session) {
+  return RegisterReadKafka(session.connection().raw(), [&session] {
+    return session.context().governor().RequireAdmin("read_kafka(...), which reads outside the warehouse,");
+  });
 }
 
 }  // namespace basin::stream::kafka

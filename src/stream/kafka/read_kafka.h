@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,10 @@
 
 struct _duckdb_connection;                             // NOLINT(bugprone-reserved-identifier)
 typedef struct _duckdb_connection* duckdb_connection;  // NOLINT
+
+namespace basin::sql {
+class Session;
+}  // namespace basin::sql
 
 namespace basin::stream::kafka {
 
@@ -110,6 +115,11 @@ Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> va
 
 // Makes read_kafka callable on every connection of `conn`'s database. Internal when DuckDB
 // refuses the registration (as it does when it is registered already).
-Status RegisterReadKafka(duckdb_connection conn);
+// `authorize` is asked before each call is bound (a governed session's rule for who may
+// reach Kafka clusters); its error fails the query. Empty: every call may.
+Status RegisterReadKafka(duckdb_connection conn, std::function<Status()> authorize = {});
+// read_kafka on `session`'s connection, for administrators only when the session has a
+// user (docs/governance.md: a topic is outside the warehouse, as files are).
+Status RegisterReadKafka(sql::Session& session);
 
 }  // namespace basin::stream::kafka
