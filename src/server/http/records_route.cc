@@ -123,7 +123,10 @@ std::vector<Problem> CheckRecords(const std::vector<PostedRecord>& records,
       problems.push_back({i, "", "a record must be a JSON object"});
       continue;
     }
-    for (const auto& [field, value] : record.items()) {
+    for (const auto& item : record.items()) {
+      // Not a structured binding: clang 14 refuses a lambda's capture of one.
+      const std::string& field = item.key();
+      const json& value = item.value();
       auto column =
           std::find_if(columns.begin(), columns.end(), [&](const TableColumn& c) { return c.name == field; });
       if (column == columns.end()) {
