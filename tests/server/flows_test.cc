@@ -148,6 +148,7 @@ TEST_F(FlowsTest, StreamStopsAndStartsWithEveryRowOnce) {
   EXPECT_EQ(flow["kind"], "stream");
   EXPECT_EQ(flow["state"], "RUNNING");
   EXPECT_EQ(flow["sink"], "default.sink");
+  EXPECT_TRUE(flow["event_log"].is_null()) << flow;  // a stream has none
   EXPECT_TRUE(flow["error"].is_null()) << flow;
   EXPECT_EQ(flow["last_batch"]["table_version"], LatestVersion("sink")) << flow;
   EXPECT_EQ(flow["totals"]["rows_out"], 3) << flow;
@@ -345,6 +346,11 @@ TEST_F(FlowsTest, PipelineRunsContinuouslyAndStops) {
   json flow = Flow("copies");
   EXPECT_EQ(flow["kind"], "pipeline");
   EXPECT_EQ(flow["state"], "RUNNING");
+  // Its event log, in the pipeline's schema, names the table the runs append to.
+  EXPECT_EQ(flow["event_log"], "default.copies_event_log");
+  EXPECT_EQ(Call("GET", "/api/v1/flows", alice_token_).second["flows"][0]["event_log"],
+            "default.copies_event_log");
+  EXPECT_GT(Sql("SELECT count(*) FROM default.copies_event_log WHERE event_type = 'flow_progress'")[0][0], 0);
   EXPECT_EQ(Call("POST", "/api/v1/flows/copies/stop", admin_token_).second["state"], "STOPPED");
   Sql("INSERT INTO src VALUES (4)");
   EXPECT_EQ(Call("POST", "/api/v1/flows/copies/start", admin_token_).second["state"], "RUNNING");
