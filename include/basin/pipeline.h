@@ -37,6 +37,7 @@ struct PipelineDataset {
 struct PipelineGraph {
   std::string name;
   std::string schema;                     // where the datasets are
+  std::string event_log;                  // its event log table, "schema.<name>_event_log"
   std::vector<PipelineDataset> datasets;  // in run order: each after those it reads
   // The graph as text, Graphviz dot and JSON (basin pipeline graph --format).
   std::string text, dot, json;

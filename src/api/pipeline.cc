@@ -4,6 +4,7 @@
 #include "basin/object_store.h"
 #include "common/cancellation.h"
 #include "pipeline/definition.h"
+#include "pipeline/event_log.h"
 #include "pipeline/graph.h"
 #include "pipeline/runner.h"
 #include "sql/session.h"
@@ -30,6 +31,7 @@ Result<Loaded> Load(const std::string& folder) {
   PipelineGraph& view = loaded.view;
   view.name = loaded.definition.settings.name;
   view.schema = loaded.definition.settings.schema;
+  view.event_log = view.schema + "." + pipeline::EventLogTableName(view.name);
   for (const pipeline::GraphNode& node : loaded.graph.nodes) {
     const pipeline::Dataset& dataset = loaded.definition.datasets[node.dataset];
     PipelineDataset out;

@@ -201,10 +201,12 @@ void AddPipelineFlowRun(const PipelineFlowRun& run, FlowFigures& figures) {
 // One flow: its status, and the thread that runs it.
 class Flow {
  public:
-  Flow(std::string name, FlowKind kind, FlowOpener open, std::function<void(const std::string&)> log)
+  Flow(std::string name, FlowKind kind, std::string event_log, FlowOpener open,
+       std::function<void(const std::string&)> log)
       : name_(std::move(name)), open_(std::move(open)), log_(std::move(log)) {
     status_.name = name_;
     status_.kind = kind;
+    status_.event_log = std::move(event_log);
   }
 
   const std::string& name() const { return name_; }
@@ -313,9 +315,9 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options, con
   if (!log) log = [](const std::string&) {};
   std::unique_ptr<FlowSet> set(new FlowSet());
   std::set<std::string> names;
-  auto add = [&](const std::string& name, FlowKind kind, FlowOpener open) -> Status {
+  auto add = [&](const std::string& name, FlowKind kind, std::string event_log, FlowOpener open) -> Status {
     if (!names.insert(name).second) return Status::InvalidArgument("two flows are named " + name);
-    set->flows_.push_back(std::make_unique<Flow>(name, kind, std::move(open), log));
+    set->flows_.push_back(std::make_unique<Flow>(name, kind, std::move(event_log), std::move(open), log));
     return Status::OK();
   };
   if (!options.streams.empty() && options.checkpoint_root.empty()) {
@@ -340,9 +342,9 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options, con
     stream.trigger = "continuous";
     stream.interval_ms = options.stream_interval_ms;
     stream.user = options.flow_owner;
-    RETURN_IF_ERROR(add(served.name, FlowKind::kStream, [stream](const StatusUpdate& update) {
-      return RunningStream::Open(stream, update);
-    }));
+    RETURN_IF_ERROR(
+        add(served.name, FlowKind::kStream, /*event_log=*/"",
+            [stream](const StatusUpdate& update) { return RunningStream::Open(stream, update); }));
   }
   for (const std::string& folder : options.pipelines) {
     ASSIGN_OR_RETURN(PipelineGraph graph, ReadPipelineGraph(folder));
@@ -351,7 +353,7 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options, con
     pipeline.warehouse = options.warehouse.empty() ? "." : options.warehouse;
     pipeline.continuous = true;
     pipeline.user = options.flow_owner;
-    RETURN_IF_ERROR(add(graph.name, FlowKind::kPipeline,
+    RETURN_IF_ERROR(add(graph.name, FlowKind::kPipeline, graph.event_log,
                         [pipeline](const StatusUpdate&) { return RunningPipeline::Open(pipeline); }));
   }
   return set;

@@ -67,7 +67,8 @@ struct FlowStatus {
   std::string name;
   FlowKind kind = FlowKind::kStream;
   FlowState state = FlowState::kStopped;
-  std::string sink;  // a stream's sink table (known once it opened); empty for pipelines
+  std::string sink;       // a stream's sink table (known once it opened); empty for pipelines
+  std::string event_log;  // a pipeline's event log table, "schema.table"; empty for streams
   FlowFigures figures;
   Status error;  // why it is FAILED; OK otherwise
 };

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -86,6 +87,15 @@ TEST(LoadPipelineTest, ReadsDatasetsAndFlowsWithTheirPlaces) {
   EXPECT_EQ(pipeline.flows[1].kind, FlowKind::kOnce);
   EXPECT_EQ(pipeline.flows[1].place.Describe(), "a.sql:3");
   EXPECT_EQ(pipeline.flows[2].kind, FlowKind::kRecompute);
+}
+
+TEST(ReadPipelineGraphTest, NamesTheEventLogInThePipelinesSchema) {
+  testing::TempDir folder;
+  std::ofstream(folder.path() / "pipeline.json") << R"({"name": "orders.v2", "schema": "shop"})";
+  std::ofstream(folder.path() / "gold.sql") << "CREATE OR REFRESH MATERIALIZED VIEW gold AS SELECT 1 AS n;\n";
+  ASSERT_OK_AND_ASSIGN(basin::PipelineGraph graph, basin::ReadPipelineGraph(folder.str()));
+  EXPECT_EQ(graph.name, "orders.v2");
+  EXPECT_EQ(graph.event_log, "shop.orders.v2_event_log");
 }
 
 TEST(LoadPipelineTest, RefusesWhatIsNoPipelineNamingFileAndLine) {

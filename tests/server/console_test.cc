@@ -3,7 +3,8 @@
 // Chromium (testing/webdriver.h) against the HTTP API: sign-in with a wrong and a right
 // token, the catalog browser, the SQL editor with pages, a chart, an error and cancelling,
 // and a revoked token sending the user back to sign in; the lineage graph, the flows page
-// with a running stream, and the metrics page; no JavaScript or CSP errors.
+// with a running stream, the metrics page, and the data quality page of a running pipeline;
+// no JavaScript or CSP errors.
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -38,12 +39,8 @@ class ConsoleTest : public ::testing::Test {
                             "('APAC', 40, 5.00), ('LATAM', 7, 1.25); "
                             "CREATE TABLE sales.orders_copy (region STRING, n BIGINT)")
                   .status());
-    // The server runs one stream, for the flows page (and its lineage: orders -> orders_copy).
     ServerOptions options = testing::HttpServerOptions(warehouse_.str(), "admin pass", clock_);
-    options.streams = {
-        {"orders_copy", "INSERT INTO sales.orders_copy SELECT region, n FROM STREAM(sales.orders)"}};
-    options.checkpoint_root = checkpoints_.str();
-    options.stream_interval_ms = 200;
+    AddFlows(options);
     ASSERT_OK_AND_ASSIGN(server_, Server::Start(options));
     ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(warehouse_.str()));
     ASSERT_OK(security::UserStore(store, clock_).Create("alice", "alice pass", /*admin=*/false));
@@ -51,6 +48,15 @@ class ConsoleTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(security::NewToken admin, tokens_->Create("admin", std::nullopt));
     admin_token_ = admin.text;
     ASSERT_OK_AND_ASSIGN(alice_, tokens_->Create("alice", std::nullopt));
+  }
+
+  // The flows the server runs: one stream, for the flows page (and its lineage: orders ->
+  // orders_copy).
+  virtual void AddFlows(ServerOptions& options) {
+    options.streams = {
+        {"orders_copy", "INSERT INTO sales.orders_copy SELECT region, n FROM STREAM(sales.orders)"}};
+    options.checkpoint_root = checkpoints_.str();
+    options.stream_interval_ms = 200;
   }
 
   std::string BaseUrl() const { return "http://127.0.0.1:" + std::to_string(server_->http_port()); }
@@ -398,6 +404,75 @@ TEST_F(ConsoleTest, LineageFlowsAndMetricsPagesInHeadlessChromium) {
   WaitForText(*browser, "#flows tr[data-flow='orders_copy']", "RUNNING");
   ASSERT_OK(browser->Click("#flows tr[data-flow='orders_copy'] button.stop"));
   WaitForText(*browser, "#flows-action-error", "SQLSTATE 42501 PermissionDenied");
+  ExpectOnlyRefusalsLogged(*browser);
+}
+
+// The console's server running a pipeline instead of the stream: its table checks the rows
+// of sales.orders against a warning and a DROP ROW expectation that some of them fail.
+class DataQualityConsoleTest : public ConsoleTest {
+ protected:
+  void AddFlows(ServerOptions& options) override {
+    std::ofstream(pipeline_.path() / "pipeline.json")
+        << R"({"name": "checks", "trigger_interval": "200 milliseconds"})";
+    std::ofstream(pipeline_.path() / "checks.sql")
+        << "CREATE OR REFRESH STREAMING TABLE checked_orders (\n"
+           "  CONSTRAINT large EXPECT (n > 50),\n"
+           "  CONSTRAINT known_region EXPECT (region IN ('EU', 'US', 'APAC')) ON VIOLATION DROP ROW\n"
+           ") AS SELECT region, n FROM STREAM(sales.orders);\n";
+    options.pipelines = {pipeline_.str()};
+  }
+
+  // Whether the pipeline's event log holds both expectations' events, waiting up to a minute.
+  bool ExpectationsLogged() {
+    httplib::Client client("127.0.0.1", server_->http_port());
+    const std::string count =
+        "SELECT count(DISTINCT expectation) FROM default.checks_event_log WHERE event_type = 'expectation'";
+    for (int attempt = 0; attempt < 600; ++attempt) {
+      httplib::Result answer =
+          client.Post("/api/v1/statements", {{"Authorization", "Bearer " + admin_token_}},
+                      json{{"statement", count}}.dump(), "application/json");
+      if (answer && answer->status == 200 && json::parse(answer->body)["rows"] == json::parse("[[2]]"))
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+  }
+
+  testing::TempDir pipeline_;
+};
+
+constexpr char kExpectationsTable[] = "section[data-pipeline='checks'] table.expectations";
+
+TEST_F(DataQualityConsoleTest, DataQualityPageInHeadlessChromium) {
+  SKIP_OR_FAIL_WITHOUT_BROWSER();
+  // The pipeline's first pass checks the four rows of sales.orders in one batch.
+  ASSERT_TRUE(ExpectationsLogged()) << "the pipeline logged no expectations within a minute";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<testing::Browser> browser, testing::Browser::Start());
+  ASSERT_OK(browser->Navigate(BaseUrl() + "/"));
+  SignIn(*browser, admin_token_);
+
+  // Per expectation its passed and failed rows (APAC and LATAM are not large; LATAM's region
+  // is unknown), and the failed fraction as a table and as bars.
+  ASSERT_OK(browser->Click("#nav a[data-page='quality']"));
+  EXPECT_EQ(WaitForRows(*browser, kExpectationsTable, 2),
+            json::parse(R"json([["checked_orders", "known_region", "drop row", "3", "1", "25.0 %"],
+                                ["checked_orders", "large", "warn", "2", "2", "50.0 %"]])json"));
+  WaitForText(*browser, "section[data-pipeline='checks'] h2", "default.checks_event_log");
+  const json heights = *browser->Execute(
+      "return [...document.querySelectorAll('#quality-chart-0 rect.bar')].map((b) => "
+      "Number(b.getAttribute('height')));");
+  ASSERT_EQ(heights.size(), 2u) << heights;
+  EXPECT_GT(heights[1], heights[0]);
+
+  // A user without SELECT on the event log sees the server's refusal and no rows.
+  ASSERT_OK(browser->Click("#sign-out"));
+  SignIn(*browser, alice_.text);
+  ASSERT_OK(browser->Click("#nav a[data-page='quality']"));
+  WaitForText(*browser, "section[data-pipeline='checks'] .error", "SQLSTATE 42501 PermissionDenied");
+  EXPECT_EQ(
+      *browser->Execute("return document.querySelectorAll(arguments[0] + ' tr, #quality-chart-0').length;",
+                        json::array({kExpectationsTable})),
+      0);
   ExpectOnlyRefusalsLogged(*browser);
 }
 

@@ -158,6 +158,7 @@ TEST_F(FlowsTest, StreamStopsAndStartsWithEveryRowOnce) {
   EXPECT_EQ(flow["kind"], "stream");
   EXPECT_EQ(flow["state"], "RUNNING");
   EXPECT_EQ(flow["sink"], "default.sink");
+  EXPECT_TRUE(flow["event_log"].is_null()) << flow;  // a stream has none
   EXPECT_TRUE(flow["error"].is_null()) << flow;
   EXPECT_EQ(flow["last_batch"]["table_version"], LatestVersion("sink")) << flow;
   EXPECT_EQ(flow["totals"]["rows_out"], 3) << flow;
@@ -415,6 +416,14 @@ TEST_F(FlowsTest, PipelineRunsContinuouslyAndStops) {
   json flow = Flow("copies");
   EXPECT_EQ(flow["kind"], "pipeline");
   EXPECT_EQ(flow["state"], "RUNNING");
+  // Its event log, in the pipeline's schema, names the table the runs append to.
+  EXPECT_EQ(flow["event_log"], "default.copies_event_log");
+  EXPECT_EQ(Call("GET", "/api/v1/flows", alice_token_).second["flows"][0]["event_log"],
+            "default.copies_event_log");
+  // That table exists: the run made it before its first flow (its events commit later, with
+  // the flows' batches).
+  const json count = {{"statement", "SELECT count(*) FROM default.copies_event_log"}};
+  EXPECT_EQ(Call("POST", "/api/v1/statements", admin_token_, count).first, 200);
   EXPECT_EQ(Call("POST", "/api/v1/flows/copies/stop", admin_token_).second["state"], "STOPPED");
   Sql("INSERT INTO src VALUES (4)");
   EXPECT_EQ(Call("POST", "/api/v1/flows/copies/start", admin_token_).second["state"], "RUNNING");

@@ -1,12 +1,13 @@
 // The console's entry point: draws the view the URL's #fragment names, and sends the user
 // to the sign-in page when there is no token or the API refuses it.
-//   #/signin   #/catalog[/schema[/table]]   #/sql   #/lineage[/table]   #/flows   #/metrics
+//   #/signin   #/catalog[/schema[/table]]   #/sql   #/lineage[/table]   #/flows   #/quality   #/metrics
 
 import {UNAUTHENTICATED_EVENT, signOut, storedToken} from './api.js';
 import {renderCatalog} from './catalog.js';
 import {renderFlows} from './flows.js';
 import {renderLineage} from './lineage.js';
 import {renderMetrics} from './metrics.js';
+import {renderQuality} from './quality.js';
 import {stopRefreshing} from './refresh.js';
 import {renderSignIn} from './signin.js';
 import {closeStatement, renderSql} from './sql.js';
@@ -41,6 +42,7 @@ function route(message) {
   if (page === 'sql') renderSql(view);
   else if (page === 'lineage') renderLineage(view, args[0]);
   else if (page === 'flows') renderFlows(view);
+  else if (page === 'quality') renderQuality(view);
   else if (page === 'metrics') renderMetrics(view);
   else renderCatalog(view, args[0], args[1]);
 }

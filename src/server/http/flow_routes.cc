@@ -52,6 +52,7 @@ json FlowJson(const FlowStatus& flow) {
           {"kind", FlowKindName(flow.kind)},
           {"state", FlowStateName(flow.state)},
           {"sink", flow.sink.empty() ? json() : json(flow.sink)},
+          {"event_log", flow.event_log.empty() ? json() : json(flow.event_log)},
           {"last_batch", std::move(last_batch)},
           {"lag", NumberOrNull(figures.lag)},
           {"totals",
