@@ -1,6 +1,7 @@
 #include "server/http/records_route.h"
 
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "common/strings.h"
@@ -326,7 +327,10 @@ Status PostRecords(const HttpContext& context, const httplib::Request& request, 
     SendProblems(response, problems);
     return Status::InvalidArgument(std::to_string(problems.size()) + " records do not fit the table");
   }
-  auto [letters, good] = SplitRecords(*records, problems, asked->idempotency_key);
+  // Not a structured binding: clang 14 refuses a lambda's capture of one.
+  std::vector<stream::DeadLetter> letters;
+  std::vector<size_t> good;
+  std::tie(letters, good) = SplitRecords(*records, problems, asked->idempotency_key);
 
   // Dead letters go in with the records' txn, as a stream's batch's: a retry with the same
   // key commits none twice. Without a key the request's own id stands for one.
