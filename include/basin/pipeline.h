@@ -94,6 +94,9 @@ struct PipelineFlowRun {
   // Streaming flows: the records their source held beyond the last batch, when it can tell
   // (-1 when not).
   int64_t backlog = -1;
+  // Streaming flows: the last batch's end-to-end latency (StreamBatch::end_to_end_ms), -1
+  // when its source cannot tell.
+  int64_t end_to_end_ms = -1;
 };
 
 class Pipeline {

@@ -49,6 +49,11 @@ struct StreamBatch {
   int64_t table_version = -1;  // the sink's Delta version the batch committed; -1 when unknown
   int64_t dead_letters = 0;    // records that did not parse, sent to the dead-letter table
   int64_t late_rows = 0;       // rows behind the source's WATERMARK, not read (docs/streams.md)
+  // Run(): end-to-end latency, from the newest source data the batch read (a Kafka record's
+  // timestamp, a table source's commit time, a file's modification time) to the batch's
+  // commit; unset when the sources cannot tell, and in StreamStatus. Never negative (a
+  // producer's clock ahead of this machine's counts as 0).
+  std::optional<int64_t> end_to_end_ms;
   // What the run did after the batch that a user should know ("compacted default.bronze
   // (OPTIMIZE)", or why an automatic compaction failed); empty mostly.
   std::string notice;

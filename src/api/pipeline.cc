@@ -72,6 +72,7 @@ PipelineFlowRun FlowRunOf(const pipeline::FlowRun& run) {
   out.refresh = run.refresh;
   out.refresh_reason = run.refresh_reason;
   out.backlog = run.backlog.value_or(-1);
+  out.end_to_end_ms = run.end_to_end_ms.value_or(-1);
   return out;
 }
 

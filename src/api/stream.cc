@@ -20,6 +20,7 @@ StreamBatch BatchOf(const stream::BatchCommit& commit) {
   batch.table_version = commit.table_version;
   batch.dead_letters = commit.dead_letters;
   batch.late_rows = commit.late_rows;
+  batch.end_to_end_ms = stream::EndToEndMs(commit);
   batch.notice = commit.notice;
   return batch;
 }

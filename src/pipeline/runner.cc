@@ -479,6 +479,7 @@ class Run {
       progress.quarantined = run.quarantined - quarantined_before;
       progress.duration_ms = batch->duration_ms;
       progress.backlog = runner->Backlog();
+      run.end_to_end_ms = stream::EndToEndMs(*batch);
       run.backlog = progress.backlog;
       run.duration_ms = MillisecondsSince(flow_started);
       if (options_.on_progress) options_.on_progress(run);

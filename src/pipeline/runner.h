@@ -87,6 +87,8 @@ struct FlowRun {
   std::string refresh;
   std::string refresh_reason;
   std::optional<int64_t> backlog;  // streaming flows: the records the source held beyond the last batch
+  // Streaming flows: the last batch's end-to-end latency (stream::EndToEndMs), when its source could tell.
+  std::optional<int64_t> end_to_end_ms;
 };
 
 struct PipelineRunOptions {

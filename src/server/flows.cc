@@ -136,17 +136,22 @@ std::vector<metrics::FamilySamples> FlowFamilies(const std::vector<FlowStatus>& 
        }},
   };
   std::vector<metrics::FamilySamples> families;
-  metrics::FamilySamples durations{
-      "basin_flow_batch_duration_seconds", "Committed batches by duration", MetricType::kHistogram, {}};
   const std::vector<double> bounds = metrics::LatencyBucketsSeconds();
-  for (const FlowStatus& flow : flows) {
-    std::vector<uint64_t> counts = flow.figures.duration_buckets;
-    counts.resize(bounds.size() + 1);
-    metrics::AppendHistogramSamples(bounds, counts, flow.figures.batch_duration_ms / 1000.0,
-                                    {{"flow", flow.name}, {"kind", std::string(FlowKindName(flow.kind))}},
-                                    durations.samples);
-  }
-  families.push_back(std::move(durations));
+  auto histogram = [&](const char* name, const char* help, TimeBuckets FlowFigures::*buckets) {
+    metrics::FamilySamples family{name, help, MetricType::kHistogram, {}};
+    for (const FlowStatus& flow : flows) {
+      std::vector<uint64_t> counts = (flow.figures.*buckets).counts;
+      counts.resize(bounds.size() + 1);
+      metrics::AppendHistogramSamples(bounds, counts, (flow.figures.*buckets).sum_ms / 1000.0,
+                                      {{"flow", flow.name}, {"kind", std::string(FlowKindName(flow.kind))}},
+                                      family.samples);
+    }
+    families.push_back(std::move(family));
+  };
+  histogram("basin_flow_batch_duration_seconds", "Committed batches by duration", &FlowFigures::durations);
+  histogram("basin_flow_end_to_end_latency_seconds",
+            "Committed batches by the time from the newest source data they read to their commit",
+            &FlowFigures::end_to_end);
   for (const Series& series : kSeries) {
     metrics::FamilySamples family{series.name, series.help, series.type, {}};
     for (const FlowStatus& flow : flows) {
@@ -160,17 +165,17 @@ std::vector<metrics::FamilySamples> FlowFamilies(const std::vector<FlowStatus>& 
   return families;
 }
 
-namespace {
-// Counts a committed batch (or a pipeline flow's pass) of `duration_ms` in `figures`.
-void CountDuration(int64_t duration_ms, FlowFigures& figures) {
+void TimeBuckets::Observe(int64_t ms) {
   const std::vector<double> bounds = metrics::LatencyBucketsSeconds();
-  figures.duration_buckets.resize(bounds.size() + 1);
-  ++figures.duration_buckets[metrics::BucketOf(bounds, duration_ms / 1000.0)];
+  counts.resize(bounds.size() + 1);
+  ++counts[metrics::BucketOf(bounds, ms / 1000.0)];
+  sum_ms += ms;
 }
-}  // namespace
 
 void AddStreamBatch(const StreamBatch& batch, FlowFigures& figures) {
-  CountDuration(batch.duration_ms, figures);
+  figures.durations.Observe(batch.duration_ms);
+  if (batch.end_to_end_ms) figures.end_to_end.Observe(*batch.end_to_end_ms);
+  figures.last_end_to_end_ms = batch.end_to_end_ms;
   ++figures.batches;
   figures.rows_in += batch.rows_in;
   figures.rows_out += batch.rows_out;
@@ -187,7 +192,10 @@ void AddStreamBatch(const StreamBatch& batch, FlowFigures& figures) {
 void AddPipelineFlowRun(const PipelineFlowRun& run, FlowFigures& figures) {
   // A pass that found nothing to read is no batch.
   if (run.batches == 0) return;
-  CountDuration(run.duration_ms, figures);
+  figures.durations.Observe(run.duration_ms);
+  if (run.end_to_end_ms >= 0) figures.end_to_end.Observe(run.end_to_end_ms);
+  figures.last_end_to_end_ms =
+      run.end_to_end_ms >= 0 ? std::optional<int64_t>(run.end_to_end_ms) : std::nullopt;
   figures.batches += run.batches;
   figures.rows_in += run.rows_in;
   figures.rows_out += run.rows_written;

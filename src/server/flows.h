@@ -37,6 +37,14 @@ std::string_view FlowStateName(FlowState state);  // "RUNNING", "STOPPED", "FAIL
 
 // What a flow did since the server started: one struct per flow, updated from its runner's
 // batch callback, read by GET /api/v1/flows and by a metrics export.
+// Observed times as a histogram's counts per bucket of metrics::LatencyBucketsSeconds()
+// (and +Inf), with their sum.
+struct TimeBuckets {
+  std::vector<uint64_t> counts;
+  int64_t sum_ms = 0;
+  void Observe(int64_t ms);
+};
+
 struct FlowFigures {
   int64_t batches = 0;            // batches committed
   int64_t rows_in = 0;            // records the sources offered (Kafka offsets; 0 from tables)
@@ -44,8 +52,10 @@ struct FlowFigures {
   int64_t dead_letters = 0;       // records that did not parse
   int64_t failures = 0;           // runs that ended in an error
   int64_t batch_duration_ms = 0;  // summed over the batches
-  // Batches by duration: counts per bucket of metrics::LatencyBucketsSeconds() (and +Inf).
-  std::vector<uint64_t> duration_buckets;
+  // Batches by duration, and by end-to-end latency (StreamBatch::end_to_end_ms; only those
+  // whose sources could tell).
+  TimeBuckets durations;
+  TimeBuckets end_to_end;
 
   // The last batch that committed: a stream's, or the last pipeline flow that wrote.
   std::optional<int64_t> last_batch_id;  // streams only
@@ -53,6 +63,7 @@ struct FlowFigures {
   int64_t last_rows_in = 0;
   int64_t last_rows_out = 0;
   int64_t last_duration_ms = 0;
+  std::optional<int64_t> last_end_to_end_ms;
   // Records the sources held beyond the last batch (a pipeline: summed over its streaming
   // flows), when they can tell.
   std::optional<int64_t> lag;

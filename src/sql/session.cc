@@ -294,6 +294,7 @@ struct Session::Impl : public SessionContext {
     delta::SnapshotOptions at;  // latest for kNothing
     if (read.kind != TableStreamRead::Kind::kNothing) at.version = read.end_version;
     ASSIGN_OR_RETURN(std::shared_ptr<const delta::Snapshot> end, LoadTable(entry.location, at));
+    if (read.kind != TableStreamRead::Kind::kNothing) stream->ReadUpTo(end->timestamp_ms);
     if (read.kind == TableStreamRead::Kind::kSnapshot) {
       ASSIGN_OR_RETURN(engine::ScanPlan plan, engine::BuildScanSql(end, *conn_));
       return engine::Lakehouse::ChangeFeed{std::move(plan.sql), std::move(plan.registration)};

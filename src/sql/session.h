@@ -104,6 +104,9 @@ class TableStream {
   // `changes_from` is STREAM table_changes(t, start)'s start; unset for STREAM(t).
   virtual Result<TableStreamRead> Read(const catalog::TableEntry& table,
                                        std::optional<int64_t> changes_from) = 0;
+  // The read's last version was committed at `commit_time_ms` (its in-commit timestamp, or
+  // its commit file's time): the batch's source time.
+  virtual void ReadUpTo(int64_t commit_time_ms) {}
 };
 
 // What STREAM read_files(...) reads while a stream's batch runs: the files of `folder`

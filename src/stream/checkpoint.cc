@@ -1,5 +1,6 @@
 #include "stream/checkpoint.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string_view>
 
@@ -169,6 +170,11 @@ Result<nlohmann::json> StreamCheckpoint::ReadOffsets(int64_t batch_id) {
   const std::string key = OffsetsKey(batch_id);
   ASSIGN_OR_RETURN(std::string text, store_->Get(key));
   return ParseObject(text, key);
+}
+
+std::optional<int64_t> EndToEndMs(const BatchCommit& commit) {
+  if (!commit.source_time_ms) return std::nullopt;
+  return std::max<int64_t>(0, commit.committed_time_ms - *commit.source_time_ms);
 }
 
 Status StreamCheckpoint::WriteCommit(const BatchCommit& c) {

@@ -50,7 +50,13 @@ struct BatchCommit {
   // Not recorded in the folder: what the run did after the batch (an automatic compaction
   // of the sink, or why it failed), for the run's progress report.
   std::string notice;
+  // Not recorded either: the newest source data the batch read, as a time (BatchRead).
+  std::optional<int64_t> source_time_ms;
 };
+
+// From the newest source data `commit` read to its commit, never negative (a producer's
+// clock ahead of ours counts as 0); nullopt when its sources could not tell.
+std::optional<int64_t> EndToEndMs(const BatchCommit& commit);
 
 // Where a run resumes.
 struct Recovery {

@@ -203,6 +203,9 @@ class FilesSource final : public BatchSource {
                           ? SetAsideParquetFiles(entry, read, set_aside)
                           : SetAsideDeadLetters(entry, read));
     }
+    for (const sql::InputFile& file : entry.files) {
+      if (file.modification_time_ms > 0) read.NoteSourceTime(file.modification_time_ms);
+    }
     FilesBatch batch(&entry, &set_aside);
     return ReadBatch(batch, read, run);
   }

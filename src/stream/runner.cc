@@ -243,6 +243,7 @@ struct StreamRunner::Impl {
     commit.dead_letters = read.dead_letters;
     commit.dead_letter_version = read.dead_letter_version;
     commit.late_rows = read.late_rows;
+    commit.source_time_ms = read.source_time_ms;
     if (auto rows = ReportedInteger(*row, "num_affected_rows")) commit.rows_out = *rows;
     if (auto version = ReportedInteger(*row, "version")) commit.table_version = *version;
     commit.committed_time_ms = clock->NowMs();

@@ -9,6 +9,7 @@
 // Thread safety: one thread (the runner's).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -46,7 +47,14 @@ struct BatchRead {
   int64_t dead_letters = 0;                    // records the source set aside
   std::optional<int64_t> dead_letter_version;  // the dead-letter table's version that has them
   std::string dead_letter_table;               // the source's, as written; empty for none
-  int64_t late_rows = 0;                       // rows behind the watermark (stream/stateful.h)
+  // The newest source data the batch read, as a time (ms since the epoch): a Kafka record's
+  // timestamp, the commit time of a table source's last version, a file's modification
+  // time. Unset when no source could tell. The batch's end-to-end latency runs from it.
+  std::optional<int64_t> source_time_ms;
+  void NoteSourceTime(std::optional<int64_t> time_ms) {
+    if (time_ms) source_time_ms = std::max(source_time_ms.value_or(*time_ms), *time_ms);
+  }
+  int64_t late_rows = 0;  // rows behind the watermark (stream/stateful.h)
 };
 
 class BatchSource {

@@ -197,11 +197,15 @@ class TableBatch final : public sql::TableStream {
     return planned_->read;
   }
 
+  void ReadUpTo(int64_t commit_time_ms) override { commit_time_ms_ = commit_time_ms; }
+
   const std::optional<catalog::TableEntry>& table() const { return table_; }
   std::optional<int64_t> changes_from() const { return changes_from_; }
+  std::optional<int64_t> commit_time_ms() const { return commit_time_ms_; }
 
  private:
   const std::optional<PlannedRead> planned_;
+  std::optional<int64_t> commit_time_ms_;
   std::optional<catalog::TableEntry> table_;
   std::optional<int64_t> changes_from_;
 };
@@ -271,10 +275,12 @@ class TableSource final : public BatchSource {
     return std::optional<json>(std::move(entry));
   }
 
-  Status Read(const json& planned, BatchRead&, const std::function<Status()>& run) override {
-    ASSIGN_OR_RETURN(PlannedRead read, ReadEntry(planned, where_ + " offsets"));
-    TableBatch batch(std::move(read));
-    return WithTableStream(session_, stream_.index, batch, run);
+  Status Read(const json& planned, BatchRead& read, const std::function<Status()>& run) override {
+    ASSIGN_OR_RETURN(PlannedRead planned_read, ReadEntry(planned, where_ + " offsets"));
+    TableBatch batch(std::move(planned_read));
+    Status ran = WithTableStream(session_, stream_.index, batch, run);
+    read.NoteSourceTime(batch.commit_time_ms());
+    return ran;
   }
 
   Status ReadNothing(const std::optional<json>&, BatchRead&, const std::function<Status()>& run) override {

@@ -208,7 +208,11 @@ TEST_F(FlowsTest, FlowFiguresAreMetrics) {
   StartServer();
   Sql("INSERT INTO src VALUES (1), (2), (3)");
   ASSERT_TRUE(WaitUntil([&] { return Flow("copy")["totals"]["rows_out"] == 3; }));
-  const std::string batches = Flow("copy")["totals"]["batches"].dump();
+  const json copy = Flow("copy");
+  const std::string batches = copy["totals"]["batches"].dump();
+  ASSERT_TRUE(copy["last_batch"]["end_to_end_ms"].is_number_integer()) << copy;
+  EXPECT_GE(copy["last_batch"]["end_to_end_ms"].get<int64_t>(), 0) << copy;
+  EXPECT_LT(copy["last_batch"]["end_to_end_ms"].get<int64_t>(), 60'000) << copy;
   httplib::Client client("127.0.0.1", server_->http_port());
   httplib::Result scraped = client.Get("/metrics", {{"Authorization", "Bearer " + admin_token_}});
   ASSERT_TRUE(scraped);
@@ -218,6 +222,8 @@ TEST_F(FlowsTest, FlowFiguresAreMetrics) {
            "# TYPE basin_flow_batch_duration_seconds histogram",
            "basin_flow_batch_duration_seconds_bucket{flow=\"copy\",kind=\"stream\",le=\"+Inf\"} " + batches,
            "basin_flow_batch_duration_seconds_count" + labels + batches,
+           // Every batch of a table source knows its source commit's time.
+           "basin_flow_end_to_end_latency_seconds_count" + labels + batches,
            "# TYPE basin_flow_output_rows_total counter", "basin_flow_output_rows_total" + labels + "3",
            "basin_flow_running" + labels + "1", "basin_flow_failed" + labels + "0",
            "basin_flow_failures_total" + labels + "0",

@@ -80,6 +80,31 @@ TEST_F(StreamRunnerTest, BatchesAreBoundedAndRestartsResumeExactly) {
   EXPECT_EQ(snapshot->set_transactions.at(again->metadata().stream_id).version, 3);
 }
 
+// A batch knows the newest record time it read: its end-to-end latency runs from there.
+TEST_F(StreamRunnerTest, ABatchKnowsTheNewestRecordTimeItRead) {
+  const int64_t now_ms = SystemClock()->NowMs();
+  for (int64_t age_ms : {9'000, 4'000, 7'000}) {
+    kafka::ProducerRecord record;
+    record.partition = 0;
+    record.value = "v";
+    record.timestamp_ms = now_ms - age_ms;
+    ASSERT_OK(producer_->Produce("payments", record));
+  }
+  ASSERT_OK(producer_->Flush(10'000));
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_out, 3);
+  EXPECT_EQ(commit->source_time_ms, now_ms - 4'000);
+  ASSERT_TRUE(EndToEndMs(*commit));
+  EXPECT_GE(*EndToEndMs(*commit), 4'000);
+  EXPECT_LT(*EndToEndMs(*commit), 60'000);
+  // A producer's clock ahead of ours counts as no latency rather than a negative one.
+  BatchCommit ahead = *commit;
+  ahead.source_time_ms = ahead.committed_time_ms + 5'000;
+  EXPECT_EQ(EndToEndMs(ahead), 0);
+}
+
 TEST_F(StreamRunnerTest, APlannedBatchIsRunAgainOverExactlyItsRecordedRanges) {
   Produce("payments", 0, 0, 40);
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));

@@ -46,7 +46,8 @@ json FlowJson(const FlowStatus& flow) {
                   {"table_version", NumberOrNull(figures.table_version)},
                   {"rows_in", figures.last_rows_in},
                   {"rows_out", figures.last_rows_out},
-                  {"duration_ms", figures.last_duration_ms}};
+                  {"duration_ms", figures.last_duration_ms},
+                  {"end_to_end_ms", NumberOrNull(figures.last_end_to_end_ms)}};
   }
   return {{"name", flow.name},
           {"kind", FlowKindName(flow.kind)},

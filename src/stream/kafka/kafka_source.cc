@@ -81,12 +81,18 @@ class Batch final : public KafkaBatch {
 
   const std::optional<KafkaOptions>& options() const { return options_; }
 
+  void SawRecordsUpTo(int64_t timestamp_ms) override {
+    newest_ms_ = std::max(newest_ms_.value_or(timestamp_ms), timestamp_ms);
+  }
+  std::optional<int64_t> newest_ms() const { return newest_ms_; }
+
  private:
   std::optional<std::vector<PartitionRange>> ranges_;
   KafkaReader* reader_;
   const CancellationToken* abandon_;
   std::optional<std::string> schema_;
   std::optional<KafkaOptions> options_;
+  std::optional<int64_t> newest_ms_;      // the newest record time a scan saw
   std::unique_ptr<BackgroundRead> read_;  // until a scan takes it; last: it reads with reader_
 };
 
@@ -180,7 +186,9 @@ class KafkaSource final : public BatchSource {
   Status ReadBatch(std::vector<PartitionRange> ranges, BatchRead& read, const std::function<Status()>& run) {
     Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
     ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &batch);
-    return dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
+    Status ran = dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
+    read.NoteSourceTime(batch.newest_ms());
+    return ran;
   }
 
   // The high and low watermarks of the subscribed partitions, as listed at most

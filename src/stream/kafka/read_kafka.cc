@@ -336,6 +336,16 @@ Status EmitParsed(ScanState& state, bool skip_bad, duckdb_data_chunk output) {
   return Status::OK();
 }
 
+// Tells `batch` the newest timestamp among `records` (those that have one).
+void NoteNewestTimestamp(const std::vector<OwnedKafkaRecord>& records, KafkaBatch& batch) {
+  std::optional<int64_t> newest;
+  for (const OwnedKafkaRecord& r : records) {
+    if (r.timestamp_type != TimestampType::kNone)
+      newest = std::max(newest.value_or(r.timestamp_ms), r.timestamp_ms);
+  }
+  if (newest) batch.SawRecordsUpTo(*newest);
+}
+
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto& state = *static_cast<ScanState*>(duckdb_function_get_init_data(info));
   const auto* bind = static_cast<const BindData*>(duckdb_function_get_bind_data(info));
@@ -351,6 +361,7 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
         duckdb_data_chunk_set_size(output, 0);
         return;
       }
+      if (bind->batch != nullptr) NoteNewestTimestamp(state.chunk, *bind->batch);
     }
     if (!state.parser) {
       const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.size() - state.handed_out);

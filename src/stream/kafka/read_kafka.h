@@ -84,6 +84,9 @@ class KafkaBatch {
   // (its first fetch overlaps the parsing and binding); the first scan takes it, later
   // scans (null) start their own.
   virtual std::unique_ptr<BackgroundRead> TakeRead() { return nullptr; }
+  // The scan read records, the newest produced (or appended) at `timestamp_ms`: the batch's
+  // source time, for its end-to-end latency. Called from the scan's thread.
+  virtual void SawRecordsUpTo(int64_t timestamp_ms) {}
 };
 
 // The schema text of the parsed (json, csv or avro) records in `ranges` (InferRecordSchema over
