@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/task_thread.h"
 #include "stream/dead_letters.h"
 #include "stream/kafka/planner.h"
 #include "stream/kafka/read_kafka.h"
@@ -60,12 +61,15 @@ PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
 class Batch final : public KafkaBatch {
  public:
   // nullopt: binding only, to learn the source's options; nothing is read. `reader`, when
-  // given, is lent to read_kafka, and starts reading the ranges at once.
+  // given, is lent to read_kafka, and starts reading the ranges at once on `read_thread`.
   explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr,
-                 const CancellationToken* abandon = nullptr, std::optional<std::string> schema = std::nullopt)
+                 TaskThread* read_thread = nullptr, const CancellationToken* abandon = nullptr,
+                 std::optional<std::string> schema = std::nullopt)
       : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {
-    if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0)
-      read_ = std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size());
+    if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0) {
+      read_ =
+          std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size(), read_thread);
+    }
   }
 
   KafkaReader* Reader() override { return reader_; }
@@ -169,6 +173,15 @@ class KafkaSource final : public BatchSource {
 
   std::optional<int64_t> Backlog() const override { return backlog_; }
 
+  // The options are the statement's; a schema, when inferred, is kept from the stream's
+  // first batch on.
+  std::optional<std::string> ColumnsKey() const override {
+    if (!options_) return std::nullopt;
+    if (inferred_schema_) return *inferred_schema_;
+    if (options_->records.InfersSchema()) return std::nullopt;
+    return "";
+  }
+
   void CapAtCurrentEnd(bool capped) override {
     cap_.reset();
     if (capped) cap_.emplace();
@@ -178,7 +191,7 @@ class KafkaSource final : public BatchSource {
   // `run()` with read_kafka reading `ranges`, the rows the sink refuses set aside as dead
   // letters.
   Status ReadBatch(std::vector<PartitionRange> ranges, BatchRead& read, const std::function<Status()>& run) {
-    Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
+    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_);
     ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &batch);
     return dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
   }
@@ -296,6 +309,10 @@ class KafkaSource final : public BatchSource {
   std::optional<std::vector<TopicPartition>> partitions_;  // the subscription's, as last listed
   std::chrono::steady_clock::time_point listed_at_;
   std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
+  // Where each batch's BackgroundRead reads with reader_: kept, as the reader is (a thread
+  // started and joined per batch was a one-record batch's cost). One read at a time: a
+  // batch's read ends (its BackgroundRead is destroyed) before the next batch starts one.
+  TaskThread read_thread_{1};
   // available-now: the partitions' high watermarks at the first plan; batches end there.
   std::optional<PartitionWatermarks> cap_;
   std::optional<int64_t> backlog_;
