@@ -196,10 +196,12 @@ class KafkaSource final : public BatchSource {
     return dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
   }
 
-  // The high and low watermarks of the subscribed partitions, as listed at most
-  // partition_discovery_interval_ms ago (a metadata request's round trip off most batches).
-  // The list is made again when it lacks a subscribed topic, which may have been created
-  // since, and when a partition it names fails its query.
+  // The watermarks of the subscribed partitions, as listed at most
+  // partition_discovery_interval_ms ago (a metadata request's round trip off most batches):
+  // their high ones asked now, in one request, and their low ones as of the listing (the
+  // watermark query sends two requests a partition, whose answers sent back to back waited
+  // at times for tens of ms). The list is made again when it lacks a subscribed topic,
+  // which may have been created since, and when a partition it names fails its query.
   Result<PartitionWatermarks> QueryWatermarks() {
     const auto now = std::chrono::steady_clock::now();
     const int64_t interval_ms = options_->partition_discovery_interval_ms;
@@ -207,12 +209,23 @@ class KafkaSource final : public BatchSource {
                        (interval_ms >= 0 && now - listed_at_ >= std::chrono::milliseconds(interval_ms)) ||
                        LacksATopic(*partitions_);
     if (!stale) {
-      Result<PartitionWatermarks> watermarks = planner_->QueryWatermarks(*partitions_);
-      if (watermarks.ok()) return watermarks;
+      Result<PartitionOffsets> ends = planner_->QueryHighWatermarks(*partitions_);
+      if (ends.ok()) {
+        PartitionWatermarks watermarks;
+        for (const auto& [tp, end] : *ends) {
+          auto listed = lows_.find(tp);
+          if (listed == lows_.end()) break;
+          watermarks[tp] = Watermarks{listed->second.low, end};
+        }
+        if (watermarks.size() == ends->size()) return watermarks;
+      }
     }
-    ASSIGN_OR_RETURN(partitions_, planner_->ListPartitions(options_->subscription));
+    ASSIGN_OR_RETURN(std::vector<TopicPartition> listed, planner_->ListPartitions(options_->subscription));
+    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner_->QueryWatermarks(listed));
+    partitions_ = std::move(listed);
+    lows_ = watermarks;
     listed_at_ = now;
-    return planner_->QueryWatermarks(*partitions_);
+    return watermarks;
   }
 
   // Whether `partitions` holds no partition of a topic the source subscribes by name.
@@ -307,6 +320,10 @@ class KafkaSource final : public BatchSource {
   std::optional<std::string> inferred_schema_;  // valueFormat json without a schema option
   std::unique_ptr<KafkaReader> planner_;
   std::optional<std::vector<TopicPartition>> partitions_;  // the subscription's, as last listed
+  // partitions_' watermarks when they were listed: their low ones are planned with until
+  // the next listing (retention deleting past a position meanwhile fails the batch's read
+  // with NotFound, as planning would).
+  PartitionWatermarks lows_;
   std::chrono::steady_clock::time_point listed_at_;
   std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
   // Where each batch's BackgroundRead reads with reader_: kept, as the reader is (a thread
