@@ -50,6 +50,10 @@ struct CommandContext {
   // Set (a stream's batch, whose offsets must be durable before anything it writes
   // commits): called before the commit; its error fails the command, which commits nothing.
   std::function<Status()> before_commit;
+  // Set (a stream's batch, whose query's columns do not change from batch to batch): what
+  // a write's source query gives, in place of engine::Connection::DescribeQuery (a stream
+  // describes it once instead of once a batch).
+  std::function<Result<std::vector<engine::ColumnType>>(const std::string& source_sql)> describe_source;
 
   void Report(const std::string& phase, int64_t done, int64_t total = -1) const {
     if (progress) progress(Progress{phase, done, total});

@@ -611,8 +611,13 @@ std::optional<std::vector<std::vector<std::string>>> StatsColumnPaths(const Stru
 
 Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target,
                              const std::string& source_sql, const RowShape& shape) {
-  const std::string& table = target.table_root;
   ASSIGN_OR_RETURN(std::vector<ColumnType> source, conn.DescribeQuery(source_sql));
+  return PlanDescribedRows(target, source_sql, source, shape);
+}
+
+Result<PlannedRows> PlanDescribedRows(const WriteTarget& target, const std::string& source_sql,
+                                      const std::vector<engine::ColumnType>& source, const RowShape& shape) {
+  const std::string& table = target.table_root;
   StructType schema = target.schema;
   delta::Metadata metadata = target.metadata;
   Evolution evolution;

@@ -80,6 +80,11 @@ struct PlannedRows {
 // SQL is.
 Result<PlannedRows> PlanRows(engine::Connection& conn, const WriteTarget& target,
                              const std::string& source_sql, const RowShape& shape = {});
+// As PlanRows, with `source_sql`'s columns already described (`source`, as
+// engine::Connection::DescribeQuery gives them).
+Result<PlannedRows> PlanDescribedRows(const WriteTarget& target, const std::string& source_sql,
+                                      const std::vector<engine::ColumnType>& source,
+                                      const RowShape& shape = {});
 
 // Rows that break `target`'s top-level NOT NULL columns or CHECK constraints, of
 // `logical_rows_sql` (PlannedRows::logical_rows_sql): value (the row as JSON text), error

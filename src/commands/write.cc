@@ -220,7 +220,10 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
   RowShape shape = request.shape;
   if (mode == WriteMode::kReplaceWhere) shape.row_condition = request.replace_where;
   ctx.Report("planning", 0);
-  ASSIGN_OR_RETURN(PlannedRows planned, PlanRows(conn, target, request.source_sql, shape));
+  ASSIGN_OR_RETURN(std::vector<engine::ColumnType> source, ctx.describe_source
+                                                               ? ctx.describe_source(request.source_sql)
+                                                               : conn.DescribeQuery(request.source_sql));
+  ASSIGN_OR_RETURN(PlannedRows planned, PlanDescribedRows(target, request.source_sql, source, shape));
   delta::Transaction txn(table, ctx.txn_options);
   if (planned.new_metadata) {
     target.metadata = *planned.new_metadata;

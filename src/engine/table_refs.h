@@ -23,4 +23,10 @@ namespace basin::engine {
 // InvalidArgument with DuckDB's message when the text is not one query.
 Result<std::vector<SqlTableName>> TablesReadBy(std::string_view query);
 
+// Whether `query` (as TablesReadBy takes it) reads nothing but its STREAM sources (calls
+// carrying kStreamSourceParameter, engine/stream_calls.h), VALUES and constants: no table,
+// view or other table function anywhere in it, so that only its sources can change its
+// columns from one run to the next. InvalidArgument as TablesReadBy.
+Result<bool> ReadsOnlyStreamSources(std::string_view query);
+
 }  // namespace basin::engine

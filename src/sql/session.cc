@@ -91,8 +91,9 @@ struct Session::Impl : public SessionContext {
   bool block_failed_ = false;                      // a statement failed in the open transaction block
   std::map<int64_t, TableStream*> table_streams_;  // by STREAM source (engine/stream_calls.h)
   std::map<int64_t, FilesStream*> files_streams_;
-  std::function<Status(const std::string&)> set_aside_refused_;      // for the next write
-  std::function<Status()> commit_gate_;                              // for every write until cleared
+  std::function<Status(const std::string&)> set_aside_refused_;  // for the next write
+  std::function<Status()> commit_gate_;                          // for every write until cleared
+  std::function<Result<std::vector<engine::ColumnType>>(const std::string&)> describe_source_;  // ditto
   std::shared_ptr<const commands::TableExpectations> expectations_;  // for every write until cleared
   std::unique_ptr<StatementTimeout> timeout_;                        // interrupts conn_, so after it
   std::shared_ptr<LineageRecorder> lineage_;                         // with SessionOptions::record_lineage
@@ -147,6 +148,7 @@ struct Session::Impl : public SessionContext {
     ctx.progress = progress;
     ctx.set_aside_refused = std::exchange(set_aside_refused_, nullptr);
     ctx.before_commit = commit_gate_;
+    ctx.describe_source = describe_source_;
     ctx.expectations = expectations_;
     auto app = settings.find("txn_app_id");
     auto version = settings.find("txn_version");
@@ -724,6 +726,10 @@ void Session::SetAsideRefusedRows(std::function<Status(const std::string&)> set_
   impl_->set_aside_refused_ = std::move(set_aside);
 }
 void Session::GateCommits(std::function<Status()> gate) { impl_->commit_gate_ = std::move(gate); }
+void Session::DescribeSourcesWith(
+    std::function<Result<std::vector<engine::ColumnType>>(const std::string& source_sql)> describe) {
+  impl_->describe_source_ = std::move(describe);
+}
 void Session::ExpectOnWrites(std::shared_ptr<const commands::TableExpectations> expectations) {
   impl_->expectations_ = std::move(expectations);
 }

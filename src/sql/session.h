@@ -181,6 +181,10 @@ class Session {
   // Until called again, every command's commit first calls `gate`
   // (commands::CommandContext::before_commit); its error fails the command. Null: none.
   void GateCommits(std::function<Status()> gate);
+  // Until called again, every write describes its source query with `describe`
+  // (commands::CommandContext::describe_source) instead of having DuckDB bind it. Null: DuckDB's.
+  void DescribeSourcesWith(
+      std::function<Result<std::vector<engine::ColumnType>>(const std::string& source_sql)> describe);
   // What statement handlers get (sql/session_context.h): for callers that run commands on
   // this session's connection and snapshots, as the public API's transactions do.
   SessionContext& context();

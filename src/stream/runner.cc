@@ -11,12 +11,14 @@
 
 #include "commands/table_features.h"
 #include "common/strings.h"
+#include "common/task_thread.h"
 #include "common/uuid.h"
 #include "engine/stream_calls.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
 #include "storage/prefixed_object_store.h"
 #include "stream/dead_letters.h"
+#include "stream/query_columns.h"
 #include "stream/source.h"
 #include "stream/stateful.h"
 
@@ -131,11 +133,20 @@ struct StreamRunner::Impl {
   std::unique_ptr<StatefulInput> state;  // when statement.stateful (of its one source)
   // The last batch's commit marker and retention deletes, written off the batch's path (its
   // rows are visible once the sink commits) while the next batch is planned and runs.
-  std::future<Status> recording;
+  std::shared_future<Status> recording;
   // Where the next batch starts when this run committed the last one: what Recover() would
   // read back from the folder and the sink (Recover() also copes with that batch's marker
   // still being written).
   std::optional<Recovery> next;
+  // The columns of the batches' write queries, described once while their sources' keys
+  // stay the same.
+  QueryColumns query_columns{
+      [this](const std::string& query) { return session->connection().DescribeQuery(query); }};
+  // The threads that write a batch's offsets (while it runs) and its commit marker (while
+  // the next one runs), kept for the run: starting two threads a batch was part of a
+  // one-record batch's fixed cost. Last: destroyed first, after the writes given to them.
+  TaskThread offsets_writer{1};
+  TaskThread marker_writer{1};
 
   ~Impl() { (void)Settle(); }
 
@@ -144,11 +155,26 @@ struct StreamRunner::Impl {
   Status Settle() {
     if (!recording.valid()) return Status::OK();
     Status recorded = recording.get();
+    recording = {};
     if (!recorded.ok()) next.reset();
     return recorded;
   }
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
+
+  // The columns of a write's `query` in the batch being read (QueryColumns).
+  Result<std::vector<engine::ColumnType>> DescribeSource(const std::string& query) {
+    std::optional<std::vector<std::string>> key(std::in_place);
+    for (const Source& source : sources) {
+      std::optional<std::string> columns = source.reader->ColumnsKey();
+      if (!columns) {
+        key.reset();
+        break;
+      }
+      key->push_back(std::move(*columns));
+    }
+    return query_columns.Of(query, key);
+  }
 
   // The sink's txn version for this stream.
   Result<std::optional<int64_t>> SinkTxnVersion() {
@@ -217,6 +243,8 @@ struct StreamRunner::Impl {
     read.batch_id = batch_id;
     read.abandon = abandon;
     session->GateCommits(offsets_durable);
+    session->DescribeSourcesWith(
+        [this](const std::string& source_sql) { return DescribeSource(source_sql); });
     Status ran = ReadSources(entries, read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
@@ -233,6 +261,7 @@ struct StreamRunner::Impl {
       });
     });
     session->GateCommits(nullptr);
+    session->DescribeSourcesWith(nullptr);
     if (ran.ok() && offsets_durable) ran = offsets_durable();  // a batch that committed nothing
     RETURN_IF_ERROR(ran.WithContext(Where() + " batch " + std::to_string(batch_id)));
     BatchCommit commit;
@@ -250,7 +279,7 @@ struct StreamRunner::Impl {
     commit.duration_ms = commit.committed_time_ms - started;
     RETURN_IF_ERROR(Settle());
     next = Recovery{Recovery::Action::kPlan, batch_id + 1, std::nullopt, offsets, std::nullopt};
-    recording = std::async(std::launch::async, [this, commit] { return RecordCommit(commit); });
+    recording = marker_writer.Submit([this, commit] { return RecordCommit(commit); });
     if ((batch_id + 1) % kCompactEveryBatches == 0) commit.notice = Compact();
     return commit;
   }
@@ -416,9 +445,9 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
         // The offsets are written while the batch reads and writes its data files; its
         // commits wait for them (an fsynced put's time off each batch).
         std::shared_future<Status> recorded =
-            std::async(std::launch::async, [&s, batch_id = recovery.batch_id, planned] {
+            s.offsets_writer.Submit([&s, batch_id = recovery.batch_id, planned] {
               return s.checkpoint->WriteOffsets(batch_id, planned);
-            }).share();
+            });
         Result<BatchCommit> commit =
             s.Execute(recovery.batch_id, planned, entries, abandon, [recorded] { return recorded.get(); });
         recorded.wait();  // the write ends before the batch does, whatever happened

@@ -8,7 +8,10 @@
 // loses with Conflict) while the INSERT runs with `txn(appId = stream id, version = N)`,
 // the source reading exactly that entry (every commit of the batch waits for the offsets
 // first: Session::GateCommits), and commits/<N>.json is written (on a thread
-// of its own, while the caller goes on: the next batch waits for it). A run that committed
+// the runner keeps, as it keeps one for the offsets, while the caller goes on: the next
+// batch waits for it). The statement's query is described (its columns, for the write) once,
+// and again only when its sources say their columns may have changed
+// (BatchSource::ColumnsKey), unless it reads tables beside its STREAM sources. A run that committed
 // batch N plans N + 1 from what it holds; the folder and the sink are read again only when
 // a run starts or a batch failed. A batch
 // planned before a crash is run again over its recorded entry; its commit is skipped by the

@@ -78,6 +78,13 @@ class BatchSource {
   virtual Status ReadNothing(const std::optional<nlohmann::json>& previous, BatchRead& batch,
                              const std::function<Status()>& run) = 0;
 
+  // What the columns the source gives the statement depend on beside the statement's text,
+  // while a Read or ReadNothing runs: two batches whose sources give equal keys bind the
+  // statement's query to the same columns, so the stream describes it once. nullopt when
+  // the source cannot tell (a table's columns change with its schema): the query is then
+  // described every batch.
+  virtual std::optional<std::string> ColumnsKey() const { return std::nullopt; }
+
   // The records the source offers in `planned` (0 when it cannot tell before reading).
   virtual int64_t RecordsIn(const nlohmann::json& planned) const = 0;
 

@@ -237,6 +237,22 @@ TEST_F(KafkaClusterTest, ACallbackErrorEndsTheRead) {
 
 TEST_F(KafkaClusterTest, UnknownPartitionsAreNotFound) {
   EXPECT_ERROR_WITH(reader_->QueryWatermarks(TopicPartition{"payments", 9}), kNotFound, "payments/9");
+  EXPECT_EQ(reader_->QueryHighWatermarks({TopicPartition{"payments", 9}}).status().code(),
+            ErrorCode::kNotFound);
+}
+
+// The ends of every partition in one request are the high watermarks QueryWatermarks gives.
+TEST_F(KafkaClusterTest, HighWatermarksInOneRequestAreThePartitionsEnds) {
+  Produce("payments", 0, 0, 7);
+  Produce("payments", 2, 7, 3);
+  const std::vector<TopicPartition> partitions = {kP0, kP1, kP2};
+  ASSERT_OK_AND_ASSIGN(PartitionOffsets ends, reader_->QueryHighWatermarks(partitions));
+  EXPECT_EQ(ends, (PartitionOffsets{{kP0, 7}, {kP1, 0}, {kP2, 3}}));
+  Produce("payments", 1, 10, 2);
+  ASSERT_OK_AND_ASSIGN(ends, reader_->QueryHighWatermarks(partitions));
+  ASSERT_OK_AND_ASSIGN(PartitionWatermarks marks, reader_->QueryWatermarks(partitions));
+  for (const TopicPartition& tp : partitions) EXPECT_EQ(ends.at(tp), marks.at(tp).high) << ToString(tp);
+  EXPECT_EQ(ends.at(kP1), 2);
 }
 
 TEST_F(KafkaClusterTest, APatternPicksUpTopicsCreatedLater) {

@@ -220,6 +220,33 @@ TEST_F(StreamRunnerTest, ANamedTopicCreatedLaterIsReadByTheNextBatch) {
   EXPECT_EQ(second->rows_out, 2);
 }
 
+// A stream describes its query once when only its sources could change its columns; one
+// that joins a table describes it every batch, so a column the table gains reaches the sink.
+TEST_F(StreamRunnerTest, AQueryJoiningATableSeesTheColumnsTheTableGains) {
+  ASSERT_OK(session_
+                ->Execute("CREATE TABLE dim (tag VARCHAR); INSERT INTO dim VALUES ('a'); "
+                          "CREATE TABLE tagged (v VARCHAR, tag VARCHAR, extra VARCHAR)")
+                .status());
+  const std::string statement =
+      "INSERT INTO tagged BY NAME SELECT decode(k.value) AS v, d.* FROM STREAM read_kafka(bootstrapServers "
+      "=> '" +
+      cluster_->bootstrap_servers() +
+      "', subscribe => 'payments', startingOffsets => 'earliest') k CROSS JOIN dim d";
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(statement));
+  Produce("payments", 0, 0, 1);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> first, runner->RunBatch());
+  ASSERT_TRUE(first);
+  ASSERT_OK(
+      session_->Execute("ALTER TABLE dim ADD COLUMN extra VARCHAR; UPDATE dim SET extra = 'x'").status());
+  Produce("payments", 0, 1, 1);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> second, runner->RunBatch());
+  ASSERT_TRUE(second);
+  EXPECT_EQ(basin::testing::FirstColumn(*session_,
+                                        "SELECT v || '/' || tag || '/' || coalesce(extra, '-') "
+                                        "FROM tagged ORDER BY v"),
+            (std::vector<std::string>{"v0/a/-", "v1/a/x"}));
+}
+
 TEST_F(StreamRunnerTest, RefusesWhatItCannotRunExactlyOnce) {
   EXPECT_EQ(OpenRunner("SELECT 1").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(OpenRunner("INSERT INTO bronze VALUES ('a', 1, 2)").status().code(), ErrorCode::kInvalidArgument);

@@ -21,6 +21,7 @@
 #include "duckdb/parser/tableref/joinref.hpp"
 #include "duckdb/parser/tableref/subqueryref.hpp"
 #include "duckdb/parser/tableref/table_function_ref.hpp"
+#include "engine/duckdb/stream_source_call.h"
 
 namespace basin::engine {
 
@@ -160,7 +161,7 @@ class StreamJoinFinder {
   int Ref(duckdb::TableRef& ref) {
     switch (ref.type) {
       case duckdb::TableReferenceType::TABLE_FUNCTION:
-        return IsStreamSource(*ref.Cast<duckdb::TableFunctionRef>().function) ? 1 : 0;
+        return duckdb_ext::IsStreamSourceCall(*ref.Cast<duckdb::TableFunctionRef>().function) ? 1 : 0;
       case duckdb::TableReferenceType::JOIN: {
         auto& join = ref.Cast<duckdb::JoinRef>();
         const int left = Ref(*join.left), right = Ref(*join.right);
@@ -191,14 +192,6 @@ class StreamJoinFinder {
     return count;
   }
 
-  static bool IsStreamSource(duckdb::ParsedExpression& function) {
-    if (function.GetExpressionClass() != duckdb::ExpressionClass::FUNCTION) return false;
-    for (auto& child : function.Cast<duckdb::FunctionExpression>().children) {
-      if (duckdb::StringUtil::CIEquals(child->GetAlias(), kStreamSourceParameter)) return true;
-    }
-    return false;
-  }
-
   void Meet(int a, int b) { joined_ = joined_ || (a > 0 && b > 0); }
 
   std::map<std::string, int> ctes_;
@@ -206,6 +199,14 @@ class StreamJoinFinder {
 };
 
 }  // namespace
+
+bool duckdb_ext::IsStreamSourceCall(duckdb::ParsedExpression& function) {
+  if (function.GetExpressionClass() != duckdb::ExpressionClass::FUNCTION) return false;
+  for (auto& child : function.Cast<duckdb::FunctionExpression>().children) {
+    if (duckdb::StringUtil::CIEquals(child->GetAlias(), kStreamSourceParameter)) return true;
+  }
+  return false;
+}
 
 bool JoinsStreamSources(std::string_view query) {
   duckdb::Parser parser;

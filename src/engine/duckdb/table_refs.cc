@@ -24,6 +24,7 @@
 #include "duckdb/parser/tableref/pivotref.hpp"
 #include "duckdb/parser/tableref/subqueryref.hpp"
 #include "duckdb/parser/tableref/table_function_ref.hpp"
+#include "engine/duckdb/stream_source_call.h"
 #include "engine/stream_calls.h"
 
 namespace basin::engine {
@@ -36,6 +37,8 @@ namespace {
 class TableRefFinder {
  public:
   const std::vector<SqlTableName>& tables() const { return tables_; }
+  // Whether a table, a view or a table function other than a STREAM source was met.
+  bool reads_beside_streams() const { return reads_beside_streams_; }
 
   void Node(duckdb::QueryNode& node, std::vector<std::string> ctes) {
     // A CTE sees the CTEs named before it and itself (when recursive); the node sees all.
@@ -99,6 +102,7 @@ class TableRefFinder {
       }
       case duckdb::TableReferenceType::TABLE_FUNCTION: {
         auto& function = ref.Cast<duckdb::TableFunctionRef>();
+        if (!duckdb_ext::IsStreamSourceCall(*function.function)) reads_beside_streams_ = true;
         TableRead(function);
         Expression(*function.function, ctes);
         break;
@@ -128,6 +132,7 @@ class TableRefFinder {
     const std::string lower = duckdb::StringUtil::Lower(table.table_name);
     const bool unqualified = table.schema_name.empty() && table.catalog_name.empty();
     if (unqualified && std::find(ctes.begin(), ctes.end(), lower) != ctes.end()) return;
+    reads_beside_streams_ = true;
     Add({table.catalog_name, table.schema_name, table.table_name});
   }
 
@@ -154,11 +159,11 @@ class TableRefFinder {
 
   std::set<std::string> seen_;
   std::vector<SqlTableName> tables_;
+  bool reads_beside_streams_ = false;
 };
 
-}  // namespace
-
-Result<std::vector<SqlTableName>> TablesReadBy(std::string_view query) {
+// `query`'s tables, walked by a TableRefFinder.
+Result<TableRefFinder> FindTableRefs(std::string_view query) {
   duckdb::Parser parser;
   try {
     parser.ParseQuery(std::string(query));
@@ -171,7 +176,19 @@ Result<std::vector<SqlTableName>> TablesReadBy(std::string_view query) {
   }
   TableRefFinder finder;
   finder.Node(*parser.statements[0]->Cast<duckdb::SelectStatement>().node, {});
+  return finder;
+}
+
+}  // namespace
+
+Result<std::vector<SqlTableName>> TablesReadBy(std::string_view query) {
+  ASSIGN_OR_RETURN(TableRefFinder finder, FindTableRefs(query));
   return finder.tables();
+}
+
+Result<bool> ReadsOnlyStreamSources(std::string_view query) {
+  ASSIGN_OR_RETURN(TableRefFinder finder, FindTableRefs(query));
+  return !finder.reads_beside_streams();
 }
 
 }  // namespace basin::engine

@@ -6,15 +6,24 @@
 namespace basin::stream::kafka {
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges,
-                               const CancellationToken* abandon, size_t chunk_records)
-    : abandon_(abandon),
-      chunk_records_(chunk_records),
-      thread_([this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); }) {}
+                               const CancellationToken* abandon, size_t chunk_records, TaskThread* runner)
+    : abandon_(abandon), chunk_records_(chunk_records) {
+  auto read = [this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); };
+  if (runner == nullptr) {
+    thread_ = std::thread(std::move(read));
+  } else {
+    read_ = runner->Submit([read = std::move(read)] {
+      read();
+      return Status::OK();  // the read's own status is status_
+    });
+  }
+}
 
 BackgroundRead::~BackgroundRead() {
   stop_.Cancel();
   changed_.notify_all();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
+  if (read_.valid()) read_.wait();
 }
 
 Result<std::vector<OwnedKafkaRecord>> BackgroundRead::Next() {

@@ -1,7 +1,7 @@
-// BackgroundRead: a Read of Kafka ranges on a thread of its own, its records handed over in
-// chunks through a bounded queue. read_kafka scans with one, and a stream's batch starts one
-// before its statement is parsed and bound, so that the first fetch's round trip overlaps
-// that work.
+// BackgroundRead: a Read of Kafka ranges on a thread of its own (or on a TaskThread a
+// stream keeps for its reads), its records handed over in chunks through a bounded queue.
+// read_kafka scans with one, and a stream's batch starts one before its statement is parsed
+// and bound, so that the first fetch's round trip overlaps that work.
 //
 // Thread safety: Next() from one thread at a time; the reader is the read's thread's alone
 // until the BackgroundRead is destroyed.
@@ -10,12 +10,14 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "basin/status.h"
 #include "common/cancellation.h"
+#include "common/task_thread.h"
 #include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
 
@@ -27,9 +29,11 @@ namespace basin::stream::kafka {
 // destructor stops the Read (between polls) and waits for it.
 class BackgroundRead {
  public:
-  // REQUIRES: `reader` and `abandon` (null for none) outlive the BackgroundRead.
+  // REQUIRES: `reader`, `abandon` (null for none) and `runner` outlive the BackgroundRead.
+  // `runner`: the kept thread to read on (a stream's reads, one after the other: it must
+  // have no other task queued, or the read waits behind it); null to start a thread.
   BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon,
-                 size_t chunk_records);
+                 size_t chunk_records, TaskThread* runner = nullptr);
   BackgroundRead(const BackgroundRead&) = delete;
   BackgroundRead& operator=(const BackgroundRead&) = delete;
   ~BackgroundRead();
@@ -53,7 +57,8 @@ class BackgroundRead {
   std::deque<std::vector<OwnedKafkaRecord>> queue_;  // guarded by mu_
   Status status_;                                    // guarded by mu_; the Read's, once finished_
   bool finished_ = false;                            // guarded by mu_
-  std::thread thread_;                               // last: started once the rest is there
+  std::thread thread_;                               // reading, without a runner
+  std::shared_future<Status> read_;                  // reading, on the runner
 };
 
 }  // namespace basin::stream::kafka

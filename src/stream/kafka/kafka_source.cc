@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/task_thread.h"
 #include "stream/dead_letters.h"
 #include "stream/kafka/planner.h"
 #include "stream/kafka/read_kafka.h"
@@ -60,12 +61,15 @@ PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
 class Batch final : public KafkaBatch {
  public:
   // nullopt: binding only, to learn the source's options; nothing is read. `reader`, when
-  // given, is lent to read_kafka, and starts reading the ranges at once.
+  // given, is lent to read_kafka, and starts reading the ranges at once on `read_thread`.
   explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr,
-                 const CancellationToken* abandon = nullptr, std::optional<std::string> schema = std::nullopt)
+                 TaskThread* read_thread = nullptr, const CancellationToken* abandon = nullptr,
+                 std::optional<std::string> schema = std::nullopt)
       : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {
-    if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0)
-      read_ = std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size());
+    if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0) {
+      read_ =
+          std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size(), read_thread);
+    }
   }
 
   KafkaReader* Reader() override { return reader_; }
@@ -175,6 +179,15 @@ class KafkaSource final : public BatchSource {
 
   std::optional<int64_t> Backlog() const override { return backlog_; }
 
+  // The options are the statement's; a schema, when inferred, is kept from the stream's
+  // first batch on.
+  std::optional<std::string> ColumnsKey() const override {
+    if (!options_) return std::nullopt;
+    if (inferred_schema_) return *inferred_schema_;
+    if (options_->records.InfersSchema()) return std::nullopt;
+    return "";
+  }
+
   void CapAtCurrentEnd(bool capped) override {
     cap_.reset();
     if (capped) cap_.emplace();
@@ -184,17 +197,19 @@ class KafkaSource final : public BatchSource {
   // `run()` with read_kafka reading `ranges`, the rows the sink refuses set aside as dead
   // letters.
   Status ReadBatch(std::vector<PartitionRange> ranges, BatchRead& read, const std::function<Status()>& run) {
-    Batch batch(std::move(ranges), reader_.get(), read.abandon, inferred_schema_);
+    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_);
     ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &batch);
     Status ran = dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
     read.NoteSourceTime(batch.newest_ms());
     return ran;
   }
 
-  // The high and low watermarks of the subscribed partitions, as listed at most
-  // partition_discovery_interval_ms ago (a metadata request's round trip off most batches).
-  // The list is made again when it lacks a subscribed topic, which may have been created
-  // since, and when a partition it names fails its query.
+  // The watermarks of the subscribed partitions, as listed at most
+  // partition_discovery_interval_ms ago (a metadata request's round trip off most batches):
+  // their high ones asked now, in one request, and their low ones as of the listing (the
+  // watermark query sends two requests a partition, whose answers sent back to back waited
+  // at times for tens of ms). The list is made again when it lacks a subscribed topic,
+  // which may have been created since, and when a partition it names fails its query.
   Result<PartitionWatermarks> QueryWatermarks() {
     const auto now = std::chrono::steady_clock::now();
     const int64_t interval_ms = options_->partition_discovery_interval_ms;
@@ -202,12 +217,23 @@ class KafkaSource final : public BatchSource {
                        (interval_ms >= 0 && now - listed_at_ >= std::chrono::milliseconds(interval_ms)) ||
                        LacksATopic(*partitions_);
     if (!stale) {
-      Result<PartitionWatermarks> watermarks = planner_->QueryWatermarks(*partitions_);
-      if (watermarks.ok()) return watermarks;
+      Result<PartitionOffsets> ends = planner_->QueryHighWatermarks(*partitions_);
+      if (ends.ok()) {
+        PartitionWatermarks watermarks;
+        for (const auto& [tp, end] : *ends) {
+          auto listed = lows_.find(tp);
+          if (listed == lows_.end()) break;
+          watermarks[tp] = Watermarks{listed->second.low, end};
+        }
+        if (watermarks.size() == ends->size()) return watermarks;
+      }
     }
-    ASSIGN_OR_RETURN(partitions_, planner_->ListPartitions(options_->subscription));
+    ASSIGN_OR_RETURN(std::vector<TopicPartition> listed, planner_->ListPartitions(options_->subscription));
+    ASSIGN_OR_RETURN(PartitionWatermarks watermarks, planner_->QueryWatermarks(listed));
+    partitions_ = std::move(listed);
+    lows_ = watermarks;
     listed_at_ = now;
-    return planner_->QueryWatermarks(*partitions_);
+    return watermarks;
   }
 
   // Whether `partitions` holds no partition of a topic the source subscribes by name.
@@ -302,8 +328,16 @@ class KafkaSource final : public BatchSource {
   std::optional<std::string> inferred_schema_;  // valueFormat json without a schema option
   std::unique_ptr<KafkaReader> planner_;
   std::optional<std::vector<TopicPartition>> partitions_;  // the subscription's, as last listed
+  // partitions_' watermarks when they were listed: their low ones are planned with until
+  // the next listing (retention deleting past a position meanwhile fails the batch's read
+  // with NotFound, as planning would).
+  PartitionWatermarks lows_;
   std::chrono::steady_clock::time_point listed_at_;
   std::unique_ptr<KafkaReader> reader_;  // lent to read_kafka for each batch
+  // Where each batch's BackgroundRead reads with reader_: kept, as the reader is (a thread
+  // started and joined per batch was a one-record batch's cost). One read at a time: a
+  // batch's read ends (its BackgroundRead is destroyed) before the next batch starts one.
+  TaskThread read_thread_{1};
   // available-now: the partitions' high watermarks at the first plan; batches end there.
   std::optional<PartitionWatermarks> cap_;
   std::optional<int64_t> backlog_;

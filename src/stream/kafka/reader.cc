@@ -169,6 +169,30 @@ Result<PartitionWatermarks> KafkaReader::QueryWatermarks(const std::vector<Topic
   return result;
 }
 
+Result<PartitionOffsets> KafkaReader::QueryHighWatermarks(const std::vector<TopicPartition>& partitions) {
+  PartitionOffsets result;
+  if (partitions.empty()) return result;
+  PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
+  for (const TopicPartition& tp : partitions) {
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset =
+        RD_KAFKA_OFFSET_END;
+  }
+  if (rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(consumer_.get(), list.get(),
+                                                           static_cast<int>(options_.request_timeout_ms));
+      err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return KafkaStatus(err,
+                       "querying the ends of " + std::to_string(partitions.size()) + " Kafka partitions");
+  }
+  for (int i = 0; i < list->cnt; i++) {
+    const rd_kafka_topic_partition_t& entry = list->elems[i];
+    const TopicPartition tp{entry.topic, entry.partition};
+    if (entry.err != RD_KAFKA_RESP_ERR_NO_ERROR)
+      return KafkaStatus(entry.err, "querying the end of " + ToString(tp));
+    result[tp] = entry.offset;
+  }
+  return result;
+}
+
 Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
                          const CancellationToken* cancellation) {
   RETURN_IF_ERROR(CheckRanges(ranges));

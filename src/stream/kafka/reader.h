@@ -107,6 +107,10 @@ class KafkaReader {
   Result<Watermarks> QueryWatermarks(const TopicPartition& tp);
   // QueryWatermarks for each partition, one request each.
   Result<PartitionWatermarks> QueryWatermarks(const std::vector<TopicPartition>& partitions);
+  // The partitions' high watermarks only (their ends), in one request per leader
+  // (ListOffsets at the latest offset), where QueryWatermarks sends two per partition.
+  // NotFound for an unknown topic or partition; IOError otherwise.
+  Result<PartitionOffsets> QueryHighWatermarks(const std::vector<TopicPartition>& partitions);
 
   // Calls `callback` for every record in [start_offset, end_offset) of each range, in offset
   // order within a partition (partitions interleave). Empty ranges are skipped. Offsets the
