@@ -53,6 +53,32 @@ TEST(PgTypesTest, BinaryFormatIsBigEndian) {
             ErrorCode::kNotImplemented);
 }
 
+// Arrays in PostgreSQL's binary layout (array_send): dimensions, has-null flag, element
+// OID, each dimension's length and lower bound, then each element's length and bytes.
+TEST(PgTypesTest, BinaryArraysFollowArraySend) {
+  const PgType ints = PgTypeOf("INTEGER[]");
+  ASSERT_OK_AND_ASSIGN(std::string encoded, ToPgBinary(ints, ToPgText(ints, "[1, NULL, -2]")));
+  EXPECT_EQ(encoded, std::string("\0\0\0\1"                   // one dimension
+                                 "\0\0\0\1"                   // a NULL among the elements
+                                 "\0\0\0\x17"                 // int4
+                                 "\0\0\0\3\0\0\0\1"           // 3 elements from index 1
+                                 "\0\0\0\4\0\0\0\1"           // 1
+                                 "\xff\xff\xff\xff"           // NULL
+                                 "\0\0\0\4\xff\xff\xff\xfe",  // -2
+                                 40));
+  ASSERT_OK_AND_ASSIGN(std::string empty, ToPgBinary(ints, ToPgText(ints, "[]")));
+  EXPECT_EQ(empty, std::string("\0\0\0\0\0\0\0\0\0\0\0\x17", 12));
+  const PgType flags = PgTypeOf("BOOLEAN[]");
+  ASSERT_OK_AND_ASSIGN(std::string booleans, ToPgBinary(flags, ToPgText(flags, "[true, false]")));
+  EXPECT_EQ(booleans.substr(20), std::string("\0\0\0\1\1\0\0\0\1\0", 10));
+  // Elements with their own layout: a timestamp array's are microseconds since 2000.
+  const PgType times = PgTypeOf("TIMESTAMP[]");
+  ASSERT_OK_AND_ASSIGN(std::string stamps, ToPgBinary(times, ToPgText(times, "[2000-01-01 00:00:01]")));
+  EXPECT_EQ(stamps.substr(8, 4), std::string("\0\0\x04\x5a", 4));  // timestamp, OID 1114
+  EXPECT_EQ(stamps.substr(20), std::string("\0\0\0\x08\0\0\0\0\0\x0f\x42\x40", 12));
+  EXPECT_EQ(ToPgBinary(ints, "1,2").status().code(), ErrorCode::kInvalidArgument);
+}
+
 // `text` in `duckdb_type`'s binary layout is `bytes`, and those bytes sent as a binary
 // parameter become `literal`.
 void ExpectBinary(const std::string& duckdb_type, const std::string& text, const std::string& bytes,

@@ -2,10 +2,13 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "common/strings.h"
 #include "server/pg/binary_types.h"
@@ -237,7 +240,61 @@ std::string ToPgText(const PgType& type, std::string cell) {
   return cell;
 }
 
+namespace {
+
+// A one-dimensional array in PostgreSQL's binary layout, from its text form (ArrayText's
+// "{1,NULL,3}"): the dimension count, whether an element is NULL, the element type, each
+// dimension's length and lower bound (1), then each element as its length (-1 for NULL)
+// and its binary form.
+Result<std::string> ArrayBinary(const engine::PgTypeInfo& array, const std::string& text) {
+  const auto element = static_cast<Oid>(array.element);
+  if (text.size() < 2 || text.front() != '{' || text.back() != '}') {
+    return Status::InvalidArgument("not a " + std::string(array.sql_name) + " value: " + text);
+  }
+  const std::string_view inner = std::string_view(text).substr(1, text.size() - 2);
+  if (inner.find('{') != std::string_view::npos) {
+    return Status::NotImplemented("the binary format of a " + std::string(array.sql_name) +
+                                  " value with nested arrays (ask for the text format, 0)");
+  }
+  std::vector<std::optional<std::string>> elements;
+  for (size_t start = 0; !inner.empty() && start <= inner.size();) {
+    const size_t comma = std::min(inner.find(',', start), inner.size());
+    std::string_view part = inner.substr(start, comma - start);
+    start = comma + 1;
+    if (part.size() >= 2 && part.front() == '"' && part.back() == '"') part = part.substr(1, part.size() - 2);
+    if (part == "NULL") {
+      elements.emplace_back();
+      continue;
+    }
+    std::string value(part);
+    if (element == Oid::kBool) value = value == "true" ? "t" : value == "false" ? "f" : value;
+    elements.emplace_back(std::move(value));
+  }
+  const bool has_null = std::any_of(elements.begin(), elements.end(), [](const auto& e) { return !e; });
+  std::string out = BigEndian(static_cast<uint32_t>(elements.empty() ? 0 : 1)) +
+                    BigEndian(static_cast<uint32_t>(has_null ? 1 : 0)) +
+                    BigEndian(static_cast<uint32_t>(array.element));
+  if (elements.empty()) return out;
+  out += BigEndian(static_cast<uint32_t>(elements.size())) + BigEndian(uint32_t{1});
+  const PgType element_type = PgType{element, -1, PgType::Text::kAsIs};
+  for (const std::optional<std::string>& value : elements) {
+    if (!value) {
+      out += BigEndian(static_cast<uint32_t>(-1));
+      continue;
+    }
+    ASSIGN_OR_RETURN(std::string bytes, ToPgBinary(element_type, *value));
+    out += BigEndian(static_cast<uint32_t>(bytes.size())) + bytes;
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<std::string> ToPgBinary(const PgType& type, const std::string& text) {
+  if (const engine::PgTypeInfo* info = engine::FindPgType(static_cast<int32_t>(type.oid));
+      info != nullptr && info->element != 0) {
+    return ArrayBinary(*info, text);
+  }
   switch (type.oid) {
     case Oid::kBool:
       return std::string(1, text == "t" ? '\1' : '\0');

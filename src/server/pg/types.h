@@ -36,7 +36,8 @@ std::string ToPgText(const PgType& type, std::string cell);
 
 // The binary format (format code 1) of a value given in text format, for the types whose
 // binary form Basin sends (integers, floats, bool, text, bytea given as text, and those of
-// binary_types.h: date, time, timestamp, timestamptz, interval, numeric, uuid); NotImplemented
+// binary_types.h: date, time, timestamp, timestamptz, interval, numeric, uuid, and
+// one-dimensional arrays of those with an array type); NotImplemented
 // for the others, so that a client asking for them learns which column.
 Result<std::string> ToPgBinary(const PgType& type, const std::string& text);
 
