@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target in BUILD_DIR/fuzz/ (the *_fuzz executables of a -DBASIN_FUZZ=ON
-# build; `make fuzz` makes one) for SECONDS each, then prints one closing line
+# build; `make fuzz` makes one) for SECONDS each, one per core at a time (BASIN_FUZZ_JOBS),
+# then prints one closing line
 #   fuzz: N targets ran for S s each, K crashes
 # Exits non-zero when any target crashed, leaked, hung (-timeout), ran out of memory
 # (-rss_limit_mb) or tripped UBSan, or when there is no target to run.
@@ -65,6 +66,34 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN
 export ASAN_OPTIONS="detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
 [ -d "$TESTDATA" ] || echo "[fuzz] $TESTDATA is absent: corpora start empty"
+
+# Runs one target for SECONDS_EACH; its exit status lands in BUILD_DIR/fuzz-<name>.status.
+run_target() {
+  local bin="$1" name corpus artifacts log
+  name="$(basename "$bin")"
+  corpus="$BUILD_DIR/fuzz-corpus/$name"
+  artifacts="$BUILD_DIR/fuzz-artifacts/$name"
+  log="$BUILD_DIR/fuzz-$name.log"
+  "$bin" "$corpus" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
+  echo $? >"$BUILD_DIR/fuzz-$name.status"
+}
+
+# The targets run JOBS at a time (one per core by default; BASIN_FUZZ_JOBS overrides), each
+# for the full SECONDS_EACH, so the run takes ceil(targets / JOBS) * SECONDS_EACH.
+JOBS="${BASIN_FUZZ_JOBS:-$(nproc)}"
+for bin in "${targets[@]}"; do
+  name="$(basename "$bin")"
+  corpus="$BUILD_DIR/fuzz-corpus/$name"
+  mkdir -p "$corpus" "$BUILD_DIR/fuzz-artifacts/$name"
+  rm -f "$BUILD_DIR/fuzz-$name.status"
+  seed_corpus "$name" "$corpus"
+  echo "[fuzz] $name: ${SECONDS_EACH}s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs)"
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  run_target "$bin" &
+done
+wait
+
 ran=0
 crashes=0
 failed_targets=()
@@ -73,15 +102,10 @@ for bin in "${targets[@]}"; do
   corpus="$BUILD_DIR/fuzz-corpus/$name"
   artifacts="$BUILD_DIR/fuzz-artifacts/$name"
   log="$BUILD_DIR/fuzz-$name.log"
-  mkdir -p "$corpus" "$artifacts"
-  seed_corpus "$name" "$corpus"
-  echo "[fuzz] $name: ${SECONDS_EACH}s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs)"
-  "$bin" "$corpus" -max_total_time="$SECONDS_EACH" -rss_limit_mb=2048 -timeout=10 \
-    -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
-  status=$?
+  status="$(cat "$BUILD_DIR/fuzz-$name.status" 2>/dev/null || echo "no status")"
   ran=$((ran + 1))
   runs="$(grep -aEo 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -aEo '[0-9]+$' | tail -1)"
-  if [ "$status" -ne 0 ]; then
+  if [ "$status" != "0" ]; then
     crashes=$((crashes + 1))
     failed_targets+=("$name")
     echo "[fuzz] $name FAILED (exit $status); last lines of $log:"

@@ -29,7 +29,9 @@ if [ -z "${BASIN_TESTDATA:-}" ] && [ ! -d "$(dirname "$0")/../../shared/testdata
 fi
 
 log="$BUILD_DIR/ctest.log"
+started=$(date +%s)
 ctest "${args[@]}" 2>&1 | tee "$log"
+echo "[tests] ctest took $(( $(date +%s) - started )) s"
 total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | grep -Eo '[0-9]+$' | tail -1)
 failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | grep -Eo '^[0-9]+' | tail -1)
 if [ -z "$total" ]; then
@@ -41,9 +43,11 @@ passed=$((total - failed))
 if [ "$skip_slow" = "0" ] && [ "${BASIN_SKIP_FUZZ:-0}" != "1" ]; then
   echo "[tests] building and running the fuzz targets for ${FUZZ_SECONDS}s each"
   fuzz_log="$BUILD_DIR/fuzz.log"
+  started=$(date +%s)
   make --no-print-directory -C "$(dirname "$0")/.." fuzz BUILD_FUZZ="$FUZZ_BUILD_DIR" \
     FUZZ_SECONDS="$FUZZ_SECONDS" 2>&1 | tee "$fuzz_log"
   fuzz_status=${PIPESTATUS[0]}
+  echo "[tests] building and running the fuzzers took $(( $(date +%s) - started )) s"
   targets=$(grep -Eo '^fuzz: [0-9]+ targets' "$fuzz_log" | grep -Eo '[0-9]+' | tail -1)
   crashed=$(grep -Eo ', [0-9]+ crash' "$fuzz_log" | grep -Eo '[0-9]+' | tail -1)
   if [ "$fuzz_status" -ne 0 ] || [ -z "$targets" ]; then
