@@ -116,7 +116,7 @@ std::vector<metrics::FamilySamples> FlowFamilies(const std::vector<FlowStatus>& 
       {"basin_flow_failures_total", "Runs of the flow that ended in an error", MetricType::kCounter,
        [](const FlowStatus& f) { return double(f.figures.failures); }},
       {"basin_flow_batch_duration_seconds_total", "Time spent in committed batches", MetricType::kCounter,
-       [](const FlowStatus& f) { return f.figures.batch_duration_ms / 1000.0; }},
+       [](const FlowStatus& f) { return f.figures.durations.sum_ms / 1000.0; }},
       {"basin_flow_last_batch_duration_seconds", "Duration of the last committed batch", MetricType::kGauge,
        [](const FlowStatus& f) -> std::optional<double> {
          if (f.figures.batches == 0) return std::nullopt;
@@ -180,7 +180,6 @@ void AddStreamBatch(const StreamBatch& batch, FlowFigures& figures) {
   figures.rows_in += batch.rows_in;
   figures.rows_out += batch.rows_out;
   figures.dead_letters += batch.dead_letters;
-  figures.batch_duration_ms += batch.duration_ms;
   figures.last_batch_id = batch.batch_id;
   if (batch.table_version >= 0) figures.table_version = batch.table_version;
   figures.last_rows_in = batch.rows_in;
@@ -200,7 +199,6 @@ void AddPipelineFlowRun(const PipelineFlowRun& run, FlowFigures& figures) {
   figures.rows_in += run.rows_in;
   figures.rows_out += run.rows_written;
   figures.dead_letters += run.dead_letters;
-  figures.batch_duration_ms += run.duration_ms;
   figures.last_rows_in = run.rows_in;
   figures.last_rows_out = run.rows_written;
   figures.last_duration_ms = run.duration_ms;

@@ -46,14 +46,13 @@ struct TimeBuckets {
 };
 
 struct FlowFigures {
-  int64_t batches = 0;            // batches committed
-  int64_t rows_in = 0;            // records the sources offered (Kafka offsets; 0 from tables)
-  int64_t rows_out = 0;           // rows the sinks got
-  int64_t dead_letters = 0;       // records that did not parse
-  int64_t failures = 0;           // runs that ended in an error
-  int64_t batch_duration_ms = 0;  // summed over the batches
-  // Batches by duration, and by end-to-end latency (StreamBatch::end_to_end_ms; only those
-  // whose sources could tell).
+  int64_t batches = 0;       // batches committed
+  int64_t rows_in = 0;       // records the sources offered (Kafka offsets; 0 from tables)
+  int64_t rows_out = 0;      // rows the sinks got
+  int64_t dead_letters = 0;  // records that did not parse
+  int64_t failures = 0;      // runs that ended in an error
+  // Batches by duration (durations.sum_ms: all batches' time), and by end-to-end latency
+  // (StreamBatch::end_to_end_ms; only those whose sources could tell).
   TimeBuckets durations;
   TimeBuckets end_to_end;
 

@@ -456,7 +456,7 @@ TEST(FlowFiguresTest, BatchesAddUp) {
   EXPECT_EQ(figures.rows_in, 20);
   EXPECT_EQ(figures.rows_out, 16);
   EXPECT_EQ(figures.dead_letters, 4);
-  EXPECT_EQ(figures.batch_duration_ms, 60);
+  EXPECT_EQ(figures.durations.sum_ms, 60);
   EXPECT_EQ(figures.last_batch_id, 5);
   EXPECT_EQ(figures.table_version, 7);
   EXPECT_FALSE(figures.lag.has_value());
@@ -466,7 +466,7 @@ TEST(FlowFiguresTest, BatchesAddUp) {
   idle.duration_ms = 100;
   server::AddPipelineFlowRun(idle, pipeline);
   EXPECT_EQ(pipeline.batches, 0);
-  EXPECT_EQ(pipeline.batch_duration_ms, 0);
+  EXPECT_EQ(pipeline.durations.sum_ms, 0);
   PipelineFlowRun run;
   run.batches = 2;
   run.rows_in = 6;
@@ -476,7 +476,7 @@ TEST(FlowFiguresTest, BatchesAddUp) {
   EXPECT_EQ(pipeline.batches, 2);
   EXPECT_EQ(pipeline.rows_out, 5);
   EXPECT_EQ(pipeline.last_rows_out, 5);
-  EXPECT_EQ(pipeline.batch_duration_ms, 40);
+  EXPECT_EQ(pipeline.durations.sum_ms, 40);
 }
 
 }  // namespace

@@ -62,7 +62,7 @@ json FlowJson(const FlowStatus& flow) {
             {"rows_out", figures.rows_out},
             {"dead_letters", figures.dead_letters},
             {"failures", figures.failures},
-            {"batch_duration_ms", figures.batch_duration_ms}}},
+            {"batch_duration_ms", figures.durations.sum_ms}}},
           {"error", flow.error.ok() ? json() : ErrorJson(flow.error)["error"]}};
 }
 
