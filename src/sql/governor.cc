@@ -51,11 +51,20 @@ Status Governor::RequireAdmin(std::string_view what) const { return access_.Requ
 
 Status Governor::RequireReadAt(const std::string& location, std::string_view what) const {
   if (access_.admin()) return Status::OK();
+  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> table, TableAt(location));
+  return RequireReadOf(table, what);
+}
+
+Result<std::optional<catalog::TableEntry>> Governor::TableAt(const std::string& location) const {
   std::string absolute = location;
   if (location.find("://") == std::string::npos && !location.starts_with('/')) {
     ASSIGN_OR_RETURN(absolute, AbsoluteLocalPath(location));
   }
-  ASSIGN_OR_RETURN(std::optional<catalog::TableEntry> table, warehouse_->FindByLocation(absolute));
+  return warehouse_->FindByLocation(absolute);
+}
+
+Status Governor::RequireReadOf(const std::optional<catalog::TableEntry>& table, std::string_view what) const {
+  if (access_.admin()) return Status::OK();
   if (!table) {
     return Status::PermissionDenied("permission denied: " + std::string(what) +
                                     " reads no table of the warehouse; other folders are an administrator's, "

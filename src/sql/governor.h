@@ -57,8 +57,13 @@ class Governor {
   Status RequireAdmin(std::string_view what) const;
   // Whether the Delta table at `location` may be read by a path (`what`: "delta_scan('p')"):
   // the warehouse table there by its grants (SELECT); any other folder by an administrator
-  // only. Relative local paths are taken from the working folder.
+  // only.
   Status RequireReadAt(const std::string& location, std::string_view what) const;
+  // The warehouse table whose folder is `location`, if any; relative local paths are taken
+  // from the working folder.
+  Result<std::optional<catalog::TableEntry>> TableAt(const std::string& location) const;
+  // RequireReadAt for a location TableAt already looked up (`table`: what it found).
+  Status RequireReadOf(const std::optional<catalog::TableEntry>& table, std::string_view what) const;
 
   // After a governed user who is not an administrator created `table`: ALL PRIVILEGES on
   // it to that user.

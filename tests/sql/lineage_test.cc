@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "sql/session.h"
 #include "testing/test_util.h"
 
@@ -13,7 +15,8 @@ namespace {
 class LineageTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_OK_AND_ASSIGN(session_, Session::Open({.warehouse_dir = warehouse_.str(), .record_lineage = true}));
+    ASSERT_OK_AND_ASSIGN(session_,
+                         Session::Open({.warehouse_dir = warehouse_.str(), .record_lineage = true}));
     Run("CREATE TABLE a (id BIGINT, x BIGINT); CREATE TABLE sales.b (id BIGINT, y BIGINT); "
         "INSERT INTO a VALUES (1, 10), (2, 20); INSERT INTO sales.b VALUES (1, 5)");
   }
@@ -21,13 +24,15 @@ class LineageTest : public ::testing::Test {
   void Run(const std::string& sql) {
     Result<std::vector<StatementResult>> results = session_->Execute(sql);
     ASSERT_TRUE(results.ok()) << sql << ": " << results.status().ToString();
-    for (const StatementResult& result : *results) EXPECT_EQ(result.notices, std::vector<std::string>{}) << sql;
+    for (const StatementResult& result : *results)
+      EXPECT_EQ(result.notices, std::vector<std::string>{}) << sql;
   }
 
   // "source > target operation", sorted.
   std::vector<std::string> Edges() {
     Result<std::vector<StatementResult>> results = session_->Execute(
-        "SELECT source_table || ' > ' || target_table || ' ' || operation FROM basin_system.lineage ORDER BY 1");
+        "SELECT source_table || ' > ' || target_table || ' ' || operation FROM basin_system.lineage ORDER BY "
+        "1");
     EXPECT_TRUE(results.ok()) << results.status().ToString();
     std::vector<std::string> edges;
     if (!results.ok()) return edges;
@@ -64,6 +69,26 @@ TEST_F(LineageTest, WritesRecordTheTablesTheyRead) {
 TEST_F(LineageTest, DeltaScanOfAWarehouseTableIsThatTable) {
   Run("CREATE TABLE c (id BIGINT, x BIGINT)");
   Run("INSERT INTO c SELECT * FROM delta_scan('default/a')");
+  EXPECT_EQ(Edges(), (std::vector<std::string>{"default.a > default.c INSERT"}));
+}
+
+TEST_F(LineageTest, DeltaScanOfARelativePathIsFoundFromTheWorkingFolder) {
+  // A warehouse opened by a relative path hands the binder relative delta_scan locations,
+  // which name the table as seen from the working folder.
+  const std::filesystem::path before = std::filesystem::current_path();
+  std::filesystem::current_path(warehouse_.path().parent_path());
+  Result<std::unique_ptr<Session>> relative =
+      Session::Open({.warehouse_dir = warehouse_.path().filename().string(), .record_lineage = true});
+  Status inserted = relative.status();
+  if (relative.ok()) {
+    inserted = (*relative)
+                   ->Execute(
+                       "CREATE TABLE c (id BIGINT, x BIGINT); "
+                       "INSERT INTO c SELECT * FROM delta_scan('default/a')")
+                   .status();
+  }
+  std::filesystem::current_path(before);
+  ASSERT_OK(inserted);
   EXPECT_EQ(Edges(), (std::vector<std::string>{"default.a > default.c INSERT"}));
 }
 
