@@ -9,14 +9,13 @@
 #include <variant>
 #include <vector>
 
-#include "commands/table_features.h"
-#include "common/strings.h"
 #include "common/task_thread.h"
 #include "common/uuid.h"
 #include "engine/stream_calls.h"
 #include "sql/grammar/parse.h"
 #include "sql/statements.h"
 #include "storage/prefixed_object_store.h"
+#include "stream/compactor.h"
 #include "stream/dead_letters.h"
 #include "stream/query_columns.h"
 #include "stream/source.h"
@@ -147,6 +146,7 @@ struct StreamRunner::Impl {
   // one-record batch's fixed cost. Last: destroyed first, after the writes given to them.
   TaskThread offsets_writer{1};
   TaskThread marker_writer{1};
+  std::unique_ptr<SinkCompactor> compactor;
 
   ~Impl() { (void)Settle(); }
 
@@ -280,28 +280,9 @@ struct StreamRunner::Impl {
     RETURN_IF_ERROR(Settle());
     next = Recovery{Recovery::Action::kPlan, batch_id + 1, std::nullopt, offsets, std::nullopt};
     recording = marker_writer.Submit([this, commit] { return RecordCommit(commit); });
-    if ((batch_id + 1) % kCompactEveryBatches == 0) commit.notice = Compact();
+    commit.notice = compactor->TakeNotice();
+    if ((batch_id + 1) % kCompactEveryBatches == 0) compactor->Request();
     return commit;
-  }
-
-  // Compacts the sink unless its delta.autoOptimize.autoCompact is false: what happened, in
-  // a sentence ("" when nothing was done). Never an error: the stream goes on either way.
-  std::string Compact() {
-    const std::string table = statement.sink.name.ToString();
-    Result<std::shared_ptr<const delta::Snapshot>> snapshot =
-        session->context().LoadTable(statement.sink.location);
-    if (snapshot.ok() &&
-        !commands::TablePropertyIsTrue((*snapshot)->metadata, "delta.autoOptimize.autoCompact",
-                                       /*fallback=*/true)) {
-      return "";
-    }
-    Result<std::vector<sql::StatementResult>> optimized =
-        session->Execute("OPTIMIZE " + QuoteIdentifier(statement.sink.name.schema) + "." +
-                         QuoteIdentifier(statement.sink.name.table));
-    if (!optimized.ok())
-      return "automatic compaction of " + table +
-             " failed, to be tried again: " + optimized.status().message();
-    return "compacted " + table + " (OPTIMIZE)";
   }
 
   // Marks batch `batch_id` done, which committed before a crash (its figures are lost).
@@ -354,6 +335,8 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::OpenWith(sql::Session& sessi
   impl->session = &session;
   impl->clock = std::move(clock);
   ASSIGN_OR_RETURN(impl->statement, ReadStatement(session, statement, cdc != nullptr));
+  impl->compactor = std::make_unique<SinkCompactor>(session.options(), impl->statement.sink.name,
+                                                    impl->statement.sink.location);
   StreamMetadata proposed;
   proposed.stream_id = NewUuid();
   proposed.created_time_ms = impl->clock->NowMs();

@@ -22,10 +22,12 @@
 // dropped as batches commit, and swept when a run starts).
 //
 // Automatic compaction: after every kCompactEveryBatches batches the sink is compacted
-// (OPTIMIZE, which Delta's conflict rules let commit beside appends), unless its
+// (OPTIMIZE, which Delta's conflict rules let commit beside appends) off the batches' path,
+// while the next batches run (stream/compactor.h), unless its
 // `delta.autoOptimize.autoCompact` property is false. A compaction that fails (a conflict
-// with another writer's delete, say) never fails the stream: the batch's notice says so and
-// the next one tries again.
+// with another writer's delete, say) never fails the stream: the notice of the next batch
+// after it ended says so, and the next compaction tries again. The runner's destructor
+// waits for a compaction under way.
 //
 // An INSERT OVERWRITE is a complete sink: each batch rewrites the sink, over a table source
 // from its whole snapshot at the batch's end version, over Kafka or files from every row the
