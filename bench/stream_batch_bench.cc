@@ -1,6 +1,7 @@
 // Per-batch overhead of a stream: one-record micro-batches (read_kafka from the dev cluster
 // into a warehouse table, exactly once with the checkpoint folder) against one-row INSERT
-// commits on the same warehouse, measured in the same run, interleaved in rounds. A
+// commits on the same warehouse, measured in the same run, interleaved in rounds, after one
+// untimed batch and INSERT (what a stream pays once, when it starts, is printed apart). A
 // stream's fixed cost per batch bounds its freshness. Target: batches/s >= 0.8 of INSERTs/s.
 
 #include <fmt/format.h>
@@ -40,6 +41,22 @@ Status Run() {
                                         "', subscribe => 'events', startingOffsets => 'earliest')",
                                     SystemClock()));
 
+  // What a stream pays once, not per batch: its first batch opens the Kafka clients and
+  // describes the query, as the first INSERT binds the table. Both are timed apart and left
+  // out of the rates, which measure the fixed cost of every further batch.
+  const auto insert_started = std::chrono::steady_clock::now();
+  RETURN_IF_ERROR(session->Execute("INSERT INTO inserted VALUES ('first')").status());
+  const double first_insert = SecondsSince(insert_started);
+  stream::kafka::ProducerRecord first_record;
+  first_record.value = "first";
+  RETURN_IF_ERROR(producer->Produce("events", first_record));
+  RETURN_IF_ERROR(producer->Flush(10'000));
+  const auto batch_started = std::chrono::steady_clock::now();
+  ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> first_commit, runner->RunBatch());
+  const double first_batch = SecondsSince(batch_started);
+  if (!first_commit || first_commit->rows_out != 1)
+    return Status::Internal("the first one-record batch did not write one row");
+
   // Interleaved in short rounds, as many batches as INSERTs in each, so that the disk's
   // drift hits both sides alike.
   constexpr int64_t kRounds = 10;
@@ -66,9 +83,9 @@ Status Run() {
   }
   const int64_t total = kRounds * per_round;
   ASSIGN_OR_RETURN(auto count, QueryBasin(*session, "SELECT count(*) FROM streamed"));
-  if (count.at(0, 0) != std::to_string(total)) {
+  if (count.at(0, 0) != std::to_string(total + 1)) {
     return Status::Internal(
-        fmt::format("streamed holds {} rows, expected {}", count.at(0, 0).value_or("NULL"), total));
+        fmt::format("streamed holds {} rows, expected {}", count.at(0, 0).value_or("NULL"), total + 1));
   }
   const double batch_rate =
       static_cast<double>(total) / std::accumulate(batch_times.begin(), batch_times.end(), 0.0);
@@ -79,9 +96,9 @@ Status Run() {
       "stream_batch_bench",
       fmt::format("{} one-record stream batches (scale {}): {:.1f} batches/s; one-row INSERTs {:.1f}/s; "
                   "batch/insert = {:.3f} (target >= 0.8); medians: batch {:.2f} ms, INSERT {:.2f} ms, "
-                  "insert/batch = {:.3f}",
+                  "insert/batch = {:.3f}; first batch {:.1f} ms, first INSERT {:.1f} ms (not in the rates)",
                   total, Scale(), batch_rate, insert_rate, batch_rate / insert_rate, batch_median * 1e3,
-                  insert_median * 1e3, insert_median / batch_median));
+                  insert_median * 1e3, insert_median / batch_median, first_batch * 1e3, first_insert * 1e3));
   return Status::OK();
 }
 
