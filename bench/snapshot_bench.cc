@@ -405,7 +405,7 @@ Status Run() {
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("snapshot"));
   ASSIGN_OR_RETURN(auto db, engine::Database::Open());
   ASSIGN_OR_RETURN(auto conn, engine::Connection::Open(db));
-  engine::DuckDBParquetLogIO log_io(db);
+  engine::DuckDBParquetLogIO log_io;
   RETURN_IF_ERROR(RunWide(*conn, log_io, scratch.path()));
   return RunManyCommits(log_io, scratch.path());
 }

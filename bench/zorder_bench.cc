@@ -47,7 +47,7 @@ Status Run() {
                                        scratch.path().string()));
   ASSIGN_OR_RETURN(GeneratedTable generated, CreateTable(conn, root, selects));
   ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(root.string()));
-  engine::DuckDBParquetLogIO log_io(conn.database());
+  engine::DuckDBParquetLogIO log_io;
   ASSIGN_OR_RETURN(auto unclustered, delta::LoadSnapshot(store, root.string(), log_io));
 
   // A target size that yields about kClusteredFiles files (the default 128 MiB would make one).

@@ -24,10 +24,7 @@ Result<sql::Session*> WarehouseState::DdlSession() {
 
 Result<std::shared_ptr<engine::DuckDBParquetLogIO>> WarehouseState::LogIO() {
   std::lock_guard<std::mutex> lock(mu);
-  if (!log_io) {
-    ASSIGN_OR_RETURN(std::shared_ptr<engine::Database> db, engine::Database::Open());
-    log_io = std::make_shared<engine::DuckDBParquetLogIO>(std::move(db));
-  }
+  if (!log_io) log_io = std::make_shared<engine::DuckDBParquetLogIO>();
   return log_io;
 }
 

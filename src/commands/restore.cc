@@ -115,7 +115,7 @@ Result<CommandResult> Restore(const CommandContext& ctx, std::shared_ptr<const d
   options.version = request.version;
   options.timestamp = request.timestamp;
   ctx.Report("loading version", 0);
-  engine::DuckDBParquetLogIO log_io(ctx.conn->database());
+  engine::DuckDBParquetLogIO log_io;
   ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> old,
                    delta::LoadSnapshot(table->store, table->table_root, log_io, options));
   const std::string where = name + " to version " + std::to_string(old->version);

@@ -263,7 +263,7 @@ Result<ChangesScan> BuildChanges(ChangesBuilder& builder, engine::Connection& co
 
   delta::SnapshotOptions options;
   options.version = start_version;
-  engine::DuckDBParquetLogIO log_io(conn.database());
+  engine::DuckDBParquetLogIO log_io;
   ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> first,
                    delta::LoadSnapshot(store, table_root, log_io, options));
   delta::Protocol protocol = first->protocol;

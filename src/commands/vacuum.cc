@@ -105,7 +105,7 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
   ctx.Report("loading tombstones", 0);
   delta::SnapshotOptions snapshot_options;
   snapshot_options.keep_tombstones = true;
-  engine::DuckDBParquetLogIO log_io(ctx.conn->database());
+  engine::DuckDBParquetLogIO log_io;
   ASSIGN_OR_RETURN(std::shared_ptr<delta::Snapshot> latest,
                    delta::LoadSnapshot(table->store, table->table_root, log_io, snapshot_options));
   const std::string where = "table " + latest->table_root + " version " + std::to_string(latest->version);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/thread_priority.h"
+
 namespace basin::delta {
 
 CheckpointWorker::~CheckpointWorker() {
@@ -41,6 +43,7 @@ std::vector<std::string> CheckpointWorker::TakeFailures() {
 }
 
 void CheckpointWorker::Loop() {
+  RunAsBackgroundThread();
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });

@@ -10,7 +10,7 @@
 // slow disk delays checkpoints but never queues more than one per table.
 //
 // Thread safety: all methods may be called from any thread. Jobs run on the worker's
-// thread, started on the first Submit.
+// thread, started on the first Submit, at background priority (common/thread_priority.h).
 #pragma once
 
 #include <condition_variable>

@@ -1007,16 +1007,15 @@ StoreHandle RegisterBorrowedStore(ObjectStore& store) {
 
 // --- DuckDBParquetLogIO ---
 
-DuckDBParquetLogIO::DuckDBParquetLogIO(std::shared_ptr<Database> db) : db_(std::move(db)) {}
-
-Result<std::shared_ptr<Database>> DuckDBParquetLogIO::ReadingDatabase() {
+Result<std::shared_ptr<Database>> DuckDBParquetLogIO::OwnDatabase(std::shared_ptr<Database>* db,
+                                                                  int threads) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!reading_db_) {
+  if (!*db) {
     DatabaseOptions options;
-    options.threads = 2;
-    ASSIGN_OR_RETURN(reading_db_, Database::Open(options));
+    options.threads = threads;
+    ASSIGN_OR_RETURN(*db, Database::Open(options));
   }
-  return reading_db_;
+  return *db;
 }
 
 Status DuckDBParquetLogIO::ReadActions(ObjectStore& store, const std::string& key, std::vector<Action>* out) {
@@ -1026,7 +1025,7 @@ Status DuckDBParquetLogIO::ReadActions(ObjectStore& store, const std::string& ke
     return head.status();
   }
   StoreHandle handle = RegisterBorrowedStore(store);
-  ASSIGN_OR_RETURN(std::shared_ptr<Database> db, ReadingDatabase());
+  ASSIGN_OR_RETURN(std::shared_ptr<Database> db, OwnDatabase(&reading_db_, 2));
   ASSIGN_OR_RETURN(auto conn, Connection::Open(db));
   return ReadParquetActions(*conn, StoreUrl(handle, key), key, out);
 }
@@ -1038,7 +1037,8 @@ Status DuckDBParquetLogIO::WriteActions(ObjectStore& store, const std::string& k
   // visible, short, while it is being written).
   StoreHandle staging = RegisterStore(staging_ ? staging_ : NewMemoryObjectStore());
   const std::string staged_key = "basin-checkpoint-" + NewUuid() + ".parquet";
-  ASSIGN_OR_RETURN(auto conn, Connection::Open(db_));
+  ASSIGN_OR_RETURN(std::shared_ptr<Database> db, OwnDatabase(&writing_db_, 1));
+  ASSIGN_OR_RETURN(auto conn, Connection::Open(db));
   Status written = WriteParquetActions(*conn, actions, columns, StoreUrl(staging, staged_key));
   Result<std::string> bytes = written.ok() ? staging.store()->Get(staged_key) : Result<std::string>(written);
   Status removed = staging.store()->Delete(staged_key);

@@ -15,11 +15,13 @@
 // DuckDB reads and writes the files as basin:// URLs of the store (engine/store_registry.h):
 // every byte goes through the ObjectStore, whatever its backend.
 //
-// Reads run on a DuckDB database of this object's own, with one thread: a log file is one
-// or a few row groups, read by one thread anyway, and while a query runs DuckDB's calling
-// thread spins waiting for its workers, which on a busy machine costs the scan several
-// times its time (measured: 100,000 checkpoint rows in 0.07 s with one thread, 0.16 to 1 s
-// with two, on a loaded 2-core host). Writes run on the database given.
+// Reads and writes run on DuckDB databases of this object's own, opened on first use. While
+// a query runs, DuckDB's calling thread spins waiting for its workers, which on a busy
+// machine costs a scan several times its time (measured: 100,000 checkpoint rows in 0.07 s
+// with one thread, 0.16 to 1 s with two, on a loaded 2-core host). Writes have one thread:
+// a checkpoint is background work (delta/checkpoint_worker.h), and with a thread per core
+// it took every core from the statements and stream batches it ran beside (every tenth
+// one-record batch of stream_batch_bench twice as slow).
 //
 // Thread safety: each call opens its own connection, so calls may run on any threads at
 // once.
@@ -41,9 +43,8 @@ namespace basin::engine {
 
 class DuckDBParquetLogIO final : public delta::ParquetLogIO {
  public:
-  // `db` writes checkpoints. The reading database is opened on first use; an error opening
-  // it is returned by the read that needed it.
-  explicit DuckDBParquetLogIO(std::shared_ptr<Database> db);
+  // An error opening a database is returned by the read or write that needed it.
+  DuckDBParquetLogIO() = default;
 
   // Where written files are staged before the one Put that stores them: by default a
   // memory store per write; tests give a local folder to watch writes in progress.
@@ -54,11 +55,12 @@ class DuckDBParquetLogIO final : public delta::ParquetLogIO {
                       delta::CheckpointColumns columns) override;
 
  private:
-  Result<std::shared_ptr<Database>> ReadingDatabase();
+  // `*db`, opened with `threads` when it is not yet.
+  Result<std::shared_ptr<Database>> OwnDatabase(std::shared_ptr<Database>* db, int threads);
 
-  std::shared_ptr<Database> db_;
   std::mutex mutex_;
   std::shared_ptr<Database> reading_db_;  // GUARDED_BY(mutex_)
+  std::shared_ptr<Database> writing_db_;  // GUARDED_BY(mutex_)
   std::shared_ptr<ObjectStore> staging_;  // null: memory
 };
 

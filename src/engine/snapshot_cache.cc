@@ -12,8 +12,7 @@ bool SameObject(const ObjectInfo& a, const ObjectInfo& b) {
 
 }  // namespace
 
-SnapshotCache::SnapshotCache(std::shared_ptr<Database> db, size_t capacity)
-    : log_io_(std::move(db)), capacity_(capacity) {}
+SnapshotCache::SnapshotCache(size_t capacity) : capacity_(capacity) {}
 
 std::shared_ptr<const delta::Snapshot> SnapshotCache::Find(const std::string& location,
                                                            std::optional<int64_t> version) {

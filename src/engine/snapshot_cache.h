@@ -32,8 +32,8 @@ namespace basin::engine {
 
 class SnapshotCache {
  public:
-  // Parquet checkpoints are read, and written by commits, through DuckDBParquetLogIO(db).
-  explicit SnapshotCache(std::shared_ptr<Database> db, size_t capacity = 32);
+  // Parquet checkpoints are read, and written by commits, through a DuckDBParquetLogIO.
+  explicit SnapshotCache(size_t capacity = 32);
 
   // The snapshot of the table in `store` that `options` selects (the latest when empty).
   // `location` identifies the table (its folder or URL) and names it in errors. The latest

@@ -23,11 +23,10 @@ Result<TableFigures> FiguresOf(const delta::Snapshot& snapshot) {
   return figures;
 }
 
-// Scrapes only read logs: the log reader is given no database to write checkpoints with.
 TableMetrics::TableMetrics(std::string warehouse, std::shared_ptr<const Clock> clock)
     : warehouse_(std::move(warehouse)),
       clock_(std::move(clock)),
-      log_io_(std::make_unique<engine::DuckDBParquetLogIO>(nullptr)) {}
+      log_io_(std::make_unique<engine::DuckDBParquetLogIO>()) {}
 
 TableMetrics::~TableMetrics() = default;
 

@@ -640,12 +640,14 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   ASSIGN_OR_RETURN(impl->warehouse_, catalog::Warehouse::Open(options.warehouse_dir));
-  ASSIGN_OR_RETURN(impl->db, engine::Database::Open());
+  engine::DatabaseOptions database;
+  database.threads = options.threads;
+  ASSIGN_OR_RETURN(impl->db, engine::Database::Open(database));
   ASSIGN_OR_RETURN(impl->conn_, engine::Connection::Open(impl->db));
   impl->governor_ = std::make_unique<Governor>(impl->warehouse_, *impl->conn_, options.user);
   auto lakehouse = std::make_shared<engine::Lakehouse>();
   lakehouse->warehouse = impl->warehouse_;
-  impl->snapshots = std::make_shared<engine::SnapshotCache>(impl->db);
+  impl->snapshots = std::make_shared<engine::SnapshotCache>();
   lakehouse->snapshots = impl->snapshots;
   lakehouse->base_dir = options.warehouse_dir;
   lakehouse->open_table_store = OpenTableStore;

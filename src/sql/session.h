@@ -50,6 +50,10 @@ struct SessionOptions {
   std::string user = {};
   // Writes record which warehouse tables they read in basin_system.lineage (sql/lineage.h).
   bool record_lineage = false;
+  // DuckDB's threads for the session's statements; 0: one per core. A session doing
+  // background work (a stream's compaction of its sink) takes one, leaving the other cores
+  // to the work it runs beside.
+  int threads = 0;
 };
 
 // Where the session is between BEGIN and its COMMIT or ROLLBACK. In an aborted block (a

@@ -5,18 +5,31 @@
 
 #include "commands/table_features.h"
 #include "common/strings.h"
+#include "common/thread_priority.h"
 #include "sql/session_context.h"
 
 namespace basin::stream {
 
+namespace {
+
+// The stream's session's options, with one DuckDB thread: beside the batches, not in their
+// cores' way.
+sql::SessionOptions OneThread(sql::SessionOptions options) {
+  options.threads = 1;
+  return options;
+}
+
+}  // namespace
+
 SinkCompactor::SinkCompactor(sql::SessionOptions options, catalog::TableName table, std::string location)
-    : options_(std::move(options)), table_(std::move(table)), location_(std::move(location)) {}
+    : options_(OneThread(std::move(options))), table_(std::move(table)), location_(std::move(location)) {}
 
 SinkCompactor::~SinkCompactor() { Wait(); }
 
 void SinkCompactor::Request() {
   if (running_.valid() && running_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
   running_ = thread_.Submit([this] {
+    RunAsBackgroundThread();
     notice_ = Compact();
     return Status::OK();
   });

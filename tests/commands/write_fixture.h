@@ -88,7 +88,7 @@ class WriteFixture : public ::testing::Test {
   }
   std::shared_ptr<const delta::Snapshot> Load(const delta::SnapshotOptions& options,
                                               const std::string& name) {
-    engine::DuckDBParquetLogIO log_io(conn_->database());
+    engine::DuckDBParquetLogIO log_io;
     auto snapshot = delta::LoadSnapshot(Store(name), Root(name), log_io, options);
     EXPECT_TRUE(snapshot.ok()) << snapshot.status().ToString();
     return snapshot.ok() ? std::shared_ptr<const delta::Snapshot>(*snapshot) : nullptr;

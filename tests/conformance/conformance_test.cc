@@ -451,7 +451,7 @@ class CaseChecker {
     ASSIGN_OR_RETURN(auto store, OpenLocalObjectStore(c_.root.string()));
     delta::SnapshotOptions options;
     options.version = version;
-    engine::DuckDBParquetLogIO log_io(conn().database());
+    engine::DuckDBParquetLogIO log_io;
     return delta::LoadSnapshot(store, c_.root.string(), log_io, options);
   }
 

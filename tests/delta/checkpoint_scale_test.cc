@@ -53,7 +53,7 @@ TEST(CheckpointScaleTest, TenThousandFileCheckpointLoadsQuickly) {
       engine::QuoteLiteral(checkpoint) + " (FORMAT parquet)"));
 
   auto start = std::chrono::steady_clock::now();
-  engine::DuckDBParquetLogIO log_io(conn->database());
+  engine::DuckDBParquetLogIO log_io;
   ASSERT_OK_AND_ASSIGN(auto snapshot, LoadSnapshot(store, dir.str(), log_io));
   auto elapsed_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();

@@ -57,7 +57,7 @@ class SnapshotTest : public ::testing::Test {
   }
 
   Result<std::shared_ptr<Snapshot>> Load(const SnapshotOptions& options = {}) {
-    engine::DuckDBParquetLogIO log_io(conn_->database());
+    engine::DuckDBParquetLogIO log_io;
     return LoadSnapshot(store_, "memtable", log_io, options);
   }
   Result<std::shared_ptr<Snapshot>> LoadVersion(int64_t v) {
@@ -429,7 +429,7 @@ TEST(TimeTravelTest, ByFileModificationTimeOnLocalStore) {
   auto at = [&](const std::string& ts) {
     SnapshotOptions options;
     options.timestamp = ts;
-    engine::DuckDBParquetLogIO log_io(conn->database());
+    engine::DuckDBParquetLogIO log_io;
     return LoadSnapshot(store, dir.str(), log_io, options);
   };
   ASSERT_OK_AND_ASSIGN(auto jan2, at("2024-01-02"));

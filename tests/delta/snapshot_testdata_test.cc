@@ -32,7 +32,7 @@ class TestdataSnapshots : public ::testing::Test {
   Result<std::shared_ptr<Snapshot>> Load(const fs::path& root, const SnapshotOptions& options = {}) {
     auto store = OpenLocalObjectStore(root.string());
     if (!store.ok()) return store.status();
-    engine::DuckDBParquetLogIO log_io(conn_->database());
+    engine::DuckDBParquetLogIO log_io;
     return LoadSnapshot(*store, root.string(), log_io, options);
   }
 

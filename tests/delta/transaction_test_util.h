@@ -59,7 +59,7 @@ class ConnectionFixture {
     auto conn = engine::Connection::Open(db_);
     EXPECT_TRUE(conn.ok()) << conn.status().ToString();
     conn_ = std::move(*conn);
-    log_io_ = std::make_unique<engine::DuckDBParquetLogIO>(db_);
+    log_io_ = std::make_unique<engine::DuckDBParquetLogIO>();
   }
 
   // Small backoff so tests with retries stay fast.

@@ -78,7 +78,7 @@ class ParquetLogIOTest : public ::testing::Test {
   void SetUp() override {
     ASSERT_OK_AND_ASSIGN(db_, Database::Open());
     ASSERT_OK_AND_ASSIGN(conn_, Connection::Open(db_));
-    io_ = std::make_unique<DuckDBParquetLogIO>(db_);
+    io_ = std::make_unique<DuckDBParquetLogIO>();
   }
 
   // Has DuckDB write `select` as Parquet into `store` at `key`, as another writer would.

@@ -176,7 +176,7 @@ TEST_F(ScanTest, DeletionVectorsRemoveRowsInsideTheScan) {
   SKIP_WITHOUT_SHARED_TESTDATA(testdata);
   std::string root = (testdata / "delta/delta-kernel-rs/with-short-dv").string();
   ASSERT_OK_AND_ASSIGN(auto store, OpenLocalObjectStore(root));
-  DuckDBParquetLogIO log_io(conn_->database());
+  DuckDBParquetLogIO log_io;
   ASSERT_OK_AND_ASSIGN(auto snapshot, delta::LoadSnapshot(store, root, log_io));
   ScanOptions options;
   options.row_positions = true;

@@ -98,7 +98,7 @@ class TestTable {
   }
 
   engine::Connection& conn_;
-  engine::DuckDBParquetLogIO log_io_{conn_.database()};
+  engine::DuckDBParquetLogIO log_io_;
   fs::path dir_;
   TableSpec spec_;
   std::shared_ptr<ObjectStore> store_;

@@ -322,7 +322,7 @@ TEST_F(HttpMetricsTest, TwoWritersCountAConflictAndARetry) {
   ASSERT_OK(Post("INSERT INTO s.t VALUES (1, 'a')"));
   // A writer of this process reads version 1 and re-adds a file of it (as a compaction
   // that changes nothing would) ...
-  engine::DuckDBParquetLogIO io(nullptr);
+  engine::DuckDBParquetLogIO io;
   const std::string location = TableLocation();
   ASSERT_OK_AND_ASSIGN(std::shared_ptr<ObjectStore> store, OpenStoreAt(location));
   ASSERT_OK_AND_ASSIGN(std::shared_ptr<delta::Snapshot> read, delta::LoadSnapshot(store, location, io));
