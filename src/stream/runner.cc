@@ -146,6 +146,8 @@ struct StreamRunner::Impl {
   // one-record batch's fixed cost. Last: destroyed first, after the writes given to them.
   TaskThread offsets_writer{1};
   TaskThread marker_writer{1};
+  // Where a batch is planned while its statement starts (RunPlannedAhead).
+  TaskThread planner{1};
   std::unique_ptr<SinkCompactor> compactor;
 
   ~Impl() { (void)Settle(); }
@@ -229,6 +231,9 @@ struct StreamRunner::Impl {
     return WithNestedReads(sources.size(), one, run);
   }
 
+  // Runs `run` with the batch's sources read around it.
+  using SourcesRead = std::function<Status(BatchRead&, const std::function<Status()>&)>;
+
   // Runs batch `batch_id` over `offsets` (`entries` its sources') and starts recording its
   // commit. `offsets_durable`, when set, returns once the offsets are recorded (they are
   // being written meanwhile): nothing the batch writes commits before, nor is the batch
@@ -236,6 +241,20 @@ struct StreamRunner::Impl {
   Result<BatchCommit> Execute(int64_t batch_id, const json& offsets, const std::vector<json>& entries,
                               const CancellationToken* abandon,
                               const std::function<Status()>& offsets_durable) {
+    ASSIGN_OR_RETURN(BatchCommit commit, RunStatement(
+                                             batch_id,
+                                             [&](BatchRead& read, const std::function<Status()>& run) {
+                                               return ReadSources(entries, read, run);
+                                             },
+                                             abandon, offsets_durable));
+    return Committed(std::move(commit), offsets, entries);
+  }
+
+  // Runs batch `batch_id`'s statement with its sources read by `read_sources`, committing
+  // after `offsets_durable` (as Execute). The commit's rows_in is for Committed() to count.
+  Result<BatchCommit> RunStatement(int64_t batch_id, const SourcesRead& read_sources,
+                                   const CancellationToken* abandon,
+                                   const std::function<Status()>& offsets_durable) {
     const int64_t started = clock->NowMs();
     const std::string& id = checkpoint->metadata().stream_id;
     std::optional<engine::QueryResult> row;
@@ -245,7 +264,7 @@ struct StreamRunner::Impl {
     session->GateCommits(offsets_durable);
     session->DescribeSourcesWith(
         [this](const std::string& source_sql) { return DescribeSource(source_sql); });
-    Status ran = ReadSources(entries, read, [&] {
+    Status ran = read_sources(read, [&] {
       return WithStreamsAllowed(*session, [&]() -> Status {
         // First: its late rows' dead letters are committed with a txn of their own.
         Status prepared = state ? state->Prepare(read, *sources[0].dead_letters) : Status::OK();
@@ -266,9 +285,6 @@ struct StreamRunner::Impl {
     RETURN_IF_ERROR(ran.WithContext(Where() + " batch " + std::to_string(batch_id)));
     BatchCommit commit;
     commit.batch_id = batch_id;
-    for (size_t i = 0; i < sources.size(); i++) {
-      if (!Idle(entries[i])) commit.rows_in += sources[i].reader->RecordsIn(entries[i]);
-    }
     commit.dead_letters = read.dead_letters;
     commit.dead_letter_version = read.dead_letter_version;
     commit.late_rows = read.late_rows;
@@ -277,12 +293,74 @@ struct StreamRunner::Impl {
     if (auto version = ReportedInteger(*row, "version")) commit.table_version = *version;
     commit.committed_time_ms = clock->NowMs();
     commit.duration_ms = commit.committed_time_ms - started;
+    return commit;
+  }
+
+  // Counts what `commit` read (`entries`, its sources' in `offsets`), and starts recording it.
+  Result<BatchCommit> Committed(BatchCommit commit, const json& offsets, const std::vector<json>& entries) {
+    for (size_t i = 0; i < sources.size(); i++) {
+      if (!Idle(entries[i])) commit.rows_in += sources[i].reader->RecordsIn(entries[i]);
+    }
     RETURN_IF_ERROR(Settle());
+    const int64_t batch_id = commit.batch_id;
     next = Recovery{Recovery::Action::kPlan, batch_id + 1, std::nullopt, offsets, std::nullopt};
     recording = marker_writer.Submit([this, commit] { return RecordCommit(commit); });
     commit.notice = compactor->TakeNotice();
     if ((batch_id + 1) % kCompactEveryBatches == 0) compactor->Request();
     return commit;
+  }
+
+  // Runs batch `batch_id` of the statement's one source, planned after `after` on the
+  // planning thread while the statement starts (BatchSource::ReadAhead: a Kafka plan's round
+  // trip to the broker overlaps with the statement's parsing and binding); the offsets are
+  // written once planned, and the batch's commits wait for them as Execute's do. nullopt
+  // when the plan found nothing new: the statement then stopped where it would have read.
+  Result<std::optional<BatchCommit>> RunPlannedAhead(int64_t batch_id, const std::optional<json>& after,
+                                                     const CancellationToken* abandon) {
+    struct Planned {
+      std::optional<json> offsets;          // offsets/<batch_id>.json, when there is something to read
+      std::shared_future<Status> recorded;  // their write, once planned
+    };
+    auto planned = std::make_shared<Planned>();
+    BatchSource& source = *sources[0].reader;
+    const std::shared_future<Status> planning =
+        planner.Submit([this, &source, planned, batch_id, after]() -> Status {
+          ASSIGN_OR_RETURN(std::optional<json> entry, source.Plan(after));
+          if (!entry) return Status::OK();
+          (*entry)["index"] = 0;
+          planned->offsets = json{{"batchId", batch_id},
+                                  {"plannedTime", clock->NowMs()},
+                                  {"sources", json::array({*std::move(entry)})}};
+          planned->recorded = offsets_writer.Submit([this, batch_id, offsets = *planned->offsets] {
+            return checkpoint->WriteOffsets(batch_id, offsets);
+          });
+          return Status::OK();
+        });
+    auto entry = [planning, planned]() -> Result<std::optional<json>> {
+      RETURN_IF_ERROR(planning.get());
+      if (!planned->offsets) return std::optional<json>();
+      return std::optional<json>((*planned->offsets)["sources"][0]);
+    };
+    auto durable = [planning, planned]() -> Status {
+      RETURN_IF_ERROR(planning.get());
+      if (!planned->offsets) return Status::Internal("a batch whose plan found nothing new came to commit");
+      return planned->recorded.get();
+    };
+    Result<BatchCommit> commit = RunStatement(
+        batch_id,
+        [&](BatchRead& read, const std::function<Status()>& run) {
+          return source.ReadAhead(entry, read, run);
+        },
+        abandon, durable);
+    // The plan and the offsets' write end before the batch does, whatever happened.
+    const Status plan = planning.get();
+    if (planned->recorded.valid()) planned->recorded.wait();
+    RETURN_IF_ERROR(plan);
+    if (!planned->offsets) return std::optional<BatchCommit>();
+    RETURN_IF_ERROR(commit.status());
+    const json& offsets = *planned->offsets;
+    ASSIGN_OR_RETURN(BatchCommit done, Committed(*std::move(commit), offsets, {offsets["sources"][0]}));
+    return std::optional<BatchCommit>(std::move(done));
   }
 
   // Marks batch `batch_id` done, which committed before a crash (its figures are lost).
@@ -385,6 +463,8 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
   Impl& s = *impl_;
   for (;;) {
     Recovery recovery;
+    // The run committed the batch before: its sources are likely to have more.
+    const bool continuing = s.next.has_value();
     if (s.next) {
       recovery = std::move(*s.next);
       s.next.reset();  // a batch that fails is recovered from the folder and the sink
@@ -410,6 +490,9 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
         std::vector<json> previous;  // none: the stream's first batch
         if (recovery.previous) {
           ASSIGN_OR_RETURN(previous, s.SourceEntries(*recovery.previous, s.Where() + " previous offsets"));
+        }
+        if (continuing && previous.size() == 1 && !s.state && s.sources[0].reader->PlansAhead()) {
+          return s.RunPlannedAhead(recovery.batch_id, Impl::Position(previous[0]), abandon);
         }
         // A batch runs when one source has something new; the others read nothing in it.
         std::vector<json> entries;

@@ -13,7 +13,10 @@
 // and again only when its sources say their columns may have changed
 // (BatchSource::ColumnsKey), unless it reads tables beside its STREAM sources. A run that committed
 // batch N plans N + 1 from what it holds; the folder and the sink are read again only when
-// a run starts or a batch failed. A batch
+// a run starts or a batch failed. When the statement's one source plans ahead
+// (BatchSource::PlansAhead: Kafka without a dead-letter table), batch N + 1 is planned on a
+// thread the runner keeps while its statement starts (BatchSource::ReadAhead), its offsets
+// written once planned; a plan that finds nothing stops the statement before it reads. A batch
 // planned before a crash is run again over its recorded entry; its commit is skipped by the
 // txn when it had committed. A batch with nothing to read is not run (no offsets, no
 // commit).

@@ -10,6 +10,13 @@
 
 namespace basin::stream {
 
+Status BatchSource::ReadAhead(const std::function<Result<std::optional<nlohmann::json>>()>& planned,
+                              BatchRead& batch, const std::function<Status()>& run) {
+  ASSIGN_OR_RETURN(std::optional<nlohmann::json> entry, planned());
+  if (!entry) return Status::Cancelled("the batch's plan found nothing new to read");
+  return Read(*entry, batch, run);
+}
+
 Status WithStreamsAllowed(sql::Session& session, const std::function<Status()>& run) {
   session.AllowStreams(true);
   Status status = run();

@@ -6,7 +6,8 @@
 // "kind" and what that kind records, written before the batch commits and read back to run it
 // again after a crash, so a source must read exactly the same rows for the same entry.
 //
-// Thread safety: one thread (the runner's).
+// Thread safety: one thread (the runner's), except that a source whose PlansAhead() is true
+// is planned on another thread while ReadAhead() runs (as ReadAhead says).
 #pragma once
 
 #include <algorithm>
@@ -70,6 +71,19 @@ class BatchSource {
   // table (stream/dead_letters.h) before `run`, and are counted in `batch`.
   virtual Status Read(const nlohmann::json& planned, BatchRead& batch,
                       const std::function<Status()>& run) = 0;
+
+  // Whether the next Plan() may run on another thread while ReadAhead() starts the batch's
+  // statement: a source that holds what its plans need (its options, its schema) and sets
+  // nothing aside before the statement reads (no dead-letter table to fill first).
+  virtual bool PlansAhead() const { return false; }
+
+  // As Read(), while the batch's entry is still being planned on another thread (by Plan(),
+  // when PlansAhead() said so): `planned()` waits for it (nullopt: the plan found nothing
+  // new, and the statement must read nothing). The statement starts at once, so that planning
+  // (a round trip to a broker) overlaps with its parsing and binding; the source waits for
+  // the entry only where it needs its range.
+  virtual Status ReadAhead(const std::function<Result<std::optional<nlohmann::json>>()>& planned,
+                           BatchRead& batch, const std::function<Status()>& run);
 
   // Runs `run` with the source reading no row in batch `batch.batch_id`, its last entry
   // `previous` (nullopt: none yet): a stream of several sources runs a batch when one of

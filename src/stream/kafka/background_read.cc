@@ -7,6 +7,12 @@ namespace basin::stream::kafka {
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges,
                                const CancellationToken* abandon, size_t chunk_records, TaskThread* runner)
+    : BackgroundRead(
+          reader, [ranges = std::move(ranges)]() -> Result<std::vector<PartitionRange>> { return ranges; },
+          abandon, chunk_records, runner) {}
+
+BackgroundRead::BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
+                               size_t chunk_records, TaskThread* runner)
     : abandon_(abandon), chunk_records_(chunk_records) {
   auto read = [this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); };
   if (runner == nullptr) {
@@ -42,15 +48,17 @@ Result<std::vector<OwnedKafkaRecord>> BackgroundRead::Next() {
   return chunk;
 }
 
-void BackgroundRead::Run(KafkaReader& reader, const std::vector<PartitionRange>& ranges) {
+void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
+  Result<std::vector<PartitionRange>> to_read = ranges();
   std::vector<OwnedKafkaRecord> chunk;
-  Status read = reader.Read(
-      ranges,
-      [&](const KafkaRecord& record) {
-        chunk.push_back(Own(record));
-        return chunk.size() < chunk_records_ ? Status::OK() : Hand(chunk);
-      },
-      &stop_);
+  Status read = !to_read.ok() ? to_read.status()
+                              : reader.Read(
+                                    *to_read,
+                                    [&](const KafkaRecord& record) {
+                                      chunk.push_back(Own(record));
+                                      return chunk.size() < chunk_records_ ? Status::OK() : Hand(chunk);
+                                    },
+                                    &stop_);
   if (read.ok() && !chunk.empty()) read = Hand(chunk);
   std::lock_guard<std::mutex> lock(mu_);
   status_ = std::move(read);

@@ -1,7 +1,9 @@
 // BackgroundRead: a Read of Kafka ranges on a thread of its own (or on a TaskThread a
 // stream keeps for its reads), its records handed over in chunks through a bounded queue.
 // read_kafka scans with one, and a stream's batch starts one before its statement is parsed
-// and bound, so that the first fetch's round trip overlaps that work.
+// and bound, so that the first fetch's round trip overlaps that work (when the batch is
+// still being planned, the read waits for its ranges on its thread, and starts as soon as
+// they are known).
 //
 // Thread safety: Next() from one thread at a time; the reader is the read's thread's alone
 // until the BackgroundRead is destroyed.
@@ -10,6 +12,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <thread>
@@ -34,6 +37,11 @@ class BackgroundRead {
   // have no other task queued, or the read waits behind it); null to start a thread.
   BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon,
                  size_t chunk_records, TaskThread* runner = nullptr);
+  // Reads the ranges `ranges()` gives, called on the read's thread (it may wait for them);
+  // its error is the read's.
+  using RangesToRead = std::function<Result<std::vector<PartitionRange>>()>;
+  BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
+                 size_t chunk_records, TaskThread* runner = nullptr);
   BackgroundRead(const BackgroundRead&) = delete;
   BackgroundRead& operator=(const BackgroundRead&) = delete;
   ~BackgroundRead();
@@ -45,7 +53,7 @@ class BackgroundRead {
  private:
   static constexpr size_t kQueuedChunks = 8;
 
-  void Run(KafkaReader& reader, const std::vector<PartitionRange>& ranges);
+  void Run(KafkaReader& reader, const RangesToRead& ranges);
   // Queues `chunk` (left empty) once there is room.
   Status Hand(std::vector<OwnedKafkaRecord>& chunk);
 

@@ -57,6 +57,9 @@ PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
   return out;
 }
 
+// A batch's ranges while they are being planned: waits for them (nullopt: nothing new).
+using PlannedRanges = std::function<Result<std::optional<std::vector<PartitionRange>>>()>;
+
 // The batch read_kafka sees while the statement is bound or run.
 class Batch final : public KafkaBatch {
  public:
@@ -71,6 +74,17 @@ class Batch final : public KafkaBatch {
           std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size(), read_thread);
     }
   }
+  // Ranges still being planned (KafkaSource::ReadAhead): the read waits for them on
+  // `read_thread` and starts as soon as they are known; binding read_kafka waits for them too.
+  Batch(const PlannedRanges& planned, KafkaReader& reader, TaskThread* read_thread,
+        const CancellationToken* abandon, std::optional<std::string> schema)
+      : planned_(planned), reader_(&reader), abandon_(abandon), schema_(std::move(schema)) {
+    auto ranges = [planned]() -> Result<std::vector<PartitionRange>> {
+      ASSIGN_OR_RETURN(std::optional<std::vector<PartitionRange>> ranges, planned());
+      return ranges ? *std::move(ranges) : std::vector<PartitionRange>();
+    };
+    read_ = std::make_unique<BackgroundRead>(reader, ranges, abandon_, duckdb_vector_size(), read_thread);
+  }
 
   KafkaReader* Reader() override { return reader_; }
   std::unique_ptr<BackgroundRead> TakeRead() override { return std::move(read_); }
@@ -79,6 +93,13 @@ class Batch final : public KafkaBatch {
 
   Result<std::vector<PartitionRange>> Ranges(const KafkaOptions& options) override {
     options_ = options;
+    if (planned_) {
+      Result<std::optional<std::vector<PartitionRange>>> planned = planned_();
+      planned_ = nullptr;  // binding again (a describe, then the write) takes the same ranges
+      if (!planned.ok()) return planned.status();
+      if (!*planned) return Status::Cancelled("the batch's plan found nothing new to read");
+      ranges_ = std::move(**planned);
+    }
     if (!ranges_) return std::vector<PartitionRange>();
     return *ranges_;
   }
@@ -91,6 +112,7 @@ class Batch final : public KafkaBatch {
   std::optional<int64_t> newest_ms() const { return newest_ms_; }
 
  private:
+  PlannedRanges planned_;  // until the ranges are known
   std::optional<std::vector<PartitionRange>> ranges_;
   KafkaReader* reader_;
   const CancellationToken* abandon_;
@@ -155,7 +177,29 @@ class KafkaSource final : public BatchSource {
     RETURN_IF_ERROR(KeepSchema(planned));
     RETURN_IF_ERROR(OpenReader());
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
-    return ReadBatch(std::move(ranges), read, run);
+    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_);
+    return ReadBatch(batch, read, run);
+  }
+
+  // Once a first batch taught the source its options and schema, and with no dead letters
+  // to set aside before the statement reads: Plan() then touches only the planning client
+  // and what the source keeps for it, never the session.
+  bool PlansAhead() const override {
+    return options_ && planner_ && !options_->records.InfersSchema() &&
+           options_->records.dead_letter_table.empty();
+  }
+
+  Status ReadAhead(const std::function<Result<std::optional<json>>()>& planned, BatchRead& read,
+                   const std::function<Status()>& run) override {
+    RETURN_IF_ERROR(OpenReader());
+    PlannedRanges ranges = [this, planned]() -> Result<std::optional<std::vector<PartitionRange>>> {
+      ASSIGN_OR_RETURN(std::optional<json> entry, planned());
+      if (!entry) return std::optional<std::vector<PartitionRange>>();
+      ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(*entry, where_ + " offsets"));
+      return std::optional<std::vector<PartitionRange>>(std::move(ranges));
+    };
+    Batch batch(ranges, *reader_, &read_thread_, read.abandon, inferred_schema_);
+    return ReadBatch(batch, read, run);
   }
 
   Status ReadNothing(const std::optional<json>& previous, BatchRead& read,
@@ -169,7 +213,8 @@ class KafkaSource final : public BatchSource {
           "schema => '...'");
     }
     RETURN_IF_ERROR(OpenReader());
-    return ReadBatch({}, read, run);
+    Batch batch(std::vector<PartitionRange>{}, reader_.get(), &read_thread_, read.abandon, inferred_schema_);
+    return ReadBatch(batch, read, run);
   }
 
   int64_t RecordsIn(const json& planned) const override {
@@ -194,10 +239,9 @@ class KafkaSource final : public BatchSource {
   }
 
  private:
-  // `run()` with read_kafka reading `ranges`, the rows the sink refuses set aside as dead
+  // `run()` with read_kafka reading `batch`, the rows the sink refuses set aside as dead
   // letters.
-  Status ReadBatch(std::vector<PartitionRange> ranges, BatchRead& read, const std::function<Status()>& run) {
-    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_);
+  Status ReadBatch(Batch& batch, BatchRead& read, const std::function<Status()>& run) {
     ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &batch);
     Status ran = dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
     read.NoteSourceTime(batch.newest_ms());
