@@ -133,10 +133,13 @@ struct StreamRunner::Impl {
   // The last batch's commit marker and retention deletes, written off the batch's path (its
   // rows are visible once the sink commits) while the next batch is planned and runs.
   std::shared_future<Status> recording;
-  // Where the next batch starts when this run committed the last one: what Recover() would
-  // read back from the folder and the sink (Recover() also copes with that batch's marker
-  // still being written).
+  // Where the next batch starts when this run committed the last one, or found nothing new
+  // since: what Recover() would read back from the folder and the sink (Recover() also
+  // copes with that batch's marker still being written).
   std::optional<Recovery> next;
+  // The last plan found something new: the next batch is planned ahead (RunPlannedAhead),
+  // where an idle stream's polls plan first and start no statement.
+  bool found_rows = false;
   // The columns of the batches' write queries, described once while their sources' keys
   // stay the same.
   QueryColumns query_columns{
@@ -304,6 +307,7 @@ struct StreamRunner::Impl {
     RETURN_IF_ERROR(Settle());
     const int64_t batch_id = commit.batch_id;
     next = Recovery{Recovery::Action::kPlan, batch_id + 1, std::nullopt, offsets, std::nullopt};
+    found_rows = true;
     recording = marker_writer.Submit([this, commit] { return RecordCommit(commit); });
     commit.notice = compactor->TakeNotice();
     if ((batch_id + 1) % kCompactEveryBatches == 0) compactor->Request();
@@ -361,6 +365,14 @@ struct StreamRunner::Impl {
     const json& offsets = *planned->offsets;
     ASSIGN_OR_RETURN(BatchCommit done, Committed(*std::move(commit), offsets, {offsets["sources"][0]}));
     return std::optional<BatchCommit>(std::move(done));
+  }
+
+  // After a plan of `recovery` found nothing new: the next poll plans the same batch from
+  // what the run holds, without reading the folder and the sink again.
+  void FoundNothing(const Recovery& recovery) {
+    next =
+        Recovery{Recovery::Action::kPlan, recovery.batch_id, std::nullopt, recovery.previous, std::nullopt};
+    found_rows = false;
   }
 
   // Marks batch `batch_id` done, which committed before a crash (its figures are lost).
@@ -464,7 +476,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
   for (;;) {
     Recovery recovery;
     // The run committed the batch before: its sources are likely to have more.
-    const bool continuing = s.next.has_value();
+    const bool continuing = s.next.has_value() && s.found_rows;
     if (s.next) {
       recovery = std::move(*s.next);
       s.next.reset();  // a batch that fails is recovered from the folder and the sink
@@ -492,7 +504,10 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
           ASSIGN_OR_RETURN(previous, s.SourceEntries(*recovery.previous, s.Where() + " previous offsets"));
         }
         if (continuing && previous.size() == 1 && !s.state && s.sources[0].reader->PlansAhead()) {
-          return s.RunPlannedAhead(recovery.batch_id, Impl::Position(previous[0]), abandon);
+          ASSIGN_OR_RETURN(std::optional<BatchCommit> ahead,
+                           s.RunPlannedAhead(recovery.batch_id, Impl::Position(previous[0]), abandon));
+          if (!ahead) s.FoundNothing(recovery);
+          return ahead;
         }
         // A batch runs when one source has something new; the others read nothing in it.
         std::vector<json> entries;
@@ -505,7 +520,10 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
           (*entry)["index"] = i;
           entries.push_back(std::move(*entry));
         }
-        if (!fresh) return std::optional<BatchCommit>();
+        if (!fresh) {
+          s.FoundNothing(recovery);
+          return std::optional<BatchCommit>();
+        }
         json planned = {
             {"batchId", recovery.batch_id}, {"plannedTime", s.clock->NowMs()}, {"sources", entries}};
         // The offsets are written while the batch reads and writes its data files; its

@@ -12,8 +12,8 @@
 // batch waits for it). The statement's query is described (its columns, for the write) once,
 // and again only when its sources say their columns may have changed
 // (BatchSource::ColumnsKey), unless it reads tables beside its STREAM sources. A run that committed
-// batch N plans N + 1 from what it holds; the folder and the sink are read again only when
-// a run starts or a batch failed. When the statement's one source plans ahead
+// batch N (and polled nothing new since, or not) plans N + 1 from what it holds; the folder and
+// the sink are read again only when a run starts or a batch failed. When the statement's one source plans ahead
 // (BatchSource::PlansAhead: Kafka without a dead-letter table), batch N + 1 is planned on a
 // thread the runner keeps while its statement starts (BatchSource::ReadAhead), its offsets
 // written once planned; a plan that finds nothing stops the statement before it reads. A batch

@@ -410,6 +410,29 @@ TEST_F(StreamRunnerTest, ABatchWhoseOffsetsFailToBeRecordedCommitsNothing) {
   EXPECT_EQ(Counts(), std::make_pair(int64_t{15}, int64_t{15}));
 }
 
+// An idle stream's polls plan from what the run holds: none reads or writes the checkpoint
+// folder (here failing every call meanwhile), and the batch after them is the next one.
+TEST_F(StreamRunnerTest, IdlePollsPlanFromWhatTheRunHolds) {
+  auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
+  checkpoint_ = faulty;
+  Produce("payments", 0, 0, 10);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  RunOptions once;
+  once.trigger = Trigger::kOnce;
+  ASSERT_OK(runner->Run(once));  // returns once the batch's marker is written too
+  faulty->SetOptions({.failure_probability = 1.0});
+  for (int poll = 0; poll < 3; poll++) {
+    ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
+    EXPECT_FALSE(idle) << "poll " << poll;
+  }
+  faulty->SetOptions({});
+  Produce("payments", 1, 10, 5);
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> next, runner->RunBatch());
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->batch_id, 1);
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{15}, int64_t{15}));
+}
+
 // A run that plans from what it holds still loses to another run of the stream that
 // planned that batch meanwhile: Conflict, and nothing committed twice.
 TEST_F(StreamRunnerTest, ARunPlanningFromWhatItHoldsLosesToAnotherRun) {
