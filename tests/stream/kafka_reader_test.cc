@@ -344,6 +344,27 @@ TEST_F(KafkaClusterTest, APaymentFeedLandsEveryEvent) {
   }
 }
 
+// A producer learns a topic's partitions before its first record (a feed does, so that its
+// first events are not held back, stream_freshness_bench); against a cluster that is gone,
+// learning fails with the client's error rather than waiting on.
+TEST_F(KafkaClusterTest, AProducerLearnsItsTopicBeforeSending) {
+  ASSERT_OK(producer_->LearnTopic("payments", 10'000));
+  ProducerRecord record;
+  record.partition = 1;
+  record.value = "first";
+  ASSERT_OK(producer_->Produce("payments", record));
+  ASSERT_OK(producer_->Flush(10'000));
+  ASSERT_OK_AND_ASSIGN(auto marks, reader_->QueryWatermarks(std::vector<TopicPartition>{kP1}));
+  EXPECT_EQ(marks.at(kP1).high, 1);
+
+  ASSERT_OK_AND_ASSIGN(auto late, KafkaProducer::Open(cluster_->bootstrap_servers()));
+  cluster_->Stop();
+  Status learnt = late->LearnTopic("payments", 500);
+  EXPECT_FALSE(learnt.ok());
+  EXPECT_NE(learnt.message().find("learning the partitions of Kafka topic payments"), std::string::npos)
+      << learnt.ToString();
+}
+
 TEST_F(KafkaClusterTest, AStoppedFeedEndsCancelled) {
   ASSERT_OK_AND_ASSIGN(auto generator, PaymentEventGenerator::Make({}, std::make_shared<ManualClock>(0)));
   CancellationToken stop;

@@ -31,6 +31,8 @@ Status CheckFeedOptions(const FeedOptions& options) {
 Result<FeedReport> RunPaymentFeed(KafkaProducer& producer, PaymentEventGenerator& generator,
                                   const FeedOptions& options, const CancellationToken& stop) {
   RETURN_IF_ERROR(CheckFeedOptions(options));
+  // The events go out as they are made, from the first one on (KafkaProducer::LearnTopic).
+  RETURN_IF_ERROR(producer.LearnTopic(options.topic, options.flush_timeout_ms));
   FeedReport report;
   const auto start = SteadyClock::now();
   for (int64_t i = 0; i < options.count; i++) {

@@ -33,7 +33,9 @@ struct FeedReport {
 // not finite.
 Status CheckFeedOptions(const FeedOptions& options);
 
-// Sends options.count events from `generator` and waits until the cluster has them.
+// Sends options.count events from `generator` and waits until the cluster has them, having
+// learnt the topic's partitions first (KafkaProducer::LearnTopic), so that the first events
+// are not held back.
 // Cancelled when `stop` is cancelled first (the events queued by then are flushed, for at
 // most a second); CheckFeedOptions' errors; the producer's errors otherwise.
 // Pacing waits on `stop`, so a stop is seen within 100 ms.

@@ -108,4 +108,20 @@ Status KafkaProducer::Flush(int64_t timeout_ms) {
   return Status::OK();
 }
 
+Status KafkaProducer::LearnTopic(const std::string& topic, int64_t timeout_ms) {
+  struct TopicDeleter {
+    void operator()(rd_kafka_topic_t* rkt) const { rd_kafka_topic_destroy(rkt); }
+  };
+  std::unique_ptr<rd_kafka_topic_t, TopicDeleter> handle(
+      rd_kafka_topic_new(producer_.get(), topic.c_str(), nullptr));
+  if (!handle) return KafkaStatus(rd_kafka_last_error(), "naming the Kafka topic " + topic);
+  const rd_kafka_metadata_t* raw = nullptr;
+  const rd_kafka_resp_err_t err =
+      rd_kafka_metadata(producer_.get(), /*all_topics=*/0, handle.get(), &raw, static_cast<int>(timeout_ms));
+  MetadataPtr metadata(raw);
+  if (err != RD_KAFKA_RESP_ERR_NO_ERROR)
+    return KafkaStatus(err, "learning the partitions of Kafka topic " + topic);
+  return Status::OK();
+}
+
 }  // namespace basin::stream::kafka

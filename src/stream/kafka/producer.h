@@ -57,6 +57,12 @@ class KafkaProducer {
   // still undelivered at the timeout.
   Status Flush(int64_t timeout_ms);
 
+  // Learns `topic`'s partitions and their leaders now, waiting up to `timeout_ms`. Records
+  // for a topic the producer has not learnt wait in its queue until its metadata arrives:
+  // against the dev cluster, a feed's first second of events reached the broker only after
+  // that second. IOError (retryable) when the cluster does not answer.
+  Status LearnTopic(const std::string& topic, int64_t timeout_ms);
+
  private:
   KafkaProducer() = default;
   static void OnDelivery(rd_kafka_t* rk, const rd_kafka_message_t* message, void* opaque);
