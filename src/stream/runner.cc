@@ -234,6 +234,19 @@ struct StreamRunner::Impl {
     return WithNestedReads(sources.size(), one, run);
   }
 
+  // offsets/<batch_id>.json of a batch whose sources read `entries`.
+  json PlannedOffsets(int64_t batch_id, json entries) const {
+    return json{{"batchId", batch_id}, {"plannedTime", clock->NowMs()}, {"sources", std::move(entries)}};
+  }
+
+  // Starts writing `offsets` as batch `batch_id`'s, while the batch reads and writes its data
+  // files: its commits wait for them (an fsynced put's time off each batch).
+  std::shared_future<Status> RecordOffsets(int64_t batch_id, json offsets) {
+    return offsets_writer.Submit([this, batch_id, offsets = std::move(offsets)] {
+      return checkpoint->WriteOffsets(batch_id, offsets);
+    });
+  }
+
   // Runs `run` with the batch's sources read around it.
   using SourcesRead = std::function<Status(BatchRead&, const std::function<Status()>&)>;
 
@@ -332,12 +345,8 @@ struct StreamRunner::Impl {
           ASSIGN_OR_RETURN(std::optional<json> entry, source.Plan(after));
           if (!entry) return Status::OK();
           (*entry)["index"] = 0;
-          planned->offsets = json{{"batchId", batch_id},
-                                  {"plannedTime", clock->NowMs()},
-                                  {"sources", json::array({*std::move(entry)})}};
-          planned->recorded = offsets_writer.Submit([this, batch_id, offsets = *planned->offsets] {
-            return checkpoint->WriteOffsets(batch_id, offsets);
-          });
+          planned->offsets = PlannedOffsets(batch_id, json::array({*std::move(entry)}));
+          planned->recorded = RecordOffsets(batch_id, *planned->offsets);
           return Status::OK();
         });
     auto entry = [planning, planned]() -> Result<std::optional<json>> {
@@ -524,14 +533,8 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
           s.FoundNothing(recovery);
           return std::optional<BatchCommit>();
         }
-        json planned = {
-            {"batchId", recovery.batch_id}, {"plannedTime", s.clock->NowMs()}, {"sources", entries}};
-        // The offsets are written while the batch reads and writes its data files; its
-        // commits wait for them (an fsynced put's time off each batch).
-        std::shared_future<Status> recorded =
-            s.offsets_writer.Submit([&s, batch_id = recovery.batch_id, planned] {
-              return s.checkpoint->WriteOffsets(batch_id, planned);
-            });
+        const json planned = s.PlannedOffsets(recovery.batch_id, entries);
+        std::shared_future<Status> recorded = s.RecordOffsets(recovery.batch_id, planned);
         Result<BatchCommit> commit =
             s.Execute(recovery.batch_id, planned, entries, abandon, [recorded] { return recorded.get(); });
         recorded.wait();  // the write ends before the batch does, whatever happened
