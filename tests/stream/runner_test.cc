@@ -41,6 +41,19 @@ class StreamRunnerTest : public kafka::testing::KafkaStreamTest {
            refresh_ms + "'})";
   }
 
+  // A checkpoint store that fails on demand (faultless for now), and a runner on it whose
+  // first batch (10 records) committed and is marked.
+  void OpenAfterOneBatch(std::shared_ptr<FaultyObjectStore>& faulty, std::unique_ptr<StreamRunner>& runner) {
+    faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
+    checkpoint_ = faulty;
+    Produce("payments", 0, 0, 10);
+    ASSERT_OK_AND_ASSIGN(runner, OpenRunner(Statement()));
+    RunOptions once;
+    once.trigger = Trigger::kOnce;
+    ASSERT_OK(runner->Run(once));  // returns once the batch's marker is written too
+    ASSERT_EQ(Counts(), std::make_pair(int64_t{10}, int64_t{10}));
+  }
+
   // Rows in bronze, and distinct (partition, offset) pairs among them.
   std::pair<int64_t, int64_t> Counts() {
     return basin::testing::TwoCounts(*session_, "SELECT count(*), count(DISTINCT (p, o)) FROM bronze");
@@ -66,8 +79,8 @@ TEST_F(StreamRunnerTest, BatchesAreBoundedAndRestartsResumeExactly) {
   EXPECT_FALSE(idle);
   EXPECT_EQ(Counts(), std::make_pair(int64_t{250}, int64_t{250}));
   EXPECT_TRUE(checkpoint_->Head(StreamCheckpoint::OffsetsKey(3)).status().IsNotFound());
-  ASSERT_OK_AND_ASSIGN(auto idle_snapshot, session_->context().LoadTable(
-                                               session_->context().GetTable({"bronze"})->location));
+  ASSERT_OK_AND_ASSIGN(auto idle_snapshot,
+                       session_->context().LoadTable(session_->context().GetTable({"bronze"})->location));
   EXPECT_EQ(idle_snapshot->version, 3);
 
   // A new run of the same stream (another process, after a stop) resumes at batch 3.
@@ -387,14 +400,9 @@ TEST_F(StreamRunnerTest, CheckpointStoreFailuresNeitherLoseNorRepeatARecord) {
 // when the (slow) write fails, the batch commits nothing, and the next run lands its
 // records once.
 TEST_F(StreamRunnerTest, ABatchWhoseOffsetsFailToBeRecordedCommitsNothing) {
-  auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
-  checkpoint_ = faulty;
-  Produce("payments", 0, 0, 10);
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
-  RunOptions once;
-  once.trigger = Trigger::kOnce;
-  ASSERT_OK(runner->Run(once));  // returns once the batch's marker is written too
-  ASSERT_EQ(Counts(), std::make_pair(int64_t{10}, int64_t{10}));
+  std::shared_ptr<FaultyObjectStore> faulty;
+  std::unique_ptr<StreamRunner> runner;
+  ASSERT_NO_FATAL_FAILURE(OpenAfterOneBatch(faulty, runner));
   Produce("payments", 1, 10, 5);
   // The next batch is planned from what the runner holds: its offsets are the store's next call.
   faulty->SetOptions({.fail_nth_call = 1, .latency_ms = 300});
@@ -413,13 +421,9 @@ TEST_F(StreamRunnerTest, ABatchWhoseOffsetsFailToBeRecordedCommitsNothing) {
 // An idle stream's polls plan from what the run holds: none reads or writes the checkpoint
 // folder (here failing every call meanwhile), and the batch after them is the next one.
 TEST_F(StreamRunnerTest, IdlePollsPlanFromWhatTheRunHolds) {
-  auto faulty = std::make_shared<FaultyObjectStore>(NewMemoryObjectStore(), FaultOptions{});
-  checkpoint_ = faulty;
-  Produce("payments", 0, 0, 10);
-  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
-  RunOptions once;
-  once.trigger = Trigger::kOnce;
-  ASSERT_OK(runner->Run(once));  // returns once the batch's marker is written too
+  std::shared_ptr<FaultyObjectStore> faulty;
+  std::unique_ptr<StreamRunner> runner;
+  ASSERT_NO_FATAL_FAILURE(OpenAfterOneBatch(faulty, runner));
   faulty->SetOptions({.failure_probability = 1.0});
   for (int poll = 0; poll < 3; poll++) {
     ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> idle, runner->RunBatch());
