@@ -18,6 +18,7 @@
 #include "delta/paths.h"
 #include "delta/schema.h"
 #include "engine/parquet_writer.h"
+#include "stream/runner.h"
 
 namespace basin::bench {
 
@@ -253,6 +254,10 @@ Result<std::unique_ptr<sql::Session>> OpenSession(const std::string& warehouse_d
   sql::SessionOptions options;
   options.warehouse_dir = warehouse_dir;
   return sql::Session::Open(options);
+}
+
+Result<std::unique_ptr<sql::Session>> OpenStreamSession(const std::string& warehouse_dir) {
+  return sql::Session::Open({.warehouse_dir = warehouse_dir, .threads = stream::StreamSessionThreads()});
 }
 
 Result<engine::QueryResult> QueryBasin(sql::Session& session, const std::string& sql) {

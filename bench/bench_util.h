@@ -106,6 +106,9 @@ Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql);
 
 // A Basin SQL session with default options, or on the warehouse folder `warehouse_dir`.
 Result<std::unique_ptr<sql::Session>> OpenSession(const std::string& warehouse_dir = "");
+// A session on `warehouse_dir` as `basin stream run` opens one to run a stream on
+// (stream::StreamSessionThreads).
+Result<std::unique_ptr<sql::Session>> OpenStreamSession(const std::string& warehouse_dir);
 
 // The result of the last statement of `sql` run through Basin.
 Result<engine::QueryResult> QueryBasin(sql::Session& session, const std::string& sql);

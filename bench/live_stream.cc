@@ -48,7 +48,7 @@ Result<std::unique_ptr<LiveStream>> LiveStream::Start(const std::string& warehou
                                                       const std::string& checkpoint, int64_t events,
                                                       double events_per_second) {
   auto impl = std::make_unique<Impl>();
-  ASSIGN_OR_RETURN(impl->session, OpenSession(warehouse));
+  ASSIGN_OR_RETURN(impl->session, OpenStreamSession(warehouse));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   RETURN_IF_ERROR(impl->session->Execute("CREATE TABLE bronze (id BIGINT NOT NULL, ts TIMESTAMP)").status());
   ASSIGN_OR_RETURN(impl->cluster, KafkaDevCluster::Start({{"payments", kPartitions}}));

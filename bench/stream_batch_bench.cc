@@ -26,7 +26,7 @@ constexpr int64_t kFullBatches = 200;
 Status Run() {
   const int64_t batches = Scaled(kFullBatches, 20);
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("stream-batch"));
-  ASSIGN_OR_RETURN(auto session, OpenSession((scratch.path() / "warehouse").string()));
+  ASSIGN_OR_RETURN(auto session, OpenStreamSession((scratch.path() / "warehouse").string()));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
   RETURN_IF_ERROR(
       session->Execute("CREATE TABLE streamed (v VARCHAR); CREATE TABLE inserted (v VARCHAR)").status());

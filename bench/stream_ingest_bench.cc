@@ -49,7 +49,7 @@ Result<double> ConsumeAll(const std::string& bootstrap, int64_t* bytes) {
 Status Run() {
   const int64_t events = Scaled(kFullEvents, 20'000);
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("stream-ingest"));
-  ASSIGN_OR_RETURN(auto session, OpenSession((scratch.path() / "warehouse").string()));
+  ASSIGN_OR_RETURN(auto session, OpenStreamSession((scratch.path() / "warehouse").string()));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(session->connection().raw()));
   const std::string schema =
       "id BIGINT NOT NULL, account STRING, amount DECIMAL(12,2), currency STRING, region STRING, ts "

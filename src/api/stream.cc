@@ -45,9 +45,10 @@ Result<std::unique_ptr<Stream>> Stream::Open(const StreamOptions& options) {
   ASSIGN_OR_RETURN(impl->trigger, stream::ParseTrigger(options.trigger));
   if (options.interval_ms < 0) return Status::InvalidArgument("the stream's interval must not be negative");
   if (options.checkpoint.empty()) return Status::InvalidArgument("a stream needs a checkpoint folder");
-  ASSIGN_OR_RETURN(
-      impl->session,
-      sql::Session::Open({.warehouse_dir = options.warehouse, .user = options.user, .record_lineage = true}));
+  ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse,
+                                                      .user = options.user,
+                                                      .record_lineage = true,
+                                                      .threads = stream::StreamSessionThreads()}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*impl->session));
   ASSIGN_OR_RETURN(auto checkpoint, OpenLocalObjectStore(options.checkpoint));
   ASSIGN_OR_RETURN(impl->runner, stream::StreamRunner::Open(*impl->session, std::move(checkpoint),

@@ -111,6 +111,8 @@ Result<StreamStatement> ReadStatement(sql::Session& session, const std::string& 
 
 }  // namespace
 
+int StreamSessionThreads() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency()) - 1); }
+
 Result<Trigger> ParseTrigger(const std::string& name) {
   if (name == "available-now") return Trigger::kAvailableNow;
   if (name == "once") return Trigger::kOnce;

@@ -13,13 +13,12 @@
 // and again only when its sources say their columns may have changed
 // (BatchSource::ColumnsKey), unless it reads tables beside its STREAM sources. A run that committed
 // batch N (and polled nothing new since, or not) plans N + 1 from what it holds; the folder and
-// the sink are read again only when a run starts or a batch failed. When the statement's one source plans ahead
-// (BatchSource::PlansAhead: Kafka without a dead-letter table), batch N + 1 is planned on a
-// thread the runner keeps while its statement starts (BatchSource::ReadAhead), its offsets
-// written once planned; a plan that finds nothing stops the statement before it reads. A batch
-// planned before a crash is run again over its recorded entry; its commit is skipped by the
-// txn when it had committed. A batch with nothing to read is not run (no offsets, no
-// commit).
+// the sink are read again only when a run starts or a batch failed. When the statement's one source plans
+// ahead (BatchSource::PlansAhead: Kafka without a dead-letter table), batch N + 1 is planned on a thread the
+// runner keeps while its statement starts (BatchSource::ReadAhead), its offsets written once planned; a plan
+// that finds nothing stops the statement before it reads. A batch planned before a crash is run again over
+// its recorded entry; its commit is skipped by the txn when it had committed. A batch with nothing to read is
+// not run (no offsets, no commit).
 //
 // Only the newest kRetainedBatches batches keep their checkpoint objects (older ones are
 // dropped as batches commit, and swept when a run starts).
@@ -70,6 +69,15 @@ enum class Trigger {
 
 // Trigger names as `basin stream run --trigger` takes them: available-now, once, continuous.
 Result<Trigger> ParseTrigger(const std::string& name);
+
+// DuckDB's threads for the session a stream runs on (sql::SessionOptions::threads): one
+// fewer than the machine's cores, at least one. A batch's statement runs beside threads of
+// the stream's own (a Kafka source's read and librdkafka's broker threads, the sink's
+// checkpoint), and a Kafka batch's statement is one pipeline: with a DuckDB thread per core,
+// the statement's calling thread spins while another DuckDB thread runs that pipeline, and
+// takes a core from the read (on 2 cores, a Kafka stream ingested 0.36 of librdkafka's rate
+// with two threads and 0.41 with one, stream_ingest_bench).
+int StreamSessionThreads();
 
 struct RunOptions {
   Trigger trigger = Trigger::kContinuous;
