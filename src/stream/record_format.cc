@@ -81,13 +81,32 @@ std::optional<T> WholeNumber(std::string_view text) {
   return value;
 }
 
-// The cell of `column` from a value's text (a CSV field, a JSON string; `quoted` is how
-// messages show it).
-Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, std::string_view quoted) {
+// Sets `cell` to `value`: OK.
+template <typename T>
+Status Fill(RecordCell& cell, T value) {
+  cell = value;
+  return Status::OK();
+}
+
+// Sets `cell` to the string `text`, reusing the string it holds (a parser's cells are
+// filled record after record): OK.
+Status FillText(RecordCell& cell, std::string_view text) {
+  if (auto* held = std::get_if<std::string>(&cell)) {
+    held->assign(text);
+  } else {
+    cell.emplace<std::string>(text);
+  }
+  return Status::OK();
+}
+
+// Fills `cell` for `column` from a value's text (a CSV field, a JSON string; `quoted` is
+// how messages show it).
+Status FromText(const RecordColumn& column, std::string_view text, std::string_view quoted,
+                RecordCell& cell) {
   switch (column.kind) {
     case Kind::kBoolean:
-      if (EqualsIgnoreCase(text, "true")) return RecordCell(true);
-      if (EqualsIgnoreCase(text, "false")) return RecordCell(false);
+      if (EqualsIgnoreCase(text, "true")) return Fill(cell, true);
+      if (EqualsIgnoreCase(text, "false")) return Fill(cell, false);
       return Mismatch(column, quoted);
     case Kind::kInt8:
     case Kind::kInt16:
@@ -95,7 +114,7 @@ Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, s
     case Kind::kInt64: {
       std::optional<int64_t> n = WholeNumber<int64_t>(text);
       if (!n || !IntegerFits(column.kind, *n)) return Mismatch(column, quoted);
-      return RecordCell(*n);
+      return Fill(cell, *n);
     }
     case Kind::kFloat:
     case Kind::kDouble: {
@@ -103,13 +122,13 @@ Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, s
       if (!d || (column.kind == Kind::kFloat && std::abs(*d) > std::numeric_limits<float>::max())) {
         return Mismatch(column, quoted);
       }
-      return RecordCell(*d);
+      return Fill(cell, *d);
     }
     case Kind::kDecimal: {
       std::optional<delta::Int128> unscaled = delta::ParseDecimalText(text, column.scale);
       const delta::Int128 limit = delta::PowerOfTen(column.precision);
       if (!unscaled || *unscaled >= limit || *unscaled <= -limit) return Mismatch(column, quoted);
-      return RecordCell(*unscaled);
+      return Fill(cell, *unscaled);
     }
     case Kind::kDate:
     case Kind::kTimestamp:
@@ -117,11 +136,11 @@ Result<RecordCell> FromText(const RecordColumn& column, std::string_view text, s
       std::optional<int64_t> parsed =
           column.kind == Kind::kDate ? delta::ParseDate(text) : delta::ParseTimestampMicros(text);
       if (!parsed) return Mismatch(column, quoted);
-      return RecordCell(*parsed);
+      return Fill(cell, *parsed);
     }
     case Kind::kString:
     case Kind::kBinary:
-      return RecordCell(std::string(text));
+      return FillText(cell, text);
   }
   return Mismatch(column, quoted);
 }
@@ -421,8 +440,8 @@ struct JsonRecordParser::Impl {
     return std::nullopt;
   }
 
-  // The cell of `column` from `value`, which is not null.
-  Result<RecordCell> Convert(const RecordColumn& column, ondemand::value value) {
+  // Fills `cell` for `column` from `value`, which is not null.
+  Status Convert(const RecordColumn& column, ondemand::value value, RecordCell& cell) {
     ondemand::json_type type;
     if (value.type().get(type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
     const std::string_view token = value.raw_json_token();
@@ -430,13 +449,13 @@ struct JsonRecordParser::Impl {
         column.kind != Kind::kDouble && !(column.kind >= Kind::kInt8 && column.kind <= Kind::kInt64)) {
       std::string_view text;
       if (value.get_string().get(text) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
-      return FromText(column, text, token);
+      return FromText(column, text, token, cell);
     }
     switch (column.kind) {
       case Kind::kBoolean: {
         bool b = false;
         if (value.get_bool().get(b) != simdjson::SUCCESS) return Mismatch(column, token);
-        return RecordCell(b);
+        return Fill(cell, b);
       }
       case Kind::kInt8:
       case Kind::kInt16:
@@ -447,7 +466,7 @@ struct JsonRecordParser::Impl {
             !IntegerFits(column.kind, n)) {
           return Mismatch(column, token);
         }
-        return RecordCell(n);
+        return Fill(cell, n);
       }
       case Kind::kFloat:
       case Kind::kDouble: {
@@ -456,11 +475,11 @@ struct JsonRecordParser::Impl {
             (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max())) {
           return Mismatch(column, token);
         }
-        return RecordCell(d);
+        return Fill(cell, d);
       }
       case Kind::kDecimal:
         if (type != ondemand::json_type::number) return Mismatch(column, token);
-        return FromText(column, Trimmed(token), token);
+        return FromText(column, Trimmed(token), token, cell);
       case Kind::kString: {
         // Any other JSON value as its JSON text.
         std::string_view text = Trimmed(token);
@@ -475,7 +494,7 @@ struct JsonRecordParser::Impl {
           if (!error) error = array.raw_json().get(text);
         }
         if (error) return Status::InvalidArgument("not valid JSON");
-        return RecordCell(std::string(text));
+        return FillText(cell, text);
       }
       case Kind::kBinary:
       case Kind::kDate:
@@ -520,7 +539,7 @@ struct JsonRecordParser::Impl {
         (*cells)[*column] = RecordCell();
         continue;
       }
-      ASSIGN_OR_RETURN((*cells)[*column], Convert(schema[*column], value));
+      RETURN_IF_ERROR(Convert(schema[*column], value, (*cells)[*column]));
     }
     for (size_t c = 0; c < schema.size(); c++) {
       if (!given[c]) (*cells)[c] = RecordCell();
@@ -578,7 +597,7 @@ Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* c
   for (size_t c = 0; c < columns.size(); c++) {
     if (fields_[c].empty() && !quoted_[c]) continue;  // NULL
     given_[c] = true;
-    ASSIGN_OR_RETURN((*cells)[c], FromText(columns[c], fields_[c], fields_[c]));
+    RETURN_IF_ERROR(FromText(columns[c], fields_[c], fields_[c], (*cells)[c]));
   }
   return CheckNotNull(*cells, given_);
 }
