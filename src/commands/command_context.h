@@ -54,6 +54,10 @@ struct CommandContext {
   // a write's source query gives, in place of engine::Connection::DescribeQuery (a stream
   // describes it once instead of once a batch).
   std::function<Result<std::vector<engine::ColumnType>>(const std::string& source_sql)> describe_source;
+  // Set (a stream's batch): the data files it writes have Parquet row groups of at most
+  // this many rows, each encoded as the rows arrive rather than one encoded once the query
+  // ends.
+  std::optional<int64_t> row_group_rows;
 
   void Report(const std::string& phase, int64_t done, int64_t total = -1) const {
     if (progress) progress(Progress{phase, done, total});

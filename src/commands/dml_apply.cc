@@ -91,7 +91,8 @@ Result<std::vector<TouchedFile>> TouchedFiles(engine::Connection& conn, const en
 
 // The rows `add`'s data file holds, counting those its deletion vector hides, for a file
 // whose statistics lack numRecords.
-Result<int64_t> PhysicalRows(engine::Connection& conn, const delta::Snapshot& snapshot, const delta::AddFile& add) {
+Result<int64_t> PhysicalRows(engine::Connection& conn, const delta::Snapshot& snapshot,
+                             const delta::AddFile& add) {
   auto file = std::make_shared<delta::Snapshot>();
   file->version = snapshot.version;
   file->protocol = snapshot.protocol;
@@ -200,9 +201,7 @@ std::string TempTables::NewTable(std::string_view what) {
   return name;
 }
 
-void TempTables::Adopt(const engine::ScanPlan& plan) {
-  scans_.push_back(plan.registration);
-}
+void TempTables::Adopt(const engine::ScanPlan& plan) { scans_.push_back(plan.registration); }
 
 Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const delta::Snapshot> snapshot,
                               DmlMode mode, std::string_view operation, bool changes_rows) {
@@ -230,6 +229,7 @@ Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const d
   table.target.protocol = snapshot->protocol;
   table.target.metadata = metadata;
   table.target.schema = snapshot->schema;
+  table.target.row_group_rows = ctx.row_group_rows;
   table.snapshot = std::move(snapshot);
   return table;
 }

@@ -368,7 +368,8 @@ Result<std::vector<delta::AddFile>> WriteSourceRows(
     const CommandContext& ctx, std::shared_ptr<ObjectStore> store, const std::string& table_root,
     const TableDefinition& table, const CreateTableRequest& request, const std::string& where) {
   if (!request.source_sql) return std::vector<delta::AddFile>();
-  WriteTarget target{std::move(store), table_root, table.protocol, table.metadata, table.schema};
+  WriteTarget target{std::move(store), table_root,   table.protocol,
+                     table.metadata,   table.schema, ctx.row_group_rows};
   ctx.Report("writing", 0);
   auto planned = PlanRows(*ctx.conn, target, *request.source_sql);
   if (!planned.ok()) return planned.status().WithContext(where);

@@ -49,6 +49,9 @@ struct WriteTarget {
   delta::Protocol protocol;
   delta::Metadata metadata;
   delta::StructType schema;  // parsed metadata.schema_string
+  // Parquet row groups of at most this many rows (CommandContext::row_group_rows); nullopt:
+  // DuckDB's size.
+  std::optional<int64_t> row_group_rows;
 };
 
 struct PlannedRows {

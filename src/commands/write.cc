@@ -216,7 +216,8 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
     }
   }
 
-  WriteTarget target{table->store, table->table_root, table->protocol, table->metadata, table->schema};
+  WriteTarget target{table->store,    table->table_root, table->protocol,
+                     table->metadata, table->schema,     ctx.row_group_rows};
   RowShape shape = request.shape;
   if (mode == WriteMode::kReplaceWhere) shape.row_condition = request.replace_where;
   ctx.Report("planning", 0);

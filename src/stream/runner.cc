@@ -280,6 +280,7 @@ struct StreamRunner::Impl {
     read.batch_id = batch_id;
     read.abandon = abandon;
     session->GateCommits(offsets_durable);
+    session->LimitRowGroups(kBatchRowGroupRows);
     session->DescribeSourcesWith(
         [this](const std::string& source_sql) { return DescribeSource(source_sql); });
     Status ran = read_sources(read, [&] {
@@ -298,6 +299,7 @@ struct StreamRunner::Impl {
       });
     });
     session->GateCommits(nullptr);
+    session->LimitRowGroups(std::nullopt);
     session->DescribeSourcesWith(nullptr);
     if (ran.ok() && offsets_durable) ran = offsets_durable();  // a batch that committed nothing
     RETURN_IF_ERROR(ran.WithContext(Where() + " batch " + std::to_string(batch_id)));

@@ -61,6 +61,12 @@ namespace basin::stream {
 
 inline constexpr int64_t kCompactEveryBatches = 50;
 
+// The Parquet row groups of a batch's data files hold at most this many rows: DuckDB then
+// encodes each as the batch's rows arrive (a Kafka batch's are parsed on its read thread
+// meanwhile), where one row group of a whole batch was encoded once its read had ended, on
+// one core, with the other idle. The sink's compaction writes them again in full ones.
+inline constexpr int64_t kBatchRowGroupRows = 16'384;
+
 enum class Trigger {
   kAvailableNow,  // every batch up to the sources' ends at start, then stop
   kOnce,          // one batch (or none when there is nothing to read), then stop

@@ -22,8 +22,8 @@ class TableRowsTest : public testing::WriteFixture {
  protected:
   WriteTarget Target() {
     auto snapshot = Load();
-    return WriteTarget{snapshot->store, snapshot->table_root, snapshot->protocol, snapshot->metadata,
-                       snapshot->schema};
+    return WriteTarget{snapshot->store,    snapshot->table_root, snapshot->protocol,
+                       snapshot->metadata, snapshot->schema,     std::nullopt};
   }
 
   // The AddFiles of the latest snapshot.

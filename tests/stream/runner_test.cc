@@ -99,6 +99,39 @@ TEST_F(StreamRunnerTest, BatchesAreBoundedAndRestartsResumeExactly) {
   EXPECT_EQ(snapshot->set_transactions.at(again->metadata().stream_id).version, 3);
 }
 
+// A batch's data files have row groups of at most kBatchRowGroupRows rows (each encoded as
+// the rows arrive); a write of the session's own after the batch has DuckDB's size again.
+TEST_F(StreamRunnerTest, ABatchWritesRowGroupsOfBoundedSize) {
+  constexpr int kRecords = 40'000;
+  Produce("payments", 0, 0, kRecords);
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement(kRecords)));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_out, kRecords);
+  ASSERT_OK(session_
+                ->Execute("INSERT INTO bronze SELECT 'x', 9, i FROM range(" + std::to_string(kRecords) +
+                          ") AS t(i)")
+                .status());
+  ASSERT_OK_AND_ASSIGN(catalog::TableEntry bronze, session_->context().GetTable({"bronze"}));
+  ASSERT_OK_AND_ASSIGN(auto snapshot, session_->context().LoadTable(bronze.location));
+  ASSERT_EQ(snapshot->files.size(), 2u);
+  for (const delta::AddFile& add : snapshot->files) {
+    ASSERT_OK_AND_ASSIGN(auto groups, session_->connection().Query(
+                                          "SELECT count(DISTINCT row_group_id), max(row_group_num_rows), "
+                                          "sum(row_group_num_rows) FILTER (WHERE path_in_schema = 'o') "
+                                          "FROM parquet_metadata('" +
+                                          bronze.location + "/" + add.path + "')"));
+    EXPECT_EQ(groups.at(0, 2), std::to_string(kRecords)) << add.path;
+    const bool streamed = add.stats && add.stats->find("\"p\":9") == std::string::npos;
+    if (streamed) {
+      EXPECT_EQ(groups.at(0, 0), std::to_string((kRecords + kBatchRowGroupRows - 1) / kBatchRowGroupRows));
+      EXPECT_EQ(groups.at(0, 1), std::to_string(kBatchRowGroupRows));
+    } else {
+      EXPECT_EQ(groups.at(0, 0), "1") << "the INSERT after the batch: DuckDB's row group size";
+    }
+  }
+}
+
 // A batch knows the newest record time it read: its end-to-end latency runs from there.
 TEST_F(StreamRunnerTest, ABatchKnowsTheNewestRecordTimeItRead) {
   const int64_t now_ms = SystemClock()->NowMs();
