@@ -67,8 +67,7 @@ void AddRecordColumns(duckdb_bind_info info, const RecordSchema& schema) {
   }
 }
 
-void SetRecordRow(duckdb_data_chunk output, idx_t row, const RecordSchema& schema,
-                  const std::vector<RecordCell>& cells) {
+void SetRecordRow(duckdb_data_chunk output, idx_t row, const RecordSchema& schema, const RecordCell* cells) {
   for (size_t c = 0; c < schema.size(); c++) {
     duckdb_vector vector = duckdb_data_chunk_get_vector(output, c);
     const RecordCell& cell = cells[c];

@@ -19,8 +19,7 @@ namespace basin::stream {
 // Adds one result column per schema column, in order.
 void AddRecordColumns(duckdb_bind_info info, const RecordSchema& schema);
 
-// Writes `cells` (JsonRecordParser's, one per column) into row `row` of `output`.
-void SetRecordRow(duckdb_data_chunk output, idx_t row, const RecordSchema& schema,
-                  const std::vector<RecordCell>& cells);
+// Writes `cells` (a record parser's, one per column of `schema`) into row `row` of `output`.
+void SetRecordRow(duckdb_data_chunk output, idx_t row, const RecordSchema& schema, const RecordCell* cells);
 
 }  // namespace basin::stream

@@ -135,6 +135,38 @@ TEST_F(ReadKafkaTest, JsonWithoutASchemaInfersTheColumns) {
   EXPECT_NE(empty.status().message().find("give schema"), std::string::npos) << empty.status().ToString();
 }
 
+// Parsed records (valueFormat json) are parsed on the read's thread, chunk after chunk: far
+// more records than the chunks its queue holds, with one that does not parse among them,
+// which fails the query naming it, or is passed over with a dead-letter table.
+TEST_F(ReadKafkaTest, ParsedRecordsCrossTheQueueAsRows) {
+  constexpr int kRecords = 30'000;  // more than the queue's 8 chunks of 2,048
+  constexpr int kBad = 17'123;
+  for (int i = 0; i < kRecords; i++) {
+    const std::string value =
+        i == kBad ? std::string("{\"id\": oops}")
+                  : "{\"id\": " + std::to_string(i) + ", \"name\": \"n" + std::to_string(i % 7) + "\"}";
+    ProducerRecord record;
+    record.partition = 1;
+    record.value = value;
+    ASSERT_OK(producer_->Produce("payments", record));
+  }
+  ASSERT_OK(producer_->Flush(30'000));
+  const std::string json =
+      ", startingOffsets => 'earliest', valueFormat => 'json', schema => 'id BIGINT, name STRING'";
+  auto failed = Select("SELECT count(*)", json);
+  ASSERT_ERROR_CODE(failed, kInvalidArgument);
+  EXPECT_NE(failed.status().message().find("payments/1 offset " + std::to_string(kBad)), std::string::npos)
+      << failed.status().ToString();
+  EXPECT_NE(failed.status().message().find("deadLetterTable"), std::string::npos)
+      << failed.status().ToString();
+  ASSERT_OK_AND_ASSIGN(auto rows, Select("SELECT count(*), sum(id), count(DISTINCT name), max(name)",
+                                         json + ", deadLetterTable => 'payments_dlq'"));
+  EXPECT_EQ(rows.at(0, 0), std::to_string(kRecords - 1));
+  EXPECT_EQ(rows.at(0, 1), std::to_string(int64_t{kRecords} * (kRecords - 1) / 2 - kBad));
+  EXPECT_EQ(rows.at(0, 2), "7");
+  EXPECT_EQ(rows.at(0, 3), "n6");
+}
+
 TEST_F(ReadKafkaTest, BadOptionsNameTheOptionWithTheirCode) {
   auto bad_start = Select("SELECT *", ", startingOffsets => 'sometime'");
   ASSERT_ERROR_CODE(bad_start, kInvalidArgument);

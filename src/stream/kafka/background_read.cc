@@ -1,19 +1,39 @@
 #include "stream/kafka/background_read.h"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
+#include <string>
 #include <utility>
 
 namespace basin::stream::kafka {
 
+Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
+                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells) {
+  Status parsed =
+      value ? parser.Parse(*value, cells) : Status::InvalidArgument("the record has no value (a tombstone)");
+  if (parsed.ok()) return parsed;
+  const std::string where =
+      ToString(TopicPartition{std::string(topic), partition}) + " offset " + std::to_string(offset);
+  // Not the record's fault (a schema registry out of reach): the batch fails, as it came.
+  if (parsed.code() != ErrorCode::kInvalidArgument) return parsed.WithContext(where);
+  return Status::InvalidArgument(where + ": " + parsed.message());
+}
+
 BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges,
-                               const CancellationToken* abandon, size_t chunk_records, TaskThread* runner)
+                               const CancellationToken* abandon, size_t chunk_records,
+                               const RecordOptions& records, TaskThread* runner)
     : BackgroundRead(
           reader, [ranges = std::move(ranges)]() -> Result<std::vector<PartitionRange>> { return ranges; },
-          abandon, chunk_records, runner) {}
+          abandon, chunk_records, records, runner) {}
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
-                               size_t chunk_records, TaskThread* runner)
+                               size_t chunk_records, const RecordOptions& records, TaskThread* runner)
     : abandon_(abandon), chunk_records_(chunk_records) {
+  if (records.format != ValueFormat::kRaw) {
+    parser_ = MakeRecordParser(records);
+    skip_bad_ = !records.dead_letter_table.empty();
+  }
   auto read = [this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); };
   if (runner == nullptr) {
     thread_ = std::thread(std::move(read));
@@ -32,7 +52,7 @@ BackgroundRead::~BackgroundRead() {
   if (read_.valid()) read_.wait();
 }
 
-Result<std::vector<OwnedKafkaRecord>> BackgroundRead::Next() {
+Result<std::optional<ReadChunk>> BackgroundRead::Next() {
   std::unique_lock<std::mutex> lock(mu_);
   while (queue_.empty() && !finished_) {
     if (abandon_ != nullptr && abandon_->cancelled()) stop_.Cancel();
@@ -40,9 +60,9 @@ Result<std::vector<OwnedKafkaRecord>> BackgroundRead::Next() {
   }
   if (queue_.empty()) {
     RETURN_IF_ERROR(status_);
-    return std::vector<OwnedKafkaRecord>();
+    return std::optional<ReadChunk>();
   }
-  std::vector<OwnedKafkaRecord> chunk = std::move(queue_.front());
+  std::optional<ReadChunk> chunk(std::move(queue_.front()));
   queue_.pop_front();
   changed_.notify_all();
   return chunk;
@@ -50,30 +70,68 @@ Result<std::vector<OwnedKafkaRecord>> BackgroundRead::Next() {
 
 void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
   Result<std::vector<PartitionRange>> to_read = ranges();
-  std::vector<OwnedKafkaRecord> chunk;
+  ReadChunk chunk;
+  size_t taken = 0;  // records of `chunk`, parsed or passed over
   Status read = !to_read.ok() ? to_read.status()
                               : reader.Read(
                                     *to_read,
                                     [&](const KafkaRecord& record) {
-                                      chunk.push_back(Own(record));
-                                      return chunk.size() < chunk_records_ ? Status::OK() : Hand(chunk);
+                                      RETURN_IF_ERROR(Add(record, chunk));
+                                      if (++taken < chunk_records_) return Status::OK();
+                                      taken = 0;
+                                      return Hand(chunk);
                                     },
                                     &stop_);
-  if (read.ok() && !chunk.empty()) read = Hand(chunk);
+  if (read.ok() && taken > 0) read = Hand(chunk);
   std::lock_guard<std::mutex> lock(mu_);
   status_ = std::move(read);
   finished_ = true;
   changed_.notify_all();
 }
 
-Status BackgroundRead::Hand(std::vector<OwnedKafkaRecord>& chunk) {
+Status BackgroundRead::Add(const KafkaRecord& record, ReadChunk& chunk) {
+  if (record.timestamp_type != TimestampType::kNone)
+    chunk.newest_ms = std::max(chunk.newest_ms.value_or(record.timestamp_ms), record.timestamp_ms);
+  if (!parser_) {
+    chunk.records.push_back(Own(record));
+    return Status::OK();
+  }
+  Status parsed =
+      ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset, &cells_);
+  if (!parsed.ok()) {
+    if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
+    if (skip_bad_) return Status::OK();
+    return Status::InvalidArgument(parsed.message() +
+                                   " (give deadLetterTable => 'name' to set such records aside)");
+  }
+  if (chunk.cells.empty()) chunk.cells.reserve(chunk_records_ * cells_.size());
+  std::move(cells_.begin(), cells_.end(), std::back_inserter(chunk.cells));
+  chunk.rows++;
+  return Status::OK();
+}
+
+Status BackgroundRead::Hand(ReadChunk& chunk) {
   std::unique_lock<std::mutex> lock(mu_);
   changed_.wait(lock, [&] { return queue_.size() < kQueuedChunks || stop_.cancelled(); });
   if (stop_.cancelled()) return Status::Cancelled("the read of Kafka ended");
   queue_.push_back(std::move(chunk));
-  chunk.clear();
+  if (spare_.empty()) {
+    chunk = ReadChunk();
+  } else {
+    chunk = std::move(spare_.back());
+    spare_.pop_back();
+  }
   changed_.notify_all();
   return Status::OK();
+}
+
+void BackgroundRead::Recycle(ReadChunk chunk) {
+  chunk.records.clear();
+  chunk.cells.clear();
+  chunk.rows = 0;
+  chunk.newest_ms.reset();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spare_.size() < kQueuedChunks) spare_.push_back(std::move(chunk));
 }
 
 }  // namespace basin::stream::kafka

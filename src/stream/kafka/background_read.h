@@ -1,5 +1,7 @@
 // BackgroundRead: a Read of Kafka ranges on a thread of its own (or on a TaskThread a
-// stream keeps for its reads), its records handed over in chunks through a bounded queue.
+// stream keeps for its reads), its records handed over in chunks through a bounded queue,
+// as read or parsed on that thread into rows of a record schema (valueFormat json, csv or
+// avro): the parse then runs beside the statement that writes the rows.
 // read_kafka scans with one, and a stream's batch starts one before its statement is parsed
 // and bound, so that the first fetch's round trip overlaps that work (when the batch is
 // still being planned, the read waits for its ranges on its thread, and starts as soon as
@@ -23,8 +25,25 @@
 #include "common/task_thread.h"
 #include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
+#include "stream/record_format.h"
 
 namespace basin::stream::kafka {
+
+// Parses the value of the record at topic/partition/offset (valueFormat json, csv or avro)
+// into `cells`. InvalidArgument "payments/3 offset 17: <why>" when it does not parse or fit,
+// or has no value (a tombstone): a bad record; another error (a schema registry out of
+// reach) is no fault of the record's, and fails the batch.
+Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
+                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells);
+
+// Records as a BackgroundRead hands them over.
+struct ReadChunk {
+  std::vector<OwnedKafkaRecord> records;  // as read, without a schema to parse them with
+  // Parsed: `rows` rows of the schema's cells, one row after the other.
+  std::vector<RecordCell> cells;
+  size_t rows = 0;
+  std::optional<int64_t> newest_ms;  // the newest record time among those read (parsed or not)
+};
 
 // Reads `ranges` in one Read, so that the client stays assigned and fetching from the first
 // record to the last, and queues the records in chunks of `chunk_records`, at most
@@ -35,38 +54,55 @@ class BackgroundRead {
   // REQUIRES: `reader`, `abandon` (null for none) and `runner` outlive the BackgroundRead.
   // `runner`: the kept thread to read on (a stream's reads, one after the other: it must
   // have no other task queued, or the read waits behind it); null to start a thread.
+  // `records`: the source's record options; with valueFormat json, csv or avro, the records
+  // are parsed into rows on the read's thread. A record that does not parse is passed over
+  // with a dead-letter table (a stream's batch sets such records aside before its statement
+  // runs), else it ends the read with InvalidArgument naming it.
   BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon,
-                 size_t chunk_records, TaskThread* runner = nullptr);
+                 size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr);
   // Reads the ranges `ranges()` gives, called on the read's thread (it may wait for them);
   // its error is the read's.
   using RangesToRead = std::function<Result<std::vector<PartitionRange>>()>;
   BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
-                 size_t chunk_records, TaskThread* runner = nullptr);
+                 size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr);
   BackgroundRead(const BackgroundRead&) = delete;
   BackgroundRead& operator=(const BackgroundRead&) = delete;
   ~BackgroundRead();
 
-  // The next records, in offset order within each partition; none once every range is read.
-  // The Read's error when it failed (Cancelled when `abandon` was raised).
-  Result<std::vector<OwnedKafkaRecord>> Next();
+  // Gives back a chunk Next() returned, once handed out: its buffers are filled again.
+  void Recycle(ReadChunk chunk);
+
+  // Whether the chunks hold parsed rows (else records as read).
+  bool parses() const { return parser_ != nullptr; }
+
+  // The next chunk, in offset order within each partition (a parsed one may hold no rows,
+  // when its records were all passed over); nullopt once every range is read. The Read's
+  // error when it failed (Cancelled when `abandon` was raised).
+  Result<std::optional<ReadChunk>> Next();
 
  private:
   static constexpr size_t kQueuedChunks = 8;
 
   void Run(KafkaReader& reader, const RangesToRead& ranges);
+  // Adds `record` to `chunk`, parsed when parser_ is set.
+  Status Add(const KafkaRecord& record, ReadChunk& chunk);
   // Queues `chunk` (left empty) once there is room.
-  Status Hand(std::vector<OwnedKafkaRecord>& chunk);
+  Status Hand(ReadChunk& chunk);
 
   const CancellationToken* abandon_;
   const size_t chunk_records_;
-  CancellationToken stop_;  // raised by the destructor, or by Next() once `abandon` is
+  std::unique_ptr<RecordParser> parser_;  // parsed records; used on the read's thread only
+  bool skip_bad_ = false;                 // with a dead-letter table
+  std::vector<RecordCell> cells_;         // the record being parsed
+  CancellationToken stop_;                // raised by the destructor, or by Next() once `abandon` is
   std::mutex mu_;
   std::condition_variable changed_;
-  std::deque<std::vector<OwnedKafkaRecord>> queue_;  // guarded by mu_
-  Status status_;                                    // guarded by mu_; the Read's, once finished_
-  bool finished_ = false;                            // guarded by mu_
-  std::thread thread_;                               // reading, without a runner
-  std::shared_future<Status> read_;                  // reading, on the runner
+  std::deque<ReadChunk> queue_;      // guarded by mu_
+  std::vector<ReadChunk> spare_;     // guarded by mu_; recycled, to be filled again
+  Status status_;                    // guarded by mu_; the Read's, once finished_
+  bool finished_ = false;            // guarded by mu_
+  std::thread thread_;               // reading, without a runner
+  std::shared_future<Status> read_;  // reading, on the runner
 };
 
 }  // namespace basin::stream::kafka

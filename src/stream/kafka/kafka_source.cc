@@ -64,26 +64,28 @@ using PlannedRanges = std::function<Result<std::optional<std::vector<PartitionRa
 class Batch final : public KafkaBatch {
  public:
   // nullopt: binding only, to learn the source's options; nothing is read. `reader`, when
-  // given, is lent to read_kafka, and starts reading the ranges at once on `read_thread`.
+  // given, is lent to read_kafka, and starts reading the ranges at once on `read_thread`,
+  // parsing them as `records` say (the source's options, as binding taught them).
   explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr,
                  TaskThread* read_thread = nullptr, const CancellationToken* abandon = nullptr,
-                 std::optional<std::string> schema = std::nullopt)
+                 std::optional<std::string> schema = std::nullopt, const RecordOptions& records = {})
       : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {
     if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0) {
-      read_ =
-          std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size(), read_thread);
+      read_ = std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size(), records,
+                                               read_thread);
     }
   }
   // Ranges still being planned (KafkaSource::ReadAhead): the read waits for them on
   // `read_thread` and starts as soon as they are known; binding read_kafka waits for them too.
   Batch(const PlannedRanges& planned, KafkaReader& reader, TaskThread* read_thread,
-        const CancellationToken* abandon, std::optional<std::string> schema)
+        const CancellationToken* abandon, std::optional<std::string> schema, const RecordOptions& records)
       : planned_(planned), reader_(&reader), abandon_(abandon), schema_(std::move(schema)) {
     auto ranges = [planned]() -> Result<std::vector<PartitionRange>> {
       ASSIGN_OR_RETURN(std::optional<std::vector<PartitionRange>> ranges, planned());
       return ranges ? *std::move(ranges) : std::vector<PartitionRange>();
     };
-    read_ = std::make_unique<BackgroundRead>(reader, ranges, abandon_, duckdb_vector_size(), read_thread);
+    read_ = std::make_unique<BackgroundRead>(reader, ranges, abandon_, duckdb_vector_size(), records,
+                                             read_thread);
   }
 
   KafkaReader* Reader() override { return reader_; }
@@ -177,7 +179,8 @@ class KafkaSource final : public BatchSource {
     RETURN_IF_ERROR(KeepSchema(planned));
     RETURN_IF_ERROR(OpenReader());
     RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
-    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_);
+    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_,
+                options_->records);
     return ReadBatch(batch, read, run);
   }
 
@@ -198,7 +201,7 @@ class KafkaSource final : public BatchSource {
       ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(*entry, where_ + " offsets"));
       return std::optional<std::vector<PartitionRange>>(std::move(ranges));
     };
-    Batch batch(ranges, *reader_, &read_thread_, read.abandon, inferred_schema_);
+    Batch batch(ranges, *reader_, &read_thread_, read.abandon, inferred_schema_, options_->records);
     return ReadBatch(batch, read, run);
   }
 
@@ -213,7 +216,8 @@ class KafkaSource final : public BatchSource {
           "schema => '...'");
     }
     RETURN_IF_ERROR(OpenReader());
-    Batch batch(std::vector<PartitionRange>{}, reader_.get(), &read_thread_, read.abandon, inferred_schema_);
+    Batch batch(std::vector<PartitionRange>{}, reader_.get(), &read_thread_, read.abandon, inferred_schema_,
+                options_->records);
     return ReadBatch(batch, read, run);
   }
 

@@ -51,16 +51,16 @@ struct BindData {
   const CancellationToken* abandon = nullptr;  // the installed batch's
 };
 
-// One query's reading: the records read in the background, and the chunk handed out last,
-// row by row into output chunks.
+// One query's reading: the records read (and parsed) in the background, and the chunk
+// handed out last, row by row into output chunks.
 struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
   std::unique_ptr<BackgroundRead> read;
-  std::vector<OwnedKafkaRecord> chunk;
-  size_t handed_out = 0;                 // records of `chunk` already in an output chunk
-  bool done = false;                     // every range read and handed out
-  std::unique_ptr<RecordParser> parser;  // valueFormat json or csv
-  std::vector<RecordCell> cells;
+  ReadChunk chunk;
+  size_t handed_out = 0;  // records or rows of `chunk` already in an output chunk
+  bool done = false;      // every range read and handed out
+
+  size_t size() const { return read->parses() ? chunk.rows : chunk.records.size(); }
 };
 
 template <typename T>
@@ -247,22 +247,25 @@ void Init(duckdb_init_info info) {
   }
   if (bind->batch != nullptr) state->read = bind->batch->TakeRead();
   if (!state->read) {
-    state->read =
-        std::make_unique<BackgroundRead>(*reader, bind->ranges, bind->abandon, duckdb_vector_size());
+    state->read = std::make_unique<BackgroundRead>(*reader, bind->ranges, bind->abandon, duckdb_vector_size(),
+                                                   bind->options.records);
   }
-  if (bind->options.records.format != ValueFormat::kRaw) {
-    state->parser = MakeRecordParser(bind->options.records);
+  if (state->read->parses() != (bind->options.records.format != ValueFormat::kRaw)) {
+    duckdb_init_set_error(info, "read_kafka: the batch's read does not parse the records as the call asks");
+    return;
   }
   duckdb_init_set_max_threads(info, 1);
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
 }
 
-// Takes the next chunk of records to hand out; false when every range is read.
+// Takes the next chunk to hand out; false when every range is read.
 Result<bool> NextChunk(ScanState& state) {
   if (state.done) return false;
-  ASSIGN_OR_RETURN(state.chunk, state.read->Next());
+  state.read->Recycle(std::move(state.chunk));
+  ASSIGN_OR_RETURN(std::optional<ReadChunk> chunk, state.read->Next());
   state.handed_out = 0;
-  state.done = state.chunk.empty();
+  state.done = !chunk;
+  state.chunk = chunk ? *std::move(chunk) : ReadChunk();
   return !state.done;
 }
 
@@ -314,84 +317,41 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
   duckdb_data_chunk_set_size(output, count);
 }
 
-// Parses records of the chunk into the rows of `output` until it is full or the chunk is
-// handed out. A record that does not parse is skipped when the source has a dead-letter
-// table (a stream's batch sends it there before the statement runs), else it fails the query.
-Status EmitParsed(ScanState& state, bool skip_bad, duckdb_data_chunk output) {
-  const RecordSchema& schema = state.parser->schema();
-  idx_t rows = 0;
-  for (; state.handed_out < state.chunk.size() && rows < duckdb_vector_size(); state.handed_out++) {
-    const OwnedKafkaRecord& record = state.chunk[state.handed_out];
-    Status parsed = ParseRecordValue(*state.parser, record.value, record.topic, record.partition,
-                                     record.offset, &state.cells);
-    if (!parsed.ok()) {
-      if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;
-      if (skip_bad) continue;
-      return Status::InvalidArgument(parsed.message() +
-                                     " (give deadLetterTable => 'name' to set such records aside)");
-    }
-    SetRecordRow(output, rows++, schema, state.cells);
+// Writes the chunk's parsed rows into `output` until it is full or the chunk is handed out.
+void EmitParsed(ScanState& state, const RecordSchema& schema, duckdb_data_chunk output) {
+  const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.rows - state.handed_out);
+  for (size_t row = 0; row < count; row++) {
+    SetRecordRow(output, row, schema, &state.chunk.cells[(state.handed_out + row) * schema.size()]);
   }
-  duckdb_data_chunk_set_size(output, rows);
-  return Status::OK();
-}
-
-// Tells `batch` the newest timestamp among `records` (those that have one).
-void NoteNewestTimestamp(const std::vector<OwnedKafkaRecord>& records, KafkaBatch& batch) {
-  std::optional<int64_t> newest;
-  for (const OwnedKafkaRecord& r : records) {
-    if (r.timestamp_type != TimestampType::kNone)
-      newest = std::max(newest.value_or(r.timestamp_ms), r.timestamp_ms);
-  }
-  if (newest) batch.SawRecordsUpTo(*newest);
+  state.handed_out += count;
+  duckdb_data_chunk_set_size(output, count);
 }
 
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto& state = *static_cast<ScanState*>(duckdb_function_get_init_data(info));
   const auto* bind = static_cast<const BindData*>(duckdb_function_get_bind_data(info));
-  for (;;) {
-    while (state.handed_out == state.chunk.size()) {
-      Result<bool> read = NextChunk(state);
-      if (!read.ok()) {
-        duckdb_function_set_error(
-            info, engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
-        return;
-      }
-      if (!*read) {
-        duckdb_data_chunk_set_size(output, 0);
-        return;
-      }
-      if (bind->batch != nullptr) NoteNewestTimestamp(state.chunk, *bind->batch);
-    }
-    if (!state.parser) {
-      const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.size() - state.handed_out);
-      Emit(state.chunk, state.handed_out, count, output);
-      state.handed_out += count;
+  // A parsed chunk of dead letters only (no rows) is passed over: an empty output would end
+  // the scan.
+  while (state.handed_out == state.size()) {
+    Result<bool> read = NextChunk(state);
+    if (!read.ok()) {
+      duckdb_function_set_error(info,
+                                engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
       return;
     }
-    Status emitted = EmitParsed(state, !bind->options.records.dead_letter_table.empty(), output);
-    if (!emitted.ok()) {
-      duckdb_function_set_error(info, engine::EncodeStatus(emitted.WithContext(kReadKafkaFunction)).c_str());
+    if (!*read) {
+      duckdb_data_chunk_set_size(output, 0);
       return;
     }
-    // A chunk of dead letters only leaves the output empty, which would end the scan.
-    if (duckdb_data_chunk_get_size(output) > 0) return;
+    if (bind->batch != nullptr && state.chunk.newest_ms) bind->batch->SawRecordsUpTo(*state.chunk.newest_ms);
   }
+  if (state.read->parses()) return EmitParsed(state, bind->options.records.schema, output);
+  const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.records.size() - state.handed_out);
+  Emit(state.chunk.records, state.handed_out, count, output);
+  state.handed_out += count;
 }
 
 }  // namespace
-
-Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
-                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells) {
-  Status parsed =
-      value ? parser.Parse(*value, cells) : Status::InvalidArgument("the record has no value (a tombstone)");
-  if (parsed.ok()) return parsed;
-  const std::string where =
-      ToString(TopicPartition{std::string(topic), partition}) + " offset " + std::to_string(offset);
-  // Not the record's fault (a schema registry out of reach): the batch fails, as it came.
-  if (parsed.code() != ErrorCode::kInvalidArgument) return parsed.WithContext(where);
-  return Status::InvalidArgument(where + ": " + parsed.message());
-}
 
 ScopedKafkaBatch::ScopedKafkaBatch(duckdb_connection conn, int64_t source, KafkaBatch* batch)
     : source_(source) {

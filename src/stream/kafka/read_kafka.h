@@ -109,13 +109,6 @@ class ScopedKafkaBatch {
   int64_t source_;
 };
 
-// Parses the value of the record at topic/partition/offset (valueFormat json, csv or avro)
-// into `cells`. InvalidArgument "payments/3 offset 17: <why>" when it does not parse or fit,
-// or has no value (a tombstone): a bad record; another error (a schema registry out of
-// reach) is no fault of the record's, and fails the batch.
-Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
-                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells);
-
 // Makes read_kafka callable on every connection of `conn`'s database. Internal when DuckDB
 // refuses the registration (as it does when it is registered already).
 // `authorize` is asked before each call is bound (a governed session's rule for who may
@@ -125,4 +118,4 @@ Status RegisterReadKafka(duckdb_connection conn, std::function<Status()> authori
 // user (docs/governance.md: a topic is outside the warehouse, as files are).
 Status RegisterReadKafka(sql::Session& session);
 
-}  // namespace basin::stream::kafka
+ }  // namespace basin::stream::kafka
