@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iterator>
 #include <string>
 #include <utility>
 
@@ -96,16 +95,15 @@ Status BackgroundRead::Add(const KafkaRecord& record, ReadChunk& chunk) {
     chunk.records.push_back(Own(record));
     return Status::OK();
   }
-  Status parsed =
-      ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset, &cells_);
+  if (chunk.cells.size() == chunk.rows) chunk.cells.emplace_back();
+  Status parsed = ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset,
+                                   &chunk.cells[chunk.rows]);
   if (!parsed.ok()) {
     if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
     if (skip_bad_) return Status::OK();
     return Status::InvalidArgument(parsed.message() +
                                    " (give deadLetterTable => 'name' to set such records aside)");
   }
-  if (chunk.cells.empty()) chunk.cells.reserve(chunk_records_ * cells_.size());
-  std::move(cells_.begin(), cells_.end(), std::back_inserter(chunk.cells));
   chunk.rows++;
   return Status::OK();
 }
@@ -127,7 +125,6 @@ Status BackgroundRead::Hand(ReadChunk& chunk) {
 
 void BackgroundRead::Recycle(ReadChunk chunk) {
   chunk.records.clear();
-  chunk.cells.clear();
   chunk.rows = 0;
   chunk.newest_ms.reset();
   std::lock_guard<std::mutex> lock(mu_);

@@ -39,8 +39,9 @@ Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> va
 // Records as a BackgroundRead hands them over.
 struct ReadChunk {
   std::vector<OwnedKafkaRecord> records;  // as read, without a schema to parse them with
-  // Parsed: `rows` rows of the schema's cells, one row after the other.
-  std::vector<RecordCell> cells;
+  // Parsed: the first `rows` rows of the schema's cells (a recycled chunk keeps more, which
+  // the next records are parsed into in place).
+  std::vector<std::vector<RecordCell>> cells;
   size_t rows = 0;
   std::optional<int64_t> newest_ms;  // the newest record time among those read (parsed or not)
 };
@@ -93,7 +94,6 @@ class BackgroundRead {
   const size_t chunk_records_;
   std::unique_ptr<RecordParser> parser_;  // parsed records; used on the read's thread only
   bool skip_bad_ = false;                 // with a dead-letter table
-  std::vector<RecordCell> cells_;         // the record being parsed
   CancellationToken stop_;                // raised by the destructor, or by Next() once `abandon` is
   std::mutex mu_;
   std::condition_variable changed_;

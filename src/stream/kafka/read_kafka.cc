@@ -321,7 +321,7 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
 void EmitParsed(ScanState& state, const RecordSchema& schema, duckdb_data_chunk output) {
   const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.rows - state.handed_out);
   for (size_t row = 0; row < count; row++) {
-    SetRecordRow(output, row, schema, &state.chunk.cells[(state.handed_out + row) * schema.size()]);
+    SetRecordRow(output, row, schema, state.chunk.cells[state.handed_out + row].data());
   }
   state.handed_out += count;
   duckdb_data_chunk_set_size(output, count);
