@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "engine/duckdb.h"
 #include "kafka_test_util.h"
 
@@ -165,6 +168,55 @@ TEST_F(ReadKafkaTest, ParsedRecordsCrossTheQueueAsRows) {
   EXPECT_EQ(rows.at(0, 1), std::to_string(int64_t{kRecords} * (kRecords - 1) / 2 - kBad));
   EXPECT_EQ(rows.at(0, 2), "7");
   EXPECT_EQ(rows.at(0, 3), "n6");
+}
+
+// The read's thread parses a chunk when the statement has chunks waiting, else hands it over
+// as read (for the statement's thread to parse): a statement that takes its first chunk only
+// once the queue is full gets two chunks as read, then parsed ones, and every record once in
+// offset order either way.
+TEST_F(ReadKafkaTest, TheReadParsesAChunkWhenTheStatementIsBusy) {
+  constexpr int kRecords = 12 * 2'048;  // more chunks than the queue holds
+  for (int i = 0; i < kRecords; i++) {
+    ProducerRecord record;
+    record.partition = 0;
+    record.value = "{\"id\": " + std::to_string(i) + "}";
+    ASSERT_OK(producer_->Produce("payments", record));
+  }
+  ASSERT_OK(producer_->Flush(30'000));
+  ASSERT_OK_AND_ASSIGN(RecordOptions records,
+                       ParseRecordOptions({{"valueFormat", "json"}, {"schema", "id BIGINT"}}));
+  // A client that knows the partitions' leaders fetches at once (KafkaReader::OpenToRead).
+  ASSERT_OK(
+      reader_->ListPartitions(testing::ReaderOptions(cluster_->bootstrap_servers()).subscription).status());
+  BackgroundRead read(*reader_, {PartitionRange{{"payments", 0}, 0, kRecords}}, nullptr, 2'048, records);
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // the queue fills up: 8 chunks
+  RowParser parser(records);
+  std::vector<RecordCell> cells;
+  std::vector<bool> parsed;
+  int64_t next_id = 0;
+  for (;;) {
+    ASSERT_OK_AND_ASSIGN(std::optional<ReadChunk> chunk, read.Next());
+    if (!chunk) break;
+    parsed.push_back(chunk->parsed);
+    for (size_t r = 0; r < chunk->size(); r++) {
+      if (chunk->parsed) {
+        cells = chunk->cells[r];
+      } else {
+        const OwnedKafkaRecord& record = chunk->records[r];
+        ASSERT_OK_AND_ASSIGN(
+            bool made, parser.Parse(record.value, record.topic, record.partition, record.offset, &cells));
+        ASSERT_TRUE(made);
+      }
+      ASSERT_EQ(std::get<int64_t>(cells.at(0)), next_id++);
+    }
+    read.Recycle(*std::move(chunk));
+  }
+  EXPECT_EQ(next_id, kRecords);
+  ASSERT_EQ(parsed.size(), 12u);
+  EXPECT_FALSE(parsed[0]);
+  EXPECT_FALSE(parsed[1]);
+  // Those filled while the statement slept; later ones depend on how fast it takes them.
+  for (size_t c = 2; c < 8; c++) EXPECT_TRUE(parsed[c]) << "chunk " << c;
 }
 
 TEST_F(ReadKafkaTest, BadOptionsNameTheOptionWithTheirCode) {

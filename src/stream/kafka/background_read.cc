@@ -19,6 +19,16 @@ Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> va
   return Status::InvalidArgument(where + ": " + parsed.message());
 }
 
+Result<bool> RowParser::Parse(std::optional<std::string_view> value, std::string_view topic,
+                              int32_t partition, int64_t offset, std::vector<RecordCell>* cells) {
+  Status parsed = ParseRecordValue(*parser_, value, topic, partition, offset, cells);
+  if (parsed.ok()) return true;
+  if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
+  if (skip_bad_) return false;
+  return Status::InvalidArgument(parsed.message() +
+                                 " (give deadLetterTable => 'name' to set such records aside)");
+}
+
 BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges,
                                const CancellationToken* abandon, size_t chunk_records,
                                const RecordOptions& records, TaskThread* runner)
@@ -29,10 +39,7 @@ BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> 
 BackgroundRead::BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
                                size_t chunk_records, const RecordOptions& records, TaskThread* runner)
     : abandon_(abandon), chunk_records_(chunk_records) {
-  if (records.format != ValueFormat::kRaw) {
-    parser_ = MakeRecordParser(records);
-    skip_bad_ = !records.dead_letter_table.empty();
-  }
+  if (records.format != ValueFormat::kRaw) parser_ = std::make_unique<RowParser>(records);
   auto read = [this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); };
   if (runner == nullptr) {
     thread_ = std::thread(std::move(read));
@@ -91,20 +98,14 @@ void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
 Status BackgroundRead::Add(const KafkaRecord& record, ReadChunk& chunk) {
   if (record.timestamp_type != TimestampType::kNone)
     chunk.newest_ms = std::max(chunk.newest_ms.value_or(record.timestamp_ms), record.timestamp_ms);
-  if (!parser_) {
+  if (!chunk.parsed) {
     chunk.records.push_back(Own(record));
     return Status::OK();
   }
   if (chunk.cells.size() == chunk.rows) chunk.cells.emplace_back();
-  Status parsed = ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset,
-                                   &chunk.cells[chunk.rows]);
-  if (!parsed.ok()) {
-    if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
-    if (skip_bad_) return Status::OK();
-    return Status::InvalidArgument(parsed.message() +
-                                   " (give deadLetterTable => 'name' to set such records aside)");
-  }
-  chunk.rows++;
+  ASSIGN_OR_RETURN(const bool made, parser_->Parse(record.value, record.topic, record.partition,
+                                                   record.offset, &chunk.cells[chunk.rows]));
+  if (made) chunk.rows++;
   return Status::OK();
 }
 
@@ -119,11 +120,13 @@ Status BackgroundRead::Hand(ReadChunk& chunk) {
     chunk = std::move(spare_.back());
     spare_.pop_back();
   }
+  chunk.parsed = parser_ && queue_.size() >= kParseBehindQueued;
   changed_.notify_all();
   return Status::OK();
 }
 
 void BackgroundRead::Recycle(ReadChunk chunk) {
+  chunk.parsed = false;
   chunk.records.clear();
   chunk.rows = 0;
   chunk.newest_ms.reset();

@@ -1,7 +1,7 @@
 // BackgroundRead: a Read of Kafka ranges on a thread of its own (or on a TaskThread a
 // stream keeps for its reads), its records handed over in chunks through a bounded queue,
-// as read or parsed on that thread into rows of a record schema (valueFormat json, csv or
-// avro): the parse then runs beside the statement that writes the rows.
+// as read or, when the statement taking them is busy, parsed on that thread into rows of a
+// record schema (valueFormat json, csv or avro): the parse goes to whichever thread has time.
 // read_kafka scans with one, and a stream's batch starts one before its statement is parsed
 // and bound, so that the first fetch's round trip overlaps that work (when the batch is
 // still being planned, the read waits for its ranges on its thread, and starts as soon as
@@ -36,14 +36,36 @@ namespace basin::stream::kafka {
 Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
                         int32_t partition, int64_t offset, std::vector<RecordCell>* cells);
 
-// Records as a BackgroundRead hands them over.
+// A source's records parsed into rows (valueFormat json, csv or avro).
+class RowParser {
+ public:
+  explicit RowParser(const RecordOptions& records)
+      : parser_(MakeRecordParser(records)), skip_bad_(!records.dead_letter_table.empty()) {}
+
+  // Parses the record's value into `cells`: true. A record that does not parse is passed
+  // over (false) with a dead-letter table (a stream's batch sets such records aside before
+  // its statement runs), else InvalidArgument names it (ParseRecordValue) and the option.
+  Result<bool> Parse(std::optional<std::string_view> value, std::string_view topic, int32_t partition,
+                     int64_t offset, std::vector<RecordCell>* cells);
+
+  const RecordSchema& schema() const { return parser_->schema(); }
+
+ private:
+  std::unique_ptr<RecordParser> parser_;
+  bool skip_bad_;
+};
+
+// Records as a BackgroundRead hands them over: as read, or parsed into rows.
 struct ReadChunk {
-  std::vector<OwnedKafkaRecord> records;  // as read, without a schema to parse them with
+  bool parsed = false;
+  std::vector<OwnedKafkaRecord> records;  // as read
   // Parsed: the first `rows` rows of the schema's cells (a recycled chunk keeps more, which
   // the next records are parsed into in place).
   std::vector<std::vector<RecordCell>> cells;
   size_t rows = 0;
   std::optional<int64_t> newest_ms;  // the newest record time among those read (parsed or not)
+
+  size_t size() const { return parsed ? rows : records.size(); }
 };
 
 // Reads `ranges` in one Read, so that the client stays assigned and fetching from the first
@@ -55,10 +77,10 @@ class BackgroundRead {
   // REQUIRES: `reader`, `abandon` (null for none) and `runner` outlive the BackgroundRead.
   // `runner`: the kept thread to read on (a stream's reads, one after the other: it must
   // have no other task queued, or the read waits behind it); null to start a thread.
-  // `records`: the source's record options; with valueFormat json, csv or avro, the records
-  // are parsed into rows on the read's thread. A record that does not parse is passed over
-  // with a dead-letter table (a stream's batch sets such records aside before its statement
-  // runs), else it ends the read with InvalidArgument naming it.
+  // `records`: the source's record options; with valueFormat json, csv or avro, a chunk's
+  // records are parsed into rows on the read's thread (RowParser: a bad one may end the
+  // read) when the chunks queued before it keep the statement busy, else handed over as
+  // read for the statement's thread to parse: the parse goes to whichever thread has time.
   BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon,
                  size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr);
   // Reads the ranges `ranges()` gives, called on the read's thread (it may wait for them);
@@ -73,9 +95,6 @@ class BackgroundRead {
   // Gives back a chunk Next() returned, once handed out: its buffers are filled again.
   void Recycle(ReadChunk chunk);
 
-  // Whether the chunks hold parsed rows (else records as read).
-  bool parses() const { return parser_ != nullptr; }
-
   // The next chunk, in offset order within each partition (a parsed one may hold no rows,
   // when its records were all passed over); nullopt once every range is read. The Read's
   // error when it failed (Cancelled when `abandon` was raised).
@@ -85,16 +104,18 @@ class BackgroundRead {
   static constexpr size_t kQueuedChunks = 8;
 
   void Run(KafkaReader& reader, const RangesToRead& ranges);
-  // Adds `record` to `chunk`, parsed when parser_ is set.
+  // Adds `record` to `chunk`, parsed when the chunk is.
   Status Add(const KafkaRecord& record, ReadChunk& chunk);
   // Queues `chunk` (left empty) once there is room.
   Status Hand(ReadChunk& chunk);
 
   const CancellationToken* abandon_;
   const size_t chunk_records_;
-  std::unique_ptr<RecordParser> parser_;  // parsed records; used on the read's thread only
-  bool skip_bad_ = false;                 // with a dead-letter table
-  CancellationToken stop_;                // raised by the destructor, or by Next() once `abandon` is
+  // A chunk is parsed on the read's thread when at least this many wait before it.
+  static constexpr size_t kParseBehindQueued = 2;
+
+  std::unique_ptr<RowParser> parser_;  // parsed records; used on the read's thread only
+  CancellationToken stop_;             // raised by the destructor, or by Next() once `abandon` is
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<ReadChunk> queue_;      // guarded by mu_

@@ -57,10 +57,10 @@ struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
   std::unique_ptr<BackgroundRead> read;
   ReadChunk chunk;
-  size_t handed_out = 0;  // records or rows of `chunk` already in an output chunk
-  bool done = false;      // every range read and handed out
-
-  size_t size() const { return read->parses() ? chunk.rows : chunk.records.size(); }
+  size_t handed_out = 0;              // records or rows of `chunk` already in an output chunk
+  bool done = false;                  // every range read and handed out
+  std::unique_ptr<RowParser> parser;  // valueFormat json, csv or avro: for chunks handed over as read
+  std::vector<RecordCell> cells;
 };
 
 template <typename T>
@@ -250,9 +250,8 @@ void Init(duckdb_init_info info) {
     state->read = std::make_unique<BackgroundRead>(*reader, bind->ranges, bind->abandon, duckdb_vector_size(),
                                                    bind->options.records);
   }
-  if (state->read->parses() != (bind->options.records.format != ValueFormat::kRaw)) {
-    duckdb_init_set_error(info, "read_kafka: the batch's read does not parse the records as the call asks");
-    return;
+  if (bind->options.records.format != ValueFormat::kRaw) {
+    state->parser = std::make_unique<RowParser>(bind->options.records);
   }
   duckdb_init_set_max_threads(info, 1);
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
@@ -317,38 +316,58 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
   duckdb_data_chunk_set_size(output, count);
 }
 
-// Writes the chunk's parsed rows into `output` until it is full or the chunk is handed out.
-void EmitParsed(ScanState& state, const RecordSchema& schema, duckdb_data_chunk output) {
-  const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.rows - state.handed_out);
-  for (size_t row = 0; row < count; row++) {
-    SetRecordRow(output, row, schema, state.chunk.cells[state.handed_out + row].data());
+// Writes the chunk's rows into `output` until it is full or the chunk is handed out: those
+// parsed on the read's thread, or its records parsed here (a bad one passed over or failing
+// the query, as RowParser says).
+Status EmitRows(ScanState& state, duckdb_data_chunk output) {
+  const RecordSchema& schema = state.parser->schema();
+  idx_t rows = 0;
+  for (; state.handed_out < state.chunk.size() && rows < duckdb_vector_size(); state.handed_out++) {
+    if (state.chunk.parsed) {
+      SetRecordRow(output, rows++, schema, state.chunk.cells[state.handed_out].data());
+      continue;
+    }
+    const OwnedKafkaRecord& r = state.chunk.records[state.handed_out];
+    ASSIGN_OR_RETURN(const bool made,
+                     state.parser->Parse(r.value, r.topic, r.partition, r.offset, &state.cells));
+    if (made) SetRecordRow(output, rows++, schema, state.cells.data());
   }
-  state.handed_out += count;
-  duckdb_data_chunk_set_size(output, count);
+  duckdb_data_chunk_set_size(output, rows);
+  return Status::OK();
 }
 
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto& state = *static_cast<ScanState*>(duckdb_function_get_init_data(info));
   const auto* bind = static_cast<const BindData*>(duckdb_function_get_bind_data(info));
-  // A parsed chunk of dead letters only (no rows) is passed over: an empty output would end
-  // the scan.
-  while (state.handed_out == state.size()) {
-    Result<bool> read = NextChunk(state);
-    if (!read.ok()) {
-      duckdb_function_set_error(info,
-                                engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
+  for (;;) {
+    while (state.handed_out == state.chunk.size()) {
+      Result<bool> read = NextChunk(state);
+      if (!read.ok()) {
+        duckdb_function_set_error(
+            info, engine::EncodeStatus(read.status().WithContext(kReadKafkaFunction)).c_str());
+        return;
+      }
+      if (!*read) {
+        duckdb_data_chunk_set_size(output, 0);
+        return;
+      }
+      if (bind->batch != nullptr && state.chunk.newest_ms)
+        bind->batch->SawRecordsUpTo(*state.chunk.newest_ms);
+    }
+    if (!state.parser) {
+      const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.size() - state.handed_out);
+      Emit(state.chunk.records, state.handed_out, count, output);
+      state.handed_out += count;
       return;
     }
-    if (!*read) {
-      duckdb_data_chunk_set_size(output, 0);
+    Status emitted = EmitRows(state, output);
+    if (!emitted.ok()) {
+      duckdb_function_set_error(info, engine::EncodeStatus(emitted.WithContext(kReadKafkaFunction)).c_str());
       return;
     }
-    if (bind->batch != nullptr && state.chunk.newest_ms) bind->batch->SawRecordsUpTo(*state.chunk.newest_ms);
+    // Records that were all passed over leave the output empty, which would end the scan.
+    if (duckdb_data_chunk_get_size(output) > 0) return;
   }
-  if (state.read->parses()) return EmitParsed(state, bind->options.records.schema, output);
-  const size_t count = std::min<size_t>(duckdb_vector_size(), state.chunk.records.size() - state.handed_out);
-  Emit(state.chunk.records, state.handed_out, count, output);
-  state.handed_out += count;
 }
 
 }  // namespace

@@ -118,4 +118,4 @@ Status RegisterReadKafka(duckdb_connection conn, std::function<Status()> authori
 // user (docs/governance.md: a topic is outside the warehouse, as files are).
 Status RegisterReadKafka(sql::Session& session);
 
- }  // namespace basin::stream::kafka
+}  // namespace basin::stream::kafka
