@@ -65,7 +65,7 @@ inline constexpr int64_t kCompactEveryBatches = 50;
 // encodes each as the batch's rows arrive (a Kafka batch's are parsed on its read thread
 // meanwhile), where one row group of a whole batch was encoded once its read had ended, on
 // one core, with the other idle. The sink's compaction writes them again in full ones.
-inline constexpr int64_t kBatchRowGroupRows = 16'384;
+inline constexpr int64_t kBatchRowGroupRows = 8'192;
 
 enum class Trigger {
   kAvailableNow,  // every batch up to the sources' ends at start, then stop
