@@ -34,8 +34,12 @@ Result<std::unique_ptr<KafkaDevCluster>> KafkaDevCluster::Start(const std::vecto
   for (const DevTopic& topic : topics) RETURN_IF_ERROR(CheckTopic(topic));
 
   // The mock needs a client handle for its bookkeeping; the handle itself never connects, so
-  // its notice that it has no bootstrap.servers (log level 5) is noise.
-  ASSIGN_OR_RETURN(ConfPtr conf, NewConf({{"log_level", "4"}}));
+  // its notice that it has no bootstrap.servers (log level 5) is noise. Its brokers' sockets
+  // take their options from it: with Nagle's algorithm on (librdkafka's default), a request
+  // answered right after another waited now and then ~40 ms for a delayed ACK (a third of
+  // stream_ingest_bench's runs lost that much planning their first batch, and as much in the
+  // consumer's watermark query). Kafka's brokers set TCP_NODELAY too.
+  ASSIGN_OR_RETURN(ConfPtr conf, NewConf({{"log_level", "4"}, {"socket.nagle.disable", "true"}}));
   std::unique_ptr<KafkaDevCluster> cluster(new KafkaDevCluster());
   ASSIGN_OR_RETURN(cluster->handle_, NewClient(RD_KAFKA_PRODUCER, std::move(conf)));
   cluster->cluster_ = rd_kafka_mock_cluster_new(cluster->handle_.get(), brokers);
