@@ -237,11 +237,14 @@ TEST_F(KafkaClusterTest, ACallbackErrorEndsTheRead) {
 
 TEST_F(KafkaClusterTest, UnknownPartitionsAreNotFound) {
   EXPECT_ERROR_WITH(reader_->QueryWatermarks(TopicPartition{"payments", 9}), kNotFound, "payments/9");
+  EXPECT_ERROR_WITH(reader_->QueryWatermarks(std::vector<TopicPartition>{kP0, TopicPartition{"payments", 9}}),
+                    kNotFound, "payments/9");
   EXPECT_EQ(reader_->QueryHighWatermarks({TopicPartition{"payments", 9}}).status().code(),
             ErrorCode::kNotFound);
 }
 
-// The ends of every partition in one request are the high watermarks QueryWatermarks gives.
+// The watermarks of many partitions, asked in two requests, are those each partition's own
+// query gives; the ends alone, in one request, are their high ones.
 TEST_F(KafkaClusterTest, HighWatermarksInOneRequestAreThePartitionsEnds) {
   Produce("payments", 0, 0, 7);
   Produce("payments", 2, 7, 3);
@@ -251,7 +254,13 @@ TEST_F(KafkaClusterTest, HighWatermarksInOneRequestAreThePartitionsEnds) {
   Produce("payments", 1, 10, 2);
   ASSERT_OK_AND_ASSIGN(ends, reader_->QueryHighWatermarks(partitions));
   ASSERT_OK_AND_ASSIGN(PartitionWatermarks marks, reader_->QueryWatermarks(partitions));
-  for (const TopicPartition& tp : partitions) EXPECT_EQ(ends.at(tp), marks.at(tp).high) << ToString(tp);
+  ASSERT_EQ(marks.size(), partitions.size());
+  for (const TopicPartition& tp : partitions) {
+    ASSERT_OK_AND_ASSIGN(Watermarks own, reader_->QueryWatermarks(tp));
+    EXPECT_EQ(marks.at(tp).low, own.low) << ToString(tp);
+    EXPECT_EQ(marks.at(tp).high, own.high) << ToString(tp);
+    EXPECT_EQ(ends.at(tp), own.high) << ToString(tp);
+  }
   EXPECT_EQ(ends.at(kP1), 2);
 }
 

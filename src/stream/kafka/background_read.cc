@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+
 namespace basin::stream::kafka {
 
 Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
@@ -82,6 +83,12 @@ void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
                               : reader.Read(
                                     *to_read,
                                     [&](const KafkaRecord& record) {
+                                      {
+                                        static thread_local bool first = true;
+                                        if (first) {
+                                          first = false;
+                                        }
+                                      }
                                       RETURN_IF_ERROR(Add(record, chunk));
                                       if (++taken < chunk_records_) return Status::OK();
                                       taken = 0;
@@ -99,7 +106,8 @@ Status BackgroundRead::Add(const KafkaRecord& record, ReadChunk& chunk) {
   if (record.timestamp_type != TimestampType::kNone)
     chunk.newest_ms = std::max(chunk.newest_ms.value_or(record.timestamp_ms), record.timestamp_ms);
   if (!chunk.parsed) {
-    chunk.records.push_back(Own(record));
+    if (chunk.records.size() == chunk.rows) chunk.records.emplace_back();
+    CopyInto(record, chunk.records[chunk.rows++]);
     return Status::OK();
   }
   if (chunk.cells.size() == chunk.rows) chunk.cells.emplace_back();
@@ -127,7 +135,6 @@ Status BackgroundRead::Hand(ReadChunk& chunk) {
 
 void BackgroundRead::Recycle(ReadChunk chunk) {
   chunk.parsed = false;
-  chunk.records.clear();
   chunk.rows = 0;
   chunk.newest_ms.reset();
   std::lock_guard<std::mutex> lock(mu_);

@@ -58,14 +58,15 @@ class RowParser {
 // Records as a BackgroundRead hands them over: as read, or parsed into rows.
 struct ReadChunk {
   bool parsed = false;
-  std::vector<OwnedKafkaRecord> records;  // as read
-  // Parsed: the first `rows` rows of the schema's cells (a recycled chunk keeps more, which
-  // the next records are parsed into in place).
+  // The first `rows` of `records` (as read) or of `cells` (parsed: rows of the schema's
+  // cells) are the chunk's. A recycled chunk keeps more of both, which the next records are
+  // copied or parsed into in place.
+  std::vector<OwnedKafkaRecord> records;
   std::vector<std::vector<RecordCell>> cells;
   size_t rows = 0;
   std::optional<int64_t> newest_ms;  // the newest record time among those read (parsed or not)
 
-  size_t size() const { return parsed ? rows : records.size(); }
+  size_t size() const { return rows; }
 };
 
 // Reads `ranges` in one Read, so that the client stays assigned and fetching from the first

@@ -255,9 +255,9 @@ class KafkaSource final : public BatchSource {
   // The watermarks of the subscribed partitions, as listed at most
   // partition_discovery_interval_ms ago (a metadata request's round trip off most batches):
   // their high ones asked now, in one request, and their low ones as of the listing (the
-  // watermark query sends two requests a partition, whose answers sent back to back waited
-  // at times for tens of ms). The list is made again when it lacks a subscribed topic,
-  // which may have been created since, and when a partition it names fails its query.
+  // full watermark query sends a second request). The list is made again when it lacks a
+  // subscribed topic, which may have been created since, and when a partition it names fails
+  // its query.
   Result<PartitionWatermarks> QueryWatermarks() {
     const auto now = std::chrono::steady_clock::now();
     const int64_t interval_ms = options_->partition_discovery_interval_ms;

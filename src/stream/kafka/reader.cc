@@ -7,14 +7,33 @@
 namespace basin::stream::kafka {
 
 OwnedKafkaRecord Own(const KafkaRecord& record) {
-  auto copy = [](std::optional<std::string_view> bytes) {
-    return bytes ? std::optional<std::string>(std::string(*bytes)) : std::nullopt;
-  };
-  OwnedKafkaRecord out{copy(record.key), copy(record.value),  std::string(record.topic), record.partition,
-                       record.offset,    record.timestamp_ms, record.timestamp_type,     {}};
-  out.headers.reserve(record.headers.size());
-  for (const KafkaHeader& header : record.headers) out.headers.emplace_back(header.name, copy(header.value));
+  OwnedKafkaRecord out;
+  CopyInto(record, out);
   return out;
+}
+
+void CopyInto(const KafkaRecord& record, OwnedKafkaRecord& out) {
+  auto copy = [](std::optional<std::string_view> bytes, std::optional<std::string>& to) {
+    if (!bytes) {
+      to.reset();
+    } else if (to) {
+      to->assign(*bytes);
+    } else {
+      to.emplace(*bytes);
+    }
+  };
+  copy(record.key, out.key);
+  copy(record.value, out.value);
+  out.topic.assign(record.topic);
+  out.partition = record.partition;
+  out.offset = record.offset;
+  out.timestamp_ms = record.timestamp_ms;
+  out.timestamp_type = record.timestamp_type;
+  out.headers.resize(record.headers.size());
+  for (size_t h = 0; h < record.headers.size(); h++) {
+    out.headers[h].first.assign(record.headers[h].name);
+    copy(record.headers[h].value, out.headers[h].second);
+  }
 }
 
 namespace {
@@ -162,32 +181,42 @@ Result<Watermarks> KafkaReader::QueryWatermarks(const TopicPartition& tp) {
 }
 
 Result<PartitionWatermarks> KafkaReader::QueryWatermarks(const std::vector<TopicPartition>& partitions) {
+  ASSIGN_OR_RETURN(PartitionOffsets lows, QueryOffsets(partitions, RD_KAFKA_OFFSET_BEGINNING, "start"));
+  ASSIGN_OR_RETURN(PartitionOffsets highs, QueryOffsets(partitions, RD_KAFKA_OFFSET_END, "end"));
   PartitionWatermarks result;
-  for (const TopicPartition& tp : partitions) {
-    ASSIGN_OR_RETURN(result[tp], QueryWatermarks(tp));
+  for (const auto& [tp, low] : lows) {
+    auto high = highs.find(tp);
+    if (high == highs.end()) return Status::Internal("Kafka answered with no end for " + ToString(tp));
+    result[tp] = Watermarks{low, high->second};
   }
   return result;
 }
 
 Result<PartitionOffsets> KafkaReader::QueryHighWatermarks(const std::vector<TopicPartition>& partitions) {
+  return QueryOffsets(partitions, RD_KAFKA_OFFSET_END, "end");
+}
+
+Result<PartitionOffsets> KafkaReader::QueryOffsets(const std::vector<TopicPartition>& partitions,
+                                                   int64_t logical, const std::string& which) {
   PartitionOffsets result;
   if (partitions.empty()) return result;
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size())));
   for (const TopicPartition& tp : partitions) {
-    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset =
-        RD_KAFKA_OFFSET_END;
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition)->offset = logical;
   }
+  // ListOffsets takes a time to look up per partition, where the logical offsets ask for
+  // the earliest and the latest.
   if (rd_kafka_resp_err_t err = rd_kafka_offsets_for_times(consumer_.get(), list.get(),
                                                            static_cast<int>(options_.request_timeout_ms));
       err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return KafkaStatus(err,
-                       "querying the ends of " + std::to_string(partitions.size()) + " Kafka partitions");
+    return KafkaStatus(
+        err, "querying the " + which + "s of " + std::to_string(partitions.size()) + " Kafka partitions");
   }
   for (int i = 0; i < list->cnt; i++) {
     const rd_kafka_topic_partition_t& entry = list->elems[i];
     const TopicPartition tp{entry.topic, entry.partition};
     if (entry.err != RD_KAFKA_RESP_ERR_NO_ERROR)
-      return KafkaStatus(entry.err, "querying the end of " + ToString(tp));
+      return KafkaStatus(entry.err, "querying the " + which + " of " + ToString(tp));
     result[tp] = entry.offset;
   }
   return result;

@@ -64,6 +64,8 @@ struct OwnedKafkaRecord {
   std::vector<std::pair<std::string, std::optional<std::string>>> headers;
 };
 OwnedKafkaRecord Own(const KafkaRecord& record);
+// Copies `record` into `out`, reusing the buffers `out` holds (a read's recycled records).
+void CopyInto(const KafkaRecord& record, OwnedKafkaRecord& out);
 
 // Returns OK to go on; any other status ends the Read with it.
 using RecordCallback = std::function<Status(const KafkaRecord&)>;
@@ -105,10 +107,12 @@ class KafkaReader {
   // The partition's low and high watermarks, asked of its leader. NotFound for an unknown
   // topic or partition; IOError otherwise.
   Result<Watermarks> QueryWatermarks(const TopicPartition& tp);
-  // QueryWatermarks for each partition, one request each.
+  // The partitions' low and high watermarks, in two requests per leader (ListOffsets at the
+  // earliest offsets, then at the latest), however many partitions (a partition's own query
+  // above sends two: round trips that grow with the partition count).
+  // NotFound for an unknown topic or partition; IOError otherwise.
   Result<PartitionWatermarks> QueryWatermarks(const std::vector<TopicPartition>& partitions);
-  // The partitions' high watermarks only (their ends), in one request per leader
-  // (ListOffsets at the latest offset), where QueryWatermarks sends two per partition.
+  // The partitions' high watermarks only (their ends), in one request per leader.
   // NotFound for an unknown topic or partition; IOError otherwise.
   Result<PartitionOffsets> QueryHighWatermarks(const std::vector<TopicPartition>& partitions);
 
@@ -129,6 +133,11 @@ class KafkaReader {
 
  private:
   KafkaReader(HandlePtr consumer, KafkaReaderOptions options);
+
+  // The partitions' offsets at `logical` (RD_KAFKA_OFFSET_BEGINNING or _END), in one
+  // ListOffsets request per leader; `which` names them in errors ("start", "end").
+  Result<PartitionOffsets> QueryOffsets(const std::vector<TopicPartition>& partitions, int64_t logical,
+                                        const std::string& which);
 
   HandlePtr consumer_;
   const KafkaReaderOptions options_;
