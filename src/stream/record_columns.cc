@@ -44,18 +44,19 @@ duckdb_logical_type TypeOf(const RecordColumn& column) {
   return duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
 }
 
+// Row `row` of a vector's `data`, as T.
 template <typename T>
-void Put(duckdb_vector vector, idx_t row, T value) {
-  std::memcpy(static_cast<char*>(duckdb_vector_get_data(vector)) + row * sizeof(T), &value, sizeof(T));
+void Put(void* data, idx_t row, T value) {
+  std::memcpy(static_cast<char*>(data) + row * sizeof(T), &value, sizeof(T));
 }
 
 // A decimal's unscaled value in the width DuckDB keeps DECIMAL(p, s) in.
-void PutDecimal(duckdb_vector vector, idx_t row, int precision, __int128 unscaled) {
-  if (precision <= 4) return Put(vector, row, static_cast<int16_t>(unscaled));
-  if (precision <= 9) return Put(vector, row, static_cast<int32_t>(unscaled));
-  if (precision <= 18) return Put(vector, row, static_cast<int64_t>(unscaled));
+void PutDecimal(void* data, idx_t row, int precision, __int128 unscaled) {
+  if (precision <= 4) return Put(data, row, static_cast<int16_t>(unscaled));
+  if (precision <= 9) return Put(data, row, static_cast<int32_t>(unscaled));
+  if (precision <= 18) return Put(data, row, static_cast<int64_t>(unscaled));
   const auto bits = static_cast<unsigned __int128>(unscaled);
-  Put(vector, row, duckdb_hugeint{static_cast<uint64_t>(bits), static_cast<int64_t>(bits >> 64)});
+  Put(data, row, duckdb_hugeint{static_cast<uint64_t>(bits), static_cast<int64_t>(bits >> 64)});
 }
 
 }  // namespace
@@ -67,50 +68,57 @@ void AddRecordColumns(duckdb_bind_info info, const RecordSchema& schema) {
   }
 }
 
-void SetRecordRow(duckdb_data_chunk output, idx_t row, const RecordSchema& schema, const RecordCell* cells) {
+void SetRecordRows(duckdb_data_chunk output, const RecordSchema& schema, const std::vector<RecordCell>* rows,
+                   size_t count) {
   for (size_t c = 0; c < schema.size(); c++) {
     duckdb_vector vector = duckdb_data_chunk_get_vector(output, c);
-    const RecordCell& cell = cells[c];
-    if (std::holds_alternative<std::monostate>(cell)) {
-      engine::SetRowNull(vector, row);
-      continue;
-    }
-    switch (schema[c].kind) {
-      case Kind::kBoolean:
-        Put(vector, row, std::get<bool>(cell));
-        break;
-      case Kind::kInt8:
-        Put(vector, row, static_cast<int8_t>(std::get<int64_t>(cell)));
-        break;
-      case Kind::kInt16:
-        Put(vector, row, static_cast<int16_t>(std::get<int64_t>(cell)));
-        break;
-      case Kind::kInt32:
-      case Kind::kDate:
-        Put(vector, row, static_cast<int32_t>(std::get<int64_t>(cell)));
-        break;
-      case Kind::kInt64:
-      case Kind::kTimestamp:
-      case Kind::kTimestampNtz:
-        Put(vector, row, std::get<int64_t>(cell));
-        break;
-      case Kind::kFloat:
-        Put(vector, row, static_cast<float>(std::get<double>(cell)));
-        break;
-      case Kind::kDouble:
-        Put(vector, row, std::get<double>(cell));
-        break;
-      case Kind::kDecimal:
-        PutDecimal(vector, row, schema[c].precision, std::get<__int128>(cell));
-        break;
-      case Kind::kString:
-      case Kind::kBinary: {
-        const std::string& text = std::get<std::string>(cell);
-        duckdb_vector_assign_string_element_len(vector, row, text.data(), text.size());
-        break;
+    void* data = duckdb_vector_get_data(vector);
+    const RecordColumn& column = schema[c];
+    for (size_t r = 0; r < count; r++) {
+      const RecordCell& cell = rows[r][c];
+      const auto row = static_cast<idx_t>(r);
+      if (std::holds_alternative<std::monostate>(cell)) {
+        engine::SetRowNull(vector, row);
+        continue;
+      }
+      switch (column.kind) {
+        case Kind::kBoolean:
+          Put(data, row, std::get<bool>(cell));
+          break;
+        case Kind::kInt8:
+          Put(data, row, static_cast<int8_t>(std::get<int64_t>(cell)));
+          break;
+        case Kind::kInt16:
+          Put(data, row, static_cast<int16_t>(std::get<int64_t>(cell)));
+          break;
+        case Kind::kInt32:
+        case Kind::kDate:
+          Put(data, row, static_cast<int32_t>(std::get<int64_t>(cell)));
+          break;
+        case Kind::kInt64:
+        case Kind::kTimestamp:
+        case Kind::kTimestampNtz:
+          Put(data, row, std::get<int64_t>(cell));
+          break;
+        case Kind::kFloat:
+          Put(data, row, static_cast<float>(std::get<double>(cell)));
+          break;
+        case Kind::kDouble:
+          Put(data, row, std::get<double>(cell));
+          break;
+        case Kind::kDecimal:
+          PutDecimal(data, row, column.precision, std::get<__int128>(cell));
+          break;
+        case Kind::kString:
+        case Kind::kBinary: {
+          const std::string& text = std::get<std::string>(cell);
+          duckdb_vector_assign_string_element_len(vector, row, text.data(), text.size());
+          break;
+        }
       }
     }
   }
+  duckdb_data_chunk_set_size(output, count);
 }
 
 }  // namespace basin::stream

@@ -19,7 +19,9 @@ namespace basin::stream {
 // Adds one result column per schema column, in order.
 void AddRecordColumns(duckdb_bind_info info, const RecordSchema& schema);
 
-// Writes `cells` (a record parser's, one per column of `schema`) into row `row` of `output`.
-void SetRecordRow(duckdb_data_chunk output, idx_t row, const RecordSchema& schema, const RecordCell* cells);
+// Writes rows[0, count) (each a record parser's cells, one per column of `schema`) into the
+// first `count` rows of `output`, and sets its size. REQUIRES: count <= duckdb_vector_size().
+void SetRecordRows(duckdb_data_chunk output, const RecordSchema& schema, const std::vector<RecordCell>* rows,
+                   size_t count);
 
 }  // namespace basin::stream

@@ -421,29 +421,40 @@ struct JsonRecordParser::Impl {
   std::map<std::string, size_t, std::less<>> folded;  // lower-case name -> first index
   ondemand::parser parser;
   std::string buffer;  // the record, padded as simdjson reads it
-  std::vector<bool> given;
+  std::vector<uint8_t> given;
+  // Whether a column's name is the same escaped in JSON (no quote, backslash or control
+  // character): a key is then compared with it as it stands in the record.
+  std::vector<uint8_t> plain;
 
   explicit Impl(const RecordSchema& s) : schema(s) {
     for (size_t c = 0; c < schema.size(); c++) {
       exact.emplace(schema[c].name, c);
       folded.emplace(AsciiLower(schema[c].name), c);
+      const std::string& name = schema[c].name;
+      plain.push_back(std::none_of(name.begin(), name.end(), [](char ch) {
+        return ch == '"' || ch == '\\' || static_cast<unsigned char>(ch) < 0x20;
+      }));
     }
   }
 
-  // The column `key` fills; nullopt for a field of no column. Records mostly list their
-  // fields in the schema's order: the column after `previous` is tried first.
-  std::optional<size_t> ColumnOf(std::string_view key, std::optional<size_t> previous) const {
+  // The column after `previous` (records mostly list their fields in the schema's order)
+  // when `key`, as it stands in the record, is its name; else nullopt, and ColumnOf decides.
+  std::optional<size_t> NextColumnIs(ondemand::raw_json_string key, std::optional<size_t> previous) const {
     const size_t next = previous ? *previous + 1 : 0;
-    if (next < schema.size() && schema[next].name == key) return next;
+    if (next < schema.size() && plain[next] && key.unsafe_is_equal(schema[next].name)) return next;
+    return std::nullopt;
+  }
+
+  // The column `key` (unescaped) fills; nullopt for a field of no column.
+  std::optional<size_t> ColumnOf(std::string_view key) const {
     if (auto it = exact.find(key); it != exact.end()) return it->second;
     if (auto it = folded.find(AsciiLower(std::string(key))); it != folded.end()) return it->second;
     return std::nullopt;
   }
 
-  // Fills `cell` for `column` from `value`, which is not null.
-  Status Convert(const RecordColumn& column, ondemand::value value, RecordCell& cell) {
-    ondemand::json_type type;
-    if (value.type().get(type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+  // Fills `cell` for `column` from `value`, of JSON type `type` (not null).
+  Status Convert(const RecordColumn& column, ondemand::value value, ondemand::json_type type,
+                 RecordCell& cell) {
     const std::string_view token = value.raw_json_token();
     if (type == ondemand::json_type::string && column.kind != Kind::kBoolean && column.kind != Kind::kFloat &&
         column.kind != Kind::kDouble && !(column.kind >= Kind::kInt8 && column.kind <= Kind::kInt64)) {
@@ -509,7 +520,7 @@ struct JsonRecordParser::Impl {
     // The cells of the last record are overwritten (the columns it lacks made NULL at the
     // end), not made again.
     cells->resize(schema.size());
-    given.assign(schema.size(), false);
+    given.assign(schema.size(), 0);
     buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
     std::memcpy(buffer.data(), bytes.data(), bytes.size());
     ondemand::document doc;
@@ -523,23 +534,31 @@ struct JsonRecordParser::Impl {
     if (doc.get_object().get(root) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
     std::optional<size_t> previous;  // the column the last field filled
     for (auto field : root) {
-      std::string_view key;
-      ondemand::value value;
-      if (field.unescaped_key().get(key) != simdjson::SUCCESS ||
-          field.value().get(value) != simdjson::SUCCESS) {
-        return Status::InvalidArgument("not valid JSON");
+      ondemand::field member;
+      if (std::move(field).get(member) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+      std::optional<size_t> column = NextColumnIs(member.key(), previous);
+      if (!column) {
+        std::string_view key;
+        if (member.unescaped_key().get(key) != simdjson::SUCCESS)
+          return Status::InvalidArgument("not valid JSON");
+        column = ColumnOf(key);
       }
-      const std::optional<size_t> column = ColumnOf(key, previous);
       if (!column) continue;
+      ondemand::value value = member.value();
       previous = column;
-      bool is_null = false;
-      if (value.is_null().get(is_null) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
-      given[*column] = true;
-      if (is_null) {
+      ondemand::json_type type;
+      if (value.type().get(type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
+      given[*column] = 1;
+      if (type == ondemand::json_type::null) {
+        // type() looks at the first character only: is_null() checks the whole token.
+        bool is_null = false;
+        if (value.is_null().get(is_null) != simdjson::SUCCESS || !is_null) {
+          return Status::InvalidArgument("not valid JSON");
+        }
         (*cells)[*column] = RecordCell();
         continue;
       }
-      RETURN_IF_ERROR(Convert(schema[*column], value, (*cells)[*column]));
+      RETURN_IF_ERROR(Convert(schema[*column], value, type, (*cells)[*column]));
     }
     for (size_t c = 0; c < schema.size(); c++) {
       if (!given[c]) (*cells)[c] = RecordCell();
@@ -554,7 +573,7 @@ struct JsonRecordParser::Impl {
 };
 
 Status RecordParser::CheckNotNull(const std::vector<RecordCell>& cells,
-                                  const std::vector<bool>& given) const {
+                                  const std::vector<uint8_t>& given) const {
   for (size_t c = 0; c < schema_.size(); c++) {
     if (!schema_[c].nullable && std::holds_alternative<std::monostate>(cells[c])) {
       return Status::InvalidArgument("column " + schema_[c].name + " is NOT NULL but the record has " +
@@ -593,10 +612,10 @@ Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* c
                                    " fields, the schema " + std::to_string(columns.size()) + " columns");
   }
   cells->assign(columns.size(), RecordCell());
-  given_.assign(columns.size(), false);
+  given_.assign(columns.size(), 0);
   for (size_t c = 0; c < columns.size(); c++) {
     if (fields_[c].empty() && !quoted_[c]) continue;  // NULL
-    given_[c] = true;
+    given_[c] = 1;
     RETURN_IF_ERROR(FromText(columns[c], fields_[c], fields_[c], (*cells)[c]));
   }
   return CheckNotNull(*cells, given_);

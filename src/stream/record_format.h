@@ -148,7 +148,7 @@ class RecordParser {
   explicit RecordParser(RecordSchema schema) : schema_(std::move(schema)) {}
   // InvalidArgument naming the first NOT NULL column `cells` leave NULL (`given[c]`: the
   // record had a value for it, which was null), else OK.
-  Status CheckNotNull(const std::vector<RecordCell>& cells, const std::vector<bool>& given) const;
+  Status CheckNotNull(const std::vector<RecordCell>& cells, const std::vector<uint8_t>& given) const;
 
  private:
   RecordSchema schema_;
@@ -181,7 +181,7 @@ class CsvRecordParser final : public RecordParser {
  private:
   std::vector<std::string> fields_;
   std::vector<bool> quoted_;
-  std::vector<bool> given_;
+  std::vector<uint8_t> given_;
 };
 
 }  // namespace basin::stream

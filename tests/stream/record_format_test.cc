@@ -107,6 +107,11 @@ TEST_F(JsonRecordParserTest, MissingAndNullFieldsAreNullAndNamesMatchIgnoringCas
   // A string column takes any JSON value as its text.
   EXPECT_EQ(std::get<std::string>(Parse(R"({"id": 1, "name": {"a": [1, 2]}})")[7]), R"({"a": [1, 2]})");
   EXPECT_EQ(std::get<std::string>(Parse(R"({"id": 1, "name": 12.50})")[7]), "12.50");
+  // Keys are matched unescaped, in any order.
+  cells = Parse(R"({"n\u0061me": "x", "\u0069d": 4, "AMOUNT": 1})");
+  EXPECT_EQ(std::get<int64_t>(cells[0]), 4);
+  EXPECT_EQ(std::get<std::string>(cells[7]), "x");
+  EXPECT_TRUE(std::get<__int128>(cells[2]) == 100);
 }
 
 TEST_F(JsonRecordParserTest, RecordsThatDoNotFitAreRefusedWithTheReason) {
@@ -117,6 +122,8 @@ TEST_F(JsonRecordParserTest, RecordsThatDoNotFitAreRefusedWithTheReason) {
   EXPECT_EQ(Refusal(R"({"id": 1} {"id": 2})"), "not valid JSON (text after the object)");
   EXPECT_EQ(Refusal(R"({"amount": 1})"), "column id is NOT NULL but the record has no id");
   EXPECT_EQ(Refusal(R"({"id": null})"), "column id is NOT NULL but the record has null");
+  EXPECT_EQ(Refusal(R"({"id": 1, "name": nul})"), "not valid JSON");
+  EXPECT_EQ(Refusal(R"({"id": 1, "name": nullx})"), "not valid JSON");
   EXPECT_EQ(Refusal(R"({"id": "7"})"), "column id: \"7\" is not a bigint");
   EXPECT_EQ(Refusal(R"({"id": 1.5})"), "column id: 1.5 is not a bigint");
   EXPECT_EQ(Refusal(R"({"id": 1, "small": 128})"), "column small: 128 is not a tinyint");

@@ -360,14 +360,14 @@ Status AvroRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* 
   }
   const RecordSchema& columns = schema();
   cells->assign(columns.size(), RecordCell());
-  given_.assign(columns.size(), false);
+  given_.assign(columns.size(), 0);
   for (size_t c = 0; c < columns.size(); c++) {
     if (writer->field[c] < 0) continue;
     avro_value_t field;
     if (avro_value_get_by_index(&record.value, static_cast<size_t>(writer->field[c]), &field, nullptr) != 0) {
       return Status::InvalidArgument("column " + columns[c].name + ": " + avro_strerror());
     }
-    given_[c] = true;
+    given_[c] = 1;
     ASSIGN_OR_RETURN((*cells)[c], CellOf(columns[c], field, writer->types[c]));
   }
   return CheckNotNull(*cells, given_);

@@ -47,7 +47,7 @@ class AvroRecordParser final : public RecordParser {
 
   std::shared_ptr<SchemaRegistry> registry_;
   std::map<int32_t, std::unique_ptr<Writer>> writers_;
-  std::vector<bool> given_;
+  std::vector<uint8_t> given_;
 };
 
 // The schema text (as the schema option takes it) that the writer schema of the first of

@@ -57,10 +57,10 @@ struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
   std::unique_ptr<BackgroundRead> read;
   ReadChunk chunk;
-  size_t handed_out = 0;              // records or rows of `chunk` already in an output chunk
-  bool done = false;                  // every range read and handed out
-  std::unique_ptr<RowParser> parser;  // valueFormat json, csv or avro: for chunks handed over as read
-  std::vector<RecordCell> cells;
+  size_t handed_out = 0;                      // records or rows of `chunk` already in an output chunk
+  bool done = false;                          // every range read and handed out
+  std::unique_ptr<RowParser> parser;          // valueFormat json, csv or avro: for chunks handed over as read
+  std::vector<std::vector<RecordCell>> rows;  // an output chunk's, parsed from such records
 };
 
 template <typename T>
@@ -321,18 +321,22 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
 // the query, as RowParser says).
 Status EmitRows(ScanState& state, duckdb_data_chunk output) {
   const RecordSchema& schema = state.parser->schema();
-  idx_t rows = 0;
-  for (; state.handed_out < state.chunk.size() && rows < duckdb_vector_size(); state.handed_out++) {
-    if (state.chunk.parsed) {
-      SetRecordRow(output, rows++, schema, state.chunk.cells[state.handed_out].data());
-      continue;
-    }
-    const OwnedKafkaRecord& r = state.chunk.records[state.handed_out];
-    ASSIGN_OR_RETURN(const bool made,
-                     state.parser->Parse(r.value, r.topic, r.partition, r.offset, &state.cells));
-    if (made) SetRecordRow(output, rows++, schema, state.cells.data());
+  const size_t room = duckdb_vector_size();
+  if (state.chunk.parsed) {
+    const size_t count = std::min(room, state.chunk.size() - state.handed_out);
+    SetRecordRows(output, schema, state.chunk.cells.data() + state.handed_out, count);
+    state.handed_out += count;
+    return Status::OK();
   }
-  duckdb_data_chunk_set_size(output, rows);
+  size_t rows = 0;
+  for (; state.handed_out < state.chunk.size() && rows < room; state.handed_out++) {
+    const OwnedKafkaRecord& r = state.chunk.records[state.handed_out];
+    if (state.rows.size() == rows) state.rows.emplace_back();
+    ASSIGN_OR_RETURN(const bool made,
+                     state.parser->Parse(r.value, r.topic, r.partition, r.offset, &state.rows[rows]));
+    if (made) rows++;
+  }
+  SetRecordRows(output, schema, state.rows.data(), rows);
   return Status::OK();
 }
 
