@@ -81,53 +81,55 @@ std::optional<T> WholeNumber(std::string_view text) {
   return value;
 }
 
-// Sets `cell` to `value`: OK.
+// The parsers' cells are filled value by value, a record's many times over: its helpers say
+// whether a value fits with a bool, and the caller makes the Status of one that does not.
+
+// Sets `cell` to `value`: true.
 template <typename T>
-Status Fill(RecordCell& cell, T value) {
+bool Fill(RecordCell& cell, T value) {
   cell = value;
-  return Status::OK();
+  return true;
 }
 
 // Sets `cell` to the string `text`, reusing the string it holds (a parser's cells are
-// filled record after record): OK.
-Status FillText(RecordCell& cell, std::string_view text) {
+// filled record after record): true.
+bool FillText(RecordCell& cell, std::string_view text) {
   if (auto* held = std::get_if<std::string>(&cell)) {
     held->assign(text);
   } else {
     cell.emplace<std::string>(text);
   }
-  return Status::OK();
+  return true;
 }
 
-// Fills `cell` for `column` from a value's text (a CSV field, a JSON string; `quoted` is
-// how messages show it).
-Status FromText(const RecordColumn& column, std::string_view text, std::string_view quoted,
-                RecordCell& cell) {
+// Fills `cell` for `column` from a value's text (a CSV field, a JSON string): false when the
+// text is not one of the column's values (Mismatch says so).
+bool FromText(const RecordColumn& column, std::string_view text, RecordCell& cell) {
   switch (column.kind) {
     case Kind::kBoolean:
       if (EqualsIgnoreCase(text, "true")) return Fill(cell, true);
       if (EqualsIgnoreCase(text, "false")) return Fill(cell, false);
-      return Mismatch(column, quoted);
+      return false;
     case Kind::kInt8:
     case Kind::kInt16:
     case Kind::kInt32:
     case Kind::kInt64: {
       std::optional<int64_t> n = WholeNumber<int64_t>(text);
-      if (!n || !IntegerFits(column.kind, *n)) return Mismatch(column, quoted);
+      if (!n || !IntegerFits(column.kind, *n)) return false;
       return Fill(cell, *n);
     }
     case Kind::kFloat:
     case Kind::kDouble: {
       std::optional<double> d = WholeNumber<double>(text);
       if (!d || (column.kind == Kind::kFloat && std::abs(*d) > std::numeric_limits<float>::max())) {
-        return Mismatch(column, quoted);
+        return false;
       }
       return Fill(cell, *d);
     }
     case Kind::kDecimal: {
       std::optional<delta::Int128> unscaled = delta::ParseDecimalText(text, column.scale);
       const delta::Int128 limit = delta::PowerOfTen(column.precision);
-      if (!unscaled || *unscaled >= limit || *unscaled <= -limit) return Mismatch(column, quoted);
+      if (!unscaled || *unscaled >= limit || *unscaled <= -limit) return false;
       return Fill(cell, *unscaled);
     }
     case Kind::kDate:
@@ -135,14 +137,14 @@ Status FromText(const RecordColumn& column, std::string_view text, std::string_v
     case Kind::kTimestampNtz: {
       std::optional<int64_t> parsed =
           column.kind == Kind::kDate ? delta::ParseDate(text) : delta::ParseTimestampMicros(text);
-      if (!parsed) return Mismatch(column, quoted);
+      if (!parsed) return false;
       return Fill(cell, *parsed);
     }
     case Kind::kString:
     case Kind::kBinary:
       return FillText(cell, text);
   }
-  return Mismatch(column, quoted);
+  return false;
 }
 
 // `bytes` (one CSV record, a trailing newline dropped) split into its fields, RFC 4180
@@ -441,7 +443,13 @@ struct JsonRecordParser::Impl {
   // when `key`, as it stands in the record, is its name; else nullopt, and ColumnOf decides.
   std::optional<size_t> NextColumnIs(ondemand::raw_json_string key, std::optional<size_t> previous) const {
     const size_t next = previous ? *previous + 1 : 0;
-    if (next < schema.size() && plain[next] && key.unsafe_is_equal(schema[next].name)) return next;
+    if (next >= schema.size() || !plain[next]) return std::nullopt;
+    // The key ends at its closing quote, which no byte of the name matches.
+    const std::string& name = schema[next].name;
+    const char* raw = key.raw();
+    size_t i = 0;
+    while (i < name.size() && raw[i] == name[i]) i++;
+    if (i == name.size() && raw[i] == '"') return next;
     return std::nullopt;
   }
 
@@ -452,21 +460,25 @@ struct JsonRecordParser::Impl {
     return std::nullopt;
   }
 
-  // Fills `cell` for `column` from `value`, of JSON type `type` (not null).
-  Status Convert(const RecordColumn& column, ondemand::value value, ondemand::json_type type,
-                 RecordCell& cell) {
-    const std::string_view token = value.raw_json_token();
+  // How a value went into its cell.
+  enum class Converted { kDone, kMismatch, kNotJson };
+
+  // Fills `cell` for `column` from `value`, of JSON type `type` (not null) whose text is
+  // `token`.
+  Converted Convert(const RecordColumn& column, ondemand::value value, ondemand::json_type type,
+                    std::string_view token, RecordCell& cell) {
+    auto done = [](bool fits) { return fits ? Converted::kDone : Converted::kMismatch; };
     if (type == ondemand::json_type::string && column.kind != Kind::kBoolean && column.kind != Kind::kFloat &&
         column.kind != Kind::kDouble && !(column.kind >= Kind::kInt8 && column.kind <= Kind::kInt64)) {
       std::string_view text;
-      if (value.get_string().get(text) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
-      return FromText(column, text, token, cell);
+      if (value.get_string().get(text) != simdjson::SUCCESS) return Converted::kNotJson;
+      return done(FromText(column, text, cell));
     }
     switch (column.kind) {
       case Kind::kBoolean: {
         bool b = false;
-        if (value.get_bool().get(b) != simdjson::SUCCESS) return Mismatch(column, token);
-        return Fill(cell, b);
+        if (value.get_bool().get(b) != simdjson::SUCCESS) return Converted::kMismatch;
+        return done(Fill(cell, b));
       }
       case Kind::kInt8:
       case Kind::kInt16:
@@ -475,22 +487,22 @@ struct JsonRecordParser::Impl {
         int64_t n = 0;
         if (type != ondemand::json_type::number || value.get_int64().get(n) != simdjson::SUCCESS ||
             !IntegerFits(column.kind, n)) {
-          return Mismatch(column, token);
+          return Converted::kMismatch;
         }
-        return Fill(cell, n);
+        return done(Fill(cell, n));
       }
       case Kind::kFloat:
       case Kind::kDouble: {
         double d = 0;
         if (type != ondemand::json_type::number || value.get_double().get(d) != simdjson::SUCCESS ||
             (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max())) {
-          return Mismatch(column, token);
+          return Converted::kMismatch;
         }
-        return Fill(cell, d);
+        return done(Fill(cell, d));
       }
       case Kind::kDecimal:
-        if (type != ondemand::json_type::number) return Mismatch(column, token);
-        return FromText(column, Trimmed(token), token, cell);
+        if (type != ondemand::json_type::number) return Converted::kMismatch;
+        return done(FromText(column, Trimmed(token), cell));
       case Kind::kString: {
         // Any other JSON value as its JSON text.
         std::string_view text = Trimmed(token);
@@ -504,16 +516,16 @@ struct JsonRecordParser::Impl {
           error = value.get_array().get(array);
           if (!error) error = array.raw_json().get(text);
         }
-        if (error) return Status::InvalidArgument("not valid JSON");
-        return FillText(cell, text);
+        if (error) return Converted::kNotJson;
+        return done(FillText(cell, text));
       }
       case Kind::kBinary:
       case Kind::kDate:
       case Kind::kTimestamp:
       case Kind::kTimestampNtz:
-        return Mismatch(column, token);  // strings only
+        return Converted::kMismatch;  // strings only
     }
-    return Mismatch(column, token);
+    return Converted::kMismatch;
   }
 
   Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
@@ -523,6 +535,9 @@ struct JsonRecordParser::Impl {
     given.assign(schema.size(), 0);
     buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
     std::memcpy(buffer.data(), bytes.data(), bytes.size());
+    // The padding is cleared of the last record's bytes: simdjson checks the whole record's
+    // brackets balance (a scan of every token) when the byte after the record is a '}'.
+    std::memset(buffer.data() + bytes.size(), 0, simdjson::SIMDJSON_PADDING);
     ondemand::document doc;
     ondemand::object root;
     if (parser.iterate(buffer.data(), bytes.size(), buffer.size()).get(doc) != simdjson::SUCCESS) {
@@ -558,7 +573,15 @@ struct JsonRecordParser::Impl {
         (*cells)[*column] = RecordCell();
         continue;
       }
-      RETURN_IF_ERROR(Convert(schema[*column], value, type, (*cells)[*column]));
+      const std::string_view token = value.raw_json_token();
+      switch (Convert(schema[*column], value, type, token, (*cells)[*column])) {
+        case Converted::kDone:
+          break;
+        case Converted::kMismatch:
+          return Mismatch(schema[*column], token);
+        case Converted::kNotJson:
+          return Status::InvalidArgument("not valid JSON");
+      }
     }
     for (size_t c = 0; c < schema.size(); c++) {
       if (!given[c]) (*cells)[c] = RecordCell();
@@ -616,7 +639,7 @@ Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* c
   for (size_t c = 0; c < columns.size(); c++) {
     if (fields_[c].empty() && !quoted_[c]) continue;  // NULL
     given_[c] = 1;
-    RETURN_IF_ERROR(FromText(columns[c], fields_[c], fields_[c], (*cells)[c]));
+    if (!FromText(columns[c], fields_[c], (*cells)[c])) return Mismatch(columns[c], fields_[c]);
   }
   return CheckNotNull(*cells, given_);
 }
