@@ -44,21 +44,6 @@ duckdb_logical_type TypeOf(const RecordColumn& column) {
   return duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
 }
 
-// Row `row` of a vector's `data`, as T.
-template <typename T>
-void Put(void* data, idx_t row, T value) {
-  std::memcpy(static_cast<char*>(data) + row * sizeof(T), &value, sizeof(T));
-}
-
-// A decimal's unscaled value in the width DuckDB keeps DECIMAL(p, s) in.
-void PutDecimal(void* data, idx_t row, int precision, __int128 unscaled) {
-  if (precision <= 4) return Put(data, row, static_cast<int16_t>(unscaled));
-  if (precision <= 9) return Put(data, row, static_cast<int32_t>(unscaled));
-  if (precision <= 18) return Put(data, row, static_cast<int64_t>(unscaled));
-  const auto bits = static_cast<unsigned __int128>(unscaled);
-  Put(data, row, duckdb_hugeint{static_cast<uint64_t>(bits), static_cast<int64_t>(bits >> 64)});
-}
-
 }  // namespace
 
 void AddRecordColumns(duckdb_bind_info info, const RecordSchema& schema) {
@@ -68,57 +53,92 @@ void AddRecordColumns(duckdb_bind_info info, const RecordSchema& schema) {
   }
 }
 
-void SetRecordRows(duckdb_data_chunk output, const RecordSchema& schema, const std::vector<RecordCell>* rows,
-                   size_t count) {
-  for (size_t c = 0; c < schema.size(); c++) {
-    duckdb_vector vector = duckdb_data_chunk_get_vector(output, c);
-    void* data = duckdb_vector_get_data(vector);
-    const RecordColumn& column = schema[c];
-    for (size_t r = 0; r < count; r++) {
-      const RecordCell& cell = rows[r][c];
-      const auto row = static_cast<idx_t>(r);
-      if (std::holds_alternative<std::monostate>(cell)) {
-        engine::SetRowNull(vector, row);
-        continue;
-      }
-      switch (column.kind) {
-        case Kind::kBoolean:
-          Put(data, row, std::get<bool>(cell));
-          break;
-        case Kind::kInt8:
-          Put(data, row, static_cast<int8_t>(std::get<int64_t>(cell)));
-          break;
-        case Kind::kInt16:
-          Put(data, row, static_cast<int16_t>(std::get<int64_t>(cell)));
-          break;
-        case Kind::kInt32:
-        case Kind::kDate:
-          Put(data, row, static_cast<int32_t>(std::get<int64_t>(cell)));
-          break;
-        case Kind::kInt64:
-        case Kind::kTimestamp:
-        case Kind::kTimestampNtz:
-          Put(data, row, std::get<int64_t>(cell));
-          break;
-        case Kind::kFloat:
-          Put(data, row, static_cast<float>(std::get<double>(cell)));
-          break;
-        case Kind::kDouble:
-          Put(data, row, std::get<double>(cell));
-          break;
-        case Kind::kDecimal:
-          PutDecimal(data, row, column.precision, std::get<__int128>(cell));
-          break;
-        case Kind::kString:
-        case Kind::kBinary: {
-          const std::string& text = std::get<std::string>(cell);
-          duckdb_vector_assign_string_element_len(vector, row, text.data(), text.size());
-          break;
-        }
-      }
-    }
+RecordChunk::RecordChunk(const RecordSchema& schema) {
+  std::vector<duckdb_logical_type> types;
+  for (const RecordColumn& column : schema) types.push_back(TypeOf(column));
+  chunk = duckdb_create_data_chunk(types.data(), types.size());
+  for (duckdb_logical_type& type : types) duckdb_destroy_logical_type(&type);
+}
+
+RecordChunk& RecordChunk::operator=(RecordChunk&& other) noexcept {
+  if (this != &other) {
+    if (chunk != nullptr) duckdb_destroy_data_chunk(&chunk);
+    chunk = other.chunk;
+    other.chunk = nullptr;
+  }
+  return *this;
+}
+
+RecordChunk::~RecordChunk() {
+  if (chunk != nullptr) duckdb_destroy_data_chunk(&chunk);
+}
+
+void ReferenceRows(duckdb_data_chunk output, duckdb_data_chunk from, idx_t count) {
+  for (idx_t c = 0; c < duckdb_data_chunk_get_column_count(from); c++) {
+    duckdb_vector_reference_vector(duckdb_data_chunk_get_vector(output, c),
+                                   duckdb_data_chunk_get_vector(from, c));
   }
   duckdb_data_chunk_set_size(output, count);
+}
+
+RecordChunkRows::RecordChunkRows(duckdb_data_chunk chunk, const RecordSchema& schema) {
+  columns_.reserve(schema.size());
+  for (size_t c = 0; c < schema.size(); c++) {
+    duckdb_vector vector = duckdb_data_chunk_get_vector(chunk, c);
+    columns_.push_back(
+        Column{vector, duckdb_vector_get_data(vector), nullptr, schema[c].kind, schema[c].precision});
+  }
+}
+
+template <typename T>
+void RecordChunkRows::Put(size_t c, T value) {
+  Column& column = columns_[c];
+  std::memcpy(static_cast<char*>(column.data) + row_ * sizeof(T), &value, sizeof(T));
+  if (column.validity != nullptr) duckdb_validity_set_row_valid(column.validity, row_);
+}
+
+void RecordChunkRows::SetNull(size_t c) {
+  Column& column = columns_[c];
+  if (column.validity == nullptr) {
+    duckdb_vector_ensure_validity_writable(column.vector);
+    column.validity = duckdb_vector_get_validity(column.vector);
+  }
+  duckdb_validity_set_row_invalid(column.validity, row_);
+}
+
+void RecordChunkRows::SetInt(size_t c, int64_t value) {
+  switch (columns_[c].kind) {
+    case Kind::kInt8:
+      return Put(c, static_cast<int8_t>(value));
+    case Kind::kInt16:
+      return Put(c, static_cast<int16_t>(value));
+    case Kind::kInt32:
+    case Kind::kDate:
+      return Put(c, static_cast<int32_t>(value));
+    default:  // kInt64, timestamps
+      return Put(c, value);
+  }
+}
+
+void RecordChunkRows::SetDouble(size_t c, double value) {
+  if (columns_[c].kind == Kind::kFloat) return Put(c, static_cast<float>(value));
+  Put(c, value);
+}
+
+// A decimal's unscaled value in the width DuckDB keeps DECIMAL(p, s) in.
+void RecordChunkRows::SetDecimal(size_t c, __int128 unscaled) {
+  const int precision = columns_[c].precision;
+  if (precision <= 4) return Put(c, static_cast<int16_t>(unscaled));
+  if (precision <= 9) return Put(c, static_cast<int32_t>(unscaled));
+  if (precision <= 18) return Put(c, static_cast<int64_t>(unscaled));
+  const auto bits = static_cast<unsigned __int128>(unscaled);
+  Put(c, duckdb_hugeint{static_cast<uint64_t>(bits), static_cast<int64_t>(bits >> 64)});
+}
+
+void RecordChunkRows::SetText(size_t c, std::string_view text) {
+  Column& column = columns_[c];
+  duckdb_vector_assign_string_element_len(column.vector, row_, text.data(), text.size());
+  if (column.validity != nullptr) duckdb_validity_set_row_valid(column.validity, row_);
 }
 
 }  // namespace basin::stream

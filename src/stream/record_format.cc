@@ -81,42 +81,24 @@ std::optional<T> WholeNumber(std::string_view text) {
   return value;
 }
 
-// The parsers' cells are filled value by value, a record's many times over: its helpers say
-// whether a value fits with a bool, and the caller makes the Status of one that does not.
-
-// Sets `cell` to `value`: true.
-template <typename T>
-bool Fill(RecordCell& cell, T value) {
-  cell = value;
-  return true;
-}
-
-// Sets `cell` to the string `text`, reusing the string it holds (a parser's cells are
-// filled record after record): true.
-bool FillText(RecordCell& cell, std::string_view text) {
-  if (auto* held = std::get_if<std::string>(&cell)) {
-    held->assign(text);
-  } else {
-    cell.emplace<std::string>(text);
-  }
-  return true;
-}
-
-// Fills `cell` for `column` from a value's text (a CSV field, a JSON string): false when the
-// text is not one of the column's values (Mismatch says so).
-bool FromText(const RecordColumn& column, std::string_view text, RecordCell& cell) {
+// Sets column `c` of `cells` for `column` from a value's text (a CSV field, a JSON string):
+// false when the text is not one of the column's values (Mismatch says so). The parsers set
+// a record's values many times over: a bool says whether one fits, and the caller makes the
+// Status of one that does not.
+bool FromText(const RecordColumn& column, std::string_view text, CellSink& cells, size_t c) {
   switch (column.kind) {
     case Kind::kBoolean:
-      if (EqualsIgnoreCase(text, "true")) return Fill(cell, true);
-      if (EqualsIgnoreCase(text, "false")) return Fill(cell, false);
-      return false;
+      if (!EqualsIgnoreCase(text, "true") && !EqualsIgnoreCase(text, "false")) return false;
+      cells.SetBool(c, EqualsIgnoreCase(text, "true"));
+      return true;
     case Kind::kInt8:
     case Kind::kInt16:
     case Kind::kInt32:
     case Kind::kInt64: {
       std::optional<int64_t> n = WholeNumber<int64_t>(text);
       if (!n || !IntegerFits(column.kind, *n)) return false;
-      return Fill(cell, *n);
+      cells.SetInt(c, *n);
+      return true;
     }
     case Kind::kFloat:
     case Kind::kDouble: {
@@ -124,13 +106,15 @@ bool FromText(const RecordColumn& column, std::string_view text, RecordCell& cel
       if (!d || (column.kind == Kind::kFloat && std::abs(*d) > std::numeric_limits<float>::max())) {
         return false;
       }
-      return Fill(cell, *d);
+      cells.SetDouble(c, *d);
+      return true;
     }
     case Kind::kDecimal: {
       std::optional<delta::Int128> unscaled = delta::ParseDecimalText(text, column.scale);
       const delta::Int128 limit = delta::PowerOfTen(column.precision);
       if (!unscaled || *unscaled >= limit || *unscaled <= -limit) return false;
-      return Fill(cell, *unscaled);
+      cells.SetDecimal(c, *unscaled);
+      return true;
     }
     case Kind::kDate:
     case Kind::kTimestamp:
@@ -138,11 +122,13 @@ bool FromText(const RecordColumn& column, std::string_view text, RecordCell& cel
       std::optional<int64_t> parsed =
           column.kind == Kind::kDate ? delta::ParseDate(text) : delta::ParseTimestampMicros(text);
       if (!parsed) return false;
-      return Fill(cell, *parsed);
+      cells.SetInt(c, *parsed);
+      return true;
     }
     case Kind::kString:
     case Kind::kBinary:
-      return FillText(cell, text);
+      cells.SetText(c, text);
+      return true;
   }
   return false;
 }
@@ -423,7 +409,7 @@ struct JsonRecordParser::Impl {
   std::map<std::string, size_t, std::less<>> folded;  // lower-case name -> first index
   ondemand::parser parser;
   std::string buffer;  // the record, padded as simdjson reads it
-  std::vector<uint8_t> given;
+  std::vector<RecordParser::Given> given;
   // Whether a column's name is the same escaped in JSON (no quote, backslash or control
   // character): a key is then compared with it as it stands in the record.
   std::vector<uint8_t> plain;
@@ -463,22 +449,23 @@ struct JsonRecordParser::Impl {
   // How a value went into its cell.
   enum class Converted { kDone, kMismatch, kNotJson };
 
-  // Fills `cell` for `column` from `value`, of JSON type `type` (not null) whose text is
-  // `token`.
+  // Sets column `c` of `cells` (a `column`) from `value`, of JSON type `type` (not null)
+  // whose text is `token`.
   Converted Convert(const RecordColumn& column, ondemand::value value, ondemand::json_type type,
-                    std::string_view token, RecordCell& cell) {
+                    std::string_view token, CellSink& cells, size_t c) {
     auto done = [](bool fits) { return fits ? Converted::kDone : Converted::kMismatch; };
     if (type == ondemand::json_type::string && column.kind != Kind::kBoolean && column.kind != Kind::kFloat &&
         column.kind != Kind::kDouble && !(column.kind >= Kind::kInt8 && column.kind <= Kind::kInt64)) {
       std::string_view text;
       if (value.get_string().get(text) != simdjson::SUCCESS) return Converted::kNotJson;
-      return done(FromText(column, text, cell));
+      return done(FromText(column, text, cells, c));
     }
     switch (column.kind) {
       case Kind::kBoolean: {
         bool b = false;
         if (value.get_bool().get(b) != simdjson::SUCCESS) return Converted::kMismatch;
-        return done(Fill(cell, b));
+        cells.SetBool(c, b);
+        return Converted::kDone;
       }
       case Kind::kInt8:
       case Kind::kInt16:
@@ -489,7 +476,8 @@ struct JsonRecordParser::Impl {
             !IntegerFits(column.kind, n)) {
           return Converted::kMismatch;
         }
-        return done(Fill(cell, n));
+        cells.SetInt(c, n);
+        return Converted::kDone;
       }
       case Kind::kFloat:
       case Kind::kDouble: {
@@ -498,11 +486,12 @@ struct JsonRecordParser::Impl {
             (column.kind == Kind::kFloat && std::abs(d) > std::numeric_limits<float>::max())) {
           return Converted::kMismatch;
         }
-        return done(Fill(cell, d));
+        cells.SetDouble(c, d);
+        return Converted::kDone;
       }
       case Kind::kDecimal:
         if (type != ondemand::json_type::number) return Converted::kMismatch;
-        return done(FromText(column, Trimmed(token), cell));
+        return done(FromText(column, Trimmed(token), cells, c));
       case Kind::kString: {
         // Any other JSON value as its JSON text.
         std::string_view text = Trimmed(token);
@@ -517,7 +506,8 @@ struct JsonRecordParser::Impl {
           if (!error) error = array.raw_json().get(text);
         }
         if (error) return Converted::kNotJson;
-        return done(FillText(cell, text));
+        cells.SetText(c, text);
+        return Converted::kDone;
       }
       case Kind::kBinary:
       case Kind::kDate:
@@ -528,11 +518,8 @@ struct JsonRecordParser::Impl {
     return Converted::kMismatch;
   }
 
-  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
-    // The cells of the last record are overwritten (the columns it lacks made NULL at the
-    // end), not made again.
-    cells->resize(schema.size());
-    given.assign(schema.size(), 0);
+  Status Parse(std::string_view bytes, CellSink& cells) {
+    given.assign(schema.size(), RecordParser::kAbsent);
     buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
     std::memcpy(buffer.data(), bytes.data(), bytes.size());
     // The padding is cleared of the last record's bytes: simdjson checks the whole record's
@@ -563,19 +550,20 @@ struct JsonRecordParser::Impl {
       previous = column;
       ondemand::json_type type;
       if (value.type().get(type) != simdjson::SUCCESS) return Status::InvalidArgument("not valid JSON");
-      given[*column] = 1;
       if (type == ondemand::json_type::null) {
         // type() looks at the first character only: is_null() checks the whole token.
         bool is_null = false;
         if (value.is_null().get(is_null) != simdjson::SUCCESS || !is_null) {
           return Status::InvalidArgument("not valid JSON");
         }
-        (*cells)[*column] = RecordCell();
+        cells.SetNull(*column);
+        given[*column] = RecordParser::kNull;
         continue;
       }
       const std::string_view token = value.raw_json_token();
-      switch (Convert(schema[*column], value, type, token, (*cells)[*column])) {
+      switch (Convert(schema[*column], value, type, token, cells, *column)) {
         case Converted::kDone:
+          given[*column] = RecordParser::kValue;
           break;
         case Converted::kMismatch:
           return Mismatch(schema[*column], token);
@@ -584,7 +572,7 @@ struct JsonRecordParser::Impl {
       }
     }
     for (size_t c = 0; c < schema.size(); c++) {
-      if (!given[c]) (*cells)[c] = RecordCell();
+      if (given[c] == RecordParser::kAbsent) cells.SetNull(c);
     }
     // In bounds after the object: more follows it.
     const char* rest = nullptr;
@@ -595,12 +583,47 @@ struct JsonRecordParser::Impl {
   }
 };
 
-Status RecordParser::CheckNotNull(const std::vector<RecordCell>& cells,
-                                  const std::vector<uint8_t>& given) const {
+void CellSink::SetCell(size_t c, const RecordCell& cell) {
+  std::visit(
+      [&](const auto& value) {
+        using T = std::decay_t<decltype(value)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          SetNull(c);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          SetBool(c, value);
+        } else if constexpr (std::is_same_v<T, int64_t>) {
+          SetInt(c, value);
+        } else if constexpr (std::is_same_v<T, double>) {
+          SetDouble(c, value);
+        } else if constexpr (std::is_same_v<T, __int128>) {
+          SetDecimal(c, value);
+        } else {
+          SetText(c, value);
+        }
+      },
+      cell);
+}
+
+void CellRow::SetText(size_t c, std::string_view text) {
+  RecordCell& cell = (*cells_)[c];
+  if (auto* held = std::get_if<std::string>(&cell)) {
+    held->assign(text);  // its buffer reused, record after record
+  } else {
+    cell.emplace<std::string>(text);
+  }
+}
+
+Status RecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+  cells->resize(schema_.size());
+  CellRow row(cells);
+  return Parse(bytes, row);
+}
+
+Status RecordParser::CheckNotNull(const std::vector<Given>& given) const {
   for (size_t c = 0; c < schema_.size(); c++) {
-    if (!schema_[c].nullable && std::holds_alternative<std::monostate>(cells[c])) {
+    if (!schema_[c].nullable && given[c] != kValue) {
       return Status::InvalidArgument("column " + schema_[c].name + " is NOT NULL but the record has " +
-                                     (given[c] ? "null" : "no " + schema_[c].name));
+                                     (given[c] == kNull ? "null" : "no " + schema_[c].name));
     }
   }
   return Status::OK();
@@ -621,12 +644,12 @@ JsonRecordParser::JsonRecordParser(RecordSchema schema)
 
 JsonRecordParser::~JsonRecordParser() = default;
 
-Status JsonRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+Status JsonRecordParser::Parse(std::string_view bytes, CellSink& cells) {
   RETURN_IF_ERROR(impl_->Parse(bytes, cells));
-  return CheckNotNull(*cells, impl_->given);
+  return CheckNotNull(impl_->given);
 }
 
-Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+Status CsvRecordParser::Parse(std::string_view bytes, CellSink& cells) {
   if (!simdjson::validate_utf8(bytes.data(), bytes.size())) return Status::InvalidArgument("not valid UTF-8");
   RETURN_IF_ERROR(SplitCsv(bytes, fields_, quoted_));
   const RecordSchema& columns = schema();
@@ -634,14 +657,16 @@ Status CsvRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* c
     return Status::InvalidArgument("the record has " + std::to_string(fields_.size()) +
                                    " fields, the schema " + std::to_string(columns.size()) + " columns");
   }
-  cells->assign(columns.size(), RecordCell());
-  given_.assign(columns.size(), 0);
+  given_.assign(columns.size(), kAbsent);
   for (size_t c = 0; c < columns.size(); c++) {
-    if (fields_[c].empty() && !quoted_[c]) continue;  // NULL
-    given_[c] = 1;
-    if (!FromText(columns[c], fields_[c], (*cells)[c])) return Mismatch(columns[c], fields_[c]);
+    if (fields_[c].empty() && !quoted_[c]) {  // NULL
+      cells.SetNull(c);
+      continue;
+    }
+    if (!FromText(columns[c], fields_[c], cells, c)) return Mismatch(columns[c], fields_[c]);
+    given_[c] = kValue;
   }
-  return CheckNotNull(*cells, given_);
+  return CheckNotNull(given_);
 }
 
 }  // namespace basin::stream

@@ -81,6 +81,41 @@ Result<RecordSchema> ParseRecordSchema(std::string_view text);
 // (kString, kBinary).
 using RecordCell = std::variant<std::monostate, bool, int64_t, double, __int128, std::string>;
 
+// Where a record parser puts a record's values: column `c` of the schema, each as a
+// RecordCell holds it (Set(c, value) with a value of the column's kind). A record the
+// parser accepts has every column set (NULL when it lacks one); one it refuses leaves what
+// it set unspecified. CellRow keeps them as RecordCells, RecordChunkRows (record_columns.h)
+// writes them into a DuckDB chunk's row.
+class CellSink {
+ public:
+  virtual ~CellSink() = default;
+  virtual void SetNull(size_t c) = 0;
+  virtual void SetBool(size_t c, bool value) = 0;
+  virtual void SetInt(size_t c, int64_t value) = 0;
+  virtual void SetDouble(size_t c, double value) = 0;
+  virtual void SetDecimal(size_t c, __int128 unscaled) = 0;
+  // Copies `text`.
+  virtual void SetText(size_t c, std::string_view text) = 0;
+  // Sets column `c` to `cell`.
+  void SetCell(size_t c, const RecordCell& cell);
+};
+
+// A record's cells, one per column (`cells` is resized to the schema's width by the parser,
+// and a string cell reuses its string record after record).
+class CellRow final : public CellSink {
+ public:
+  explicit CellRow(std::vector<RecordCell>* cells) : cells_(cells) {}
+  void SetNull(size_t c) override { (*cells_)[c] = RecordCell(); }
+  void SetBool(size_t c, bool value) override { (*cells_)[c] = value; }
+  void SetInt(size_t c, int64_t value) override { (*cells_)[c] = value; }
+  void SetDouble(size_t c, double value) override { (*cells_)[c] = value; }
+  void SetDecimal(size_t c, __int128 unscaled) override { (*cells_)[c] = unscaled; }
+  void SetText(size_t c, std::string_view text) override;
+
+ private:
+  std::vector<RecordCell>* cells_;
+};
+
 // The record options every source takes (docs/streams.md "Record formats and dead letters").
 struct RecordOptions {
   ValueFormat format = ValueFormat::kRaw;
@@ -131,24 +166,29 @@ Result<std::string> InferRecordSchema(const RecordOptions& options,
 // Whether `n` is in the range of an integer column of `kind` (kInt8 ... kInt64).
 bool IntegerFits(RecordColumn::Kind kind, int64_t n);
 
-// The parser of one value format (json or csv) into a schema's cells.
+// The parser of one value format (json, csv or avro) into a schema's cells.
 class RecordParser {
  public:
   virtual ~RecordParser() = default;
 
   const RecordSchema& schema() const { return schema_; }
 
-  // Parses one record into `cells` (one per column, resized). InvalidArgument with the
-  // reason when it does not parse or fit ("not valid JSON", "column amount: \"abc\" is
-  // not a decimal(12,2)", "column id is NOT NULL but the record has none"); `cells` are
-  // then unspecified.
-  virtual Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) = 0;
+  // Parses one record into `cells` (every column set). InvalidArgument with the reason when
+  // it does not parse or fit ("not valid JSON", "column amount: \"abc\" is not a
+  // decimal(12,2)", "column id is NOT NULL but the record has none"); the cells are then
+  // unspecified.
+  virtual Status Parse(std::string_view bytes, CellSink& cells) = 0;
+  // Parse into RecordCells, one per column (`cells` resized).
+  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells);
 
  protected:
   explicit RecordParser(RecordSchema schema) : schema_(std::move(schema)) {}
-  // InvalidArgument naming the first NOT NULL column `cells` leave NULL (`given[c]`: the
-  // record had a value for it, which was null), else OK.
-  Status CheckNotNull(const std::vector<RecordCell>& cells, const std::vector<uint8_t>& given) const;
+
+  // What a record gave a column: the parsers keep one per column for CheckNotNull.
+  enum Given : uint8_t { kAbsent, kNull, kValue };
+  // InvalidArgument naming the first NOT NULL column `given` does not hold a value for,
+  // else OK.
+  Status CheckNotNull(const std::vector<Given>& given) const;
 
  private:
   RecordSchema schema_;
@@ -165,7 +205,8 @@ class JsonRecordParser final : public RecordParser {
   JsonRecordParser(const JsonRecordParser&) = delete;
   JsonRecordParser& operator=(const JsonRecordParser&) = delete;
 
-  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) override;
+  using RecordParser::Parse;
+  Status Parse(std::string_view bytes, CellSink& cells) override;
 
  private:
   struct Impl;
@@ -176,12 +217,13 @@ class CsvRecordParser final : public RecordParser {
  public:
   explicit CsvRecordParser(RecordSchema schema) : RecordParser(std::move(schema)) {}
 
-  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) override;
+  using RecordParser::Parse;
+  Status Parse(std::string_view bytes, CellSink& cells) override;
 
  private:
   std::vector<std::string> fields_;
   std::vector<bool> quoted_;
-  std::vector<uint8_t> given_;
+  std::vector<Given> given_;
 };
 
 }  // namespace basin::stream

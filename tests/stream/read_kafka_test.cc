@@ -191,20 +191,25 @@ TEST_F(ReadKafkaTest, TheReadParsesAChunkWhenTheStatementIsBusy) {
   BackgroundRead read(*reader_, {PartitionRange{{"payments", 0}, 0, kRecords}}, nullptr, 2'048, records);
   std::this_thread::sleep_for(std::chrono::seconds(1));  // the queue fills up: 8 chunks
   RowParser parser(records);
-  std::vector<RecordCell> cells;
+  std::vector<RecordCell> cells(1);
+  CellRow row(&cells);
   std::vector<bool> parsed;
   int64_t next_id = 0;
   for (;;) {
     ASSERT_OK_AND_ASSIGN(std::optional<ReadChunk> chunk, read.Next());
     if (!chunk) break;
     parsed.push_back(chunk->parsed);
+    ASSERT_EQ(chunk->parsed, chunk->table.has_value());
     for (size_t r = 0; r < chunk->size(); r++) {
       if (chunk->parsed) {
-        cells = chunk->cells[r];
+        // The rows of a DuckDB chunk: column 0 a BIGINT.
+        const auto* ids = static_cast<const int64_t*>(
+            duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk->table->chunk, 0)));
+        cells[0] = ids[r];
       } else {
         const OwnedKafkaRecord& record = chunk->records[r];
-        ASSERT_OK_AND_ASSIGN(
-            bool made, parser.Parse(record.value, record.topic, record.partition, record.offset, &cells));
+        ASSERT_OK_AND_ASSIGN(bool made,
+                             parser.Parse(record.value, record.topic, record.partition, record.offset, row));
         ASSERT_TRUE(made);
       }
       ASSERT_EQ(std::get<int64_t>(cells.at(0)), next_id++);

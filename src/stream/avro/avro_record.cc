@@ -334,7 +334,7 @@ Result<AvroRecordParser::Writer*> AvroRecordParser::WriterOf(int32_t id) {
   return writers_.emplace(id, std::move(writer)).first->second.get();
 }
 
-Status AvroRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* cells) {
+Status AvroRecordParser::Parse(std::string_view bytes, CellSink& cells) {
   ASSIGN_OR_RETURN(WireHeader header, ReadHeader(bytes));
   ASSIGN_OR_RETURN(Writer * writer, WriterOf(header.id));
   if (Status checked = writer->check->Check(header.body); !checked.ok()) {
@@ -359,18 +359,21 @@ Status AvroRecordParser::Parse(std::string_view bytes, std::vector<RecordCell>* 
                                    std::to_string(header.id) + ": " + avro_strerror());
   }
   const RecordSchema& columns = schema();
-  cells->assign(columns.size(), RecordCell());
-  given_.assign(columns.size(), 0);
+  given_.assign(columns.size(), kAbsent);
   for (size_t c = 0; c < columns.size(); c++) {
-    if (writer->field[c] < 0) continue;
+    if (writer->field[c] < 0) {
+      cells.SetNull(c);
+      continue;
+    }
     avro_value_t field;
     if (avro_value_get_by_index(&record.value, static_cast<size_t>(writer->field[c]), &field, nullptr) != 0) {
       return Status::InvalidArgument("column " + columns[c].name + ": " + avro_strerror());
     }
-    given_[c] = 1;
-    ASSIGN_OR_RETURN((*cells)[c], CellOf(columns[c], field, writer->types[c]));
+    ASSIGN_OR_RETURN(const RecordCell cell, CellOf(columns[c], field, writer->types[c]));
+    cells.SetCell(c, cell);
+    given_[c] = std::holds_alternative<std::monostate>(cell) ? kNull : kValue;
   }
-  return CheckNotNull(*cells, given_);
+  return CheckNotNull(given_);
 }
 
 Result<std::string> InferAvroSchema(const std::vector<std::string_view>& values, SchemaRegistry& registry) {

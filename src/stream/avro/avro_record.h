@@ -39,7 +39,8 @@ class AvroRecordParser final : public RecordParser {
   // InvalidArgument for a record that is not in the wire format, names a schema id the
   // registry does not have, does not decode, or does not fit; IOError (not the record's
   // fault) when the registry cannot be reached.
-  Status Parse(std::string_view bytes, std::vector<RecordCell>* cells) override;
+  using RecordParser::Parse;
+  Status Parse(std::string_view bytes, CellSink& cells) override;
 
  private:
   struct Writer;
@@ -47,7 +48,7 @@ class AvroRecordParser final : public RecordParser {
 
   std::shared_ptr<SchemaRegistry> registry_;
   std::map<int32_t, std::unique_ptr<Writer>> writers_;
-  std::vector<uint8_t> given_;
+  std::vector<Given> given_;
 };
 
 // The schema text (as the schema option takes it) that the writer schema of the first of

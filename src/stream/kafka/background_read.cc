@@ -9,7 +9,7 @@
 namespace basin::stream::kafka {
 
 Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
-                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells) {
+                        int32_t partition, int64_t offset, CellSink& cells) {
   Status parsed =
       value ? parser.Parse(*value, cells) : Status::InvalidArgument("the record has no value (a tombstone)");
   if (parsed.ok()) return parsed;
@@ -21,7 +21,7 @@ Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> va
 }
 
 Result<bool> RowParser::Parse(std::optional<std::string_view> value, std::string_view topic,
-                              int32_t partition, int64_t offset, std::vector<RecordCell>* cells) {
+                              int32_t partition, int64_t offset, CellSink& cells) {
   Status parsed = ParseRecordValue(*parser_, value, topic, partition, offset, cells);
   if (parsed.ok()) return true;
   if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
@@ -39,7 +39,7 @@ BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> 
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
                                size_t chunk_records, const RecordOptions& records, TaskThread* runner)
-    : abandon_(abandon), chunk_records_(chunk_records) {
+    : abandon_(abandon), chunk_records_(std::min<size_t>(chunk_records, duckdb_vector_size())) {
   if (records.format != ValueFormat::kRaw) parser_ = std::make_unique<RowParser>(records);
   auto read = [this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); };
   if (runner == nullptr) {
@@ -110,9 +110,13 @@ Status BackgroundRead::Add(const KafkaRecord& record, ReadChunk& chunk) {
     CopyInto(record, chunk.records[chunk.rows++]);
     return Status::OK();
   }
-  if (chunk.cells.size() == chunk.rows) chunk.cells.emplace_back();
-  ASSIGN_OR_RETURN(const bool made, parser_->Parse(record.value, record.topic, record.partition,
-                                                   record.offset, &chunk.cells[chunk.rows]));
+  if (!chunk.table) {
+    chunk.table.emplace(parser_->schema());
+    rows_.emplace(chunk.table->chunk, parser_->schema());
+  }
+  rows_->set_row(chunk.rows);
+  ASSIGN_OR_RETURN(const bool made,
+                   parser_->Parse(record.value, record.topic, record.partition, record.offset, *rows_));
   if (made) chunk.rows++;
   return Status::OK();
 }
@@ -122,6 +126,7 @@ Status BackgroundRead::Hand(ReadChunk& chunk) {
   changed_.wait(lock, [&] { return queue_.size() < kQueuedChunks || stop_.cancelled(); });
   if (stop_.cancelled()) return Status::Cancelled("the read of Kafka ended");
   queue_.push_back(std::move(chunk));
+  rows_.reset();
   if (spare_.empty()) {
     chunk = ReadChunk();
   } else {
@@ -135,6 +140,7 @@ Status BackgroundRead::Hand(ReadChunk& chunk) {
 
 void BackgroundRead::Recycle(ReadChunk chunk) {
   chunk.parsed = false;
+  chunk.table.reset();  // what a scan handed on keeps its data
   chunk.rows = 0;
   chunk.newest_ms.reset();
   std::lock_guard<std::mutex> lock(mu_);

@@ -25,6 +25,7 @@
 #include "common/task_thread.h"
 #include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
+#include "stream/record_columns.h"
 #include "stream/record_format.h"
 
 namespace basin::stream::kafka {
@@ -34,7 +35,7 @@ namespace basin::stream::kafka {
 // or has no value (a tombstone): a bad record; another error (a schema registry out of
 // reach) is no fault of the record's, and fails the batch.
 Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
-                        int32_t partition, int64_t offset, std::vector<RecordCell>* cells);
+                        int32_t partition, int64_t offset, CellSink& cells);
 
 // A source's records parsed into rows (valueFormat json, csv or avro).
 class RowParser {
@@ -46,7 +47,7 @@ class RowParser {
   // over (false) with a dead-letter table (a stream's batch sets such records aside before
   // its statement runs), else InvalidArgument names it (ParseRecordValue) and the option.
   Result<bool> Parse(std::optional<std::string_view> value, std::string_view topic, int32_t partition,
-                     int64_t offset, std::vector<RecordCell>* cells);
+                     int64_t offset, CellSink& cells);
 
   const RecordSchema& schema() const { return parser_->schema(); }
 
@@ -58,11 +59,11 @@ class RowParser {
 // Records as a BackgroundRead hands them over: as read, or parsed into rows.
 struct ReadChunk {
   bool parsed = false;
-  // The first `rows` of `records` (as read) or of `cells` (parsed: rows of the schema's
-  // cells) are the chunk's. A recycled chunk keeps more of both, which the next records are
-  // copied or parsed into in place.
+  // The chunk's records are the first `rows` of `records` as read (a recycled chunk keeps
+  // more, which the next records are copied into in place), or the first `rows` rows of
+  // `table` parsed, for a scan to hand on whole (ReferenceRows).
   std::vector<OwnedKafkaRecord> records;
-  std::vector<std::vector<RecordCell>> cells;
+  std::optional<RecordChunk> table;
   size_t rows = 0;
   std::optional<int64_t> newest_ms;  // the newest record time among those read (parsed or not)
 
@@ -70,7 +71,8 @@ struct ReadChunk {
 };
 
 // Reads `ranges` in one Read, so that the client stays assigned and fetching from the first
-// record to the last, and queues the records in chunks of `chunk_records`, at most
+// record to the last, and queues the records in chunks of `chunk_records` (at most
+// duckdb_vector_size(), a parsed chunk's rows), at most
 // kQueuedChunks of them: fetching overlaps parsing and writing, in bounded memory. The
 // destructor stops the Read (between polls) and waits for it.
 class BackgroundRead {
@@ -115,8 +117,9 @@ class BackgroundRead {
   // A chunk is parsed on the read's thread when at least this many wait before it.
   static constexpr size_t kParseBehindQueued = 2;
 
-  std::unique_ptr<RowParser> parser_;  // parsed records; used on the read's thread only
-  CancellationToken stop_;             // raised by the destructor, or by Next() once `abandon` is
+  std::unique_ptr<RowParser> parser_;    // parsed records; used on the read's thread only
+  std::optional<RecordChunkRows> rows_;  // into the table of the chunk being parsed
+  CancellationToken stop_;               // raised by the destructor, or by Next() once `abandon` is
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<ReadChunk> queue_;      // guarded by mu_

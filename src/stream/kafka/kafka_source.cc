@@ -341,14 +341,16 @@ class KafkaSource final : public BatchSource {
     const RecordOptions& records = options_->records;
     if (records.dead_letter_table.empty()) return Status::OK();
     if (!parser_) parser_ = MakeRecordParser(records);
+    cells_.resize(parser_->schema().size());
+    CellRow row(&cells_);  // the values are not kept: the statement's read parses them again
     std::vector<DeadLetter> letters;
     int64_t total = 0;
     RETURN_IF_ERROR(reader_->Read(
         ranges,
         [&](const KafkaRecord& record) {
           total++;
-          Status parsed = ParseRecordValue(*parser_, record.value, record.topic, record.partition,
-                                           record.offset, &cells_);
+          Status parsed =
+              ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset, row);
           if (parsed.ok()) return Status::OK();
           if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
           DeadLetter letter;

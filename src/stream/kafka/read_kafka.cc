@@ -57,10 +57,9 @@ struct ScanState {
   std::unique_ptr<KafkaReader> own_reader;  // unless the batch lent one
   std::unique_ptr<BackgroundRead> read;
   ReadChunk chunk;
-  size_t handed_out = 0;                      // records or rows of `chunk` already in an output chunk
-  bool done = false;                          // every range read and handed out
-  std::unique_ptr<RowParser> parser;          // valueFormat json, csv or avro: for chunks handed over as read
-  std::vector<std::vector<RecordCell>> rows;  // an output chunk's, parsed from such records
+  size_t handed_out = 0;              // records or rows of `chunk` already in an output chunk
+  bool done = false;                  // every range read and handed out
+  std::unique_ptr<RowParser> parser;  // valueFormat json, csv or avro: for chunks handed over as read
 };
 
 template <typename T>
@@ -317,26 +316,21 @@ void Emit(const std::vector<OwnedKafkaRecord>& records, size_t begin, size_t cou
 }
 
 // Writes the chunk's rows into `output` until it is full or the chunk is handed out: those
-// parsed on the read's thread, or its records parsed here (a bad one passed over or failing
-// the query, as RowParser says).
+// parsed on the read's thread (handed on whole, without a copy), or its records parsed here
+// straight into `output` (a bad one passed over or failing the query, as RowParser says).
 Status EmitRows(ScanState& state, duckdb_data_chunk output) {
-  const RecordSchema& schema = state.parser->schema();
-  const size_t room = duckdb_vector_size();
   if (state.chunk.parsed) {
-    const size_t count = std::min(room, state.chunk.size() - state.handed_out);
-    SetRecordRows(output, schema, state.chunk.cells.data() + state.handed_out, count);
-    state.handed_out += count;
+    if (state.chunk.table) ReferenceRows(output, state.chunk.table->chunk, state.chunk.rows);
+    state.handed_out = state.chunk.rows;
     return Status::OK();
   }
-  size_t rows = 0;
-  for (; state.handed_out < state.chunk.size() && rows < room; state.handed_out++) {
+  RecordChunkRows rows(output, state.parser->schema());
+  for (; state.handed_out < state.chunk.size() && rows.row() < duckdb_vector_size(); state.handed_out++) {
     const OwnedKafkaRecord& r = state.chunk.records[state.handed_out];
-    if (state.rows.size() == rows) state.rows.emplace_back();
-    ASSIGN_OR_RETURN(const bool made,
-                     state.parser->Parse(r.value, r.topic, r.partition, r.offset, &state.rows[rows]));
-    if (made) rows++;
+    ASSIGN_OR_RETURN(const bool made, state.parser->Parse(r.value, r.topic, r.partition, r.offset, rows));
+    if (made) rows.set_row(rows.row() + 1);
   }
-  SetRecordRows(output, schema, state.rows.data(), rows);
+  duckdb_data_chunk_set_size(output, rows.row());
   return Status::OK();
 }
 
