@@ -552,6 +552,9 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
 Status StreamRunner::Run(const RunOptions& options) {
   for (Impl::Source& source : impl_->sources) {
     source.reader->CapAtCurrentEnd(options.trigger == Trigger::kAvailableNow);
+    // RunBatch plans ahead (RunPlannedAhead) in just such runs.
+    source.reader->ReadNextEarly(impl_->sources.size() == 1 && !impl_->state &&
+                                 options.trigger != Trigger::kOnce);
   }
   auto cancelled = [&] { return options.cancellation != nullptr && options.cancellation->cancelled(); };
   while (!cancelled()) {

@@ -109,6 +109,13 @@ class BatchSource {
   // Until the next call, plans end where the source ends now (trigger available-now), or,
   // with false, wherever it ends when planning.
   virtual void CapAtCurrentEnd(bool capped) = 0;
+
+  // Whether the source may plan and start reading its next batch as soon as it has read a
+  // batch's last record, while the batch's statement ends and commits, when it held more
+  // than the batch took: the run then plans that batch from where this one ends (Plan) and
+  // starts it with ReadAhead, which take what the source began (a run of one stateless
+  // source, planning ahead, that goes on after the batch). Off until called.
+  virtual void ReadNextEarly(bool /*allowed*/) {}
 };
 
 // maxFilesPerTrigger and maxBytesPerTrigger as a source bounds a batch: it takes items (files,

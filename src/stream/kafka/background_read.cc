@@ -32,14 +32,17 @@ Result<bool> RowParser::Parse(std::optional<std::string_view> value, std::string
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges,
                                const CancellationToken* abandon, size_t chunk_records,
-                               const RecordOptions& records, TaskThread* runner)
+                               const RecordOptions& records, TaskThread* runner, std::function<void()> then)
     : BackgroundRead(
           reader, [ranges = std::move(ranges)]() -> Result<std::vector<PartitionRange>> { return ranges; },
-          abandon, chunk_records, records, runner) {}
+          abandon, chunk_records, records, runner, std::move(then)) {}
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
-                               size_t chunk_records, const RecordOptions& records, TaskThread* runner)
-    : abandon_(abandon), chunk_records_(std::min<size_t>(chunk_records, duckdb_vector_size())) {
+                               size_t chunk_records, const RecordOptions& records, TaskThread* runner,
+                               std::function<void()> then)
+    : abandon_(abandon),
+      chunk_records_(std::min<size_t>(chunk_records, duckdb_vector_size())),
+      then_(std::move(then)) {
   if (records.format != ValueFormat::kRaw) parser_ = std::make_unique<RowParser>(records);
   auto read = [this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); };
   if (runner == nullptr) {
@@ -83,12 +86,6 @@ void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
                               : reader.Read(
                                     *to_read,
                                     [&](const KafkaRecord& record) {
-                                      {
-                                        static thread_local bool first = true;
-                                        if (first) {
-                                          first = false;
-                                        }
-                                      }
                                       RETURN_IF_ERROR(Add(record, chunk));
                                       if (++taken < chunk_records_) return Status::OK();
                                       taken = 0;
@@ -96,10 +93,14 @@ void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
                                     },
                                     &stop_);
   if (read.ok() && taken > 0) read = Hand(chunk);
-  std::lock_guard<std::mutex> lock(mu_);
-  status_ = std::move(read);
-  finished_ = true;
-  changed_.notify_all();
+  const bool read_all = read.ok();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    status_ = std::move(read);
+    finished_ = true;
+    changed_.notify_all();
+  }
+  if (read_all && then_) then_();
 }
 
 Status BackgroundRead::Add(const KafkaRecord& record, ReadChunk& chunk) {

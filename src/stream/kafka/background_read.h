@@ -84,13 +84,17 @@ class BackgroundRead {
   // records are parsed into rows on the read's thread (RowParser: a bad one may end the
   // read) when the chunks queued before it keep the statement busy, else handed over as
   // read for the statement's thread to parse: the parse goes to whichever thread has time.
+  // `then`, when set, runs on the read's thread once every range is read (not when the read
+  // failed or was stopped): a stream starts reading its next batch there.
   BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon,
-                 size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr);
+                 size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr,
+                 std::function<void()> then = nullptr);
   // Reads the ranges `ranges()` gives, called on the read's thread (it may wait for them);
   // its error is the read's.
   using RangesToRead = std::function<Result<std::vector<PartitionRange>>()>;
   BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
-                 size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr);
+                 size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr,
+                 std::function<void()> then = nullptr);
   BackgroundRead(const BackgroundRead&) = delete;
   BackgroundRead& operator=(const BackgroundRead&) = delete;
   ~BackgroundRead();
@@ -114,6 +118,7 @@ class BackgroundRead {
 
   const CancellationToken* abandon_;
   const size_t chunk_records_;
+  const std::function<void()> then_;
   // A chunk is parsed on the read's thread when at least this many wait before it.
   static constexpr size_t kParseBehindQueued = 2;
 

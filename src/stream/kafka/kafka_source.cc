@@ -3,8 +3,11 @@
 #include <duckdb.h>
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -68,24 +71,37 @@ class Batch final : public KafkaBatch {
   // parsing them as `records` say (the source's options, as binding taught them).
   explicit Batch(std::optional<std::vector<PartitionRange>> ranges, KafkaReader* reader = nullptr,
                  TaskThread* read_thread = nullptr, const CancellationToken* abandon = nullptr,
-                 std::optional<std::string> schema = std::nullopt, const RecordOptions& records = {})
+                 std::optional<std::string> schema = std::nullopt, const RecordOptions& records = {},
+                 std::function<void()> then = nullptr)
       : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {
     if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0) {
       read_ = std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size(), records,
-                                               read_thread);
+                                               read_thread, std::move(then));
     }
   }
   // Ranges still being planned (KafkaSource::ReadAhead): the read waits for them on
   // `read_thread` and starts as soon as they are known; binding read_kafka waits for them too.
+  // With `early`, the read of `early_ranges` begun before (KafkaSource::ReadNextEarly), which
+  // the plan must give. `then` as BackgroundRead's.
   Batch(const PlannedRanges& planned, KafkaReader& reader, TaskThread* read_thread,
-        const CancellationToken* abandon, std::optional<std::string> schema, const RecordOptions& records)
-      : planned_(planned), reader_(&reader), abandon_(abandon), schema_(std::move(schema)) {
+        const CancellationToken* abandon, std::optional<std::string> schema, const RecordOptions& records,
+        std::function<void()> then, std::unique_ptr<BackgroundRead> early = nullptr,
+        std::optional<std::vector<PartitionRange>> early_ranges = std::nullopt)
+      : planned_(planned),
+        reader_(&reader),
+        abandon_(abandon),
+        schema_(std::move(schema)),
+        early_ranges_(std::move(early_ranges)) {
+    if (early) {
+      read_ = std::move(early);
+      return;
+    }
     auto ranges = [planned]() -> Result<std::vector<PartitionRange>> {
       ASSIGN_OR_RETURN(std::optional<std::vector<PartitionRange>> ranges, planned());
       return ranges ? *std::move(ranges) : std::vector<PartitionRange>();
     };
     read_ = std::make_unique<BackgroundRead>(reader, ranges, abandon_, duckdb_vector_size(), records,
-                                             read_thread);
+                                             read_thread, std::move(then));
   }
 
   KafkaReader* Reader() override { return reader_; }
@@ -101,6 +117,12 @@ class Batch final : public KafkaBatch {
       if (!planned.ok()) return planned.status();
       if (!*planned) return Status::Cancelled("the batch's plan found nothing new to read");
       ranges_ = std::move(**planned);
+      // Plan() gives an early read's entry for the position it was planned from, which is
+      // where a batch planned ahead starts: a batch whose plan differs fails (and runs again).
+      if (early_ranges_ && *early_ranges_ != *ranges_) {
+        return Status::Internal("the batch's plan is not the one its early read began with");
+      }
+      early_ranges_.reset();
     }
     if (!ranges_) return std::vector<PartitionRange>();
     return *ranges_;
@@ -119,6 +141,7 @@ class Batch final : public KafkaBatch {
   KafkaReader* reader_;
   const CancellationToken* abandon_;
   std::optional<std::string> schema_;
+  std::optional<std::vector<PartitionRange>> early_ranges_;  // of an early read, until the plan is known
   std::optional<KafkaOptions> options_;
   std::optional<int64_t> newest_ms_;      // the newest record time a scan saw
   std::unique_ptr<BackgroundRead> read_;  // until a scan takes it; last: it reads with reader_
@@ -133,17 +156,144 @@ class KafkaSource final : public BatchSource {
         dead_letters_(dead_letters),
         where_(std::move(where)) {}
 
+  ~KafkaSource() override {
+    std::optional<EarlyRead> stale;
+    std::lock_guard<std::mutex> lock(plan_mu_);
+    read_next_early_ = false;
+    stale = TakeEarlyRead();
+  }
+
   Result<std::optional<json>> Plan(const std::optional<json>& previous) override {
     RETURN_IF_ERROR(LearnOptions());
-    if (!planner_) {
-      ASSIGN_OR_RETURN(planner_, KafkaReader::Open(*options_));
-    }
     std::optional<PartitionOffsets> committed;
     if (previous) {
       ASSIGN_OR_RETURN(std::vector<PartitionRange> before,
                        RangesFrom(*previous, where_ + " previous offsets"));
       committed = Ends(before);
       RETURN_IF_ERROR(KeepSchema(*previous));
+    }
+    std::optional<EarlyRead> stale;  // destroyed after the lock is released: see EarlyRead
+    std::lock_guard<std::mutex> lock(plan_mu_);
+    if (early_ && early_->entry && committed && early_->after == *committed) {
+      std::optional<json> entry = std::move(early_->entry);
+      early_->entry.reset();
+      if (!early_->read) early_.reset();
+      return entry;
+    }
+    stale = TakeEarlyRead();
+    return PlanAfter(committed);
+  }
+
+  Status Read(const json& planned, BatchRead& read, const std::function<Status()>& run) override {
+    ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(planned, where_ + " offsets"));
+    RETURN_IF_ERROR(LearnOptions());
+    RETURN_IF_ERROR(KeepSchema(planned));
+    RETURN_IF_ERROR(OpenReader());
+    std::function<void()> then;
+    {
+      std::optional<EarlyRead> stale;  // planned for another batch, or this one run again
+      std::lock_guard<std::mutex> lock(plan_mu_);
+      stale = BeginBatch();
+      then = ThenReadNext(Known(ranges), read.abandon, nullptr, batches_begun_);
+    }
+    RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
+    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_,
+                options_->records, std::move(then));
+    return ReadBatch(batch, read, run);
+  }
+
+  // Once a first batch taught the source its options and schema, and with no dead letters
+  // to set aside before the statement reads: Plan() then touches only the planning client
+  // and what the source keeps for it, never the session.
+  bool PlansAhead() const override {
+    return options_ && planner_ && !options_->records.InfersSchema() &&
+           options_->records.dead_letter_table.empty();
+  }
+
+  Status ReadAhead(const std::function<Result<std::optional<json>>()>& planned, BatchRead& read,
+                   const std::function<Status()>& run) override {
+    RETURN_IF_ERROR(OpenReader());
+    PlannedRanges ranges = [this, planned]() -> Result<std::optional<std::vector<PartitionRange>>> {
+      ASSIGN_OR_RETURN(std::optional<json> entry, planned());
+      if (!entry) return std::optional<std::vector<PartitionRange>>();
+      ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(*entry, where_ + " offsets"));
+      return std::optional<std::vector<PartitionRange>>(std::move(ranges));
+    };
+    std::unique_ptr<BackgroundRead> early;
+    std::optional<std::vector<PartitionRange>> early_ranges;
+    std::function<void()> then;
+    {
+      std::optional<EarlyRead> stale;
+      std::lock_guard<std::mutex> lock(plan_mu_);
+      stale = BeginBatch();
+      if (stale && stale->read) {
+        // Begun when the last batch's read ended: the batch's, if its plan (Plan(), which
+        // returns the early read's entry for the position it was planned from) agrees.
+        early = std::move(stale->read);
+        early_ranges = stale->ranges;
+        stale->wanted->store(true);                   // its read may begin the next one early in turn
+        if (stale->entry) early_ = std::move(stale);  // for Plan() to take
+      }
+      then = ThenReadNext(ranges, read.abandon, nullptr, batches_begun_);
+    }
+    Batch batch(ranges, *reader_, &read_thread_, read.abandon, inferred_schema_, options_->records, then,
+                std::move(early), std::move(early_ranges));
+    return ReadBatch(batch, read, run);
+  }
+
+  Status ReadNothing(const std::optional<json>& previous, BatchRead& read,
+                     const std::function<Status()>& run) override {
+    RETURN_IF_ERROR(LearnOptions());
+    if (previous) RETURN_IF_ERROR(KeepSchema(*previous));
+    if (options_->records.InfersSchema() && !inferred_schema_) {
+      return Status::InvalidArgument(
+          where_ + ": its source " + stream_.source +
+          " has no record yet to infer its schema from, while another source of the stream has rows; give it "
+          "schema => '...'");
+    }
+    RETURN_IF_ERROR(OpenReader());
+    {
+      std::optional<EarlyRead> stale;
+      std::lock_guard<std::mutex> lock(plan_mu_);
+      stale = BeginBatch();
+    }
+    Batch batch(std::vector<PartitionRange>{}, reader_.get(), &read_thread_, read.abandon, inferred_schema_,
+                options_->records);
+    return ReadBatch(batch, read, run);
+  }
+
+  int64_t RecordsIn(const json& planned) const override {
+    auto ranges = RangesFrom(planned, where_);
+    return ranges.ok() ? TotalOffsets(*ranges) : 0;
+  }
+
+  std::optional<int64_t> Backlog() const override { return backlog_; }
+
+  // The options are the statement's; a schema, when inferred, is kept from the stream's
+  // first batch on.
+  std::optional<std::string> ColumnsKey() const override {
+    if (!options_) return std::nullopt;
+    if (inferred_schema_) return *inferred_schema_;
+    if (options_->records.InfersSchema()) return std::nullopt;
+    return "";
+  }
+
+  void ReadNextEarly(bool allowed) override {
+    std::lock_guard<std::mutex> lock(plan_mu_);
+    read_next_early_ = allowed;
+  }
+
+  void CapAtCurrentEnd(bool capped) override {
+    cap_.reset();
+    if (capped) cap_.emplace();
+  }
+
+ private:
+  // The next batch's entry when the last one ended at `committed` (nullopt: the first);
+  // nullopt when there is nothing new. REQUIRES: plan_mu_ held, LearnOptions done.
+  Result<std::optional<json>> PlanAfter(const std::optional<PartitionOffsets>& committed) {
+    if (!planner_) {
+      ASSIGN_OR_RETURN(planner_, KafkaReader::Open(*options_));
     }
     ASSIGN_OR_RETURN(PartitionWatermarks watermarks, QueryWatermarks());
     const PartitionWatermarks uncapped = watermarks;
@@ -173,76 +323,78 @@ class KafkaSource final : public BatchSource {
     return std::optional<json>(std::move(entry));
   }
 
-  Status Read(const json& planned, BatchRead& read, const std::function<Status()>& run) override {
-    ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(planned, where_ + " offsets"));
-    RETURN_IF_ERROR(LearnOptions());
-    RETURN_IF_ERROR(KeepSchema(planned));
-    RETURN_IF_ERROR(OpenReader());
-    RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
-    Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_,
-                options_->records);
-    return ReadBatch(batch, read, run);
+  // A read of the next batch begun when the last one's read ended (ReadNextEarly), while its
+  // statement ended and committed: the position it was planned from (`after`), its entry
+  // until Plan() takes it, its read until ReadAhead() takes it. Destroying the read waits for
+  // its task on the read thread, whose `then` may wait for plan_mu_: it is destroyed with
+  // plan_mu_ released, and `wanted` (false once discarded) tells `then` not to go on.
+  struct EarlyRead {
+    PartitionOffsets after;
+    std::optional<json> entry;
+    std::vector<PartitionRange> ranges;
+    std::unique_ptr<BackgroundRead> read;
+    std::shared_ptr<std::atomic<bool>> wanted;
+  };
+
+  // The early read, taken out to be destroyed (its `wanted` cleared). REQUIRES: plan_mu_ held.
+  std::optional<EarlyRead> TakeEarlyRead() {
+    std::optional<EarlyRead> early = std::move(early_);
+    early_.reset();
+    if (early) early->wanted->store(false);
+    return early;
   }
 
-  // Once a first batch taught the source its options and schema, and with no dead letters
-  // to set aside before the statement reads: Plan() then touches only the planning client
-  // and what the source keeps for it, never the session.
-  bool PlansAhead() const override {
-    return options_ && planner_ && !options_->records.InfersSchema() &&
-           options_->records.dead_letter_table.empty();
-  }
-
-  Status ReadAhead(const std::function<Result<std::optional<json>>()>& planned, BatchRead& read,
-                   const std::function<Status()>& run) override {
-    RETURN_IF_ERROR(OpenReader());
-    PlannedRanges ranges = [this, planned]() -> Result<std::optional<std::vector<PartitionRange>>> {
-      ASSIGN_OR_RETURN(std::optional<json> entry, planned());
-      if (!entry) return std::optional<std::vector<PartitionRange>>();
-      ASSIGN_OR_RETURN(std::vector<PartitionRange> ranges, RangesFrom(*entry, where_ + " offsets"));
-      return std::optional<std::vector<PartitionRange>>(std::move(ranges));
+  // What a batch's read runs once it has read `ranges` (`then`), when the run allows reading
+  // the next batch early: ReadNext. `wanted`: an early read's flag (null for a batch's own).
+  // `batch`: the number of the batch the read is (or will be, for an early read) the read of.
+  // REQUIRES: plan_mu_ held.
+  std::function<void()> ThenReadNext(PlannedRanges ranges, const CancellationToken* abandon,
+                                     std::shared_ptr<std::atomic<bool>> wanted, uint64_t batch) {
+    if (!read_next_early_) return nullptr;
+    return [this, ranges = std::move(ranges), abandon, wanted = std::move(wanted), batch] {
+      Result<std::optional<std::vector<PartitionRange>>> read = ranges();  // known: they were read
+      if (read.ok() && *read) ReadNext(**read, abandon, wanted.get(), batch);
     };
-    Batch batch(ranges, *reader_, &read_thread_, read.abandon, inferred_schema_, options_->records);
-    return ReadBatch(batch, read, run);
   }
 
-  Status ReadNothing(const std::optional<json>& previous, BatchRead& read,
-                     const std::function<Status()>& run) override {
-    RETURN_IF_ERROR(LearnOptions());
-    if (previous) RETURN_IF_ERROR(KeepSchema(*previous));
-    if (options_->records.InfersSchema() && !inferred_schema_) {
-      return Status::InvalidArgument(
-          where_ + ": its source " + stream_.source +
-          " has no record yet to infer its schema from, while another source of the stream has rows; give it "
-          "schema => '...'");
+  // PlannedRanges of ranges already known.
+  static PlannedRanges Known(std::vector<PartitionRange> ranges) {
+    return [ranges = std::move(ranges)]() -> Result<std::optional<std::vector<PartitionRange>>> {
+      return std::optional<std::vector<PartitionRange>>(ranges);
+    };
+  }
+
+  // On the read's thread, once batch number `batch` (batches_begun_ once it began) read its
+  // `ranges`: when the source held more than the batch took, plans the next batch from where
+  // it ends and starts reading it, unless a later batch began or the read was discarded.
+  void ReadNext(const std::vector<PartitionRange>& ranges, const CancellationToken* abandon,
+                const std::atomic<bool>* wanted, uint64_t batch) {
+    std::lock_guard<std::mutex> lock(plan_mu_);
+    if (!read_next_early_ || !PlansAhead() || (wanted != nullptr && !wanted->load()) ||
+        batch != batches_begun_ || early_ || !backlog_ || *backlog_ == 0) {
+      return;
     }
-    RETURN_IF_ERROR(OpenReader());
-    Batch batch(std::vector<PartitionRange>{}, reader_.get(), &read_thread_, read.abandon, inferred_schema_,
-                options_->records);
-    return ReadBatch(batch, read, run);
+    const PartitionOffsets after = Ends(ranges);
+    Result<std::optional<json>> entry = PlanAfter(after);
+    if (!entry.ok() || !*entry) return;  // the batch's own Plan() plans again, and says why
+    Result<std::vector<PartitionRange>> next = RangesFrom(**entry, where_);
+    if (!next.ok()) return;
+    EarlyRead early{after, *entry, *next, nullptr, std::make_shared<std::atomic<bool>>(true)};
+    // Queued on the read thread after this task: it starts as soon as this read's task ends.
+    early.read = std::make_unique<BackgroundRead>(
+        *reader_, *next, abandon, duckdb_vector_size(), options_->records, &read_thread_,
+        ThenReadNext(Known(*next), abandon, early.wanted, batch + 1));
+    early_ = std::move(early);
   }
 
-  int64_t RecordsIn(const json& planned) const override {
-    auto ranges = RangesFrom(planned, where_);
-    return ranges.ok() ? TotalOffsets(*ranges) : 0;
+  // Counts a batch's beginning (Read, ReadAhead, ReadNothing): a read of the batches before
+  // no longer starts the next one early. Returns an early read that is not the batch's, to be
+  // destroyed with plan_mu_ released (all of it but for ReadAhead). REQUIRES: plan_mu_ held.
+  std::optional<EarlyRead> BeginBatch() {
+    batches_begun_++;
+    return TakeEarlyRead();
   }
 
-  std::optional<int64_t> Backlog() const override { return backlog_; }
-
-  // The options are the statement's; a schema, when inferred, is kept from the stream's
-  // first batch on.
-  std::optional<std::string> ColumnsKey() const override {
-    if (!options_) return std::nullopt;
-    if (inferred_schema_) return *inferred_schema_;
-    if (options_->records.InfersSchema()) return std::nullopt;
-    return "";
-  }
-
-  void CapAtCurrentEnd(bool capped) override {
-    cap_.reset();
-    if (capped) cap_.emplace();
-  }
-
- private:
   // `run()` with read_kafka reading `batch`, the rows the sink refuses set aside as dead
   // letters.
   Status ReadBatch(Batch& batch, BatchRead& read, const std::function<Status()>& run) {
@@ -391,6 +543,12 @@ class KafkaSource final : public BatchSource {
   // available-now: the partitions' high watermarks at the first plan; batches end there.
   std::optional<PartitionWatermarks> cap_;
   std::optional<int64_t> backlog_;
+  // Guards the planning state above (planner_ to backlog_) and what follows: an early read
+  // plans on the read thread while the run may plan on its own.
+  std::mutex plan_mu_;
+  bool read_next_early_ = false;  // ReadNextEarly
+  uint64_t batches_begun_ = 0;    // BeginBatch
+  std::optional<EarlyRead> early_;
 };
 
 }  // namespace
