@@ -157,6 +157,20 @@ TEST_F(KafkaClusterTest, KeysValuesHeadersAndTombstones) {
   EXPECT_TRUE(records[1].headers.empty());
   EXPECT_FALSE(records[2].key.has_value());
   EXPECT_EQ(records[2].value, "v");
+  // A reader that wants no headers gets none, and the rest as before.
+  std::vector<OwnedKafkaRecord> bare;
+  ASSERT_OK(reader_->Read(
+      {{kP0, 0, 3}},
+      [&](const KafkaRecord& record) {
+        bare.push_back(Own(record));
+        return Status::OK();
+      },
+      nullptr, KafkaReader::Headers::kSkipped));
+  ASSERT_EQ(bare.size(), 3u);
+  EXPECT_TRUE(bare[0].headers.empty());
+  EXPECT_EQ(bare[0].key, "acct-1");
+  EXPECT_EQ(bare[0].value, std::string("a\0b", 3));
+  EXPECT_EQ(bare[0].timestamp_ms, 1'700'000'000'000);
 }
 
 // A range past the high watermark is not clamped: the checkpoint recorded it as planned, so

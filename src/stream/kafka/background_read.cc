@@ -91,7 +91,9 @@ void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
                                       taken = 0;
                                       return Hand(chunk);
                                     },
-                                    &stop_);
+                                    &stop_,
+                                    // Parsed records have the value's columns only.
+                                    parser_ ? KafkaReader::Headers::kSkipped : KafkaReader::Headers::kRead);
   if (read.ok() && taken > 0) read = Hand(chunk);
   const bool read_all = read.ok();
   {

@@ -515,7 +515,7 @@ class KafkaSource final : public BatchSource {
           letters.push_back(std::move(letter));
           return Status::OK();
         },
-        read.abandon));
+        read.abandon, KafkaReader::Headers::kSkipped));  // a dead letter keeps its key and value
     return dead_letters_.SetAside(records.dead_letter_table, records.max_dead_letter_fraction, total, letters,
                                   read);
   }

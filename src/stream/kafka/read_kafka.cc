@@ -174,7 +174,7 @@ Result<std::string> SampleSchema(KafkaReader& reader, const RecordOptions& recor
         if (record.value) values.emplace_back(*record.value);
         return Status::OK();
       },
-      abandon));
+      abandon, KafkaReader::Headers::kSkipped));
   return InferRecordSchema(records, std::vector<std::string_view>(values.begin(), values.end()));
 }
 

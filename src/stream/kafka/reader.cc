@@ -73,7 +73,7 @@ Status CheckRanges(const std::vector<PartitionRange>& ranges) {
 }
 
 // The client's copy of `message`'s fields, as views into it.
-void FillRecord(const rd_kafka_message_t& message, KafkaRecord& record) {
+void FillRecord(const rd_kafka_message_t& message, KafkaReader::Headers wanted, KafkaRecord& record) {
   auto bytes = [](const void* data, size_t size) -> std::optional<std::string_view> {
     if (data == nullptr) return std::nullopt;
     return std::string_view(static_cast<const char*>(data), size);
@@ -90,6 +90,7 @@ void FillRecord(const rd_kafka_message_t& message, KafkaRecord& record) {
                                                                        : TimestampType::kNone;
   if (record.timestamp_type == TimestampType::kNone) record.timestamp_ms = -1;
   record.headers.clear();
+  if (wanted == KafkaReader::Headers::kSkipped) return;
   rd_kafka_headers_t* headers = nullptr;
   if (rd_kafka_message_headers(&message, &headers) != RD_KAFKA_RESP_ERR_NO_ERROR) return;
   const size_t count = rd_kafka_header_cnt(headers);
@@ -223,7 +224,7 @@ Result<PartitionOffsets> KafkaReader::QueryOffsets(const std::vector<TopicPartit
 }
 
 Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
-                         const CancellationToken* cancellation) {
+                         const CancellationToken* cancellation, Headers headers) {
   RETURN_IF_ERROR(CheckRanges(ranges));
   std::map<TopicPartition, PartitionProgress> progress;
   PartitionListPtr assignment(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
@@ -363,7 +364,7 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
       finish(state);
       continue;
     }
-    FillRecord(*message, record);
+    FillRecord(*message, headers, record);
     RETURN_IF_ERROR(callback(record));
     partition.next_offset = message->offset + 1;
     progressed = true;

@@ -119,6 +119,9 @@ class KafkaReader {
   // Calls `callback` for every record in [start_offset, end_offset) of each range, in offset
   // order within a partition (partitions interleave). Empty ranges are skipped. Offsets the
   // log no longer holds inside a range (compaction, transaction markers) are simply absent.
+  // With Headers::kSkipped the records' headers are left empty: librdkafka makes a list for
+  // each message that has them (every message of the record format Kafka writes), and a
+  // reader that only wants values spent a sixth of its time on that.
   //
   // Errors: InvalidArgument for a malformed range list (negative or reversed offsets, a
   // partition twice) and for a range that ends beyond the partition's end (it waits up to
@@ -128,8 +131,9 @@ class KafkaReader {
   // partition and offset for a broker error (retryable ones, which librdkafka retries itself,
   // only once the stall timeout passes); the callback's status when it fails. Records already
   // passed to the callback stay passed: a failed Read is retried from the batch's start.
+  enum class Headers { kRead, kSkipped };
   Status Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
-              const CancellationToken* cancellation = nullptr);
+              const CancellationToken* cancellation = nullptr, Headers headers = Headers::kRead);
 
  private:
   KafkaReader(HandlePtr consumer, KafkaReaderOptions options);
