@@ -127,10 +127,11 @@ class KafkaReader {
   // partition twice) and for a range that ends beyond the partition's end (it waits up to
   // stall_timeout_ms for the records before deciding: a range is not clamped, because the
   // checkpoint recorded it as planned); NotFound when a range starts below the low watermark;
-  // Cancelled once `cancellation` is cancelled (within poll_interval_ms); IOError naming the
-  // partition and offset for a broker error (retryable ones, which librdkafka retries itself,
-  // only once the stall timeout passes); the callback's status when it fails. Records already
-  // passed to the callback stay passed: a failed Read is retried from the batch's start.
+  // Cancelled once `cancellation` is cancelled (within poll_interval_ms, or 1,024 records);
+  // IOError naming the partition and offset for a broker error (retryable ones, which
+  // librdkafka retries itself, only once the stall timeout passes); the callback's status
+  // when it fails. Records already passed to the callback stay passed: a failed Read is
+  // retried from the batch's start.
   enum class Headers { kRead, kSkipped };
   Status Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
               const CancellationToken* cancellation = nullptr, Headers headers = Headers::kRead);
