@@ -267,7 +267,10 @@ class KafkaSource final : public BatchSource {
     return ranges.ok() ? TotalOffsets(*ranges) : 0;
   }
 
-  std::optional<int64_t> Backlog() const override { return backlog_; }
+  std::optional<int64_t> Backlog() const override {
+    std::lock_guard<std::mutex> lock(plan_mu_);  // an early read plans on the read thread
+    return backlog_;
+  }
 
   // The options are the statement's; a schema, when inferred, is kept from the stream's
   // first batch on.
@@ -545,7 +548,7 @@ class KafkaSource final : public BatchSource {
   std::optional<int64_t> backlog_;
   // Guards the planning state above (planner_ to backlog_) and what follows: an early read
   // plans on the read thread while the run may plan on its own.
-  std::mutex plan_mu_;
+  mutable std::mutex plan_mu_;
   bool read_next_early_ = false;  // ReadNextEarly
   uint64_t batches_begun_ = 0;    // BeginBatch
   std::optional<EarlyRead> early_;
