@@ -177,6 +177,7 @@ class KafkaSource final : public BatchSource {
     if (early_ && early_->entry && committed && early_->after == *committed) {
       std::optional<json> entry = std::move(early_->entry);
       early_->entry.reset();
+      backlog_ = early_->backlog;  // the lag from this batch's plan on, as a plan made now
       if (!early_->read) early_.reset();
       return entry;
     }
@@ -334,6 +335,7 @@ class KafkaSource final : public BatchSource {
   struct EarlyRead {
     PartitionOffsets after;
     std::optional<json> entry;
+    std::optional<int64_t> backlog;  // its plan's, for Backlog() once Plan() takes the entry
     std::vector<PartitionRange> ranges;
     std::unique_ptr<BackgroundRead> read;
     std::shared_ptr<std::atomic<bool>> wanted;
@@ -378,11 +380,15 @@ class KafkaSource final : public BatchSource {
       return;
     }
     const PartitionOffsets after = Ends(ranges);
+    // Backlog() tells the lag as of the batch running: the early plan's is kept for its batch.
+    const std::optional<int64_t> running_backlog = backlog_;
     Result<std::optional<json>> entry = PlanAfter(after);
+    const std::optional<int64_t> early_backlog = backlog_;
+    backlog_ = running_backlog;
     if (!entry.ok() || !*entry) return;  // the batch's own Plan() plans again, and says why
     Result<std::vector<PartitionRange>> next = RangesFrom(**entry, where_);
     if (!next.ok()) return;
-    EarlyRead early{after, *entry, *next, nullptr, std::make_shared<std::atomic<bool>>(true)};
+    EarlyRead early{after, *entry, early_backlog, *next, nullptr, std::make_shared<std::atomic<bool>>(true)};
     // Queued on the read thread after this task: it starts as soon as this read's task ends.
     early.read = std::make_unique<BackgroundRead>(
         *reader_, *next, abandon, duckdb_vector_size(), options_->records, &read_thread_,
