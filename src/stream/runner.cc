@@ -157,6 +157,10 @@ struct StreamRunner::Impl {
 
   ~Impl() { (void)Settle(); }
 
+  // Whether the stream's batches may be planned ahead (RunPlannedAhead), their sources
+  // permitting: one source, and no state to prepare before a batch reads.
+  bool OneStatelessSource() const { return sources.size() == 1 && !state; }
+
   // Waits for the last batch's marker. When it failed, the next batch recovers from the
   // folder and the sink (which write the marker again).
   Status Settle() {
@@ -516,7 +520,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
         if (recovery.previous) {
           ASSIGN_OR_RETURN(previous, s.SourceEntries(*recovery.previous, s.Where() + " previous offsets"));
         }
-        if (continuing && previous.size() == 1 && !s.state && s.sources[0].reader->PlansAhead()) {
+        if (continuing && s.OneStatelessSource() && s.sources[0].reader->PlansAhead()) {
           ASSIGN_OR_RETURN(std::optional<BatchCommit> ahead,
                            s.RunPlannedAhead(recovery.batch_id, Impl::Position(previous[0]), abandon));
           if (!ahead) s.FoundNothing(recovery);
@@ -552,9 +556,8 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
 Status StreamRunner::Run(const RunOptions& options) {
   for (Impl::Source& source : impl_->sources) {
     source.reader->CapAtCurrentEnd(options.trigger == Trigger::kAvailableNow);
-    // RunBatch plans ahead (RunPlannedAhead) in just such runs.
-    source.reader->ReadNextEarly(impl_->sources.size() == 1 && !impl_->state &&
-                                 options.trigger != Trigger::kOnce);
+    // RunBatch plans such runs' batches ahead, where an early read is taken.
+    source.reader->ReadNextEarly(impl_->OneStatelessSource() && options.trigger != Trigger::kOnce);
   }
   auto cancelled = [&] { return options.cancellation != nullptr && options.cancellation->cancelled(); };
   while (!cancelled()) {
