@@ -87,10 +87,12 @@ std::optional<T> WholeNumber(std::string_view text) {
 // Status of one that does not.
 bool FromText(const RecordColumn& column, std::string_view text, CellSink& cells, size_t c) {
   switch (column.kind) {
-    case Kind::kBoolean:
-      if (!EqualsIgnoreCase(text, "true") && !EqualsIgnoreCase(text, "false")) return false;
-      cells.SetBool(c, EqualsIgnoreCase(text, "true"));
+    case Kind::kBoolean: {
+      const bool is_true = EqualsIgnoreCase(text, "true");
+      if (!is_true && !EqualsIgnoreCase(text, "false")) return false;
+      cells.SetBool(c, is_true);
       return true;
+    }
     case Kind::kInt8:
     case Kind::kInt16:
     case Kind::kInt32:

@@ -5,7 +5,6 @@
 #include <string>
 #include <utility>
 
-
 namespace basin::stream::kafka {
 
 Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
