@@ -170,6 +170,49 @@ TEST_F(ReadKafkaTest, ParsedRecordsCrossTheQueueAsRows) {
   EXPECT_EQ(rows.at(0, 3), "n6");
 }
 
+// Strings of every length up to and past the 12 bytes a DuckDB string keeps in its cell,
+// with escapes and multi-byte characters, read as rows: each equals the same string as SQL
+// spells it, and equal strings from different records (and chunks) group together.
+TEST_F(ReadKafkaTest, StringsOfEveryLengthArriveAsTheSqlStringsTheyAre) {
+  constexpr int kRounds = 300;  // 6,300 records: chunks of both threads' parsing
+  constexpr int kLongest = 20;
+  for (int round = 0; round < kRounds; round++) {
+    for (int length = 0; length <= kLongest; length++) {
+      ProducerRecord record;
+      record.partition = 0;
+      // Every fifth length is written with an escape (\u00e9, two bytes) and a tab.
+      const std::string text = length % 5 == 4 ? std::string(length - 3, 'x') + "\\u00e9\\t"
+                                               : std::string(length, static_cast<char>('a' + length));
+      const std::string value = "{\"id\": " + std::to_string(round) + ", \"name\": \"" + text + "\"}";
+      record.value = value;
+      ASSERT_OK(producer_->Produce("payments", record));
+    }
+  }
+  ASSERT_OK(producer_->Flush(30'000));
+  ASSERT_OK_AND_ASSIGN(
+      auto rows,
+      Select("SELECT octet_length(encode(name)), count(*), min(name) = max(name), any_value(name)",
+             ", startingOffsets => 'earliest', valueFormat => 'json', schema => 'id BIGINT, name STRING'",
+             " GROUP BY name ORDER BY 1"));
+  ASSERT_EQ(rows.row_count(), static_cast<size_t>(kLongest + 1));
+  for (int length = 0; length <= kLongest; length++) {
+    const std::string expected = length % 5 == 4 ? std::string(length - 3, 'x') + "\u00e9\t"
+                                                 : std::string(length, static_cast<char>('a' + length));
+    EXPECT_EQ(rows.at(length, 0), std::to_string(expected.size())) << "length " << length;
+    EXPECT_EQ(rows.at(length, 1), std::to_string(kRounds)) << "length " << length;
+    EXPECT_EQ(rows.at(length, 2), "true") << "length " << length;
+    EXPECT_EQ(rows.at(length, 3), expected) << "length " << length;
+  }
+  // Compared with SQL's own strings: the 12-byte one (kept in its cell) and the 13-byte one.
+  ASSERT_OK_AND_ASSIGN(auto matched,
+                       Select("SELECT count(*) FILTER (name = 'mmmmmmmmmmmm'), count(*) FILTER (name = "
+                              "'nnnnnnnnnnnnn')",
+                              ", startingOffsets => 'earliest', valueFormat => 'json', schema => 'id BIGINT, "
+                              "name STRING'"));
+  EXPECT_EQ(matched.at(0, 0), std::to_string(kRounds));
+  EXPECT_EQ(matched.at(0, 1), std::to_string(kRounds));
+}
+
 // The read's thread parses a chunk when the statement has chunks waiting, else hands it over
 // as read (for the statement's thread to parse): a statement that takes its first chunk only
 // once the queue is full gets two chunks as read, then parsed ones, and every record once in
