@@ -18,6 +18,7 @@
 #include "delta/actions.h"
 #include "delta/transaction.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_writer.h"
 
 namespace basin::commands {
 
@@ -54,10 +55,8 @@ struct CommandContext {
   // a write's source query gives, in place of engine::Connection::DescribeQuery (a stream
   // describes it once instead of once a batch).
   std::function<Result<std::vector<engine::ColumnType>>(const std::string& source_sql)> describe_source;
-  // Set (a stream's batch): the data files it writes have Parquet row groups of at most
-  // this many rows, each encoded as the rows arrive rather than one encoded once the query
-  // ends.
-  std::optional<int64_t> row_group_rows;
+  // How the data files a write makes are laid out (a stream's batch sets it).
+  engine::FileLayout file_layout;
 
   void Report(const std::string& phase, int64_t done, int64_t total = -1) const {
     if (progress) progress(Progress{phase, done, total});

@@ -229,7 +229,7 @@ Result<DmlTable> OpenDmlTable(const CommandContext& ctx, std::shared_ptr<const d
   table.target.protocol = snapshot->protocol;
   table.target.metadata = metadata;
   table.target.schema = snapshot->schema;
-  table.target.row_group_rows = ctx.row_group_rows;
+  table.target.file_layout = ctx.file_layout;
   table.snapshot = std::move(snapshot);
   return table;
 }

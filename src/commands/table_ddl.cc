@@ -369,7 +369,7 @@ Result<std::vector<delta::AddFile>> WriteSourceRows(
     const TableDefinition& table, const CreateTableRequest& request, const std::string& where) {
   if (!request.source_sql) return std::vector<delta::AddFile>();
   WriteTarget target{std::move(store), table_root,   table.protocol,
-                     table.metadata,   table.schema, ctx.row_group_rows};
+                     table.metadata,   table.schema, ctx.file_layout};
   ctx.Report("writing", 0);
   auto planned = PlanRows(*ctx.conn, target, *request.source_sql);
   if (!planned.ok()) return planned.status().WithContext(where);

@@ -788,7 +788,7 @@ Result<std::vector<delta::AddFile>> WriteRows(engine::Connection& conn, const Wr
       indexed < 0 ? std::numeric_limits<int>::max() : static_cast<int>(std::min<int64_t>(indexed, 1 << 20));
   options.stats_columns = StatsColumnPaths(target.schema, target.metadata);
   options.columns = engine::StoredColumnTypes(target.schema, mapped);
-  options.row_group_size = target.row_group_rows;
+  options.layout = target.file_layout;
   auto written = engine::WriteDataFiles(conn, stored_rows_sql, *target.store, options);
   if (written.ok()) return written;
   std::string message = written.status().message();

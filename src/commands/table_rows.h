@@ -19,6 +19,7 @@
 #include "delta/actions.h"
 #include "delta/schema.h"
 #include "engine/duckdb.h"
+#include "engine/parquet_writer.h"
 
 namespace basin::commands {
 
@@ -49,9 +50,8 @@ struct WriteTarget {
   delta::Protocol protocol;
   delta::Metadata metadata;
   delta::StructType schema;  // parsed metadata.schema_string
-  // Parquet row groups of at most this many rows (CommandContext::row_group_rows); nullopt:
-  // DuckDB's size.
-  std::optional<int64_t> row_group_rows;
+  // How its data files are laid out (CommandContext::file_layout).
+  engine::FileLayout file_layout;
 };
 
 struct PlannedRows {

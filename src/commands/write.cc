@@ -217,7 +217,7 @@ Result<CommandResult> Write(const CommandContext& ctx, std::shared_ptr<const del
   }
 
   WriteTarget target{table->store,    table->table_root, table->protocol,
-                     table->metadata, table->schema,     ctx.row_group_rows};
+                     table->metadata, table->schema,     ctx.file_layout};
   RowShape shape = request.shape;
   if (mode == WriteMode::kReplaceWhere) shape.row_condition = request.replace_where;
   ctx.Report("planning", 0);

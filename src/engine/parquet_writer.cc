@@ -455,7 +455,10 @@ Result<std::vector<delta::AddFile>> WriteDataFiles(Connection& conn, const std::
     // DuckDB cannot combine this with PARTITION_BY; SplitLargeFile covers that case.
     copy += ", FILE_SIZE_BYTES " + std::to_string(*options.target_file_size_bytes);
   }
-  if (options.row_group_size) copy += ", ROW_GROUP_SIZE " + std::to_string(*options.row_group_size);
+  if (options.layout.row_group_rows) {
+    copy += ", ROW_GROUP_SIZE " + std::to_string(*options.layout.row_group_rows);
+  }
+  if (!options.layout.bloom_filters) copy += ", WRITE_BLOOM_FILTER false";
   copy += ")";
   ASSIGN_OR_RETURN(ValueResult copied, conn.QueryValues(copy));
 

@@ -22,6 +22,16 @@
 
 namespace basin::engine {
 
+// How a write's data files are laid out where it departs from the defaults: a stream's
+// batch writes files that its sink's compaction rewrites with the defaults.
+struct FileLayout {
+  // Parquet row groups of at most this many rows; nullopt: DuckDB's size.
+  std::optional<int64_t> row_group_rows;
+  // DuckDB's Parquet bloom filters on dictionary-encoded columns (for equality filters):
+  // hashing every distinct value again, they were a twentieth of a Kafka stream's time.
+  bool bloom_filters = true;
+};
+
 struct WriteOptions {
   // Hive-style folders (col=value/) in this order; these columns are not stored in files.
   std::vector<std::string> partition_columns;
@@ -29,7 +39,7 @@ struct WriteOptions {
   // the target (DuckDB rolls over only between row groups, and never in a partitioned
   // write) is rewritten as files of the target size with smaller row groups.
   std::optional<int64_t> target_file_size_bytes;
-  std::optional<int64_t> row_group_size;
+  FileLayout layout;
   // Min/max/null statistics for the first N leaf columns (delta.dataSkippingNumIndexedCols).
   int num_indexed_cols = 32;
   // When set, statistics for exactly these columns instead (delta.dataSkippingStatsColumns):

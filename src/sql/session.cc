@@ -93,7 +93,7 @@ struct Session::Impl : public SessionContext {
   std::map<int64_t, FilesStream*> files_streams_;
   std::function<Status(const std::string&)> set_aside_refused_;  // for the next write
   std::function<Status()> commit_gate_;                          // for every write until cleared
-  std::optional<int64_t> row_group_rows_;                        // for every write until cleared
+  engine::FileLayout file_layout_;                               // for every write until changed
   std::function<Result<std::vector<engine::ColumnType>>(const std::string&)> describe_source_;  // ditto
   std::shared_ptr<const commands::TableExpectations> expectations_;  // for every write until cleared
   std::unique_ptr<StatementTimeout> timeout_;                        // interrupts conn_, so after it
@@ -149,7 +149,7 @@ struct Session::Impl : public SessionContext {
     ctx.progress = progress;
     ctx.set_aside_refused = std::exchange(set_aside_refused_, nullptr);
     ctx.before_commit = commit_gate_;
-    ctx.row_group_rows = row_group_rows_;
+    ctx.file_layout = file_layout_;
     ctx.describe_source = describe_source_;
     ctx.expectations = expectations_;
     auto app = settings.find("txn_app_id");
@@ -723,7 +723,7 @@ void Session::SetAsideRefusedRows(std::function<Status(const std::string&)> set_
 }
 void Session::GateCommits(std::function<Status()> gate) { impl_->commit_gate_ = std::move(gate); }
 
-void Session::LimitRowGroups(std::optional<int64_t> rows) { impl_->row_group_rows_ = rows; }
+void Session::LayOutFiles(engine::FileLayout layout) { impl_->file_layout_ = layout; }
 void Session::DescribeSourcesWith(
     std::function<Result<std::vector<engine::ColumnType>>(const std::string& source_sql)> describe) {
   impl_->describe_source_ = std::move(describe);

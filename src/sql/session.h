@@ -26,6 +26,7 @@
 #include "delta/actions.h"
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
+#include "engine/parquet_writer.h"
 #include "engine/sql_text.h"
 #include "sql/grammar/statement.h"
 #include "sql/read_files.h"
@@ -185,9 +186,9 @@ class Session {
   // Until called again, every command's commit first calls `gate`
   // (commands::CommandContext::before_commit); its error fails the command. Null: none.
   void GateCommits(std::function<Status()> gate);
-  // Until called again, every write's data files have Parquet row groups of at most `rows`
-  // rows (commands::CommandContext::row_group_rows). nullopt: DuckDB's size.
-  void LimitRowGroups(std::optional<int64_t> rows);
+  // Until called again, every write's data files are laid out as `layout` says
+  // (commands::CommandContext::file_layout). Default: the defaults.
+  void LayOutFiles(engine::FileLayout layout);
   // Until called again, every write describes its source query with `describe`
   // (commands::CommandContext::describe_source) instead of having DuckDB bind it. Null: DuckDB's.
   void DescribeSourcesWith(

@@ -284,7 +284,7 @@ struct StreamRunner::Impl {
     read.batch_id = batch_id;
     read.abandon = abandon;
     session->GateCommits(offsets_durable);
-    session->LimitRowGroups(kBatchRowGroupRows);
+    session->LayOutFiles(kBatchFileLayout);
     session->DescribeSourcesWith(
         [this](const std::string& source_sql) { return DescribeSource(source_sql); });
     Status ran = read_sources(read, [&] {
@@ -303,7 +303,7 @@ struct StreamRunner::Impl {
       });
     });
     session->GateCommits(nullptr);
-    session->LimitRowGroups(std::nullopt);
+    session->LayOutFiles({});
     session->DescribeSourcesWith(nullptr);
     if (ran.ok() && offsets_durable) ran = offsets_durable();  // a batch that committed nothing
     RETURN_IF_ERROR(ran.WithContext(Where() + " batch " + std::to_string(batch_id)));

@@ -64,8 +64,11 @@ inline constexpr int64_t kCompactEveryBatches = 50;
 // The Parquet row groups of a batch's data files hold at most this many rows: DuckDB then
 // encodes each as the batch's rows arrive (a Kafka batch's are parsed on its read thread
 // meanwhile), where one row group of a whole batch was encoded once its read had ended, on
-// one core, with the other idle. The sink's compaction writes them again in full ones.
+// one core, with the other idle.
 inline constexpr int64_t kBatchRowGroupRows = 8'192;
+// How a batch's data files are laid out: row groups of kBatchRowGroupRows, and no bloom
+// filters. The sink's compaction writes them again with full row groups and bloom filters.
+inline constexpr engine::FileLayout kBatchFileLayout{kBatchRowGroupRows, /*bloom_filters=*/false};
 
 enum class Trigger {
   kAvailableNow,  // every batch up to the sources' ends at start, then stop

@@ -115,7 +115,7 @@ TEST_P(ParquetWriterTest, PartitionedWriteSerializesValuesAndEscapesPaths) {
 TEST_P(ParquetWriterTest, TargetFileSizeSplitsFiles) {
   WriteOptions options;
   options.target_file_size_bytes = 50000;
-  options.row_group_size = 5000;
+  options.layout.row_group_rows = 5000;
   ASSERT_OK_AND_ASSIGN(auto adds,
                        WriteDataFiles(*conn_, "SELECT i AS v FROM range(200000) t(i)", *store_, options));
   EXPECT_GT(adds.size(), 1u);

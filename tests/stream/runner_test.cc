@@ -99,9 +99,10 @@ TEST_F(StreamRunnerTest, BatchesAreBoundedAndRestartsResumeExactly) {
   EXPECT_EQ(snapshot->set_transactions.at(again->metadata().stream_id).version, 3);
 }
 
-// A batch's data files have row groups of at most kBatchRowGroupRows rows (each encoded as
-// the rows arrive); a write of the session's own after the batch has DuckDB's size again.
-TEST_F(StreamRunnerTest, ABatchWritesRowGroupsOfBoundedSize) {
+// A batch's data files are laid out as kBatchFileLayout says: row groups of at most
+// kBatchRowGroupRows rows (each encoded as the rows arrive), no bloom filters; a write of
+// the session's own after the batch has DuckDB's row groups and bloom filters again.
+TEST_F(StreamRunnerTest, ABatchWritesItsFilesInTheBatchLayout) {
   constexpr int kRecords = 40'000;
   Produce("payments", 0, 0, kRecords);
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement(kRecords)));
@@ -118,16 +119,18 @@ TEST_F(StreamRunnerTest, ABatchWritesRowGroupsOfBoundedSize) {
   for (const delta::AddFile& add : snapshot->files) {
     ASSERT_OK_AND_ASSIGN(auto groups, session_->connection().Query(
                                           "SELECT count(DISTINCT row_group_id), max(row_group_num_rows), "
-                                          "sum(row_group_num_rows) FILTER (WHERE path_in_schema = 'o') "
-                                          "FROM parquet_metadata('" +
+                                          "sum(row_group_num_rows) FILTER (WHERE path_in_schema = 'o'), "
+                                          "count(bloom_filter_length) FROM parquet_metadata('" +
                                           bronze.location + "/" + add.path + "')"));
     EXPECT_EQ(groups.at(0, 2), std::to_string(kRecords)) << add.path;
     const bool streamed = add.stats && add.stats->find("\"p\":9") == std::string::npos;
     if (streamed) {
       EXPECT_EQ(groups.at(0, 0), std::to_string((kRecords + kBatchRowGroupRows - 1) / kBatchRowGroupRows));
       EXPECT_EQ(groups.at(0, 1), std::to_string(kBatchRowGroupRows));
+      EXPECT_EQ(groups.at(0, 3), "0") << "a batch's file has no bloom filters";
     } else {
       EXPECT_EQ(groups.at(0, 0), "1") << "the INSERT after the batch: DuckDB's row group size";
+      EXPECT_NE(groups.at(0, 3), "0") << "the INSERT after the batch: bloom filters";
     }
   }
 }
