@@ -432,12 +432,12 @@ struct JsonRecordParser::Impl {
   std::optional<size_t> NextColumnIs(ondemand::raw_json_string key, std::optional<size_t> previous) const {
     const size_t next = previous ? *previous + 1 : 0;
     if (next >= schema.size() || !plain[next]) return std::nullopt;
-    // The key ends at its closing quote, which no byte of the name matches.
+    // The key ends at its closing quote, which no byte of the name matches; a name as long
+    // as what the buffer holds from the key on is longer than the key.
     const std::string& name = schema[next].name;
     const char* raw = key.raw();
-    size_t i = 0;
-    while (i < name.size() && raw[i] == name[i]) i++;
-    if (i == name.size() && raw[i] == '"') return next;
+    if (name.size() >= static_cast<size_t>(buffer.data() + buffer.size() - raw)) return std::nullopt;
+    if (std::memcmp(raw, name.data(), name.size()) == 0 && raw[name.size()] == '"') return next;
     return std::nullopt;
   }
 
