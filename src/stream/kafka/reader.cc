@@ -105,16 +105,18 @@ void FillRecord(const rd_kafka_message_t& message, KafkaReader::Headers wanted, 
 }
 
 // The messages one call took from the consumer's queue, handed out one at a time; those not
-// handed out are destroyed with the batch or by the next Poll. One call per queued run of
-// messages, not one per message: rd_kafka_consumer_poll() read the clock three times and
-// took the queue's lock and condition for each, a tenth of a reading thread's time.
+// handed out when it is destroyed (a Read that ended early) are destroyed with it. One call
+// per queued run of messages, not one per message: rd_kafka_consumer_poll() read the clock
+// three times and took the queue's lock and condition for each, a tenth of a reading
+// thread's time. Destroyed before the reader's consumer closes, as librdkafka requires of
+// the queue.
 class PolledMessages {
  public:
   explicit PolledMessages(rd_kafka_t* rk) : queue_(rd_kafka_queue_get_consumer(rk)) {}
   PolledMessages(const PolledMessages&) = delete;
   PolledMessages& operator=(const PolledMessages&) = delete;
   ~PolledMessages() {
-    Drop();
+    while (next_ < count_) rd_kafka_message_destroy(messages_[next_++]);
     rd_kafka_queue_destroy(queue_);
   }
 
@@ -133,10 +135,6 @@ class PolledMessages {
   }
 
  private:
-  void Drop() {
-    while (next_ < count_) rd_kafka_message_destroy(messages_[next_++]);
-  }
-
   rd_kafka_queue_t* queue_;
   std::array<rd_kafka_message_t*, 256> messages_{};
   size_t next_ = 0, count_ = 0;
