@@ -1,8 +1,9 @@
 // Kafka ingest: ~200-byte JSON payment events (the seed story's, stream/kafka/generator.h)
 // from the dev cluster into a warehouse table by a stream that parses them against a
-// declared schema (valueFormat 'json'; then again with a dead-letter table, which reads each
-// batch twice; and de-duplicating ids within a watermark, SELECT DISTINCT ON (id) ... WATERMARK,
-// which stages each batch and keeps the keys in the checkpoint), against librdkafka alone
+// declared schema (valueFormat 'json'; then again with a dead-letter table, which stages
+// each batch for the sink's NOT NULL check to set refused rows aside; and de-duplicating ids
+// within a watermark, SELECT DISTINCT ON (id) ... WATERMARK, which stages each batch and
+// keeps the keys in the checkpoint), against librdkafka alone
 // consuming the same topic (Basin's KafkaReader, values only as the stream takes them, no
 // parsing, no writing) in the same run, before, between and after. Target: the stream's
 // events/s >= 0.5 of the consumer's.

@@ -122,6 +122,7 @@ Result<std::optional<int64_t>> DeadLetterWriter::Write(const std::string& table,
 
 Status DeadLetterWriter::WriteRows(const std::string& table, const std::string& app_suffix, BatchRead& read,
                                    const std::string& rows_sql) {
+  RETURN_IF_ERROR(read.BeforeCommit());  // see SetAside
   const std::string where = "dead-letter table " + table;
   ASSIGN_OR_RETURN(engine::QueryResult count,
                    session_.connection().Query("SELECT count(*) FROM (" + rows_sql + ")"));
@@ -153,6 +154,9 @@ Status DeadLetterWriter::WithRefusedRowsSetAside(const std::string& table, Batch
 
 Status DeadLetterWriter::SetAside(const std::string& table, std::optional<double> max_fraction,
                                   int64_t records, const std::vector<DeadLetter>& letters, BatchRead& read) {
+  // What the batch's sources set aside at its first commit goes first: not from within the
+  // commit that creates the dead-letter table (it would create it too).
+  RETURN_IF_ERROR(read.BeforeCommit());
   const auto dead = static_cast<int64_t>(letters.size());
   if (max_fraction && dead > 0 && static_cast<double>(dead) > *max_fraction * static_cast<double>(records)) {
     return Status::InvalidArgument(std::to_string(dead) + " of " + std::to_string(records) +

@@ -61,13 +61,15 @@ class DeadLetterWriter {
 
   // Writes `letters`, those of the `records` records of batch `read.batch_id`, into `table`
   // and counts them in `read`; InvalidArgument instead, writing none, when they are more
-  // than `max_fraction` of the records.
+  // than `max_fraction` of the records. As WriteRows, first what `read` holds to commit
+  // first (BatchRead::BeforeCommit).
   Status SetAside(const std::string& table, std::optional<double> max_fraction, int64_t records,
                   const std::vector<DeadLetter>& letters, BatchRead& read);
 
   // Commits the rows of `rows_sql` (columns value, the row as JSON text, and error) into
   // `table`, batch `read.batch_id`'s, with their own txn "<stream id><app_suffix>", and
-  // counts them in `read`. Nothing when there are none.
+  // counts them in `read`. Nothing when there are none. What `read` holds to commit before
+  // anything else the batch writes (BatchRead::BeforeCommit) commits first.
   Status WriteRows(const std::string& table, const std::string& app_suffix, BatchRead& read,
                    const std::string& rows_sql);
 

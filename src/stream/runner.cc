@@ -283,7 +283,12 @@ struct StreamRunner::Impl {
     BatchRead read;
     read.batch_id = batch_id;
     read.abandon = abandon;
-    session->GateCommits(offsets_durable);
+    // Before anything the batch writes commits: its offsets are durable, and what its sources
+    // commit first (their dead letters) is committed.
+    session->GateCommits([&read, &offsets_durable]() -> Status {
+      if (offsets_durable) RETURN_IF_ERROR(offsets_durable());
+      return read.BeforeCommit();
+    });
     session->LayOutFiles(kBatchFileLayout);
     session->DescribeSourcesWith(
         [this](const std::string& source_sql) { return DescribeSource(source_sql); });

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "basin/object_store.h"
@@ -56,6 +57,15 @@ struct BatchRead {
     if (time_ms) source_time_ms = std::max(source_time_ms.value_or(*time_ms), *time_ms);
   }
   int64_t late_rows = 0;  // rows behind the watermark (stream/stateful.h)
+  // Set by a source while its statement runs: what must commit before anything else the
+  // batch writes (a Kafka source's dead letters, which the statement's read finds). The
+  // runner's commit gate calls it through BeforeCommit(), once: what it commits goes through
+  // the gate too, and finds it taken.
+  std::function<Status()> before_commit;
+  Status BeforeCommit() {
+    if (!before_commit) return Status::OK();
+    return std::exchange(before_commit, nullptr)();
+  }
 };
 
 class BatchSource {
@@ -68,7 +78,7 @@ class BatchSource {
 
   // Runs `run` (which runs the statement on the session) with the source reading `planned`
   // as batch `batch.batch_id`. Records that do not parse go to the source's dead-letter
-  // table (stream/dead_letters.h) before `run`, and are counted in `batch`.
+  // table (stream/dead_letters.h) before the batch's sink commits, and are counted in `batch`.
   virtual Status Read(const nlohmann::json& planned, BatchRead& batch,
                       const std::function<Status()>& run) = 0;
 

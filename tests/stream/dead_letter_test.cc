@@ -7,6 +7,7 @@
 
 #include "kafka_test_util.h"
 #include "runner_test_util.h"
+#include "stream/dead_letters.h"
 #include "stream/kafka/read_kafka.h"
 #include "stream/runner.h"
 
@@ -147,19 +148,20 @@ TEST_F(DeadLetterTest, WithoutASchemaTheFirstBatchInfersOneAndKeepsIt) {
             std::make_pair(int64_t{6}, int64_t{29}));
 }
 
-TEST_F(DeadLetterTest, ABatchRunAgainAfterItsDeadLettersCommittedAddsThemOnce) {
+// A batch's dead letters commit just before its sink does: a batch whose statement fails
+// commits none, and its run again commits them once.
+TEST_F(DeadLetterTest, ABatchThatFailsCommitsNoDeadLettersAndItsRunAgainCommitsThemOnce) {
   ProducePayments(0, 10);
-  // The sink's statement fails after the dead letters committed (as a crash between the two
-  // commits would leave it: a generated column that cannot be computed); once the sink is
-  // replaced by one that takes the rows, the batch runs again.
+  // The sink's statement fails (a generated column that cannot be computed); once the sink
+  // is replaced by one that takes the rows, the batch runs again.
   ASSERT_OK(session_
                 ->Execute("CREATE OR REPLACE TABLE bronze (id BIGINT NOT NULL, amount DECIMAL(12,2), "
                           "broken BIGINT GENERATED ALWAYS AS (CAST('x' || id AS BIGINT)))")
                 .status());
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
   EXPECT_FALSE(runner->RunBatch().ok());
-  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT \"offset\") FROM payments_dlq"),
-            std::make_pair(int64_t{2}, int64_t{2}));
+  ASSERT_OK_AND_ASSIGN(auto tables, session_->Execute("SHOW TABLES"));
+  EXPECT_EQ(tables.back().result.row_count(), 1u);  // bronze only: no dead-letter table yet
   ASSERT_OK(session_->Execute("CREATE OR REPLACE TABLE bronze (id BIGINT NOT NULL, amount DECIMAL(12,2))")
                 .status());
   runner.reset();
@@ -173,6 +175,46 @@ TEST_F(DeadLetterTest, ABatchRunAgainAfterItsDeadLettersCommittedAddsThemOnce) {
             std::make_pair(int64_t{2}, int64_t{2}));
   EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT id) FROM bronze"),
             std::make_pair(int64_t{10}, int64_t{10}));
+}
+
+// A crash between a batch's two commits leaves its dead letters committed and its sink
+// without it: run again, the batch adds none of them twice.
+TEST_F(DeadLetterTest, ABatchRunAgainAfterItsDeadLettersCommittedAddsThemOnce) {
+  ProducePayments(0, 10);  // the bad records: partition 1, offsets 0 and 1
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  // What batch 0 committed before the crash, as it commits it.
+  DeadLetterWriter writer(*session_, runner->metadata().stream_id, 0);
+  std::vector<DeadLetter> letters(2);
+  for (int i = 0; i < 2; i++) {
+    letters[i].error = "committed before the crash";
+    letters[i].topic = "payments";
+    letters[i].partition = 1;
+    letters[i].offset = i;
+  }
+  ASSERT_OK(writer.Write("payments_dlq", 0, letters).status());
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> rerun, runner->RunBatch());
+  ASSERT_TRUE(rerun);
+  EXPECT_EQ(rerun->batch_id, 0);
+  EXPECT_EQ(rerun->rows_out, 10);
+  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT \"offset\") FROM payments_dlq"),
+            std::make_pair(int64_t{2}, int64_t{2}));
+  EXPECT_EQ(basin::testing::FirstColumn(*session_, "SELECT DISTINCT error FROM payments_dlq"),
+            (std::vector<std::string>{"committed before the crash"}));
+}
+
+// The statement's own read finds the records that do not parse; a statement that stops
+// reading early (a LIMIT) leaves records unread, and the batch reads them for their dead
+// letters, so each bad record of the batch is set aside however much the statement read.
+TEST_F(DeadLetterTest, AStatementThatStopsReadingEarlyStillSetsEveryBadRecordAside) {
+  const int bad = ProducePayments(0, 10'000);  // far more than one chunk of records
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner("INSERT INTO bronze SELECT * FROM STREAM " +
+                                               Source(", deadLetterTable => 'payments_dlq'") + " LIMIT 3"));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_out, 3);
+  EXPECT_EQ(commit->dead_letters, bad);
+  EXPECT_EQ(Counts("SELECT count(*), count(DISTINCT \"offset\") FROM payments_dlq WHERE partition = 1"),
+            std::make_pair(int64_t{bad}, int64_t{bad}));
 }
 
 // Rows the sink's NOT NULL and CHECK constraints refuse go to the dead-letter table too (the

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <memory>
 #include <thread>
+#include <vector>
 
 #include "engine/duckdb.h"
 #include "kafka_test_util.h"
@@ -250,9 +252,7 @@ TEST_F(ReadKafkaTest, TheReadParsesAChunkWhenTheStatementIsBusy) {
             duckdb_vector_get_data(duckdb_data_chunk_get_vector(chunk->table->chunk, 0)));
         cells[0] = ids[r];
       } else {
-        const OwnedKafkaRecord& record = chunk->records[r];
-        ASSERT_OK_AND_ASSIGN(bool made,
-                             parser.Parse(record.value, record.topic, record.partition, record.offset, row));
+        ASSERT_OK_AND_ASSIGN(bool made, parser.Parse(ViewOf(chunk->records[r]), row));
         ASSERT_TRUE(made);
       }
       ASSERT_EQ(std::get<int64_t>(cells.at(0)), next_id++);
@@ -265,6 +265,68 @@ TEST_F(ReadKafkaTest, TheReadParsesAChunkWhenTheStatementIsBusy) {
   EXPECT_FALSE(parsed[1]);
   // Those filled while the statement slept; later ones depend on how fast it takes them.
   for (size_t c = 2; c < 8; c++) EXPECT_TRUE(parsed[c]) << "chunk " << c;
+}
+
+// With a dead-letter table, a stream's batch finds its bad records in its one read: those of
+// the chunks parsed on the read's thread there, those of the chunks handed over as read where
+// the statement parses them. The finding is whole once the statement has taken every chunk,
+// and there is none when it stopped before.
+TEST_F(ReadKafkaTest, TheReadAndTheStatementFindTheBadRecordsTogether) {
+  constexpr int kRecords = 12 * 2'048;  // more chunks than the queue holds
+  int bad_records = 0;
+  for (int i = 0; i < kRecords; i++) {
+    ProducerRecord record;
+    record.partition = 0;
+    record.value = i % 100 == 7 ? "{oops" : "{\"id\": " + std::to_string(i) + "}";
+    bad_records += i % 100 == 7 ? 1 : 0;
+    ASSERT_OK(producer_->Produce("payments", record));
+  }
+  ASSERT_OK(producer_->Flush(30'000));
+  ASSERT_OK_AND_ASSIGN(RecordOptions records, ParseRecordOptions({{"valueFormat", "json"},
+                                                                  {"schema", "id BIGINT"},
+                                                                  {"deadLetterTable", "payments_dlq"}}));
+  ASSERT_OK(
+      reader_->ListPartitions(testing::ReaderOptions(cluster_->bootstrap_servers()).subscription).status());
+  const std::vector<PartitionRange> ranges = {PartitionRange{{"payments", 0}, 0, kRecords}};
+  auto bad = std::make_shared<BadRecords>();
+  {
+    BackgroundRead read(*reader_, ranges, nullptr, 2'048, records, nullptr, nullptr, bad);
+    std::this_thread::sleep_for(std::chrono::seconds(1));  // the queue fills up: parsed chunks
+    RowParser parser(records, bad.get());  // the statement's, for the chunks handed over as read
+    std::vector<RecordCell> cells(1);
+    CellRow row(&cells);
+    bool some_parsed = false, some_not = false;
+    for (;;) {
+      ASSERT_OK_AND_ASSIGN(std::optional<ReadChunk> chunk, read.Next());
+      if (!chunk) break;
+      (chunk->parsed ? some_parsed : some_not) = true;
+      for (size_t r = 0; !chunk->parsed && r < chunk->size(); r++) {
+        ASSERT_OK(parser.Parse(ViewOf(chunk->records[r]), row).status());
+      }
+      read.Recycle(*std::move(chunk));
+    }
+    EXPECT_TRUE(some_parsed);
+    EXPECT_TRUE(some_not);
+  }
+  std::optional<BadRecords::Found> found = bad->TakeIfComplete();
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->records, kRecords);
+  ASSERT_EQ(found->letters.size(), static_cast<size_t>(bad_records));
+  for (size_t i = 0; i < found->letters.size(); i++) {
+    const DeadLetter& letter = found->letters[i];
+    EXPECT_EQ(letter.offset, static_cast<int64_t>(i * 100 + 7));
+    EXPECT_EQ(letter.value, "{oops");
+    EXPECT_EQ(letter.error, "payments/0 offset " + std::to_string(i * 100 + 7) + ": not valid JSON");
+  }
+
+  // A statement that takes one chunk and stops: the finding is not whole.
+  auto partial = std::make_shared<BadRecords>();
+  {
+    BackgroundRead read(*reader_, ranges, nullptr, 2'048, records, nullptr, nullptr, partial);
+    ASSERT_OK_AND_ASSIGN(std::optional<ReadChunk> chunk, read.Next());
+    ASSERT_TRUE(chunk);
+  }
+  EXPECT_FALSE(partial->TakeIfComplete());
 }
 
 TEST_F(ReadKafkaTest, BadOptionsNameTheOptionWithTheirCode) {

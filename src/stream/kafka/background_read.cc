@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace basin::stream::kafka {
@@ -19,30 +20,66 @@ Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> va
   return Status::InvalidArgument(where + ": " + parsed.message());
 }
 
-Result<bool> RowParser::Parse(std::optional<std::string_view> value, std::string_view topic,
-                              int32_t partition, int64_t offset, CellSink& cells) {
-  Status parsed = ParseRecordValue(*parser_, value, topic, partition, offset, cells);
+void BadRecords::Add(DeadLetter letter) {
+  std::lock_guard<std::mutex> lock(mu_);
+  letters_.push_back(std::move(letter));
+}
+
+void BadRecords::Complete(int64_t records) {
+  std::lock_guard<std::mutex> lock(mu_);
+  records_ = records;
+}
+
+std::optional<BadRecords::Found> BadRecords::TakeIfComplete() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!records_) return std::nullopt;
+  Found found{*records_, std::move(letters_)};
+  letters_.clear();
+  // Found on two threads: in the order they were read (within a partition, they are).
+  std::stable_sort(found.letters.begin(), found.letters.end(), [](const DeadLetter& a, const DeadLetter& b) {
+    return std::tie(a.topic, a.partition, a.offset) < std::tie(b.topic, b.partition, b.offset);
+  });
+  return found;
+}
+
+Result<bool> RowParser::Parse(const KafkaRecord& record, CellSink& cells) {
+  Status parsed =
+      ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset, cells);
   if (parsed.ok()) return true;
   if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
-  if (skip_bad_) return false;
-  return Status::InvalidArgument(parsed.message() +
-                                 " (give deadLetterTable => 'name' to set such records aside)");
+  if (!skip_bad_) {
+    return Status::InvalidArgument(parsed.message() +
+                                   " (give deadLetterTable => 'name' to set such records aside)");
+  }
+  if (bad_ != nullptr) {
+    DeadLetter letter;
+    letter.error = parsed.message();
+    if (record.key) letter.key = std::string(*record.key);
+    if (record.value) letter.value = std::string(*record.value);
+    letter.topic = std::string(record.topic);
+    letter.partition = record.partition;
+    letter.offset = record.offset;
+    bad_->Add(std::move(letter));
+  }
+  return false;
 }
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges,
                                const CancellationToken* abandon, size_t chunk_records,
-                               const RecordOptions& records, TaskThread* runner, std::function<void()> then)
+                               const RecordOptions& records, TaskThread* runner, std::function<void()> then,
+                               std::shared_ptr<BadRecords> bad)
     : BackgroundRead(
           reader, [ranges = std::move(ranges)]() -> Result<std::vector<PartitionRange>> { return ranges; },
-          abandon, chunk_records, records, runner, std::move(then)) {}
+          abandon, chunk_records, records, runner, std::move(then), std::move(bad)) {}
 
 BackgroundRead::BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
                                size_t chunk_records, const RecordOptions& records, TaskThread* runner,
-                               std::function<void()> then)
+                               std::function<void()> then, std::shared_ptr<BadRecords> bad)
     : abandon_(abandon),
       chunk_records_(std::min<size_t>(chunk_records, duckdb_vector_size())),
-      then_(std::move(then)) {
-  if (records.format != ValueFormat::kRaw) parser_ = std::make_unique<RowParser>(records);
+      then_(std::move(then)),
+      bad_(std::move(bad)) {
+  if (records.format != ValueFormat::kRaw) parser_ = std::make_unique<RowParser>(records, bad_.get());
   auto read = [this, &reader, ranges = std::move(ranges)] { Run(reader, ranges); };
   if (runner == nullptr) {
     thread_ = std::thread(std::move(read));
@@ -69,6 +106,8 @@ Result<std::optional<ReadChunk>> BackgroundRead::Next() {
   }
   if (queue_.empty()) {
     RETURN_IF_ERROR(status_);
+    // Every chunk before was handed out whole: each record was parsed, here or by the scan.
+    if (bad_) bad_->Complete(records_read_);
     return std::optional<ReadChunk>();
   }
   std::optional<ReadChunk> chunk(std::move(queue_.front()));
@@ -81,10 +120,12 @@ void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
   Result<std::vector<PartitionRange>> to_read = ranges();
   ReadChunk chunk;
   size_t taken = 0;  // records of `chunk`, parsed or passed over
+  int64_t records = 0;
   Status read = !to_read.ok() ? to_read.status()
                               : reader.Read(
                                     *to_read,
                                     [&](const KafkaRecord& record) {
+                                      records++;
                                       RETURN_IF_ERROR(Add(record, chunk));
                                       if (++taken < chunk_records_) return Status::OK();
                                       taken = 0;
@@ -99,6 +140,7 @@ void BackgroundRead::Run(KafkaReader& reader, const RangesToRead& ranges) {
     std::lock_guard<std::mutex> lock(mu_);
     status_ = std::move(read);
     finished_ = true;
+    records_read_ = records;
     changed_.notify_all();
   }
   if (read_all && then_) then_();
@@ -117,8 +159,7 @@ Status BackgroundRead::Add(const KafkaRecord& record, ReadChunk& chunk) {
     rows_.emplace(chunk.table->chunk, parser_->schema());
   }
   rows_->set_row(chunk.rows);
-  ASSIGN_OR_RETURN(const bool made,
-                   parser_->Parse(record.value, record.topic, record.partition, record.offset, *rows_));
+  ASSIGN_OR_RETURN(const bool made, parser_->Parse(record, *rows_));
   if (made) chunk.rows++;
   return Status::OK();
 }

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "basin/status.h"
 #include "common/cancellation.h"
 #include "common/task_thread.h"
+#include "stream/dead_letters.h"
 #include "stream/kafka/reader.h"
 #include "stream/kafka/types.h"
 #include "stream/record_columns.h"
@@ -37,23 +39,52 @@ namespace basin::stream::kafka {
 Status ParseRecordValue(RecordParser& parser, std::optional<std::string_view> value, std::string_view topic,
                         int32_t partition, int64_t offset, CellSink& cells);
 
+// The records of a read that do not parse, with a dead-letter table: found on the read's
+// thread and on the thread of the scan that takes its chunks, for a stream's batch to set
+// aside before it commits (KafkaSource), once the scan has taken every record of the read.
+//
+// Thread safety: any thread.
+class BadRecords {
+ public:
+  // What a whole read found.
+  struct Found {
+    int64_t records = 0;              // records read, parsed or not
+    std::vector<DeadLetter> letters;  // in topic, partition and offset order
+  };
+
+  void Add(DeadLetter letter);
+  // The read read `records` records, and a scan took and parsed every one of them.
+  void Complete(int64_t records);
+  // What was found, once Complete(); nullopt when the records were not all parsed (the
+  // statement stopped reading early, or never read).
+  std::optional<Found> TakeIfComplete();
+
+ private:
+  std::mutex mu_;
+  std::optional<int64_t> records_;   // guarded by mu_; set by Complete()
+  std::vector<DeadLetter> letters_;  // guarded by mu_
+};
+
 // A source's records parsed into rows (valueFormat json, csv or avro).
 class RowParser {
  public:
-  explicit RowParser(const RecordOptions& records)
-      : parser_(MakeRecordParser(records)), skip_bad_(!records.dead_letter_table.empty()) {}
+  // `bad`, when given (with a dead-letter table), gets the records that do not parse.
+  // REQUIRES: `bad` outlives the parser.
+  explicit RowParser(const RecordOptions& records, BadRecords* bad = nullptr)
+      : parser_(MakeRecordParser(records)), skip_bad_(!records.dead_letter_table.empty()), bad_(bad) {}
 
   // Parses the record's value into `cells`: true. A record that does not parse is passed
-  // over (false) with a dead-letter table (a stream's batch sets such records aside before
-  // its statement runs), else InvalidArgument names it (ParseRecordValue) and the option.
-  Result<bool> Parse(std::optional<std::string_view> value, std::string_view topic, int32_t partition,
-                     int64_t offset, CellSink& cells);
+  // over (false) with a dead-letter table (and given to `bad` as a dead letter: a stream's
+  // batch sets such records aside before it commits), else InvalidArgument names it
+  // (ParseRecordValue) and the option.
+  Result<bool> Parse(const KafkaRecord& record, CellSink& cells);
 
   const RecordSchema& schema() const { return parser_->schema(); }
 
  private:
   std::unique_ptr<RecordParser> parser_;
   bool skip_bad_;
+  BadRecords* bad_;
 };
 
 // Records as a BackgroundRead hands them over: as read, or parsed into rows.
@@ -85,22 +116,27 @@ class BackgroundRead {
   // read) when the chunks queued before it keep the statement busy, else handed over as
   // read for the statement's thread to parse: the parse goes to whichever thread has time.
   // `then`, when set, runs on the read's thread once every range is read (not when the read
-  // failed or was stopped): a stream starts reading its next batch there.
+  // failed or was stopped): a stream starts reading its next batch there. `bad`, when set
+  // (a stream's batch, with a dead-letter table), gets the records that do not parse.
   BackgroundRead(KafkaReader& reader, std::vector<PartitionRange> ranges, const CancellationToken* abandon,
                  size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr,
-                 std::function<void()> then = nullptr);
+                 std::function<void()> then = nullptr, std::shared_ptr<BadRecords> bad = nullptr);
   // Reads the ranges `ranges()` gives, called on the read's thread (it may wait for them);
   // its error is the read's.
   using RangesToRead = std::function<Result<std::vector<PartitionRange>>()>;
   BackgroundRead(KafkaReader& reader, RangesToRead ranges, const CancellationToken* abandon,
                  size_t chunk_records, const RecordOptions& records, TaskThread* runner = nullptr,
-                 std::function<void()> then = nullptr);
+                 std::function<void()> then = nullptr, std::shared_ptr<BadRecords> bad = nullptr);
   BackgroundRead(const BackgroundRead&) = delete;
   BackgroundRead& operator=(const BackgroundRead&) = delete;
   ~BackgroundRead();
 
   // Gives back a chunk Next() returned, once handed out: its buffers are filled again.
   void Recycle(ReadChunk chunk);
+
+  // The `bad` it was given: the records that do not parse, as the read and the scan that
+  // takes its chunks find them (complete once Next() said every range is read).
+  const std::shared_ptr<BadRecords>& bad_records() const { return bad_; }
 
   // The next chunk, in offset order within each partition (a parsed one may hold no rows,
   // when its records were all passed over); nullopt once every range is read. The Read's
@@ -122,6 +158,7 @@ class BackgroundRead {
   // A chunk is parsed on the read's thread when at least this many wait before it.
   static constexpr size_t kParseBehindQueued = 2;
 
+  std::shared_ptr<BadRecords> bad_;
   std::unique_ptr<RowParser> parser_;    // parsed records; used on the read's thread only
   std::optional<RecordChunkRows> rows_;  // into the table of the chunk being parsed
   CancellationToken stop_;               // raised by the destructor, or by Next() once `abandon` is
@@ -131,6 +168,7 @@ class BackgroundRead {
   std::vector<ReadChunk> spare_;     // guarded by mu_; recycled, to be filled again
   Status status_;                    // guarded by mu_; the Read's, once finished_
   bool finished_ = false;            // guarded by mu_
+  int64_t records_read_ = 0;         // guarded by mu_; once finished_
   std::thread thread_;               // reading, without a runner
   std::shared_future<Status> read_;  // reading, on the runner
 };

@@ -60,6 +60,12 @@ PartitionOffsets Ends(const std::vector<PartitionRange>& ranges) {
   return out;
 }
 
+// Where a batch's read puts the records that do not parse: with a dead-letter table, for
+// the batch to set aside (KafkaSource::SetAsideDeadLetters); else none.
+std::shared_ptr<BadRecords> BadRecordsFor(const RecordOptions& records) {
+  return records.dead_letter_table.empty() ? nullptr : std::make_shared<BadRecords>();
+}
+
 // A batch's ranges while they are being planned: waits for them (nullopt: nothing new).
 using PlannedRanges = std::function<Result<std::optional<std::vector<PartitionRange>>>()>;
 
@@ -76,7 +82,8 @@ class Batch final : public KafkaBatch {
       : ranges_(std::move(ranges)), reader_(reader), abandon_(abandon), schema_(std::move(schema)) {
     if (reader_ != nullptr && ranges_ && TotalOffsets(*ranges_) > 0) {
       read_ = std::make_unique<BackgroundRead>(*reader_, *ranges_, abandon_, duckdb_vector_size(), records,
-                                               read_thread, std::move(then));
+                                               read_thread, std::move(then), BadRecordsFor(records));
+      bad_ = read_->bad_records();
     }
   }
   // Ranges still being planned (KafkaSource::ReadAhead): the read waits for them on
@@ -94,6 +101,7 @@ class Batch final : public KafkaBatch {
         early_ranges_(std::move(early_ranges)) {
     if (early) {
       read_ = std::move(early);
+      bad_ = read_->bad_records();
       return;
     }
     auto ranges = [planned]() -> Result<std::vector<PartitionRange>> {
@@ -101,7 +109,8 @@ class Batch final : public KafkaBatch {
       return ranges ? *std::move(ranges) : std::vector<PartitionRange>();
     };
     read_ = std::make_unique<BackgroundRead>(reader, ranges, abandon_, duckdb_vector_size(), records,
-                                             read_thread, std::move(then));
+                                             read_thread, std::move(then), BadRecordsFor(records));
+    bad_ = read_->bad_records();
   }
 
   KafkaReader* Reader() override { return reader_; }
@@ -130,6 +139,17 @@ class Batch final : public KafkaBatch {
 
   const std::optional<KafkaOptions>& options() const { return options_; }
 
+  // The ranges binding took (nullopt before, or when there was nothing to read).
+  const std::optional<std::vector<PartitionRange>>& ranges() const { return ranges_; }
+
+  // With a dead-letter table: the records of the batch's read that do not parse, found by
+  // it and the scan that took it (null when nothing was to be read).
+  BadRecords* bad_records() const { return bad_.get(); }
+
+  // Stops the batch's read if no scan took it (the statement read nothing): the batch's
+  // client is then the caller's again, as it is once the scan that took it ended.
+  void EndRead() { read_.reset(); }
+
   void SawRecordsUpTo(int64_t timestamp_ms) override {
     newest_ms_ = std::max(newest_ms_.value_or(timestamp_ms), timestamp_ms);
   }
@@ -144,6 +164,7 @@ class Batch final : public KafkaBatch {
   std::optional<std::vector<PartitionRange>> early_ranges_;  // of an early read, until the plan is known
   std::optional<KafkaOptions> options_;
   std::optional<int64_t> newest_ms_;      // the newest record time a scan saw
+  std::shared_ptr<BadRecords> bad_;       // read_'s
   std::unique_ptr<BackgroundRead> read_;  // until a scan takes it; last: it reads with reader_
 };
 
@@ -197,19 +218,14 @@ class KafkaSource final : public BatchSource {
       stale = BeginBatch();
       then = ThenReadNext(Known(ranges), read.abandon, nullptr, batches_begun_);
     }
-    RETURN_IF_ERROR(SetAsideDeadLetters(ranges, read));
     Batch batch(std::move(ranges), reader_.get(), &read_thread_, read.abandon, inferred_schema_,
                 options_->records, std::move(then));
     return ReadBatch(batch, read, run);
   }
 
-  // Once a first batch taught the source its options and schema, and with no dead letters
-  // to set aside before the statement reads: Plan() then touches only the planning client
-  // and what the source keeps for it, never the session.
-  bool PlansAhead() const override {
-    return options_ && planner_ && !options_->records.InfersSchema() &&
-           options_->records.dead_letter_table.empty();
-  }
+  // Once a first batch taught the source its options and schema: Plan() then touches only
+  // the planning client and what the source keeps for it, never the session.
+  bool PlansAhead() const override { return options_ && planner_ && !options_->records.InfersSchema(); }
 
   Status ReadAhead(const std::function<Result<std::optional<json>>()>& planned, BatchRead& read,
                    const std::function<Status()>& run) override {
@@ -392,7 +408,7 @@ class KafkaSource final : public BatchSource {
     // Queued on the read thread after this task: it starts as soon as this read's task ends.
     early.read = std::make_unique<BackgroundRead>(
         *reader_, *next, abandon, duckdb_vector_size(), options_->records, &read_thread_,
-        ThenReadNext(Known(*next), abandon, early.wanted, batch + 1));
+        ThenReadNext(Known(*next), abandon, early.wanted, batch + 1), BadRecordsFor(options_->records));
     early_ = std::move(early);
   }
 
@@ -404,11 +420,21 @@ class KafkaSource final : public BatchSource {
     return TakeEarlyRead();
   }
 
-  // `run()` with read_kafka reading `batch`, the rows the sink refuses set aside as dead
-  // letters.
+  // `run()` with read_kafka reading `batch`, the records that do not parse and the rows the
+  // sink refuses set aside as dead letters before the batch's first commit (or after `run`,
+  // when it committed nothing).
   Status ReadBatch(Batch& batch, BatchRead& read, const std::function<Status()>& run) {
     ScopedKafkaBatch installed(session_.connection().raw(), stream_.index, &batch);
+    if (!options_->records.dead_letter_table.empty()) {
+      // After what the sources read around this one set (a stream of several).
+      read.before_commit = [this, &batch, &read, first = std::move(read.before_commit)] {
+        if (first) RETURN_IF_ERROR(first());
+        return SetAsideDeadLetters(batch, read);
+      };
+    }
     Status ran = dead_letters_.WithRefusedRowsSetAside(options_->records.dead_letter_table, read, run);
+    if (ran.ok()) ran = read.BeforeCommit();
+    read.before_commit = nullptr;
     read.NoteSourceTime(batch.newest_ms());
     return ran;
   }
@@ -495,46 +521,42 @@ class KafkaSource final : public BatchSource {
     return Status::OK();
   }
 
-  // With a dead-letter table: reads `ranges` once to find the records that do not parse,
-  // and commits them there (once per batch, whatever the re-runs), unless they are more
-  // than maxDeadLetterFraction of the batch.
-  Status SetAsideDeadLetters(const std::vector<PartitionRange>& ranges, BatchRead& read) {
+  // With a dead-letter table, once the statement has read `batch`: commits the records of
+  // the batch that do not parse into it (once per batch, whatever the re-runs), unless they
+  // are more than maxDeadLetterFraction of the batch. The statement's read found them when
+  // it parsed every record; when it stopped early (or read nothing) they are read again.
+  Status SetAsideDeadLetters(Batch& batch, BatchRead& read) {
+    batch.EndRead();
+    std::optional<BadRecords::Found> found;
+    if (batch.bad_records() != nullptr) found = batch.bad_records()->TakeIfComplete();
+    if (!found && batch.ranges() && TotalOffsets(*batch.ranges()) > 0) {
+      // A client of its own: the statement's scan may still hold the batch's.
+      ASSIGN_OR_RETURN(std::unique_ptr<KafkaReader> reader, KafkaReader::OpenToRead(*options_));
+      BadRecords bad;
+      RowParser parser(options_->records, &bad);
+      std::vector<RecordCell> cells(parser.schema().size());
+      CellRow row(&cells);  // the values are not kept: the statement has them
+      int64_t records = 0;
+      RETURN_IF_ERROR(reader->Read(
+          *batch.ranges(),
+          [&](const KafkaRecord& record) {
+            records++;
+            return parser.Parse(record, row).status();
+          },
+          read.abandon, KafkaReader::Headers::kSkipped));  // a dead letter keeps its key and value
+      bad.Complete(records);
+      found = bad.TakeIfComplete();
+    }
+    if (!found) return Status::OK();  // nothing to read
     const RecordOptions& records = options_->records;
-    if (records.dead_letter_table.empty()) return Status::OK();
-    if (!parser_) parser_ = MakeRecordParser(records);
-    cells_.resize(parser_->schema().size());
-    CellRow row(&cells_);  // the values are not kept: the statement's read parses them again
-    std::vector<DeadLetter> letters;
-    int64_t total = 0;
-    RETURN_IF_ERROR(reader_->Read(
-        ranges,
-        [&](const KafkaRecord& record) {
-          total++;
-          Status parsed =
-              ParseRecordValue(*parser_, record.value, record.topic, record.partition, record.offset, row);
-          if (parsed.ok()) return Status::OK();
-          if (parsed.code() != ErrorCode::kInvalidArgument) return parsed;  // not the record's fault
-          DeadLetter letter;
-          letter.error = parsed.message();
-          if (record.key) letter.key = std::string(*record.key);
-          if (record.value) letter.value = std::string(*record.value);
-          letter.topic = std::string(record.topic);
-          letter.partition = record.partition;
-          letter.offset = record.offset;
-          letters.push_back(std::move(letter));
-          return Status::OK();
-        },
-        read.abandon, KafkaReader::Headers::kSkipped));  // a dead letter keeps its key and value
-    return dead_letters_.SetAside(records.dead_letter_table, records.max_dead_letter_fraction, total, letters,
-                                  read);
+    return dead_letters_.SetAside(records.dead_letter_table, records.max_dead_letter_fraction, found->records,
+                                  found->letters, read);
   }
 
   sql::Session& session_;
   const sql::grammar::StreamSource stream_;
   DeadLetterWriter& dead_letters_;
   const std::string where_;
-  std::unique_ptr<RecordParser> parser_;  // with a dead-letter table
-  std::vector<RecordCell> cells_;
   std::optional<KafkaOptions> options_;
   std::optional<std::string> inferred_schema_;  // valueFormat json without a schema option
   std::unique_ptr<KafkaReader> planner_;

@@ -250,7 +250,8 @@ void Init(duckdb_init_info info) {
                                                    bind->options.records);
   }
   if (bind->options.records.format != ValueFormat::kRaw) {
-    state->parser = std::make_unique<RowParser>(bind->options.records);
+    // The records of the read that do not parse are found by it and by this scan together.
+    state->parser = std::make_unique<RowParser>(bind->options.records, state->read->bad_records().get());
   }
   duckdb_init_set_max_threads(info, 1);
   duckdb_init_set_init_data(info, state.release(), Delete<ScanState>);
@@ -326,8 +327,8 @@ Status EmitRows(ScanState& state, duckdb_data_chunk output) {
   }
   RecordChunkRows rows(output, state.parser->schema());
   for (; state.handed_out < state.chunk.size() && rows.row() < duckdb_vector_size(); state.handed_out++) {
-    const OwnedKafkaRecord& r = state.chunk.records[state.handed_out];
-    ASSIGN_OR_RETURN(const bool made, state.parser->Parse(r.value, r.topic, r.partition, r.offset, rows));
+    ASSIGN_OR_RETURN(const bool made,
+                     state.parser->Parse(ViewOf(state.chunk.records[state.handed_out]), rows));
     if (made) rows.set_row(rows.row() + 1);
   }
   duckdb_data_chunk_set_size(output, rows.row());

@@ -13,6 +13,20 @@ OwnedKafkaRecord Own(const KafkaRecord& record) {
   return out;
 }
 
+KafkaRecord ViewOf(const OwnedKafkaRecord& record) {
+  KafkaRecord view;
+  view.key = record.key;
+  view.value = record.value;
+  view.topic = record.topic;
+  view.partition = record.partition;
+  view.offset = record.offset;
+  view.timestamp_ms = record.timestamp_ms;
+  view.timestamp_type = record.timestamp_type;
+  view.headers.reserve(record.headers.size());
+  for (const auto& [name, value] : record.headers) view.headers.push_back(KafkaHeader{name, value});
+  return view;
+}
+
 void CopyInto(const KafkaRecord& record, OwnedKafkaRecord& out) {
   auto copy = [](std::optional<std::string_view> bytes, std::optional<std::string>& to) {
     if (!bytes) {

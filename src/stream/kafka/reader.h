@@ -64,6 +64,8 @@ struct OwnedKafkaRecord {
   std::vector<std::pair<std::string, std::optional<std::string>>> headers;
 };
 OwnedKafkaRecord Own(const KafkaRecord& record);
+// A view of `record`, valid while it lives and is not changed.
+KafkaRecord ViewOf(const OwnedKafkaRecord& record);
 // Copies `record` into `out`, reusing the buffers `out` holds (a read's recycled records).
 void CopyInto(const KafkaRecord& record, OwnedKafkaRecord& out);
 
