@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <functional>
 #include <limits>
 #include <set>
 
@@ -739,14 +740,40 @@ Result<PlannedRows> PlanDescribedRows(const WriteTarget& target, const std::stri
   return planned;
 }
 
-std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql) {
-  std::string error;
+namespace {
+
+// The WHEN clauses of a CASE over a row of `target` (`__basin_refused`) that give, for the
+// first constraint RefusedRowsSql names that it breaks, `then(the constraint's description
+// as an SQL literal)`. Empty when the table has no such constraint.
+std::string RefusalCases(const WriteTarget& target,
+                         const std::function<std::string(const std::string&)>& then) {
+  std::string cases;
   for (const RowCheck& check : RefusableChecks(target.schema, target.metadata)) {
-    error += " WHEN NOT COALESCE((" + check.condition + "), FALSE) THEN " + QuoteLiteral(check.description);
+    cases +=
+        " WHEN NOT COALESCE((" + check.condition + "), FALSE) THEN " + then(QuoteLiteral(check.description));
   }
+  return cases;
+}
+
+// A refused row's value: the row as JSON text.
+constexpr char kRefusedValueSql[] = "CAST(to_json(__basin_refused) AS VARCHAR)";
+
+}  // namespace
+
+std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql) {
+  const std::string error = RefusalCases(target, [](const std::string& description) { return description; });
   if (error.empty()) return {};
-  return "SELECT value, error FROM (SELECT CAST(to_json(__basin_refused) AS VARCHAR) AS value, CASE" + error +
+  return std::string("SELECT value, error FROM (SELECT ") + kRefusedValueSql + " AS value, CASE" + error +
          " END AS error FROM (" + logical_rows_sql + "\n) AS __basin_refused) WHERE error IS NOT NULL";
+}
+
+std::string RefusingRowsSql(const WriteTarget& target, const std::string& logical_rows_sql, int64_t token) {
+  const std::string refuse = RefusalCases(target, [token](const std::string& description) {
+    return "basin_refuse(" + std::to_string(token) + ", " + kRefusedValueSql + ", " + description + ")";
+  });
+  if (refuse.empty()) return {};
+  return "SELECT * FROM (" + logical_rows_sql + "\n) AS __basin_refused WHERE CASE" + refuse +
+         " ELSE TRUE END";
 }
 
 std::string RefusedCondition(const WriteTarget& target) {

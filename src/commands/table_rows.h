@@ -95,6 +95,12 @@ Result<PlannedRows> PlanDescribedRows(const WriteTarget& target, const std::stri
 // constraint positive (amount > 0) violated"). Empty when the table has no such constraint.
 std::string RefusedRowsSql(const WriteTarget& target, const std::string& logical_rows_sql);
 
+// The rows of `logical_rows_sql` that break none of the constraints RefusedRowsSql names,
+// each one that breaks one handed, as it is read, to basin_refuse(`token`, value, error)
+// (engine/refused_rows.h) with the value and error RefusedRowsSql gives it. Empty when the
+// table has no such constraint.
+std::string RefusingRowsSql(const WriteTarget& target, const std::string& logical_rows_sql, int64_t token);
+
 // SQL: whether a row (its columns under their logical names) breaks a constraint
 // RefusedRowsSql names. Empty when the table has no such constraint.
 std::string RefusedCondition(const WriteTarget& target);

@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "commands/partition_predicate.h"
 #include "commands/table_features.h"
 #include "delta/protocol.h"
 #include "delta/skipping.h"
 #include "engine/predicate_parser.h"
+#include "engine/refused_rows.h"
 #include "engine/scan.h"
 
 namespace basin::commands {
@@ -156,10 +161,46 @@ Result<std::vector<delta::CdcFile>> WriteReplacedChanges(engine::Connection& con
   return changes;
 }
 
+// Writes the planned rows but those the table's constraints refuse, which basin_refuse keeps
+// aside as the rows are read (engine/refused_rows.h), then hands to ctx.set_aside_refused:
+// the rows are read once, and written as they are read.
+Result<std::vector<delta::AddFile>> WriteRefusingRows(const CommandContext& ctx, const WriteTarget& target,
+                                                      const PlannedRows& planned, const RowShape& shape) {
+  engine::Connection& conn = *ctx.conn;
+  engine::RefusedRows refused;
+  ASSIGN_OR_RETURN(
+      std::vector<delta::AddFile> written,
+      WriteRows(conn, target,
+                AcceptedRowsSql(target, RefusingRowsSql(target, planned.logical_rows_sql, refused.token()),
+                                // Refused rows are gone by now; leaving them out again would add a
+                                // filter that DuckDB runs before basin_refuse, which would keep none.
+                                shape.row_condition, /*leave_refused_out=*/false)));
+  const std::vector<std::pair<std::string, std::string>> rows = refused.Take();
+  if (rows.empty()) return written;
+  constexpr char kRefused[] = "basin_refused_rows";
+  RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kRefused +
+                               " (value VARCHAR, error VARCHAR)"));
+  Status staged = [&]() -> Status {
+    ASSIGN_OR_RETURN(auto appender, engine::Appender::Open(conn, "temp", kRefused));
+    for (const auto& [value, error] : rows) {
+      RETURN_IF_ERROR(appender->Append(std::string_view(value)));
+      RETURN_IF_ERROR(appender->Append(std::string_view(error)));
+      RETURN_IF_ERROR(appender->EndRow());
+    }
+    return appender->Close();
+  }();
+  if (staged.ok()) staged = ctx.set_aside_refused(std::string("SELECT value, error FROM temp.") + kRefused);
+  Status dropped = conn.Execute(std::string("DROP TABLE IF EXISTS temp.") + kRefused);
+  RETURN_IF_ERROR(staged);
+  RETURN_IF_ERROR(dropped);
+  return written;
+}
+
 // Writes the planned rows. With ctx.expectations for the table, the rows are checked against
 // them first (some may be left out or quarantined, or the write fail); with
 // ctx.set_aside_refused, those the table's constraints refuse go to it, and the rest are
-// written. The rows are then read once, into a temporary table each step reads.
+// written: without expectations in one pass (WriteRefusingRows), with them read once into a
+// temporary table each step reads.
 Result<std::vector<delta::AddFile>> WriteAccepted(const CommandContext& ctx, const WriteTarget& target,
                                                   const PlannedRows& planned, const RowShape& shape) {
   engine::Connection& conn = *ctx.conn;
@@ -168,6 +209,7 @@ Result<std::vector<delta::AddFile>> WriteAccepted(const CommandContext& ctx, con
                                                                             : nullptr;
   const bool set_aside = ctx.set_aside_refused && !RefusedCondition(target).empty();
   if (!set_aside && expectations == nullptr) return WriteRows(conn, target, planned.stored_rows_sql);
+  if (expectations == nullptr) return WriteRefusingRows(ctx, target, planned, shape);
   constexpr char kRows[] = "temp.basin_write_rows";
   RETURN_IF_ERROR(conn.Execute(std::string("CREATE OR REPLACE TEMP TABLE basin_write_rows AS ") +
                                planned.logical_rows_sql));

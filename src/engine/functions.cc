@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/refused_rows.h"
 #include "engine/variant.h"
 #include "engine/vector_access.h"
 
@@ -305,7 +306,8 @@ void VariantToJsonFunction(duckdb_function_info info, duckdb_data_chunk input, d
 constexpr char kWindowMacro[] =
     "CREATE TEMP MACRO \"window\"(event_time, size) AS {"
     "'start': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01'), "
-    "'end': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01') + CAST(size AS INTERVAL)}, "
+    "'end': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01') + CAST(size AS "
+    "INTERVAL)}, "
     "(event_time, size, slide) AS error('window(ts, size, slide) is a hopping window, which a stream "
     "reading ts with a WATERMARK computes (docs/streams.md)'); "
     "CREATE TEMP MACRO basin_hop(hopping_window, event_time, size, slide) AS hopping_window";
@@ -350,8 +352,10 @@ Status RegisterBasinFunctions(duckdb_connection conn) {
   duckdb_scalar_function_set_function(function, VariantToJsonFunction);
   duckdb_state state = duckdb_register_scalar_function(conn, function);
   duckdb_destroy_scalar_function(&function);
-  if (state == DuckDBSuccess) return Status::OK();
-  return Status::Internal(std::string("DuckDB refused to register function ") + kVariantToJsonFunction);
+  if (state != DuckDBSuccess) {
+    return Status::Internal(std::string("DuckDB refused to register function ") + kVariantToJsonFunction);
+  }
+  return RegisterRefuseFunction(conn);
 }
 
 Status CreateBasinMacros(duckdb_connection conn) {

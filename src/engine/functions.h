@@ -33,7 +33,8 @@ namespace basin::engine {
 
 inline constexpr char kVariantToJsonFunction[] = "basin_variant_to_json";
 
-// Makes Basin's functions callable on every connection of `conn`'s database. Internal when
+// Makes Basin's functions (basin_variant_to_json, basin_refuse of engine/refused_rows.h)
+// callable on every connection of `conn`'s database. Internal when
 // DuckDB refuses the registration (as it does when they are registered already).
 Status RegisterBasinFunctions(duckdb_connection conn);
 

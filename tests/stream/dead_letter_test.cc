@@ -248,6 +248,26 @@ TEST_F(DeadLetterTest, RowsTheSinkRefusesAreDeadLettered) {
                 "3 {oops payments/0 offset 3: not valid JSON"}));
 }
 
+// The sink's constraints see the rows the statement gives: a row its WHERE leaves out is
+// not refused, whatever its values.
+TEST_F(DeadLetterTest, ARowTheStatementLeavesOutIsNotRefused) {
+  ASSERT_OK(session_->Execute("ALTER TABLE bronze ADD CONSTRAINT small CHECK (amount < 100)").status());
+  ProduceValue(0, "{\"id\": 1, \"amount\": 5}");
+  ProduceValue(0, "{\"id\": 2, \"amount\": 500}");   // refused
+  ProduceValue(0, "{\"id\": 3, \"amount\": 5000}");  // left out by the WHERE
+  ASSERT_OK(producer_->Flush(10'000));
+  ASSERT_OK_AND_ASSIGN(auto runner,
+                       OpenRunner("INSERT INTO bronze SELECT * FROM STREAM " +
+                                  Source(", deadLetterTable => 'payments_dlq'") + " WHERE amount < 1000"));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+  ASSERT_TRUE(commit);
+  EXPECT_EQ(commit->rows_out, 1);
+  EXPECT_EQ(commit->dead_letters, 1);
+  EXPECT_EQ(basin::testing::FirstColumn(*session_, "SELECT decode(value) || ' ' || error FROM payments_dlq"),
+            (std::vector<std::string>{
+                "{\"id\":2,\"amount\":500.0} CHECK constraint small (amount < 100) violated"}));
+}
+
 TEST_F(DeadLetterTest, RowsAMergeSinkRefusesAreDeadLetteredAndChangeNothing) {
   ASSERT_OK(session_
                 ->Execute("ALTER TABLE bronze ADD CONSTRAINT small CHECK (amount < 100); "
