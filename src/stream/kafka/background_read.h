@@ -53,7 +53,7 @@ class BadRecords {
   };
 
   void Add(DeadLetter letter);
-  // The read read `records` records, and a scan took and parsed every one of them.
+  // `records` records were read, and a scan took and parsed every one of them.
   void Complete(int64_t records);
   // What was found, once Complete(); nullopt when the records were not all parsed (the
   // statement stopped reading early, or never read).
