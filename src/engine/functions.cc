@@ -306,8 +306,7 @@ void VariantToJsonFunction(duckdb_function_info info, duckdb_data_chunk input, d
 constexpr char kWindowMacro[] =
     "CREATE TEMP MACRO \"window\"(event_time, size) AS {"
     "'start': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01'), "
-    "'end': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01') + CAST(size AS "
-    "INTERVAL)}, "
+    "'end': time_bucket(CAST(size AS INTERVAL), event_time, TIMESTAMP '1970-01-01') + CAST(size AS INTERVAL)}, "
     "(event_time, size, slide) AS error('window(ts, size, slide) is a hopping window, which a stream "
     "reading ts with a WATERMARK computes (docs/streams.md)'); "
     "CREATE TEMP MACRO basin_hop(hopping_window, event_time, size, slide) AS hopping_window";

@@ -80,22 +80,19 @@ void RefusedRows::Add(std::string value, std::string error) {
 Status RegisterRefuseFunction(duckdb_connection conn) {
   duckdb_scalar_function function = duckdb_create_scalar_function();
   duckdb_scalar_function_set_name(function, kRefuseFunction);
-  duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
-  duckdb_logical_type varchar = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-  duckdb_logical_type boolean = duckdb_create_logical_type(DUCKDB_TYPE_BOOLEAN);
-  duckdb_scalar_function_add_parameter(function, bigint);
-  duckdb_scalar_function_add_parameter(function, varchar);
-  duckdb_scalar_function_add_parameter(function, varchar);
-  duckdb_scalar_function_set_return_type(function, boolean);
+  LogicalTypeGuard bigint{duckdb_create_logical_type(DUCKDB_TYPE_BIGINT)};
+  LogicalTypeGuard varchar{duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR)};
+  LogicalTypeGuard boolean{duckdb_create_logical_type(DUCKDB_TYPE_BOOLEAN)};
+  duckdb_scalar_function_add_parameter(function, bigint.type);
+  duckdb_scalar_function_add_parameter(function, varchar.type);
+  duckdb_scalar_function_add_parameter(function, varchar.type);
+  duckdb_scalar_function_set_return_type(function, boolean.type);
   // Called for what it does, once for each row it is given: never folded, moved or skipped.
   duckdb_scalar_function_set_volatile(function);
   // NULL arguments are its to read, not a NULL result.
   duckdb_scalar_function_set_special_handling(function);
   duckdb_scalar_function_set_function(function, RefuseFunction);
   const duckdb_state state = duckdb_register_scalar_function(conn, function);
-  duckdb_destroy_logical_type(&bigint);
-  duckdb_destroy_logical_type(&varchar);
-  duckdb_destroy_logical_type(&boolean);
   duckdb_destroy_scalar_function(&function);
   if (state == DuckDBSuccess) return Status::OK();
   return Status::Internal(std::string("DuckDB refused to register function ") + kRefuseFunction);
