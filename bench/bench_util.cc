@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 
+#include "basin/malloc_tuning.h"
 #include "basin/object_store.h"
 #include "delta/commit_writer.h"
 #include "delta/paths.h"
@@ -325,6 +326,7 @@ Result<int64_t> RunProgram(const std::vector<std::string>& argv,
 }
 
 int RunBenchmark(const std::string& name, const std::function<Status()>& body) {
+  TuneMalloc();  // as the basin program does
   Status status = body();
   if (!status.ok()) {
     std::fprintf(stderr, "%s failed: %s\n", name.c_str(), status.ToString().c_str());

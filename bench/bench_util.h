@@ -133,7 +133,8 @@ double ProcessMemoryMiB(const std::string& field);
 Result<int64_t> RunProgram(const std::vector<std::string>& argv,
                            const std::function<void(std::string_view)>& on_output, const std::string& what);
 
-// Runs `body`; on error prints it (naming the benchmark) and returns exit code 1.
+// Runs `body` with malloc set up as the basin program sets it (TuneMalloc); on error prints
+// it (naming the benchmark) and returns exit code 1.
 int RunBenchmark(const std::string& name, const std::function<Status()>& body);
 
 }  // namespace basin::bench

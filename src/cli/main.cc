@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 
+#include "basin/malloc_tuning.h"
 #include "basin/version.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
@@ -293,6 +294,7 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  basin::TuneMalloc();
   // Basin code returns Status; what still throws here (CLI11 setup, std::bad_alloc) is a bug
   // or an exhausted machine, reported like any other error.
   try {
