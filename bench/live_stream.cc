@@ -1,8 +1,12 @@
 #include "live_stream.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "basin/kafka_dev.h"
 #include "bench_util.h"
@@ -24,6 +28,7 @@ struct LiveStream::Impl {
   CancellationToken stop_stream;
   CancellationToken stop_feed;
   std::atomic<int64_t> batches{0};
+  std::vector<int64_t> batch_ms;  // each committed batch's duration; the stream thread's
   Status streamed;
   Status fed;
   double feed_seconds = 0;
@@ -52,7 +57,9 @@ Result<std::unique_ptr<LiveStream>> LiveStream::Start(const std::string& warehou
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   RETURN_IF_ERROR(impl->session->Execute("CREATE TABLE bronze (id BIGINT NOT NULL, ts TIMESTAMP)").status());
   ASSIGN_OR_RETURN(impl->cluster, KafkaDevCluster::Start({{"payments", kPartitions}}));
-  ASSIGN_OR_RETURN(impl->producer, stream::kafka::KafkaProducer::Open(impl->cluster->bootstrap_servers()));
+  ASSIGN_OR_RETURN(impl->producer,
+                   stream::kafka::KafkaProducer::Open(impl->cluster->bootstrap_servers(),
+                                                      stream::kafka::FeedProducerProperties()));
   ASSIGN_OR_RETURN(auto generator, stream::kafka::PaymentEventGenerator::Make({}, SystemClock()));
   impl->generator.emplace(std::move(generator));
   ASSIGN_OR_RETURN(auto store, OpenStoreAt(checkpoint));
@@ -70,7 +77,9 @@ Result<std::unique_ptr<LiveStream>> LiveStream::Start(const std::string& warehou
     stream::RunOptions options;  // the default trigger: continuous, a batch a second at most
     options.cancellation = &s->stop_stream;
     options.on_batch = [s](const std::optional<stream::BatchCommit>& commit) {
-      if (commit) s->batches++;
+      if (!commit) return;
+      s->batches++;
+      s->batch_ms.push_back(commit->duration_ms);
     };
     s->streamed = s->runner->Run(options);
   });
@@ -94,5 +103,13 @@ Status LiveStream::Finish() {
 
 int64_t LiveStream::batches() const { return impl_->batches; }
 double LiveStream::feed_seconds() const { return impl_->feed_seconds; }
+
+std::string LiveStream::BatchDurations() const {
+  std::vector<int64_t> sorted = impl_->batch_ms;
+  if (sorted.empty()) return "no batch committed";
+  std::sort(sorted.begin(), sorted.end());
+  auto at = [&](double q) { return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))]; };
+  return fmt::format("batches took p50 {} ms, p99 {} ms, worst {} ms", at(0.5), at(0.99), sorted.back());
+}
 
 }  // namespace basin::bench

@@ -29,6 +29,8 @@ class LiveStream {
 
   int64_t batches() const;
   double feed_seconds() const;  // valid after Finish()
+  // The committed batches' durations, p50, p99 and worst, as text; valid after Finish().
+  std::string BatchDurations() const;
 
   static constexpr int kPartitions = 12;
 

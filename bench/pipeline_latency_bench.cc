@@ -64,7 +64,8 @@ Status Run() {
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("pipeline-latency"));
   const std::string warehouse = (scratch.path() / "warehouse").string();
   ASSIGN_OR_RETURN(auto cluster, KafkaDevCluster::Start({{"payments", 4}}));
-  ASSIGN_OR_RETURN(auto producer, stream::kafka::KafkaProducer::Open(cluster->bootstrap_servers()));
+  ASSIGN_OR_RETURN(auto producer, stream::kafka::KafkaProducer::Open(
+                                      cluster->bootstrap_servers(), stream::kafka::FeedProducerProperties()));
   ASSIGN_OR_RETURN(auto generator, stream::kafka::PaymentEventGenerator::Make({}, SystemClock()));
 
   const std::filesystem::path folder = scratch.path() / "pipeline";

@@ -3,7 +3,8 @@
 // process holds the dev cluster, which keeps a bounded window of each partition). Reads the
 // resident set each second after the first tenth of the run, and prints the median of each
 // tenth after it, to tell a plateau from a climb, the ratio of the last tenth's to the
-// second's (target: flat, about 1), and the first and last readings and the peak.
+// second's (target: flat, about 1), the first and last readings and the peak, and how long
+// the batches took (a stream falling behind shows there first).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -56,9 +57,9 @@ Status Run() {
       fmt::format(
           "{} s at {:.0f} events/s (scale {}), {} batches: RSS {:.0f} MiB after {} s, {:.0f} MiB at "
           "the end (peak {:.0f}); median of the last tenth / median of the second = {:.2f} (target "
-          "about 1; the end / the start reading {:.2f}); median MiB of each tenth from the second: {}",
+          "about 1; the end / the start reading {:.2f}); median MiB of each tenth from the second: {}; {}",
           seconds, kEventsPerSecond, Scale(), live->batches(), start, tenth, end, peak,
-          medians.back() / medians.front(), end / start, fmt::join(tenths, ", ")));
+          medians.back() / medians.front(), end / start, fmt::join(tenths, ", "), live->BatchDurations()));
   return Status::OK();
 }
 

@@ -73,7 +73,8 @@ Result<std::unique_ptr<PaymentFeed>> PaymentFeed::Open(const std::string& bootst
   auto [events, feed] = InternalOptions(options);
   ASSIGN_OR_RETURN(kafka::PaymentEventGenerator generator,
                    kafka::PaymentEventGenerator::Make(events, SystemClock()));
-  ASSIGN_OR_RETURN(auto producer, kafka::KafkaProducer::Open(bootstrap_servers));
+  ASSIGN_OR_RETURN(auto producer,
+                   kafka::KafkaProducer::Open(bootstrap_servers, kafka::FeedProducerProperties()));
   return std::unique_ptr<PaymentFeed>(new PaymentFeed(
       std::unique_ptr<Impl>(new Impl{std::move(producer), std::move(generator), std::move(feed), {}})));
 }

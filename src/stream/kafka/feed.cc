@@ -15,6 +15,8 @@ constexpr int64_t kFlushAfterStopMs = 1000;
 
 }  // namespace
 
+ClientProperties FeedProducerProperties() { return {{"linger.ms", "50"}}; }
+
 Status CheckFeedOptions(const FeedOptions& options) {
   if (options.count <= 0) {
     return Status::InvalidArgument("a feed sends a positive count of events, not " +

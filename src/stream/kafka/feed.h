@@ -29,6 +29,15 @@ struct FeedReport {
   int64_t late = 0;
 };
 
+// The properties a feed's producer is opened with (KafkaProducer::Open): a record waits up
+// to 50 ms for others to its partition, as a busy producer's do, instead of librdkafka's 5 ms.
+// The dev cluster serves one message set a partition per fetch, found by walking the
+// partition's log from its start (librdkafka 2.0.2's mock keeps no index), so a paced feed
+// sending a record or two per message set slowed every read as the logs filled their window:
+// at 5,000 events/s into 12 partitions, one-second batches took 300 ms once the logs were
+// full (15 ms with this linger), and a ten-minute stream fell behind for a minute at a time.
+ClientProperties FeedProducerProperties();
+
 // InvalidArgument naming the value when the count is not positive or the rate is negative or
 // not finite.
 Status CheckFeedOptions(const FeedOptions& options);
