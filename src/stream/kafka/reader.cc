@@ -185,6 +185,10 @@ Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaOptions& optio
       // for a micro-batch's fixed cost, and a stream's reader is kept from batch to batch.
       // Reads end at watermarks, so short waits cost few extra requests.
       {"fetch.wait.max.ms", "1"},
+      // With Nagle's algorithm a small request sent while another is unacknowledged waits for
+      // the broker's delayed ACK: about half the reads of a 160,000-record topic from the
+      // dev cluster took 40 ms longer. Kafka's Java clients set TCP_NODELAY too.
+      {"socket.nagle.disable", "true"},
   };
   // The user's kafka.* options may override the defaults above (not the ones Basin owns:
   // ParseKafkaOptions refuses those).
