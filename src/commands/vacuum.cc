@@ -139,8 +139,10 @@ Result<VacuumResult> Vacuum(const CommandContext& ctx, std::shared_ptr<const del
     referenced.AddDataPath(add.path);
     referenced.AddDeletionVector(add.deletion_vector);
   }
+  // A tombstone as old as the retention has expired, as Spark and the checkpoint writer
+  // count it: RETAIN 0 HOURS deletes the files a commit removed in the same millisecond.
   for (const delta::RemoveFile& remove : latest->tombstones) {
-    if (remove.deletion_timestamp && *remove.deletion_timestamp < cutoff_ms) continue;
+    if (remove.deletion_timestamp && *remove.deletion_timestamp <= cutoff_ms) continue;
     referenced.AddDataPath(remove.path);
     referenced.AddDeletionVector(remove.deletion_vector);
   }

@@ -349,6 +349,36 @@ TEST(VacuumTest, RetentionIsMeasuredOnTheCommandClockAndEmptiedFoldersGo) {
   EXPECT_EQ(rows, 100);
 }
 
+// A tombstone exactly as old as the retention has expired (Spark's rule, and the checkpoint
+// writer's): with RETAIN 0 HOURS, a VACUUM in the millisecond of the commit that removed
+// the files deletes them.
+TEST(VacuumTest, ATombstoneAsOldAsTheRetentionHasExpired) {
+  TableFixture table;
+  // Commits "ten days from now": the files written now are older than any cut-off below.
+  table.SetClock(table.clock() + 10 * kDayMs);
+  ASSERT_OK_AND_ASSIGN(auto two_files, MakeSmallFiles(table, 2, /*partitioned=*/false));
+  ASSERT_OK(Optimize(table.Context(), two_files, {}).status());  // tombstones both, at clock()
+  ASSERT_OK_AND_ASSIGN(auto latest, table.Load());
+  CommandContext ctx = table.Context();
+  ctx.clock = std::make_shared<ManualClock>(table.clock() + 7 * kDayMs - 1);  // a millisecond short
+  VacuumRequest dry;
+  dry.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(VacuumResult inside, Vacuum(ctx, latest, dry));
+  EXPECT_TRUE(inside.files.empty());
+  ctx.clock = std::make_shared<ManualClock>(table.clock() + 7 * kDayMs);  // the default retention
+  ASSERT_OK_AND_ASSIGN(VacuumResult at, Vacuum(ctx, latest, dry));
+  EXPECT_EQ(at.files.size(), 2u);
+  ctx.clock = std::make_shared<ManualClock>(table.clock());
+  VacuumRequest now;
+  now.retain_hours = 0;
+  now.retention_check = false;
+  ASSERT_OK_AND_ASSIGN(VacuumResult deleted, Vacuum(ctx, latest, now));
+  EXPECT_EQ(deleted.files, at.files);
+  ASSERT_OK_AND_ASSIGN(latest, table.Load());
+  ASSERT_OK_AND_ASSIGN(int64_t rows, table.CountRows(*latest));
+  EXPECT_EQ(rows, 200);
+}
+
 TEST(VacuumTest, RefusesAShortRetentionUnlessTheCheckIsOff) {
   TableFixture table;
   ASSERT_OK_AND_ASSIGN(auto latest, MakeSmallFiles(table, 1, /*partitioned=*/false));
