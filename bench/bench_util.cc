@@ -58,6 +58,10 @@ double Median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
+int64_t Quantile(const std::vector<int64_t>& sorted, double q) {
+  return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
+}
+
 namespace {
 
 Result<double> TimeOnce(const std::function<Status()>& body) {

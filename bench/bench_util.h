@@ -35,6 +35,10 @@ int TimedRuns(int default_runs = 7);
 
 double Median(std::vector<double> values);
 
+// The value a fraction `q` (0 to 1) of the way through `sorted` (ascending, not empty),
+// rounded down to an element.
+int64_t Quantile(const std::vector<int64_t>& sorted, double q);
+
 struct Comparison {
   std::vector<double> basin_seconds;
   std::vector<double> peer_seconds;

@@ -108,8 +108,8 @@ std::string LiveStream::BatchDurations() const {
   std::vector<int64_t> sorted = impl_->batch_ms;
   if (sorted.empty()) return "no batch committed";
   std::sort(sorted.begin(), sorted.end());
-  auto at = [&](double q) { return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))]; };
-  return fmt::format("batches took p50 {} ms, p99 {} ms, worst {} ms", at(0.5), at(0.99), sorted.back());
+  return fmt::format("batches took p50 {} ms, p99 {} ms, worst {} ms", Quantile(sorted, 0.5),
+                     Quantile(sorted, 0.99), sorted.back());
 }
 
 }  // namespace basin::bench

@@ -55,10 +55,6 @@ Result<std::vector<int64_t>> Latencies(const engine::QueryResult& stamps, const 
   return latencies;
 }
 
-int64_t Quantile(const std::vector<int64_t>& sorted, double q) {
-  return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
-}
-
 Status Run() {
   const int64_t events = Scaled(static_cast<int64_t>(kEventsPerSecond) * kFullSeconds, 2'000);
   ASSIGN_OR_RETURN(auto scratch, ScratchDir::Create("pipeline-latency"));

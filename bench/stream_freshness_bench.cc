@@ -59,17 +59,14 @@ Status Run() {
     freshness.push_back(polls[poll].first - std::stoll(*stamps.at(r, 1)));
   }
   std::sort(freshness.begin(), freshness.end());
-  auto at = [&](double q) {
-    return freshness[static_cast<size_t>(q * static_cast<double>(freshness.size() - 1))];
-  };
   const double rate = static_cast<double>(events) / live->feed_seconds();
   PrintSummary(
       "stream_freshness_bench",
       fmt::format("{} events fed at {:.0f}/s ({:.2f} of the {:.0f}/s asked; scale {}), {} batches: freshness "
                   "p50 {} ms, p99 {} ms, worst {} ms; p99 / 2 s = {:.2f} (target < 1); {}",
-                  events, rate, rate / kEventsPerSecond, kEventsPerSecond, Scale(), live->batches(), at(0.5),
-                  at(0.99), freshness.back(), static_cast<double>(at(0.99)) / 2000.0,
-                  live->BatchDurations()));
+                  events, rate, rate / kEventsPerSecond, kEventsPerSecond, Scale(), live->batches(),
+                  Quantile(freshness, 0.5), Quantile(freshness, 0.99), freshness.back(),
+                  static_cast<double>(Quantile(freshness, 0.99)) / 2000.0, live->BatchDurations()));
   return Status::OK();
 }
 
