@@ -5,7 +5,15 @@
 // the row count, and what the stream adds) and <N>.parquet (the rows, when there are any),
 // written before the batch's statement runs, so a batch that committed has its state, and a
 // batch run again recomputes the same from the state of batch N - 1 and its recorded range.
-// Older states are deleted as newer ones are written.
+//
+// A state is full (its rows are the state), or holds changes: the rows batch N added to the
+// state of batch N - 1, with "base": S, the batch of the last full state. Its state is then
+// what a stream reduces the rows of state S and of the changes of batches S + 1 to N to
+// (stream/stateful.h: those its watermark has not passed), so that a batch writes what it
+// added, not all the state holds. A full state is written again once the changes since the
+// last outweigh it (or after kMaxChangedBatches), which bounds what a restart reads to about
+// twice the state; a small state is always written full. States no batch may start from again are deleted as
+// newer ones are written.
 //
 // Thread safety: one thread (the runner's).
 #pragma once
@@ -15,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "basin/object_store.h"
 #include "basin/status.h"
@@ -49,23 +58,64 @@ class BatchStateFiles {
   BatchStateFiles(engine::Connection& conn, std::shared_ptr<ObjectStore> store, std::string where);
 
   // Batch `batch_id`'s JSON object (nullopt when batch_id < 0: no batch before), its rows
-  // appended to `table` (which exists, shaped as they are; empty: the object only). Corruption when it is
-  // missing or not an object with "rows".
+  // appended to `table` (which exists, shaped as they are; empty: the object only): for a
+  // state of changes, the rows of its base and of every change since, for the caller to
+  // reduce. Corruption when one is missing or not an object with "rows".
   Result<std::optional<nlohmann::json>> Load(int64_t batch_id, const std::string& table);
 
   // The newest batch with a state in the folder; nullopt when it holds none.
   Result<std::optional<int64_t>> Latest();
 
-  // Writes batch `batch_id`'s state: the rows of `rows_sql` (none when nullopt) and `meta`
-  // with their count in "rows"; deletes the state two batches back (the one before stays: a
-  // batch run again starts from it).
+  // Writes batch `batch_id`'s full state: the rows of `rows_sql` (none when nullopt) and
+  // `meta` with their count in "rows". When the state before was the last one loaded or
+  // written, deletes the states no batch starts from any more (the one before stays: a batch
+  // run again starts from it).
   Status Save(int64_t batch_id, nlohmann::json meta, const std::optional<std::string>& rows_sql);
 
+  // Writes batch `batch_id`'s state as the rows of `changes_table` (what the batch added to
+  // the state of the batch before, which was the last one loaded or written), or as the
+  // full state `full_sql` when the last full state is small (kMinRowsForChanges), when the
+  // changes since it would outweigh it or span kMaxChangedBatches, or when the state before
+  // is not known; deletes as Save does.
+  Status SaveChanges(int64_t batch_id, nlohmann::json meta, const std::string& changes_table,
+                     const std::string& full_sql);
+
+  // Batches of changes after a full state before one is written again.
+  static constexpr int64_t kMaxChangedBatches = 64;
+  // A full state smaller than this is written again rather than followed by changes: it
+  // costs little to write, and one object reads back faster than several.
+  static constexpr int64_t kMinRowsForChanges = 50'000;
+
  private:
+  // Where a batch's state stands: its base (itself for a full state), the rows of the base,
+  // and those of the changes since, with the batches that made some.
+  struct Chain {
+    int64_t batch_id = 0;
+    int64_t base = 0;
+    int64_t base_rows = 0;
+    int64_t changed_rows = 0;
+    std::vector<int64_t> changed;
+  };
+
+  // The chain of the batch before `batch_id` when it is known: the last state loaded or
+  // written, or the one before it (batch_id written again).
+  std::optional<Chain> ChainBefore(int64_t batch_id) const;
+  // Records that the state after `before` is `chain` (nullopt while it is being written).
+  void Written(std::optional<Chain> before, std::optional<Chain> chain);
+  // Writes the rows of `rows_sql` as batch `batch_id`'s Parquet file (none when there are
+  // none), then `meta` with their count; returns the count.
+  Result<int64_t> Write(int64_t batch_id, nlohmann::json meta, const std::optional<std::string>& rows_sql);
+  // Deletes the states before the base of `before` (the chain of the batch before the one
+  // just written), which no batch starts from any more.
+  Status DeleteBefore(const std::optional<Chain>& before);
+
   engine::Connection& conn_;
   std::shared_ptr<ObjectStore> store_;
   engine::StoreHandle handle_;  // store_ as basin:// URLs
   std::string where_;
+  std::optional<Chain> last_;              // of the last state loaded or written
+  std::optional<Chain> before_last_;       // of the batch before it, when known
+  std::optional<int64_t> deleted_before_;  // the states before it are deleted (by this object)
 };
 
 }  // namespace basin::stream

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -18,9 +19,11 @@ namespace {
 
 using json = nlohmann::json;
 
-// The temporary tables a batch is prepared in: the source's rows, and the state.
+// The temporary tables a batch is prepared in: the source's rows, the state (their names
+// take a number for each StreamState), and what the batch adds to it.
 constexpr char kBatchTable[] = "basin_stream_batch";
 constexpr char kStateTable[] = "basin_stream_state";
+constexpr char kChangesTable[] = "basin_stream_changes";
 // The state table's column of a key's event time (microseconds since the epoch).
 constexpr char kEventTimeColumn[] = "basin_event_time";
 
@@ -64,6 +67,20 @@ struct StatePlan {
     if (watermark) late += " OR epoch_us(b." + event_time + ") < " + std::to_string(*watermark);
     return "(" + late + ")";
   }
+  // SQL: whether a row of the state (its table's columns, unqualified) is one `watermark`
+  // passed, which no later batch needs; empty when none is.
+  std::string Evicted(std::optional<int64_t> watermark) const {
+    if (!watermark) return "";
+    const std::string at = std::to_string(*watermark);
+    if (kind == Kind::kDedup) {
+      // A key stays while the watermark is within the delay of its event time.
+      return "make_timestamp(" + std::string(kEventTimeColumn) + ") + (" + delay + ") < make_timestamp(" +
+             at + ")";
+    }
+    // A row stays until the last window holding it closes.
+    if (kind == Kind::kWindow) return LastWindowEnd() + " <= " + at;
+    return "";
+  }
   // SQL: the end of the last window holding a row, in microseconds.
   std::string LastWindowEnd() const {
     return "epoch_us(time_bucket(CAST(" + Step() + " AS INTERVAL), " + event_time +
@@ -88,8 +105,17 @@ struct StatePlan {
 
 StreamState::StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan,
                          std::shared_ptr<ObjectStore> store, std::string where)
-    : conn_(conn), plan_(std::move(plan)), files_(conn, std::move(store), where), where_(std::move(where)) {}
-StreamState::~StreamState() = default;
+    : conn_(conn), plan_(std::move(plan)), files_(conn, std::move(store), where), where_(std::move(where)) {
+  static std::atomic<uint64_t> streams{0};
+  const std::string n = std::to_string(streams++);
+  state_table_ = std::string("temp.") + kStateTable + "_" + n;
+  changes_table_ = std::string("temp.") + kChangesTable + "_" + n;
+}
+
+StreamState::~StreamState() {
+  for (const std::string& table : {state_table_, changes_table_})
+    (void)conn_.Execute("DROP TABLE IF EXISTS " + table);
+}
 
 namespace {
 
@@ -220,27 +246,76 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
 
 Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
   const int64_t previous = batch_id - 1;
+  if (pending_) {
+    // The batch before committed: its changes join the state. The same batch run again
+    // starts from the state as it is.
+    const Pending pending = *pending_;
+    pending_.reset();
+    if (pending.batch_id == previous && state_batch_ == previous - 1) {
+      state_batch_.reset();
+      if (pending.changed) {
+        RETURN_IF_ERROR(
+            conn_.Execute("INSERT INTO " + state_table_ + " BY NAME SELECT * FROM " + changes_table_));
+      }
+      if (const std::string evicted = plan_->Evicted(pending.watermark); !evicted.empty()) {
+        RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state_table_ + " WHERE " + evicted));
+      }
+      state_batch_ = previous;
+      state_watermark_ = pending.watermark;
+    }
+    RETURN_IF_ERROR(conn_.Execute("DROP TABLE IF EXISTS " + changes_table_));
+  }
+  if (state_batch_ == previous) return state_watermark_;
+  state_batch_.reset();
   const StatePlan& p = *plan_;
   // The state table, empty, shaped from the batch's rows.
   const std::string columns = p.kind == StatePlan::Kind::kDedup
                                   ? fmt::format("{}", fmt::join(p.keys, ", ")) + ", epoch_us(" +
                                         p.event_time + ") AS " + kEventTimeColumn
                                   : "*";
-  RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP TABLE ") + kStateTable + " AS SELECT " +
-                                columns + " FROM temp." + kBatchTable + " LIMIT 0"));
-  ASSIGN_OR_RETURN(std::optional<json> state, files_.Load(previous, std::string("temp.") + kStateTable));
-  if (!state || !state->contains("watermark") || (*state)["watermark"].is_null())
-    return std::optional<int64_t>();
-  if (!(*state)["watermark"].is_number_integer()) {
-    return Status::Corruption(where_ + ": state of batch " + std::to_string(previous) +
-                              " has a watermark that is not an integer");
+  RETURN_IF_ERROR(conn_.Execute("CREATE OR REPLACE TEMP TABLE " + state_table_ + " AS SELECT " + columns +
+                                " FROM temp." + kBatchTable + " LIMIT 0"));
+  ASSIGN_OR_RETURN(std::optional<json> state, files_.Load(previous, state_table_));
+  std::optional<int64_t> watermark;
+  if (state && state->contains("watermark") && !(*state)["watermark"].is_null()) {
+    if (!(*state)["watermark"].is_number_integer()) {
+      return Status::Corruption(where_ + ": state of batch " + std::to_string(previous) +
+                                " has a watermark that is not an integer");
+    }
+    watermark = (*state)["watermark"].get<int64_t>();
   }
-  return std::optional<int64_t>((*state)["watermark"].get<int64_t>());
+  // A state of changes holds rows its watermark passed since its base.
+  if (const std::string evicted = p.Evicted(watermark); !evicted.empty()) {
+    RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state_table_ + " WHERE " + evicted));
+  }
+  state_batch_ = previous;
+  state_watermark_ = watermark;
+  return watermark;
 }
 
-Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark,
-                              const std::optional<std::string>& rows_sql) {
-  return files_.Save(batch_id, {{"watermark", watermark ? json(*watermark) : json()}}, rows_sql);
+Status StreamState::AddChanges(const std::string& rows_sql) {
+  RETURN_IF_ERROR(conn_.Execute("CREATE OR REPLACE TEMP TABLE " + changes_table_ + " AS " + rows_sql));
+  changed_ = true;
+  return Status::OK();
+}
+
+std::string StreamState::StateWithChanges() const {
+  if (!changed_) return state_table_;
+  return "(SELECT * FROM " + state_table_ + " UNION ALL BY NAME SELECT * FROM " + changes_table_ + ")";
+}
+
+Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark) {
+  const json meta = {{"watermark", watermark ? json(*watermark) : json()}};
+  if (!changed_) {
+    RETURN_IF_ERROR(files_.Save(batch_id, meta, std::nullopt));  // only the watermark is kept
+  } else {
+    const std::string evicted = plan_->Evicted(watermark);
+    RETURN_IF_ERROR(files_.SaveChanges(
+        batch_id, meta, changes_table_,
+        "SELECT * FROM " + StateWithChanges() + (evicted.empty() ? "" : " WHERE NOT (" + evicted + ")")));
+  }
+  pending_ = Pending{batch_id, watermark, changed_};
+  return Status::OK();
 }
 
 Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
@@ -272,12 +347,10 @@ Status StreamState::Prepare(BatchRead& read, DeadLetterWriter& dead_letters) {
   }
   const std::string on_time = "SELECT b.* FROM " + batch + " WHERE NOT " + p.Late(previous);
   Status prepared = FillInput(read.batch_id, previous, watermark, on_time).WithContext(where);
-  // What the statement reads stays; the batch's rows and the state are written already.
-  for (const char* table : {kBatchTable, kStateTable}) {
-    Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS temp.") + table);
-    if (prepared.ok()) prepared = dropped;
-  }
-  return prepared;
+  // What the statement reads stays, and the state for the next batch; the batch's rows are
+  // read already.
+  Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS temp.") + kBatchTable);
+  return prepared.ok() ? dropped : prepared;
 }
 
 Status StreamState::Finish() {
@@ -288,11 +361,12 @@ Status StreamState::FillInput(int64_t batch_id, std::optional<int64_t> previous,
                               std::optional<int64_t> watermark, const std::string& on_time) {
   const StatePlan& p = *plan_;
   const std::string input = std::string("CREATE OR REPLACE TEMP TABLE ") + kStreamInput + " AS ";
-  const std::string state = std::string("temp.") + kStateTable;
+  const std::string& state = state_table_;
+  changed_ = false;
   switch (p.kind) {
     case StatePlan::Kind::kOnTime:
       RETURN_IF_ERROR(conn_.Execute(input + on_time));
-      return SaveState(batch_id, watermark, std::nullopt);  // only the watermark is kept
+      break;
     case StatePlan::Kind::kDedup: {
       std::string seen;
       for (const std::string& key : p.keys) {
@@ -300,36 +374,29 @@ Status StreamState::FillInput(int64_t batch_id, std::optional<int64_t> previous,
       }
       RETURN_IF_ERROR(conn_.Execute(input + on_time + " AND NOT EXISTS (SELECT 1 FROM " + state +
                                     " AS s WHERE " + seen + ")"));
-      // A key stays while the watermark is within the delay of its event time.
-      const std::string keys = fmt::format("{}", fmt::join(p.keys, ", "));
-      std::string kept = "SELECT " + keys + ", max(" + kEventTimeColumn + ") AS " + kEventTimeColumn +
-                         " FROM (SELECT * FROM " + state + " UNION ALL BY NAME SELECT " + keys +
-                         ", epoch_us(" + kEventTimeColumn + ") AS " + kEventTimeColumn + " FROM (" +
-                         p.emitted_keys + ")) GROUP BY ALL";
-      if (watermark) {
-        kept += " HAVING make_timestamp(max(" + std::string(kEventTimeColumn) + ")) + (" + p.delay +
-                ") >= make_timestamp(" + std::to_string(*watermark) + ")";
-      }
-      return SaveState(batch_id, watermark, kept);
+      // The keys the statement emits, none of which the state held.
+      RETURN_IF_ERROR(AddChanges("SELECT " + fmt::format("{}", fmt::join(p.keys, ", ")) + ", epoch_us(" +
+                                 kEventTimeColumn + ") AS " + kEventTimeColumn + " FROM (" + p.emitted_keys +
+                                 ")"));
+      break;
     }
     case StatePlan::Kind::kAll:
-      RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
-      RETURN_IF_ERROR(conn_.Execute(input + "SELECT * FROM " + state));
-      return SaveState(batch_id, watermark, "SELECT * FROM " + state);
+      RETURN_IF_ERROR(AddChanges(on_time));
+      RETURN_IF_ERROR(conn_.Execute(input + "SELECT * FROM " + StateWithChanges()));
+      break;
     case StatePlan::Kind::kWindow: {
-      RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state + " BY NAME " + on_time));
-      // A row stays until the last window holding it closes; the windows the watermark closed
-      // since the batch before are read, each once.
+      RETURN_IF_ERROR(AddChanges(on_time));
+      // The windows the watermark closed since the batch before are read, each once.
+      const std::string rows = StateWithChanges();
       const std::string open =
           watermark ? p.LastWindowEnd() + " > " + std::to_string(*watermark) : std::string("true");
-      std::string closed_rows = "SELECT * FROM " + state + " WHERE NOT (" + open + ")";
-      if (!p.window_slide.empty())
-        closed_rows = p.HoppingRows(state, previous, watermark.value_or(INT64_MIN));
+      std::string closed_rows = "SELECT * FROM " + rows + " WHERE NOT (" + open + ")";
+      if (!p.window_slide.empty()) closed_rows = p.HoppingRows(rows, previous, watermark.value_or(INT64_MIN));
       RETURN_IF_ERROR(conn_.Execute(input + closed_rows));
-      return SaveState(batch_id, watermark, "SELECT * FROM " + state + " WHERE " + open);
+      break;
     }
   }
-  return Status::OK();
+  return SaveState(batch_id, watermark);
 }
 
 }  // namespace basin::stream

@@ -29,6 +29,9 @@
 //     partial results.
 //
 // Its state is kept per batch (stream/batch_state.h): the keys or rows, and the watermark.
+// Between batches of one run it stays in a temporary table, and each batch writes the keys
+// or rows it added (the rows the watermark passed are dropped when a state is read back), so
+// that a batch's cost follows its own rows, not all the state holds.
 //
 // Thread safety: one thread (the runner's).
 #pragma once
@@ -70,13 +73,16 @@ class StreamState : public StatefulInput {
   StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan, std::shared_ptr<ObjectStore> store,
               std::string where);
 
-  // The watermark the batch before `batch_id` left (nullopt: none yet), with its state's rows
-  // loaded into the state table.
+  // The watermark the batch before `batch_id` left (nullopt: none yet), with its state in
+  // the state table: kept from that batch in this run, or read back from the folder.
   Result<std::optional<int64_t>> LoadState(int64_t batch_id);
-  // Writes batch `batch_id`'s state: the rows of `rows_sql` (none when nullopt) and
-  // `watermark`; deletes the state two batches back.
-  Status SaveState(int64_t batch_id, std::optional<int64_t> watermark,
-                   const std::optional<std::string>& rows_sql);
+  // Keeps the rows of `rows_sql` as the batch's changes to the state, in the changes table.
+  Status AddChanges(const std::string& rows_sql);
+  // The state table with the batch's changes (when AddChanges() made some), as SQL to read.
+  std::string StateWithChanges() const;
+  // Writes batch `batch_id`'s state: `watermark` and the changes AddChanges() made (none
+  // when it was not called). They join the state table when the next batch starts.
+  Status SaveState(int64_t batch_id, std::optional<int64_t> watermark);
   // Fills kStreamInput from the state table and `on_time` (the batch's rows not late), then
   // saves batch `batch_id`'s state; `previous` is the watermark before the batch.
   Status FillInput(int64_t batch_id, std::optional<int64_t> previous, std::optional<int64_t> watermark,
@@ -86,6 +92,24 @@ class StreamState : public StatefulInput {
   std::unique_ptr<StatePlan> plan_;
   BatchStateFiles files_;
   std::string where_;
+  // The temporary tables of the state and of a batch's changes, named for this stream (a
+  // session may run several).
+  std::string state_table_;
+  std::string changes_table_;
+  bool changed_ = false;  // AddChanges() filled changes_table_ in this batch
+  // The batch whose state state_table_ holds, with the watermark it left; unset while none is
+  // known (before the first batch, and while its rows are being changed).
+  std::optional<int64_t> state_batch_;
+  std::optional<int64_t> state_watermark_;
+  // The last batch whose state was written: its changes (in changes_table_) join the state
+  // table when the batch after it starts, which only a committed batch has; a batch run again
+  // (after a failure) starts from the state table as it is, not read back.
+  struct Pending {
+    int64_t batch_id = 0;
+    std::optional<int64_t> watermark;
+    bool changed = false;
+  };
+  std::optional<Pending> pending_;
 };
 
 }  // namespace basin::stream

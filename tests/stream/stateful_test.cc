@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include "kafka_test_util.h"
 #include "runner_test_util.h"
 #include "storage/faulty_object_store.h"
+#include "stream/batch_state.h"
 #include "stream/kafka/generator.h"
 #include "stream/runner.h"
 #include "testing/test_util.h"
@@ -65,6 +67,17 @@ class StatefulStreamTest : public ::testing::Test {
                        query + ") EXCEPT ALL SELECT * FROM " + table + ")))");
   }
 
+  // The keys of the checkpoint's state/ objects, sorted.
+  std::vector<std::string> StateObjects() {
+    Result<std::vector<ObjectInfo>> states = checkpoint_->List("state/");
+    EXPECT_TRUE(states.ok()) << states.status().ToString();
+    std::vector<std::string> keys;
+    if (!states.ok()) return keys;
+    for (const ObjectInfo& state : *states) keys.push_back(state.key);
+    std::sort(keys.begin(), keys.end());
+    return keys;
+  }
+
   Status OpenError(const std::string& statement) {
     return StreamRunner::Open(*session_, checkpoint_, statement, SystemClock()).status();
   }
@@ -98,12 +111,77 @@ TEST_F(StatefulStreamTest, DistinctOnDropsKeysSeenWithinTheWatermarkAsTheBatchQu
       Compare("deduped", "SELECT DISTINCT ON (id) id, ts, amount FROM events WHERE amount > 0 AND id <> 999"),
       std::make_pair(int64_t{60}, int64_t{0}));
   // Only the state of the newest two batches is kept, each with keys still within the watermark.
-  ASSERT_OK_AND_ASSIGN(std::vector<ObjectInfo> states, checkpoint_->List("state/"));
-  std::vector<std::string> keys;
-  for (const ObjectInfo& state : states) keys.push_back(state.key);
-  std::sort(keys.begin(), keys.end());
-  EXPECT_EQ(keys,
+  EXPECT_EQ(StateObjects(),
             (std::vector<std::string>{"state/4.json", "state/4.parquet", "state/5.json", "state/5.parquet"}));
+}
+
+// A state of more keys than BatchStateFiles::kMinRowsForChanges: each batch writes the keys
+// it added, not all the state holds; a runner kept across batches and one reopened for each
+// read the same state (the last full one and the changes since), until the changes outweigh
+// it and a full state is written again, and the states before it are deleted.
+TEST_F(StatefulStreamTest, ALargeStateIsWrittenAsChangesAndReadBackAcrossRestarts) {
+  ASSERT_OK(session_->Execute("CREATE TABLE deduped (id BIGINT, ts TIMESTAMP, amount INTEGER)").status());
+  const std::string statement =
+      "INSERT INTO deduped SELECT DISTINCT ON (id) id, ts, amount FROM STREAM(events) "
+      "WATERMARK ts DELAY OF INTERVAL 7 DAYS";
+  // New ids [from, from + count), and ids [again, again + count) again (the same rows:
+  // duplicates of an earlier batch's).
+  auto insert = [&](int64_t from, int64_t count, int64_t again) {
+    auto rows = [](int64_t begin, int64_t end) {
+      return "SELECT i, TIMESTAMP '2026-01-01 00:00:00' + to_seconds(i), (i % 7)::INTEGER FROM range(" +
+             std::to_string(begin) + ", " + std::to_string(end) + ") t(i)";
+    };
+    ASSERT_OK(session_
+                  ->Execute("INSERT INTO events " + rows(from, from + count) + " UNION ALL " +
+                            rows(again, again + count))
+                  .status());
+  };
+  auto state = [&](int64_t batch_id) {
+    Result<std::string> text = checkpoint_->Get("state/" + std::to_string(batch_id) + ".json");
+    EXPECT_TRUE(text.ok()) << text.status().ToString();
+    return text.ok() ? nlohmann::json::parse(*text) : nlohmann::json();
+  };
+  const int64_t first = BatchStateFiles::kMinRowsForChanges + 10'000;
+  insert(0, first, 0);
+  EXPECT_EQ(RunOneBatch(statement), 0);
+  EXPECT_FALSE(state(0).contains("base"));
+  EXPECT_EQ(state(0)["rows"], first);
+  // Batches 1 and 2 in one runner (the state stays in memory), 3 and 4 each in a new one;
+  // each repeats the ids the batch before added.
+  ASSERT_OK_AND_ASSIGN(auto runner, StreamRunner::Open(*session_, checkpoint_, statement, SystemClock()));
+  int64_t next = first;
+  for (int64_t batch = 1; batch <= 4; batch++) {
+    insert(next, 5'000, next - 5'000);
+    next += 5'000;
+    if (batch <= 2) {
+      ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+      ASSERT_TRUE(commit.has_value());
+      EXPECT_EQ(commit->rows_out, 5'000);
+    } else {
+      runner.reset();
+      EXPECT_EQ(RunOneBatch(statement), 0);
+    }
+    const nlohmann::json written = state(batch);
+    EXPECT_EQ(written["base"], 0) << written.dump();
+    EXPECT_EQ(written["rows"], 5'000) << written.dump();  // what it added, not all it holds
+    EXPECT_EQ(written["changedRows"], 5'000 * batch) << written.dump();
+  }
+  EXPECT_EQ(state(4)["changed"], nlohmann::json({1, 2, 3, 4}));
+  // The changes would outweigh the full state: batch 5 writes one; from batch 6 on, the
+  // states before it are deleted.
+  insert(next, 45'000, first);  // batch 1's ids again
+  next += 45'000;
+  EXPECT_EQ(RunOneBatch(statement), 0);
+  EXPECT_FALSE(state(5).contains("base"));
+  insert(next, 5'000, first + 10'000);  // batch 3's
+  next += 5'000;
+  EXPECT_EQ(RunOneBatch(statement), 0);
+  EXPECT_EQ(state(6)["base"], 5);
+  EXPECT_EQ(StateObjects(),
+            (std::vector<std::string>{"state/5.json", "state/5.parquet", "state/6.json", "state/6.parquet"}));
+  // Each id once, as the batch query over everything gives.
+  EXPECT_EQ(Compare("deduped", "SELECT DISTINCT ON (id) id, ts, amount FROM events"),
+            std::make_pair(next, int64_t{0}));
 }
 
 TEST_F(StatefulStreamTest, TumblingWindowsAreWrittenOnceWhenTheWatermarkClosesThem) {
