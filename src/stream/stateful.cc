@@ -55,6 +55,7 @@ struct StatePlan {
   std::string relation;           // the source, as DuckDB reads it
   std::string event_time;         // the watermark column, quoted; empty without a WATERMARK
   std::string delay;              // SQL: INTERVAL 10 SECONDS
+  bool delay_has_months = false;  // the delay counts months, whose length varies
   std::vector<std::string> keys;  // kDedup: the DISTINCT ON columns, quoted
   std::string emitted_keys;       // kDedup: the query of the keys (and event time) the statement emits
   std::string window_size;        // kWindow: SQL text ('1 minute')
@@ -73,7 +74,11 @@ struct StatePlan {
     if (!watermark) return "";
     const std::string at = std::to_string(*watermark);
     if (kind == Kind::kDedup) {
-      // A key stays while the watermark is within the delay of its event time.
+      // A key stays while the watermark is within the delay of its event time. Without months,
+      // that is an event time from the watermark less the delay on (one comparison a key).
+      if (!delay_has_months) {
+        return std::string(kEventTimeColumn) + " < epoch_us(make_timestamp(" + at + ") - (" + delay + "))";
+      }
       return "make_timestamp(" + std::string(kEventTimeColumn) + ") + (" + delay + ") < make_timestamp(" +
              at + ")";
     }
@@ -208,6 +213,10 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
   if (source.watermark) {
     plan->event_time = QuoteIdentifier(source.watermark->column.back());
     plan->delay = source.watermark->delay;
+    Result<engine::QueryResult> months = conn.Query(
+        "SELECT datepart('year', d) * 12 + datepart('month', d) FROM (SELECT " + plan->delay + " AS d)");
+    if (!months.ok()) return months.status().WithContext(where + ": the WATERMARK's delay " + plan->delay);
+    plan->delay_has_months = months->at(0, 0).value_or("0") != "0";
   }
   if (complete) {  // the statement aggregates everything: nothing to read from the query
     plan->kind = StatePlan::Kind::kAll;

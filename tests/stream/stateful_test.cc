@@ -115,6 +115,44 @@ TEST_F(StatefulStreamTest, DistinctOnDropsKeysSeenWithinTheWatermarkAsTheBatchQu
             (std::vector<std::string>{"state/4.json", "state/4.parquet", "state/5.json", "state/5.parquet"}));
 }
 
+// A key leaves the state once the watermark passes its event time plus the delay, in days
+// or in months (whose length varies), whether the state stays in one runner or is read back
+// by a new one each batch: the key is then emitted again, another one still within the delay
+// is not.
+TEST_F(StatefulStreamTest, KeysLeaveTheStateWhenTheWatermarkPassesTheirDelayInDaysOrMonths) {
+  int sink = 0;
+  for (const char* delay : {"INTERVAL 1 MONTH", "INTERVAL 30 DAYS"}) {
+    for (const bool reopen : {false, true}) {
+      SCOPED_TRACE(std::string(delay) + (reopen ? ", reopened" : ", one runner"));
+      checkpoint_ = NewMemoryObjectStore();
+      const std::string source = "source_" + std::to_string(sink),
+                        target = "deduped_" + std::to_string(sink++);
+      ASSERT_OK(session_
+                    ->Execute("CREATE TABLE " + source + " (id BIGINT, ts TIMESTAMP); CREATE TABLE " +
+                              target + " (id BIGINT, ts TIMESTAMP)")
+                    .status());
+      const std::string statement = "INSERT INTO " + target + " SELECT DISTINCT ON (id) id, ts FROM STREAM(" +
+                                    source + ") WATERMARK ts DELAY OF " + delay;
+      ASSERT_OK_AND_ASSIGN(auto runner, StreamRunner::Open(*session_, checkpoint_, statement, SystemClock()));
+      // After the second batch the watermark is Feb 8 or 10: id 1 (Jan 1) leaves, id 2 (Feb 5) stays.
+      for (const char* rows :
+           {"(1, TIMESTAMP '2026-01-01'), (2, TIMESTAMP '2026-02-05')", "(3, TIMESTAMP '2026-03-10')",
+            "(1, TIMESTAMP '2026-03-11'), (2, TIMESTAMP '2026-03-11')"}) {
+        ASSERT_OK(session_->Execute("INSERT INTO " + source + " VALUES " + rows).status());
+        if (reopen) {
+          EXPECT_EQ(LateRowsOfOneBatch(*session_, checkpoint_, statement), 0);
+        } else {
+          ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+          EXPECT_TRUE(commit.has_value());
+        }
+      }
+      EXPECT_EQ(basin::testing::FirstColumn(
+                    *session_, "SELECT id || ' ' || CAST(ts AS DATE) FROM " + target + " ORDER BY ts"),
+                (std::vector<std::string>{"1 2026-01-01", "2 2026-02-05", "3 2026-03-10", "1 2026-03-11"}));
+    }
+  }
+}
+
 // A state of more keys than BatchStateFiles::kMinRowsForChanges: each batch writes the keys
 // it added, not all the state holds; a runner kept across batches and one reopened for each
 // read the same state (the last full one and the changes since), until the changes outweigh
