@@ -52,14 +52,15 @@ const json* UnwrappedSubquery(const json& node) {
 struct StatePlan {
   enum class Kind { kOnTime, kDedup, kWindow, kAll };
   Kind kind = Kind::kOnTime;
-  std::string relation;           // the source, as DuckDB reads it
-  std::string event_time;         // the watermark column, quoted; empty without a WATERMARK
-  std::string delay;              // SQL: INTERVAL 10 SECONDS
-  bool delay_has_months = false;  // the delay counts months, whose length varies
-  std::vector<std::string> keys;  // kDedup: the DISTINCT ON columns, quoted
-  std::string emitted_keys;       // kDedup: the query of the keys (and event time) the statement emits
-  std::string window_size;        // kWindow: SQL text ('1 minute')
-  std::string window_slide;       // kWindow, hopping: SQL text; empty for a tumbling window
+  std::string relation;            // the source, as DuckDB reads it
+  std::string event_time;          // the watermark column, quoted; empty without a WATERMARK
+  std::string delay;               // SQL: INTERVAL 10 SECONDS
+  bool delay_has_months = false;   // the delay counts months, whose length varies
+  bool window_has_months = false;  // so does the window's size or slide
+  std::vector<std::string> keys;   // kDedup: the DISTINCT ON columns, quoted
+  std::string emitted_keys;        // kDedup: the query of the keys (and event time) the statement emits
+  std::string window_size;         // kWindow: SQL text ('1 minute')
+  std::string window_slide;        // kWindow, hopping: SQL text; empty for a tumbling window
 
   // SQL: whether a row of the batch table (alias b) is late for `watermark`.
   std::string Late(std::optional<int64_t> watermark) const {
@@ -83,8 +84,18 @@ struct StatePlan {
              at + ")";
     }
     // A row stays until the last window holding it closes.
-    if (kind == Kind::kWindow) return LastWindowEnd() + " <= " + at;
+    if (kind == Kind::kWindow) return Closed(*watermark);
     return "";
+  }
+  // SQL: whether every window holding a row of the state ended by `watermark`. Without
+  // months, windows start every Step() from the epoch, so that is an event time before the
+  // start after the one of the watermark less the size (one comparison a row).
+  std::string Closed(int64_t watermark) const {
+    const std::string at = std::to_string(watermark);
+    if (window_has_months) return LastWindowEnd() + " <= " + at;
+    const std::string step = "CAST(" + Step() + " AS INTERVAL)";
+    return "epoch_us(" + event_time + ") < epoch_us(time_bucket(" + step + ", make_timestamp(" + at +
+           ") - CAST(" + window_size + " AS INTERVAL), TIMESTAMP '1970-01-01') + " + step + ")";
   }
   // SQL: the end of the last window holding a row, in microseconds.
   std::string LastWindowEnd() const {
@@ -203,6 +214,19 @@ Status PlanWindows(const json& node, const sql::grammar::StreamSource& source, c
 
 }  // namespace
 
+namespace {
+
+// Whether the SQL interval `interval` counts months (or years), whose length varies.
+Result<bool> HasMonths(engine::Connection& conn, const std::string& interval, const std::string& where) {
+  Result<engine::QueryResult> months =
+      conn.Query("SELECT datepart('year', d) * 12 + datepart('month', d) FROM (SELECT CAST(" + interval +
+                 " AS INTERVAL) AS d)");
+  if (!months.ok()) return months.status().WithContext(where + ": the interval " + interval);
+  return months->at(0, 0).value_or("0") != "0";
+}
+
+}  // namespace
+
 Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
                                                        const sql::grammar::StreamSource& source,
                                                        const std::string& query, bool complete,
@@ -213,10 +237,7 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
   if (source.watermark) {
     plan->event_time = QuoteIdentifier(source.watermark->column.back());
     plan->delay = source.watermark->delay;
-    Result<engine::QueryResult> months = conn.Query(
-        "SELECT datepart('year', d) * 12 + datepart('month', d) FROM (SELECT " + plan->delay + " AS d)");
-    if (!months.ok()) return months.status().WithContext(where + ": the WATERMARK's delay " + plan->delay);
-    plan->delay_has_months = months->at(0, 0).value_or("0") != "0";
+    ASSIGN_OR_RETURN(plan->delay_has_months, HasMonths(conn, plan->delay, where));
   }
   if (complete) {  // the statement aggregates everything: nothing to read from the query
     plan->kind = StatePlan::Kind::kAll;
@@ -242,6 +263,13 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
   }
   RETURN_IF_ERROR(PlanDeduplication(conn, tree, *node, source, where, *plan));
   RETURN_IF_ERROR(PlanWindows(*node, source, where, *plan));
+  if (plan->kind == StatePlan::Kind::kWindow) {
+    ASSIGN_OR_RETURN(const bool size_has_months, HasMonths(conn, plan->window_size, where));
+    ASSIGN_OR_RETURN(const bool slide_has_months, plan->window_slide.empty()
+                                                      ? Result<bool>(false)
+                                                      : HasMonths(conn, plan->window_slide, where));
+    plan->window_has_months = size_has_months || slide_has_months;
+  }
   const json& groups = Field(*node, "group_expressions");
   if (!groups.empty() && plan->kind != StatePlan::Kind::kWindow) {
     return Status::InvalidArgument(where + ": a stream's GROUP BY with a " + watermark +
@@ -397,9 +425,8 @@ Status StreamState::FillInput(int64_t batch_id, std::optional<int64_t> previous,
       RETURN_IF_ERROR(AddChanges(on_time));
       // The windows the watermark closed since the batch before are read, each once.
       const std::string rows = StateWithChanges();
-      const std::string open =
-          watermark ? p.LastWindowEnd() + " > " + std::to_string(*watermark) : std::string("true");
-      std::string closed_rows = "SELECT * FROM " + rows + " WHERE NOT (" + open + ")";
+      std::string closed_rows =
+          "SELECT * FROM " + rows + " WHERE " + (watermark ? p.Closed(*watermark) : std::string("false"));
       if (!p.window_slide.empty()) closed_rows = p.HoppingRows(rows, previous, watermark.value_or(INT64_MIN));
       RETURN_IF_ERROR(conn_.Execute(input + closed_rows));
       break;

@@ -254,6 +254,43 @@ TEST_F(StatefulStreamTest, TumblingWindowsAreWrittenOnceWhenTheWatermarkClosesTh
             std::make_pair(int64_t{3}, int64_t{0}));
 }
 
+// Windows a month long (months vary in length) close as the watermark reaches their end,
+// each written once, in a runner kept across batches and in new ones.
+TEST_F(StatefulStreamTest, MonthlyWindowsCloseWhenTheWatermarkReachesTheirEnd) {
+  ASSERT_OK(
+      session_->Execute("CREATE TABLE per_month (window_start TIMESTAMP, n BIGINT, total BIGINT)").status());
+  const std::string query =
+      "SELECT window(ts, '1 month')['start'] AS window_start, count(*) AS n, sum(amount) AS total FROM ";
+  const std::string statement =
+      "INSERT INTO per_month " + query +
+      "STREAM(events) WATERMARK ts DELAY OF INTERVAL 1 DAY GROUP BY window(ts, '1 month')";
+  constexpr int64_t kDay = 86'400;
+  ASSERT_OK_AND_ASSIGN(auto runner, StreamRunner::Open(*session_, checkpoint_, statement, SystemClock()));
+  // Jan 5 and 20; Feb 3 (the watermark at Feb 2 closes January); Feb 27 and Mar 10 (at Mar
+  // 9, February); Apr 2 (at Apr 1, the end of March, which closes it).
+  const std::vector<std::vector<std::tuple<int64_t, int64_t, int64_t>>> batches = {
+      {{1, 4 * kDay, 10}, {2, 19 * kDay, 20}},
+      {{3, 33 * kDay, 30}},
+      {{4, 57 * kDay, 40}, {5, 68 * kDay, 50}},
+      {{6, 91 * kDay, 60}}};
+  const std::vector<int64_t> written = {0, 1, 2, 3};
+  for (size_t batch = 0; batch < batches.size(); batch++) {
+    Insert(batches[batch]);
+    if (batch < 2) {
+      ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+      EXPECT_TRUE(commit.has_value());
+    } else {
+      runner.reset();
+      EXPECT_EQ(RunOneBatch(statement), 0);
+    }
+    EXPECT_EQ(basin::testing::TwoCounts(*session_, "SELECT count(*), 0 FROM per_month").first, written[batch])
+        << "after batch " << batch;
+  }
+  EXPECT_EQ(Compare("per_month", query + "events GROUP BY window(ts, '1 month') "
+                                         "HAVING window(ts, '1 month')['end'] <= TIMESTAMP '2026-04-01'"),
+            std::make_pair(int64_t{3}, int64_t{0}));
+}
+
 TEST_F(StatefulStreamTest, HoppingWindowsAreEachWrittenOnceWithEveryRowTheyHold) {
   ASSERT_OK(session_
                 ->Execute("CREATE TABLE sliding (window_start TIMESTAMP, window_end TIMESTAMP, n BIGINT, "
