@@ -110,8 +110,16 @@ struct StatePlan {
     const std::string size = "CAST(" + window_size + " AS INTERVAL)";
     const std::string slide = "CAST(" + window_slide + " AS INTERVAL)";
     const std::string end = "epoch_us(w + " + size + ")";
+    // Without months, only a row before the first window start after `until` less the size
+    // and the slide, plus them, has a window ending by `until`: the others are not expanded.
+    std::string rows = state;
+    if (!window_has_months && until != INT64_MIN) {
+      rows = "(SELECT * FROM " + state + " WHERE epoch_us(" + event_time + ") < epoch_us(time_bucket(" +
+             slide + ", make_timestamp(" + std::to_string(until) + ") - " + size + " - " + slide +
+             ", TIMESTAMP '1970-01-01') + " + slide + " + " + size + "))";
+    }
     return "SELECT s.*, {'start': w, 'end': w + " + size + "} AS " + engine::kHoppingWindowColumn + " FROM " +
-           state + " AS s, unnest(generate_series(time_bucket(" + slide + ", s." + event_time + " - " + size +
+           rows + " AS s, unnest(generate_series(time_bucket(" + slide + ", s." + event_time + " - " + size +
            ", TIMESTAMP '1970-01-01'), time_bucket(" + slide + ", s." + event_time +
            ", TIMESTAMP '1970-01-01'), " + slide + ")) AS hop(w) WHERE w + " + size + " > s." + event_time +
            (after ? " AND " + end + " > " + std::to_string(*after) : "") + " AND " + end +
