@@ -12,8 +12,8 @@
 // (stream/stateful.h: those its watermark has not passed), so that a batch writes what it
 // added, not all the state holds. A full state is written again once the changes since the
 // last outweigh it (or after kMaxChangedBatches), which bounds what a restart reads to about
-// twice the state; a small state is always written full. States no batch may start from again are deleted as
-// newer ones are written.
+// twice the state; a small state is always written full. States no batch may start from
+// again are deleted as newer ones are written.
 //
 // Thread safety: one thread (the runner's).
 #pragma once
