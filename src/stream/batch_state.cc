@@ -141,13 +141,11 @@ Status BatchStateFiles::Save(int64_t batch_id, json meta, const std::optional<st
   return DeleteBefore(before);
 }
 
-Status BatchStateFiles::SaveChanges(int64_t batch_id, json meta, const std::string& changes_table,
-                                    const std::string& full_sql) {
+Status BatchStateFiles::SaveChanges(int64_t batch_id, json meta, int64_t changes,
+                                    const std::string& changes_sql, const std::string& full_sql) {
   const std::optional<Chain> before = ChainBefore(batch_id);
-  ASSIGN_OR_RETURN(engine::QueryResult counted, conn_.Query("SELECT count(*) FROM " + changes_table));
-  const int64_t changes = std::stoll(counted.at(0, 0).value_or("0"));
   if (!before || before->base_rows < kMinRowsForChanges || batch_id - before->base > kMaxChangedBatches ||
-      before->changed_rows + changes > before->base_rows) {
+      2 * (before->changed_rows + changes) > before->base_rows) {
     return Save(batch_id, std::move(meta), full_sql);
   }
   Chain chain{batch_id, before->base, before->base_rows, before->changed_rows + changes, before->changed};
@@ -157,7 +155,7 @@ Status BatchStateFiles::SaveChanges(int64_t batch_id, json meta, const std::stri
   meta["changedRows"] = chain.changed_rows;
   meta["changed"] = chain.changed;
   Written(before, std::nullopt);  // until the write is done
-  RETURN_IF_ERROR(Write(batch_id, std::move(meta), "SELECT * FROM " + changes_table).status());
+  RETURN_IF_ERROR(Write(batch_id, std::move(meta), changes_sql).status());
   Written(before, std::move(chain));
   return DeleteBefore(before);
 }

@@ -11,8 +11,9 @@
 // what a stream reduces the rows of state S and of the changes of batches S + 1 to N to
 // (stream/stateful.h: those its watermark has not passed), so that a batch writes what it
 // added, not all the state holds. A full state is written again once the changes since the
-// last outweigh it (or after kMaxChangedBatches), which bounds what a restart reads to about
-// twice the state; a small state is always written full. States no batch may start from
+// last would hold more than half its rows (or after kMaxChangedBatches), which bounds what a
+// restart reads to about one and a half times the state; a small state is always written
+// full. States no batch may start from
 // again are deleted as newer ones are written.
 //
 // Thread safety: one thread (the runner's).
@@ -72,12 +73,12 @@ class BatchStateFiles {
   // run again starts from it).
   Status Save(int64_t batch_id, nlohmann::json meta, const std::optional<std::string>& rows_sql);
 
-  // Writes batch `batch_id`'s state as the rows of `changes_table` (what the batch added to
-  // the state of the batch before, which was the last one loaded or written), or as the
+  // Writes batch `batch_id`'s state as the `changes` rows of `changes_sql` (what the batch
+  // added to the state of the batch before, which was the last one loaded or written), or as the
   // full state `full_sql` when the last full state is small (kMinRowsForChanges), when the
-  // changes since it would outweigh it or span kMaxChangedBatches, or when the state before
-  // is not known; deletes as Save does.
-  Status SaveChanges(int64_t batch_id, nlohmann::json meta, const std::string& changes_table,
+  // changes since it would hold more than half its rows or span kMaxChangedBatches, or when
+  // the state before is not known; deletes as Save does.
+  Status SaveChanges(int64_t batch_id, nlohmann::json meta, int64_t changes, const std::string& changes_sql,
                      const std::string& full_sql);
 
   // Batches of changes after a full state before one is written again.

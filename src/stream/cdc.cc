@@ -28,6 +28,7 @@ constexpr char kAtMs[] = "basin_cdc_at_ms";       // state: when the change was 
 constexpr char kIsFloor[] = "basin_cdc_floor";    // state: a truncate's sequence, no key
 constexpr char kAction[] = "basin_cdc_action";    // 'upsert' or 'delete'
 constexpr char kReset[] = "basin_cdc_reset";      // the key was deleted since the target's row
+constexpr char kBatchId[] = "basin_cdc_batch";    // type 1 state: the batch that wrote the row
 
 // CREATE OR REPLACE TEMP TABLE `table` (one of the above) AS `query`.
 std::string CreateTemp(const char* table, const std::string& query) {
@@ -221,20 +222,53 @@ Status CdcApplier::Prepare(BatchRead& read, DeadLetterWriter& /*dead_letters*/) 
     return Status::InvalidArgument(where + ": a change has a NULL key " + key + " (KEYS (" +
                                    Join(plan_.flow.keys, ", ") + "))");
   }
-  RETURN_IF_ERROR(conn_.Execute(CreateTemp(kState, "SELECT " + Keys("") + ", " + kSequence + ", true AS " +
-                                                       kDeleted + ", 0::BIGINT AS " + kAtMs + ", false AS " +
-                                                       kIsFloor + " FROM " + kBatch + " LIMIT 0")));
-  RETURN_IF_ERROR(files_.Load(read.batch_id - 1, kState).status().WithContext(where));
   const int64_t now_ms = clock_->NowMs();
-  Status prepared = (plan_.flow.scd_type == 2 ? PrepareType2(read.batch_id, now_ms, kState)
-                                              : PrepareType1(read.batch_id, now_ms, kState))
-                        .WithContext(where);
+  const bool type1 = plan_.flow.scd_type == 1;
+  // Type 1's rows say which batch wrote them (its states may hold changes).
+  RETURN_IF_ERROR(
+      conn_.Execute(CreateTemp(kState, StateShape(type1 ? ", 0::BIGINT AS " + std::string(kBatchId) : ""))));
+  ASSIGN_OR_RETURN(std::optional<nlohmann::json> state, files_.Load(read.batch_id - 1, kState));
+  if (type1 && state && state->contains("base")) {
+    if (!state->value("nowMs", nlohmann::json()).is_number_integer()) {
+      return Status::Corruption(where + ": the state of the batch before holds changes without \"nowMs\"");
+    }
+    RETURN_IF_ERROR(ReduceType1State((*state)["nowMs"].get<int64_t>()).WithContext(where));
+  }
+  Status prepared =
+      (type1 ? PrepareType1(read.batch_id, now_ms, kState) : PrepareType2(read.batch_id, now_ms, kState))
+          .WithContext(where);
   // The tables the input view reads stay until Finish().
   for (const char* table : {kBatch, kEvents}) {
     Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS ") + table);
     if (prepared.ok()) prepared = dropped;
   }
   return prepared;
+}
+
+std::string CdcApplier::StateShape(const std::string& more) const {
+  return "SELECT " + Keys("") + ", " + kSequence + ", true AS " + kDeleted + ", 0::BIGINT AS " + kAtMs +
+         ", false AS " + kIsFloor + more + " FROM " + kBatch + " LIMIT 0";
+}
+
+std::string CdcApplier::Expired(int64_t now_ms) const {
+  return std::string("NOT ") + kIsFloor + " AND " + kDeleted + " AND " + kAtMs + " < " +
+         std::to_string(now_ms - plan_.flow.tombstone_retention_ms);
+}
+
+Status CdcApplier::ReduceType1State(int64_t now_ms) {
+  const std::string state = kState;
+  // The latest batch's row of each key (a full state written by an earlier Basin has no
+  // batches: its rows are older than any change), and the highest floor.
+  RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state + " WHERE rowid IN (SELECT rowid FROM " + state +
+                                " WHERE NOT " + kIsFloor + " QUALIFY row_number() OVER (PARTITION BY " +
+                                Keys("") + " ORDER BY coalesce(" + kBatchId + ", -1) DESC) > 1)"));
+  RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state + " WHERE rowid IN (SELECT rowid FROM " + state +
+                                " WHERE " + kIsFloor + " QUALIFY row_number() OVER (ORDER BY " + kSequence +
+                                " DESC) > 1)"));
+  RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state + " WHERE NOT " + kIsFloor + " AND " + kSequence +
+                                " < (SELECT max(" + kSequence + ") FROM " + state + " WHERE " + kIsFloor +
+                                ")"));
+  return conn_.Execute("DELETE FROM " + state + " WHERE " + Expired(now_ms));
 }
 
 Status CdcApplier::Finish() {
@@ -304,12 +338,19 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
                            " AS f WHERE NOT coalesce(s." + sequence + " < f.truncated, false) AND NOT (s." +
                            kDeleted + " AND s." + kAtMs + " < " +
                            std::to_string(now_ms - flow.tombstone_retention_ms) + ")";
+  const std::string written = std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", " +
+                              std::to_string(batch_id) + "::BIGINT AS " + kBatchId;
   const std::string latest = "SELECT " + keys + ", " + sequence + ", " + kDelete + " AS " + kDeleted + ", " +
-                             std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", false AS " + kIsFloor +
-                             " FROM " + kLatest;
-  const std::string floor = "SELECT floor AS " + sequence + ", " + std::to_string(now_ms) + "::BIGINT AS " +
-                            kAtMs + ", true AS " + kIsFloor + " FROM " + kFloor + " WHERE floor IS NOT NULL";
-  return files_.Save(batch_id, {}, kept + " UNION ALL BY NAME " + latest + " UNION ALL BY NAME " + floor);
+                             written + ", false AS " + kIsFloor + " FROM " + kLatest;
+  const std::string floor = "SELECT floor AS " + sequence + ", " + written + ", true AS " + kIsFloor +
+                            " FROM " + kFloor + " WHERE floor IS NOT NULL";
+  // The state written is what the batch changed (its keys' rows and the floor), or all it keeps.
+  ASSIGN_OR_RETURN(engine::QueryResult counted,
+                   conn_.Query(std::string("SELECT (SELECT count(*) FROM ") + kLatest +
+                               ") + (SELECT count(*) FROM " + kFloor + " WHERE floor IS NOT NULL)"));
+  return files_.SaveChanges(batch_id, {{"nowMs", now_ms}}, std::stoll(counted.at(0, 0).value_or("0")),
+                            latest + " UNION ALL BY NAME " + floor,
+                            kept + " UNION ALL BY NAME " + latest + " UNION ALL BY NAME " + floor);
 }
 
 Status CdcApplier::PrepareType2(int64_t batch_id, int64_t now_ms, const std::string& state) {

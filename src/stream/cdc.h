@@ -100,9 +100,17 @@ class CdcApplier : public StatefulInput {
   Status Finish() override;
 
  private:
+  // Reduces a type 1 state read back from changes (in kState) to the one its batch (at
+  // `now_ms`) kept: each key's row from the latest batch that wrote it, the highest floor,
+  // and neither the keys below it nor the tombstones past their retention.
+  Status ReduceType1State(int64_t now_ms);
   // Fill kStreamInput and save batch `batch_id`'s state, from `state` (the batch before's).
   Status PrepareType1(int64_t batch_id, int64_t now_ms, const std::string& state);
   Status PrepareType2(int64_t batch_id, int64_t now_ms, const std::string& state);
+  // A SELECT of no rows shaped as the state (with the columns `more` lists), from the batch.
+  std::string StateShape(const std::string& more) const;
+  // Whether a type 1 state's row is a tombstone past its retention at `now_ms`, in SQL.
+  std::string Expired(int64_t now_ms) const;
   // Whether the rows of `table` (alias a) and `other` (alias b) have equal keys, in SQL.
   std::string SameKeys(const std::string& a, const std::string& b) const;
   // The keys, as `alias.key` (or bare when alias is empty), comma-separated.

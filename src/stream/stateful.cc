@@ -355,8 +355,9 @@ Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark
     RETURN_IF_ERROR(files_.Save(batch_id, meta, std::nullopt));  // only the watermark is kept
   } else {
     const std::string evicted = plan_->Evicted(watermark);
+    ASSIGN_OR_RETURN(engine::QueryResult counted, conn_.Query("SELECT count(*) FROM " + changes_table_));
     RETURN_IF_ERROR(files_.SaveChanges(
-        batch_id, meta, changes_table_,
+        batch_id, meta, std::stoll(counted.at(0, 0).value_or("0")), "SELECT * FROM " + changes_table_,
         "SELECT * FROM " + StateWithChanges() + (evicted.empty() ? "" : " WHERE NOT (" + evicted + ")")));
   }
   pending_ = Pending{batch_id, watermark, changed_};

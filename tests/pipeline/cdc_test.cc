@@ -4,6 +4,9 @@
 // pipeline refuses.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -11,6 +14,7 @@
 #include "basin/kafka_dev.h"
 #include "pipeline/cdc_model.h"
 #include "pipeline/pipeline_harness.h"
+#include "stream/batch_state.h"
 #include "stream/kafka/producer.h"
 #include "testing/test_util.h"
 
@@ -199,6 +203,68 @@ TEST_F(CdcTest, TombstonesKeepLateInsertsOutForTheirRetention) {
   ASSERT_OK(Run().status());
   EXPECT_EQ(Printed(Sql("SELECT id, name FROM kept ORDER BY id")), "2=b;");
   EXPECT_EQ(Printed(Sql("SELECT id, name FROM forgotten ORDER BY id")), "1=late;2=b;");
+}
+
+// A type 1 state of more keys than BatchStateFiles::kMinRowsForChanges: the batches after
+// the first write what they changed, and each run reads the state back from the first
+// batch's and those changes: changed keys replace their rows, tombstones leave at their
+// retention (none, or two days), a truncate leaves no key below it.
+TEST_F(CdcTest, ALargeStateWrittenAsChangesKeepsTombstonesAndTruncatesAcrossRuns) {
+  std::string flows;
+  for (const std::string target : {"kept", "forgotten"}) {
+    flows += "CREATE OR REFRESH STREAMING TABLE " + target +
+             (target == "forgotten" ? " TBLPROPERTIES ('basin.cdc.tombstoneRetention' = 'interval 0 seconds')"
+                                    : "") +
+             ";\nCREATE FLOW " + target + "_cdc AS AUTO CDC INTO " + target +
+             " FROM STREAM(changes) KEYS (id) APPLY AS DELETE WHEN op = 'D' APPLY AS TRUNCATE WHEN op = 'T' "
+             "SEQUENCE BY seq COLUMNS id, name;\n";
+  }
+  Write("a.sql", flows);
+  Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT)");
+  // Rows/rows named b=the rows named neither a nor b.
+  auto rows = [&](const std::string& target) {
+    return Printed(Sql("SELECT (SELECT count(*) FROM " + target + ") || '/' || (SELECT count(*) FROM " +
+                       target + " WHERE name = 'b'), (SELECT string_agg(id || name, ',' ORDER BY id) FROM " +
+                       target + " WHERE name NOT IN ('a', 'b'))"));
+  };
+  const int64_t keys = stream::BatchStateFiles::kMinRowsForChanges + 10'000;
+  // Every key; then 100 updated and 100 deleted; then one more key: a run each.
+  for (const std::string& change :
+       {"SELECT range, 'a', 'U', range FROM range(1, " + std::to_string(keys + 1) + ")",
+        std::string(
+            "SELECT range, CASE WHEN range <= 100 THEN 'b' END, CASE WHEN range <= 100 THEN 'U' ELSE 'D' "
+            "END, 100000 + range FROM range(1, 201)"),
+        "VALUES (" + std::to_string(keys + 1) + ", 'new', 'U', 200001)"}) {
+    Sql("INSERT INTO changes " + change);
+    ASSERT_OK(Run().status());
+  }
+  const std::string after_first = std::to_string(keys - 99) + "/100=" + std::to_string(keys + 1) + "new;";
+  EXPECT_EQ(rows("kept"), after_first);
+  EXPECT_EQ(rows("forgotten"), after_first);
+  // The batches after the first wrote their changes.
+  int changes = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_.path())) {
+    if (entry.path().parent_path().filename() != "state" || entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    if (nlohmann::json::parse(in).contains("base")) changes++;
+  }
+  EXPECT_EQ(changes, 4);  // batches 1 and 2 of both flows
+  // A change older than a key's delete is late while its tombstone is kept, and applies
+  // once the tombstone is gone.
+  Sql("INSERT INTO changes VALUES (150, 'late', 'U', 50)");
+  ASSERT_OK(Run().status());
+  EXPECT_EQ(rows("kept"), after_first);
+  EXPECT_EQ(rows("forgotten"),
+            std::to_string(keys - 98) + "/100=150late," + std::to_string(keys + 1) + "new;");
+  // A truncate, then changes below it (late) and above it.
+  for (const char* values : {"(NULL, NULL, 'T', 300000), (7, 'after', 'U', 300001)",
+                             "(8, 'old', 'U', 250000), (9, 'x', 'U', 300002)",
+                             "(10, 'below', 'U', 299999), (11, 'y', 'U', 300003)"}) {
+    Sql(std::string("INSERT INTO changes VALUES ") + values);
+    ASSERT_OK(Run().status());
+  }
+  EXPECT_EQ(rows("kept"), "3/0=7after,9x,11y;");
+  EXPECT_EQ(rows("forgotten"), "3/0=7after,9x,11y;");
 }
 
 TEST_F(CdcTest, ANullSequenceFailsTheBatchNamingTheKey) {

@@ -27,6 +27,11 @@ class BatchStateFilesTest : public ::testing::Test {
 
   Status Execute(const std::string& sql) { return session_->connection().Execute(sql); }
 
+  // The rows of the changes table.
+  int64_t Changes() {
+    return std::stoll(basin::testing::FirstColumn(*session_, "SELECT count(*) FROM changes").at(0));
+  }
+
   // The keys `files` loads for batch `batch_id`, sorted; empty when the load fails.
   std::vector<std::string> Loaded(BatchStateFiles& files, int64_t batch_id) {
     EXPECT_OK(Execute("DELETE FROM loaded"));
@@ -52,7 +57,7 @@ TEST_F(BatchStateFilesTest, AStateOfChangesReadsBackItsBaseAndEveryChangeSince) 
     for (int64_t batch = 1; batch <= 3; batch++) {
       ASSERT_OK(Execute("DELETE FROM changes"));
       if (!added[batch - 1].empty()) ASSERT_OK(Execute("INSERT INTO changes VALUES " + added[batch - 1]));
-      ASSERT_OK(files.SaveChanges(batch, nlohmann::json::object(), "temp.changes", full));
+      ASSERT_OK(files.SaveChanges(batch, nlohmann::json::object(), Changes(), "SELECT * FROM changes", full));
     }
     ASSERT_OK_AND_ASSIGN(std::string text, store_->Get("3.json"));
     EXPECT_EQ(
@@ -62,7 +67,7 @@ TEST_F(BatchStateFilesTest, AStateOfChangesReadsBackItsBaseAndEveryChangeSince) 
     EXPECT_TRUE(store_->Head("2.parquet").status().IsNotFound());  // no rows, no file
     // Batch 3 written again (a batch run again after a failure) is still a change of state 0.
     ASSERT_OK(Execute("DELETE FROM changes; INSERT INTO changes VALUES (-4)"));
-    ASSERT_OK(files.SaveChanges(3, nlohmann::json::object(), "temp.changes", full));
+    ASSERT_OK(files.SaveChanges(3, nlohmann::json::object(), Changes(), "SELECT * FROM changes", full));
   }
   // Read back by a new run: state 0's keys and the changes of batches 1 and 3.
   BatchStateFiles files(session_->connection(), store_, "test");
@@ -73,7 +78,7 @@ TEST_F(BatchStateFilesTest, AStateOfChangesReadsBackItsBaseAndEveryChangeSince) 
   // A full state then, and a change of it: the states before it are deleted.
   ASSERT_OK(files.Save(4, nlohmann::json::object(), full));
   ASSERT_OK(Execute("DELETE FROM changes; INSERT INTO changes VALUES (-5)"));
-  ASSERT_OK(files.SaveChanges(5, nlohmann::json::object(), "temp.changes", full));
+  ASSERT_OK(files.SaveChanges(5, nlohmann::json::object(), Changes(), "SELECT * FROM changes", full));
   ASSERT_OK_AND_ASSIGN(std::vector<ObjectInfo> objects, store_->List(""));
   std::vector<std::string> keys;
   for (const ObjectInfo& object : objects) keys.push_back(object.key);
