@@ -232,7 +232,8 @@ Status CdcApplier::Prepare(BatchRead& read, DeadLetterWriter& /*dead_letters*/) 
     if (!state->value("nowMs", nlohmann::json()).is_number_integer()) {
       return Status::Corruption(where + ": the state of the batch before holds changes without \"nowMs\"");
     }
-    RETURN_IF_ERROR(ReduceType1State((*state)["nowMs"].get<int64_t>()).WithContext(where));
+    RETURN_IF_ERROR(ReduceType1State((*state)["base"].get<int64_t>(), (*state)["nowMs"].get<int64_t>())
+                        .WithContext(where));
   }
   Status prepared =
       (type1 ? PrepareType1(read.batch_id, now_ms, kState) : PrepareType2(read.batch_id, now_ms, kState))
@@ -255,13 +256,18 @@ std::string CdcApplier::Expired(int64_t now_ms) const {
          std::to_string(now_ms - plan_.flow.tombstone_retention_ms);
 }
 
-Status CdcApplier::ReduceType1State(int64_t now_ms) {
+Status CdcApplier::ReduceType1State(int64_t base, int64_t now_ms) {
   const std::string state = kState;
-  // The latest batch's row of each key (a full state written by an earlier Basin has no
-  // batches: its rows are older than any change), and the highest floor.
-  RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state + " WHERE rowid IN (SELECT rowid FROM " + state +
-                                " WHERE NOT " + kIsFloor + " QUALIFY row_number() OVER (PARTITION BY " +
-                                Keys("") + " ORDER BY coalesce(" + kBatchId + ", -1) DESC) > 1)"));
+  // The latest batch's row of each key the changes after `base` hold (a full state written
+  // by an earlier Basin has no batches: its rows are older than any change), and the
+  // highest floor.
+  const std::string changed_keys = "(SELECT " + Keys("") + " FROM " + state + " WHERE NOT " + kIsFloor +
+                                   " AND " + kBatchId + " > " + std::to_string(base) + ")";
+  RETURN_IF_ERROR(
+      conn_.Execute("DELETE FROM " + state + " WHERE rowid IN (SELECT rowid FROM (SELECT s.rowid, " +
+                    "row_number() OVER (PARTITION BY " + Keys("s") + " ORDER BY coalesce(s." + kBatchId +
+                    ", -1) DESC) AS n FROM " + state + " AS s SEMI JOIN " + changed_keys + " AS c ON " +
+                    SameKeys("c", "s") + " WHERE NOT s." + kIsFloor + ") WHERE n > 1)"));
   RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state + " WHERE rowid IN (SELECT rowid FROM " + state +
                                 " WHERE " + kIsFloor + " QUALIFY row_number() OVER (ORDER BY " + kSequence +
                                 " DESC) > 1)"));

@@ -100,10 +100,11 @@ class CdcApplier : public StatefulInput {
   Status Finish() override;
 
  private:
-  // Reduces a type 1 state read back from changes (in kState) to the one its batch (at
-  // `now_ms`) kept: each key's row from the latest batch that wrote it, the highest floor,
-  // and neither the keys below it nor the tombstones past their retention.
-  Status ReduceType1State(int64_t now_ms);
+  // Reduces a type 1 state read back from changes since the full state of batch `base` (in
+  // kState) to the one its batch (at `now_ms`) kept: each key's row from the latest batch
+  // that wrote it, the highest floor, and neither the keys below it nor the tombstones past
+  // their retention.
+  Status ReduceType1State(int64_t base, int64_t now_ms);
   // Fill kStreamInput and save batch `batch_id`'s state, from `state` (the batch before's).
   Status PrepareType1(int64_t batch_id, int64_t now_ms, const std::string& state);
   Status PrepareType2(int64_t batch_id, int64_t now_ms, const std::string& state);
