@@ -341,9 +341,8 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
   // The state: keys not changed (but those a truncate removed, and tombstones past their
   // retention), the changed keys' latest changes, and the floor.
   const std::string kept = "SELECT s.* FROM " + unchanged + " AS s, " + kFloor +
-                           " AS f WHERE NOT coalesce(s." + sequence + " < f.truncated, false) AND NOT (s." +
-                           kDeleted + " AND s." + kAtMs + " < " +
-                           std::to_string(now_ms - flow.tombstone_retention_ms) + ")";
+                           " AS f WHERE NOT coalesce(s." + sequence + " < f.truncated, false) AND NOT (" +
+                           Expired(now_ms) + ")";
   const std::string written = std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", " +
                               std::to_string(batch_id) + "::BIGINT AS " + kBatchId;
   const std::string latest = "SELECT " + keys + ", " + sequence + ", " + kDelete + " AS " + kDeleted + ", " +

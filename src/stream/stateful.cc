@@ -302,9 +302,7 @@ Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
         RETURN_IF_ERROR(
             conn_.Execute("INSERT INTO " + state_table_ + " BY NAME SELECT * FROM " + changes_table_));
       }
-      if (const std::string evicted = plan_->Evicted(pending.watermark); !evicted.empty()) {
-        RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state_table_ + " WHERE " + evicted));
-      }
+      RETURN_IF_ERROR(Evict(pending.watermark));
       state_batch_ = previous;
       state_watermark_ = pending.watermark;
     }
@@ -330,12 +328,16 @@ Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
     watermark = (*state)["watermark"].get<int64_t>();
   }
   // A state of changes holds rows its watermark passed since its base.
-  if (const std::string evicted = p.Evicted(watermark); !evicted.empty()) {
-    RETURN_IF_ERROR(conn_.Execute("DELETE FROM " + state_table_ + " WHERE " + evicted));
-  }
+  RETURN_IF_ERROR(Evict(watermark));
   state_batch_ = previous;
   state_watermark_ = watermark;
   return watermark;
+}
+
+Status StreamState::Evict(std::optional<int64_t> watermark) {
+  const std::string evicted = plan_->Evicted(watermark);
+  if (evicted.empty()) return Status::OK();
+  return conn_.Execute("DELETE FROM " + state_table_ + " WHERE " + evicted);
 }
 
 Status StreamState::AddChanges(const std::string& rows_sql) {

@@ -76,6 +76,8 @@ class StreamState : public StatefulInput {
   // The watermark the batch before `batch_id` left (nullopt: none yet), with its state in
   // the state table: kept from that batch in this run, or read back from the folder.
   Result<std::optional<int64_t>> LoadState(int64_t batch_id);
+  // Drops the rows `watermark` passed from the state table.
+  Status Evict(std::optional<int64_t> watermark);
   // Keeps the rows of `rows_sql` as the batch's changes to the state, in the changes table.
   Status AddChanges(const std::string& rows_sql);
   // The state table with the batch's changes (when AddChanges() made some), as SQL to read.
