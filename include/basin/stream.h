@@ -68,7 +68,7 @@ struct StreamStatus {
   std::string statement;
   std::string sink_table;
   std::optional<int64_t> last_planned;    // the newest batch whose ranges are recorded
-  std::optional<int64_t> last_committed;  // the newest batch marked done
+  std::optional<int64_t> last_committed;  // the newest batch the folder records as committed
   // The newest committed batch's figures, and when it committed (ms since the epoch).
   std::optional<StreamBatch> last_batch;
   int64_t last_committed_time_ms = 0;

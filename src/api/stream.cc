@@ -90,13 +90,11 @@ Result<StreamStatus> ReadStreamStatus(const std::string& checkpoint) {
   status.statement = folder->metadata().statement;
   status.sink_table = folder->metadata().sink_table;
   ASSIGN_OR_RETURN(status.last_planned, folder->LatestPlanned());
-  ASSIGN_OR_RETURN(status.last_committed, folder->LatestCommitted());
-  if (status.last_committed) {
-    ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, folder->ReadCommit(*status.last_committed));
-    if (commit) {
-      status.last_batch = BatchOf(*commit);
-      status.last_committed_time_ms = commit->committed_time_ms;
-    }
+  ASSIGN_OR_RETURN(std::optional<stream::BatchCommit> commit, folder->NewestCommit());
+  if (commit) {
+    status.last_committed = commit->batch_id;
+    status.last_batch = BatchOf(*commit);
+    status.last_committed_time_ms = commit->committed_time_ms;
   }
   return status;
 }

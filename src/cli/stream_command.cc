@@ -158,8 +158,10 @@ int RunStreamStatusCommand(const StreamStatusCommandOptions& options) {
                            status->sink_table, batch_or_none(status->last_planned),
                            batch_or_none(status->last_committed));
   if (status->last_planned && (!status->last_committed || *status->last_planned > *status->last_committed)) {
-    std::cout << fmt::format("batch {} is planned but not committed: the next run runs it again\n",
-                             *status->last_planned);
+    std::cout << fmt::format(
+        "batch {} is planned, its commit not recorded yet: a run is at it, or the next run finds it in the "
+        "sink table or runs it again\n",
+        *status->last_planned);
   }
   if (status->last_batch) {
     std::cout << fmt::format("last batch: {}{} rows out, {} dead letters{}, {} ms, table version {}\n",

@@ -97,6 +97,30 @@ Result<StreamMetadata> ParseMetadata(const std::string& text) {
   return m;
 }
 
+// A batch's commit read from `object` (`where` names it in errors), which must name
+// batch `batch_id`.
+Result<BatchCommit> ParseCommit(const nlohmann::json& object, const std::string& where, int64_t batch_id) {
+  BatchCommit c;
+  ASSIGN_OR_RETURN(c.batch_id, IntegerField(object, "batchId", where));
+  ASSIGN_OR_RETURN(c.table_version, IntegerField(object, "tableVersion", where));
+  if (object.contains("deadLetterVersion")) {
+    ASSIGN_OR_RETURN(c.dead_letter_version, IntegerField(object, "deadLetterVersion", where));
+  }
+  // The figures are informational: absent ones read as zero.
+  auto figure = [&](const char* field) { return object.value(field, int64_t{0}); };
+  c.rows_in = figure("rowsIn");
+  c.rows_out = figure("rowsOut");
+  c.dead_letters = figure("deadLetters");
+  c.late_rows = figure("lateRows");
+  c.duration_ms = figure("durationMs");
+  c.committed_time_ms = figure("committedTime");
+  if (c.batch_id != batch_id) {
+    return Status::Corruption("stream checkpoint object " + where + " names batch " +
+                              std::to_string(c.batch_id) + ", not " + std::to_string(batch_id));
+  }
+  return c;
+}
+
 }  // namespace
 
 std::string StreamCheckpoint::OffsetsKey(int64_t batch_id) { return BatchKey(kOffsetsFolder, batch_id); }
@@ -177,13 +201,17 @@ std::optional<int64_t> EndToEndMs(const BatchCommit& commit) {
   return std::max<int64_t>(0, commit.committed_time_ms - *commit.source_time_ms);
 }
 
-Status StreamCheckpoint::WriteCommit(const BatchCommit& c) {
+nlohmann::json CommitJson(const BatchCommit& c) {
   nlohmann::json object = {{"batchId", c.batch_id},         {"tableVersion", c.table_version},
                            {"rowsIn", c.rows_in},           {"rowsOut", c.rows_out},
                            {"deadLetters", c.dead_letters}, {"lateRows", c.late_rows},
                            {"durationMs", c.duration_ms},   {"committedTime", c.committed_time_ms}};
   if (c.dead_letter_version) object["deadLetterVersion"] = *c.dead_letter_version;
-  Status put = store_->PutIfAbsent(CommitKey(c.batch_id), object.dump());
+  return object;
+}
+
+Status StreamCheckpoint::WriteCommit(const BatchCommit& commit) {
+  Status put = store_->PutIfAbsent(CommitKey(commit.batch_id), CommitJson(commit).dump());
   return put.IsAlreadyExists() ? Status::OK() : put;
 }
 
@@ -193,25 +221,30 @@ Result<std::optional<BatchCommit>> StreamCheckpoint::ReadCommit(int64_t batch_id
   if (!text.ok() && text.status().IsNotFound()) return std::optional<BatchCommit>();
   if (!text.ok()) return text.status();
   ASSIGN_OR_RETURN(nlohmann::json object, ParseObject(*text, key));
-  BatchCommit c;
-  ASSIGN_OR_RETURN(c.batch_id, IntegerField(object, "batchId", key));
-  ASSIGN_OR_RETURN(c.table_version, IntegerField(object, "tableVersion", key));
-  if (object.contains("deadLetterVersion")) {
-    ASSIGN_OR_RETURN(c.dead_letter_version, IntegerField(object, "deadLetterVersion", key));
+  ASSIGN_OR_RETURN(BatchCommit commit, ParseCommit(object, key, batch_id));
+  return std::optional<BatchCommit>(commit);
+}
+
+Result<std::optional<BatchCommit>> StreamCheckpoint::NewestCommit() {
+  ASSIGN_OR_RETURN(std::optional<int64_t> planned, LatestPlanned());
+  if (planned) {
+    ASSIGN_OR_RETURN(std::optional<BatchCommit> marked, ReadCommit(*planned));
+    if (marked) return marked;
+    ASSIGN_OR_RETURN(nlohmann::json offsets, ReadOffsets(*planned));
+    auto previous = offsets.find(kPreviousCommitField);
+    if (previous != offsets.end()) {
+      const std::string where = OffsetsKey(*planned) + " " + kPreviousCommitField;
+      if (!previous->is_object())
+        return Status::Corruption("stream checkpoint object " + where + " is not an object");
+      ASSIGN_OR_RETURN(BatchCommit commit, ParseCommit(*previous, where, *planned - 1));
+      return std::optional<BatchCommit>(commit);
+    }
   }
-  // The figures are informational: absent ones read as zero.
-  auto figure = [&](const char* field) { return object.value(field, int64_t{0}); };
-  c.rows_in = figure("rowsIn");
-  c.rows_out = figure("rowsOut");
-  c.dead_letters = figure("deadLetters");
-  c.late_rows = figure("lateRows");
-  c.duration_ms = figure("durationMs");
-  c.committed_time_ms = figure("committedTime");
-  if (c.batch_id != batch_id) {
-    return Status::Corruption("stream checkpoint object " + key + " names batch " +
-                              std::to_string(c.batch_id));
-  }
-  return std::optional<BatchCommit>(c);
+  // A folder an earlier Basin wrote (a marker for every batch), or a batch committed in a
+  // run before the one that planned the next.
+  ASSIGN_OR_RETURN(std::optional<int64_t> committed, LatestCommitted());
+  if (!committed) return std::optional<BatchCommit>();
+  return ReadCommit(*committed);
 }
 
 Result<Recovery> StreamCheckpoint::Recover(std::optional<int64_t> sink_txn_version) {
@@ -245,21 +278,8 @@ Result<Recovery> StreamCheckpoint::Recover(std::optional<int64_t> sink_txn_versi
     ASSIGN_OR_RETURN(out.previous, ReadOffsets(*planned));
     return out;
   }
-  // Batch `planned` ran, or began to: a batch is planned only once the one before it
-  // committed to the sink, whose marker may be missing when the run died while writing it.
-  if (*planned > 0 && committed != *planned - 1) {
-    bool one_marker_missing = *planned == 1 ? !committed : committed == *planned - 2;
-    if (one_marker_missing) {
-      Result<ObjectInfo> before = store_->Head(OffsetsKey(*planned - 1));
-      if (!before.ok() && !before.status().IsNotFound()) return before.status();
-      one_marker_missing = before.ok();
-    }
-    if (!one_marker_missing) {
-      return Status::Corruption(stream + ": batch " + std::to_string(*planned) + " is planned but batch " +
-                                std::to_string(*planned - 1) + " has no commit marker");
-    }
-    out.unmarked = *planned - 1;
-  }
+  // Batch `planned` ran, or began to. The one before it committed (a batch is planned only
+  // then), whether or not its marker was written: offsets/<planned> holds its figures.
   out.batch_id = *planned;
   ASSIGN_OR_RETURN(out.planned, ReadOffsets(*planned));
   out.action = sink_txn_version && *sink_txn_version >= *planned ? Recovery::Action::kRecordCommit

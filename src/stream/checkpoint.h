@@ -2,11 +2,12 @@
 // written through an ObjectStore rooted at the folder.
 //
 // The folder records, for each micro-batch, what it reads (`offsets/<N>.json`, created
-// before anything the batch writes commits) and that it is done (`commits/<N>.json`). Every object is created
-// with put-if-absent and never rewritten, so two runs of one stream cannot both plan batch
-// N: the loser gets Conflict. Recover() tells a run where to resume from what the folder
-// holds and the sink table's `txn` version for the stream; the batch's Delta commit, which
-// carries that `txn`, is what makes a batch count, not these files.
+// before anything the batch writes commits, with the figures of batch N-1's commit) and, for
+// the last batch a run committed before it stopped or found nothing new, that it is done
+// (`commits/<N>.json`). Every object is created with put-if-absent and never rewritten, so two runs of one
+// stream cannot both plan batch N: the loser gets Conflict. Recover() tells a run where to resume from what
+// the folder holds and the sink table's `txn` version for the stream; the batch's Delta commit, which carries
+// that `txn`, is what makes a batch count, not these files.
 //
 // Thread safety: one run uses a StreamCheckpoint from one thread; distinct runs (processes)
 // on the same folder are kept apart by put-if-absent.
@@ -36,7 +37,8 @@ struct StreamMetadata {
   std::string sink_location;
 };
 
-// What commits/<N>.json says of a finished batch.
+// What commits/<N>.json (or offsets/<N+1>.json's kPreviousCommitField) says of a finished
+// batch.
 struct BatchCommit {
   int64_t batch_id = 0;
   int64_t table_version = -1;  // -1: no commit, or found by its txn after a crash
@@ -58,6 +60,13 @@ struct BatchCommit {
 // clock ahead of ours counts as 0); nullopt when its sources could not tell.
 std::optional<int64_t> EndToEndMs(const BatchCommit& commit);
 
+// The field of offsets/<N>.json that holds batch N-1's commit, as commits/<N-1>.json would:
+// a run that commits batch after batch writes no marker for them.
+inline constexpr const char* kPreviousCommitField = "previousCommit";
+
+// `commit` as commits/<N>.json holds it.
+nlohmann::json CommitJson(const BatchCommit& commit);
+
 // Where a run resumes.
 struct Recovery {
   enum class Action {
@@ -70,9 +79,6 @@ struct Recovery {
   int64_t batch_id = 0;
   std::optional<nlohmann::json> planned;   // kRerun, kRecordCommit: offsets/<batch_id>.json
   std::optional<nlohmann::json> previous;  // kPlan: offsets of the batch before, when there is one
-  // The batch before `batch_id` committed to the sink but its marker was not written (a run
-  // writes it while the next batch runs): to be written first.
-  std::optional<int64_t> unmarked;
 };
 
 class StreamCheckpoint {
@@ -92,8 +98,9 @@ class StreamCheckpoint {
   const StreamMetadata& metadata() const { return metadata_; }
 
   // Where to resume, given the sink table's txn version for this stream (nullopt when the
-  // table has none). Corruption when the folder contradicts itself or the table (a commit
-  // marker without its offsets, the table ahead of every planned batch).
+  // table has none): from the newest planned batch, done when its marker is there or the
+  // table's txn reached it. Corruption when the folder contradicts itself or the table (a
+  // commit marker without its offsets, the table ahead of every planned batch).
   Result<Recovery> Recover(std::optional<int64_t> sink_txn_version);
 
   // Records what batch `batch_id` reads, before it commits. Conflict when another run planned
@@ -103,13 +110,17 @@ class StreamCheckpoint {
   // Records that batch `commit.batch_id` is done; a marker already there is left as it is.
   Status WriteCommit(const BatchCommit& commit);
   Result<std::optional<BatchCommit>> ReadCommit(int64_t batch_id);
+  // The newest batch the folder says committed, with its figures: the newest planned batch's
+  // marker, else the commit its offsets record of the batch before, else the newest marker
+  // (a folder an earlier Basin wrote). nullopt when no batch committed. The sink table may
+  // hold a newer batch whose marker was not written yet (Recover finds it).
+  Result<std::optional<BatchCommit>> NewestCommit();
 
   // Deletes the offsets and commit objects of batches before `first_kept`: every one the
   // folder lists with `sweep` (a run's start, after crashes or an older Basin left some),
   // else only those of batch first_kept - 1, the one a new commit pushed out. The folder
   // then stays bounded however long the stream runs, and so does Recover's listing.
-  // REQUIRES: first_kept <= the newest committed batch (Recover needs it and the offsets
-  // after it).
+  // REQUIRES: first_kept <= the newest planned batch (Recover reads its offsets).
   Status Expire(int64_t first_kept, bool sweep);
 
   // The newest planned and the newest committed batch; nullopt when there is none.

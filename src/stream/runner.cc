@@ -132,9 +132,15 @@ struct StreamRunner::Impl {
   };
   std::vector<Source> sources;           // by index
   std::unique_ptr<StatefulInput> state;  // when statement.stateful (of its one source)
-  // The last batch's commit marker and retention deletes, written off the batch's path (its
-  // rows are visible once the sink commits) while the next batch is planned and runs.
+  // The last batch's retention deletes, or the commit marker of the last batch of a stretch,
+  // written off the batch's path (its rows are visible once the sink commits) while the next
+  // batch is planned and runs.
   std::shared_future<Status> recording;
+  // The last batch this run committed while its marker is not written: the next batch's
+  // offsets record its commit instead (kPreviousCommitField), and the marker is written
+  // when a plan finds nothing new after it or the run ends, so that a stream committing
+  // batch after batch writes one object less per batch.
+  std::optional<BatchCommit> unmarked;
   // Where the next batch starts when this run committed the last one, or found nothing new
   // since: what Recover() would read back from the folder and the sink (Recover() also
   // copes with that batch's marker still being written).
@@ -155,7 +161,10 @@ struct StreamRunner::Impl {
   TaskThread planner{1};
   std::unique_ptr<SinkCompactor> compactor;
 
-  ~Impl() { (void)Settle(); }
+  ~Impl() {
+    (void)MarkLast();
+    (void)Settle();
+  }
 
   // Whether the stream's batches may be planned ahead (RunPlannedAhead), their sources
   // permitting: one source, and no state to prepare before a batch reads.
@@ -169,6 +178,15 @@ struct StreamRunner::Impl {
     recording = {};
     if (!recorded.ok()) next.reset();
     return recorded;
+  }
+
+  // Starts writing the marker of the last batch this run committed, when it is not written.
+  Status MarkLast() {
+    if (!unmarked) return Status::OK();
+    RETURN_IF_ERROR(Settle());
+    recording = marker_writer.Submit([this, commit = *unmarked] { return checkpoint->WriteCommit(commit); });
+    unmarked.reset();
+    return Status::OK();
   }
 
   std::string Where() const { return "stream " + checkpoint->metadata().stream_id; }
@@ -240,9 +258,12 @@ struct StreamRunner::Impl {
     return WithNestedReads(sources.size(), one, run);
   }
 
-  // offsets/<batch_id>.json of a batch whose sources read `entries`.
-  json PlannedOffsets(int64_t batch_id, json entries) const {
-    return json{{"batchId", batch_id}, {"plannedTime", clock->NowMs()}, {"sources", std::move(entries)}};
+  // offsets/<batch_id>.json of a batch whose sources read `entries`, with `before` when it
+  // is the unmarked commit of the batch before.
+  json PlannedOffsets(int64_t batch_id, json entries, const std::optional<BatchCommit>& before) const {
+    json offsets{{"batchId", batch_id}, {"plannedTime", clock->NowMs()}, {"sources", std::move(entries)}};
+    if (before && before->batch_id == batch_id - 1) offsets[kPreviousCommitField] = CommitJson(*before);
+    return offsets;
   }
 
   // Starts writing `offsets` as batch `batch_id`'s, while the batch reads and writes its data
@@ -332,9 +353,11 @@ struct StreamRunner::Impl {
     }
     RETURN_IF_ERROR(Settle());
     const int64_t batch_id = commit.batch_id;
-    next = Recovery{Recovery::Action::kPlan, batch_id + 1, std::nullopt, offsets, std::nullopt};
+    next = Recovery{Recovery::Action::kPlan, batch_id + 1, std::nullopt, offsets};
     found_rows = true;
-    recording = marker_writer.Submit([this, commit] { return RecordCommit(commit); });
+    unmarked = commit;
+    recording = marker_writer.Submit(
+        [this, batch_id] { return checkpoint->Expire(batch_id + 1 - kRetainedBatches, /*sweep=*/false); });
     commit.notice = compactor->TakeNotice();
     if ((batch_id + 1) % kCompactEveryBatches == 0) compactor->Request();
     return commit;
@@ -354,11 +377,11 @@ struct StreamRunner::Impl {
     auto planned = std::make_shared<Planned>();
     BatchSource& source = *sources[0].reader;
     const std::shared_future<Status> planning =
-        planner.Submit([this, &source, planned, batch_id, after]() -> Status {
+        planner.Submit([this, &source, planned, batch_id, after, before = unmarked]() -> Status {
           ASSIGN_OR_RETURN(std::optional<json> entry, source.Plan(after));
           if (!entry) return Status::OK();
           (*entry)["index"] = 0;
-          planned->offsets = PlannedOffsets(batch_id, json::array({*std::move(entry)}));
+          planned->offsets = PlannedOffsets(batch_id, json::array({*std::move(entry)}), before);
           planned->recorded = RecordOffsets(batch_id, *planned->offsets);
           return Status::OK();
         });
@@ -390,25 +413,27 @@ struct StreamRunner::Impl {
   }
 
   // After a plan of `recovery` found nothing new: the next poll plans the same batch from
-  // what the run holds, without reading the folder and the sink again.
-  void FoundNothing(const Recovery& recovery) {
-    next =
-        Recovery{Recovery::Action::kPlan, recovery.batch_id, std::nullopt, recovery.previous, std::nullopt};
+  // what the run holds, without reading the folder and the sink again, and the batch before
+  // gets its marker.
+  Status FoundNothing(const Recovery& recovery) {
+    next = Recovery{Recovery::Action::kPlan, recovery.batch_id, std::nullopt, recovery.previous};
     found_rows = false;
+    return MarkLast();
   }
 
-  // Marks batch `batch_id` done, which committed before a crash (its figures are lost).
+  // Marks batch `batch_id` done, which the sink's txn says committed: with its figures when
+  // this run committed it, else without (it committed before a crash).
   Status RecordFoundCommit(int64_t batch_id) {
     BatchCommit commit;
-    commit.batch_id = batch_id;
-    commit.committed_time_ms = clock->NowMs();
-    return RecordCommit(commit);
-  }
-
-  // Marks the batch done; the oldest batch kept until now is then dropped.
-  Status RecordCommit(const BatchCommit& commit) {
+    if (unmarked && unmarked->batch_id == batch_id) {
+      commit = *unmarked;
+    } else {
+      commit.batch_id = batch_id;
+      commit.committed_time_ms = clock->NowMs();
+    }
+    unmarked.reset();
     RETURN_IF_ERROR(checkpoint->WriteCommit(commit));
-    return checkpoint->Expire(commit.batch_id + 1 - kRetainedBatches, /*sweep=*/false);
+    return checkpoint->Expire(batch_id + 1 - kRetainedBatches, /*sweep=*/false);
   }
 };
 
@@ -488,8 +513,8 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::OpenWith(sql::Session& sessi
                             ": another process created this checkpoint folder at the same time; run again");
   }
   // What crashes (or an earlier Basin) left beyond the retained batches.
-  ASSIGN_OR_RETURN(std::optional<int64_t> committed, impl->checkpoint->LatestCommitted());
-  if (committed) RETURN_IF_ERROR(impl->checkpoint->Expire(*committed + 1 - kRetainedBatches, /*sweep=*/true));
+  ASSIGN_OR_RETURN(std::optional<int64_t> planned, impl->checkpoint->LatestPlanned());
+  if (planned) RETURN_IF_ERROR(impl->checkpoint->Expire(*planned + 1 - kRetainedBatches, /*sweep=*/true));
   return std::unique_ptr<StreamRunner>(new StreamRunner(std::move(impl)));
 }
 
@@ -507,7 +532,6 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
       ASSIGN_OR_RETURN(std::optional<int64_t> txn, s.SinkTxnVersion());
       ASSIGN_OR_RETURN(recovery, s.checkpoint->Recover(txn));
     }
-    if (recovery.unmarked) RETURN_IF_ERROR(s.RecordFoundCommit(*recovery.unmarked));
     const std::string where = s.Where() + " " + StreamCheckpoint::OffsetsKey(recovery.batch_id);
     switch (recovery.action) {
       case Recovery::Action::kRecordCommit: {
@@ -528,7 +552,7 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
         if (continuing && s.OneStatelessSource() && s.sources[0].reader->PlansAhead()) {
           ASSIGN_OR_RETURN(std::optional<BatchCommit> ahead,
                            s.RunPlannedAhead(recovery.batch_id, Impl::Position(previous[0]), abandon));
-          if (!ahead) s.FoundNothing(recovery);
+          if (!ahead) RETURN_IF_ERROR(s.FoundNothing(recovery));
           return ahead;
         }
         // A batch runs when one source has something new; the others read nothing in it.
@@ -543,10 +567,10 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
           entries.push_back(std::move(*entry));
         }
         if (!fresh) {
-          s.FoundNothing(recovery);
+          RETURN_IF_ERROR(s.FoundNothing(recovery));
           return std::optional<BatchCommit>();
         }
-        const json planned = s.PlannedOffsets(recovery.batch_id, entries);
+        const json planned = s.PlannedOffsets(recovery.batch_id, entries, s.unmarked);
         std::shared_future<Status> recorded = s.RecordOffsets(recovery.batch_id, planned);
         Result<BatchCommit> commit =
             s.Execute(recovery.batch_id, planned, entries, abandon, [recorded] { return recorded.get(); });
@@ -580,6 +604,7 @@ Status StreamRunner::Run(const RunOptions& options) {
       std::this_thread::sleep_for(wait);
     }
   }
+  RETURN_IF_ERROR(impl_->MarkLast());  // the run's last batch
   return impl_->Settle();
 }
 

@@ -97,22 +97,83 @@ TEST_F(StreamCheckpointTest, RecoveryFollowsTheOffsetsCommitsAndTheTablesTxn) {
   EXPECT_FALSE(read);
 }
 
-TEST_F(StreamCheckpointTest, AMarkerTheRunDiedWritingWhileTheNextBatchRanIsWrittenFirst) {
+TEST_F(StreamCheckpointTest, BatchesCommittedOneAfterAnotherRecordEachCommitInTheNextOffsets) {
   ASSERT_OK_AND_ASSIGN(auto cp, StreamCheckpoint::Open(store_, Proposed()));
+  // A run committed batches 0 to 2 one after the other and wrote no marker: each batch's
+  // offsets hold the commit of the one before.
   ASSERT_OK(cp->WriteOffsets(0, Range(0, 10)));
-  // Batch 0 committed to the sink; batch 1 was planned while batch 0's marker was written.
-  ASSERT_OK(cp->WriteOffsets(1, Range(10, 20)));
-  ASSERT_OK_AND_ASSIGN(Recovery r, cp->Recover(0));
+  for (int64_t batch = 1; batch <= 3; batch++) {
+    BatchCommit before;
+    before.batch_id = batch - 1;
+    before.table_version = 40 + batch;
+    before.rows_out = 10 * batch;
+    nlohmann::json offsets = Range(10 * batch, 10 * batch + 10);
+    offsets[kPreviousCommitField] = CommitJson(before);
+    ASSERT_OK(cp->WriteOffsets(batch, offsets));
+  }
+  ASSERT_OK_AND_ASSIGN(std::optional<int64_t> marked, cp->LatestCommitted());
+  EXPECT_FALSE(marked);
+  // The run died in batch 3: run it again; or after its commit: record it.
+  ASSERT_OK_AND_ASSIGN(Recovery r, cp->Recover(2));
   EXPECT_EQ(r.action, Recovery::Action::kRerun);
-  EXPECT_EQ(r.batch_id, 1);
-  EXPECT_EQ(r.unmarked, std::optional<int64_t>(0));
-  BatchCommit zero;
-  ASSERT_OK(cp->WriteCommit(zero));
-  ASSERT_OK(cp->WriteOffsets(2, Range(20, 30)));
-  ASSERT_OK_AND_ASSIGN(r, cp->Recover(2));
+  EXPECT_EQ(r.batch_id, 3);
+  EXPECT_EQ((*r.planned)["sources"], Range(30, 40)["sources"]);
+  ASSERT_OK_AND_ASSIGN(r, cp->Recover(3));
   EXPECT_EQ(r.action, Recovery::Action::kRecordCommit);
-  EXPECT_EQ(r.batch_id, 2);
-  EXPECT_EQ(r.unmarked, std::optional<int64_t>(1));
+  EXPECT_EQ(r.batch_id, 3);
+  // What the folder says committed last: batch 2, from batch 3's offsets.
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> newest, cp->NewestCommit());
+  ASSERT_TRUE(newest);
+  EXPECT_EQ(newest->batch_id, 2);
+  EXPECT_EQ(newest->table_version, 43);
+  EXPECT_EQ(newest->rows_out, 30);
+  // Once batch 3's marker is there, it is the newest, and the next plan follows it.
+  BatchCommit three;
+  three.batch_id = 3;
+  three.table_version = 44;
+  ASSERT_OK(cp->WriteCommit(three));
+  ASSERT_OK_AND_ASSIGN(newest, cp->NewestCommit());
+  ASSERT_TRUE(newest);
+  EXPECT_EQ(newest->batch_id, 3);
+  EXPECT_EQ(newest->table_version, 44);
+  ASSERT_OK_AND_ASSIGN(r, cp->Recover(3));
+  EXPECT_EQ(r.action, Recovery::Action::kPlan);
+  EXPECT_EQ(r.batch_id, 4);
+}
+
+TEST_F(StreamCheckpointTest, AFolderWithAMarkerForEveryBatchReadsItsNewestMarker) {
+  // As an earlier Basin wrote it: offsets without the commit before, a marker each.
+  ASSERT_OK_AND_ASSIGN(auto cp, StreamCheckpoint::Open(store_, Proposed()));
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> newest, cp->NewestCommit());
+  EXPECT_FALSE(newest);
+  for (int64_t batch = 0; batch <= 1; batch++) {
+    ASSERT_OK(cp->WriteOffsets(batch, Range(10 * batch, 10 * batch + 10)));
+    BatchCommit done;
+    done.batch_id = batch;
+    done.rows_in = 10;
+    ASSERT_OK(cp->WriteCommit(done));
+  }
+  ASSERT_OK(cp->WriteOffsets(2, Range(20, 30)));
+  ASSERT_OK_AND_ASSIGN(newest, cp->NewestCommit());
+  ASSERT_TRUE(newest);
+  EXPECT_EQ(newest->batch_id, 1);
+  EXPECT_EQ(newest->rows_in, 10);
+}
+
+TEST_F(StreamCheckpointTest, ADamagedCommitInTheOffsetsIsCorruptionNamingIt) {
+  ASSERT_OK_AND_ASSIGN(auto cp, StreamCheckpoint::Open(store_, Proposed()));
+  BatchCommit wrong;
+  wrong.batch_id = 7;  // not batch 4's
+  nlohmann::json offsets = Range(0, 10);
+  offsets[kPreviousCommitField] = CommitJson(wrong);
+  ASSERT_OK(cp->WriteOffsets(5, offsets));
+  Result<std::optional<BatchCommit>> newest = cp->NewestCommit();
+  ASSERT_EQ(newest.status().code(), ErrorCode::kCorruption);
+  EXPECT_NE(newest.status().message().find(StreamCheckpoint::OffsetsKey(5)), std::string::npos)
+      << newest.status().ToString();
+  offsets[kPreviousCommitField] = "batch 4";
+  ASSERT_OK(cp->WriteOffsets(6, offsets));
+  EXPECT_EQ(cp->NewestCommit().status().code(), ErrorCode::kCorruption);
 }
 
 TEST_F(StreamCheckpointTest, TwoRunsCannotPlanTheSameBatch) {
@@ -131,14 +192,15 @@ TEST_F(StreamCheckpointTest, AFolderThatContradictsItselfOrTheTableIsCorruption)
   EXPECT_EQ(cp->Recover(3).status().code(), ErrorCode::kCorruption);
   ASSERT_OK(cp->WriteOffsets(0, Range(0, 10)));
   EXPECT_EQ(cp->Recover(1).status().code(), ErrorCode::kCorruption);
-  // Batch 2 planned while batch 1 has no marker.
-  BatchCommit zero;
-  ASSERT_OK(cp->WriteCommit(zero));
-  ASSERT_OK(cp->WriteOffsets(2, Range(20, 30)));
-  auto gap = cp->Recover(std::nullopt);
-  ASSERT_FALSE(gap.ok());
-  EXPECT_EQ(gap.status().code(), ErrorCode::kCorruption);
-  EXPECT_NE(gap.status().message().find("batch 1"), std::string::npos) << gap.status().ToString();
+  // A marker of a batch never planned.
+  BatchCommit two;
+  two.batch_id = 2;
+  ASSERT_OK(cp->WriteCommit(two));
+  auto ahead = cp->Recover(std::nullopt);
+  ASSERT_FALSE(ahead.ok());
+  EXPECT_EQ(ahead.status().code(), ErrorCode::kCorruption);
+  EXPECT_NE(ahead.status().message().find(StreamCheckpoint::CommitKey(2)), std::string::npos)
+      << ahead.status().ToString();
 }
 
 TEST_F(StreamCheckpointTest, ObjectsThatAreNotBatchesAreIgnored) {

@@ -194,10 +194,11 @@ TEST_F(StreamRunnerTest, ABatchCommittedButNotMarkedIsNotRunAgain) {
   Produce("payments", 1, 0, 30);
   ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
   ASSERT_OK(runner->RunBatch().status());
-  // A crash between the Delta commit and the commit marker.
+  // A crash between the Delta commit and the commit marker (which the run writes when it
+  // ends: taken away after).
+  runner.reset();
   ASSERT_OK(checkpoint_->Delete(StreamCheckpoint::CommitKey(0)));
   Produce("payments", 1, 30, 5);
-  runner.reset();
   ASSERT_OK_AND_ASSIGN(auto restarted, OpenRunner(Statement()));
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> next, restarted->RunBatch());
   ASSERT_TRUE(next);
@@ -207,6 +208,38 @@ TEST_F(StreamRunnerTest, ABatchCommittedButNotMarkedIsNotRunAgain) {
   ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> marker,
                        StreamCheckpoint::Open(checkpoint_, restarted->metadata()).value()->ReadCommit(0));
   EXPECT_TRUE(marker);
+}
+
+// Batches committed one after the other write no marker: each one's offsets record the
+// commit of the batch before, which is what the folder says committed last, until the run
+// ends and marks its last batch.
+TEST_F(StreamRunnerTest, BatchesOneAfterAnotherRecordTheirCommitsInTheNextOffsets) {
+  ASSERT_OK_AND_ASSIGN(auto runner, OpenRunner(Statement()));
+  for (int64_t batch = 0; batch < 3; batch++) {
+    Produce("payments", 0, 10 * batch, 4 + batch);
+    ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> commit, runner->RunBatch());
+    ASSERT_TRUE(commit);
+    ASSERT_EQ(commit->batch_id, batch);
+  }
+  ASSERT_OK_AND_ASSIGN(auto commits, checkpoint_->List("commits/"));
+  EXPECT_TRUE(commits.empty());
+  ASSERT_OK_AND_ASSIGN(auto folder, StreamCheckpoint::OpenExisting(checkpoint_));
+  ASSERT_OK_AND_ASSIGN(nlohmann::json offsets, folder->ReadOffsets(2));
+  ASSERT_TRUE(offsets.contains(kPreviousCommitField)) << offsets.dump();
+  ASSERT_OK_AND_ASSIGN(std::optional<BatchCommit> newest, folder->NewestCommit());
+  ASSERT_TRUE(newest);
+  EXPECT_EQ(newest->batch_id, 1);
+  EXPECT_EQ(newest->rows_out, 5);
+  EXPECT_GE(newest->table_version, 0);
+  runner.reset();
+  ASSERT_OK_AND_ASSIGN(newest, folder->NewestCommit());
+  ASSERT_TRUE(newest);
+  EXPECT_EQ(newest->batch_id, 2);
+  EXPECT_EQ(newest->rows_out, 6);
+  ASSERT_OK_AND_ASSIGN(commits, checkpoint_->List("commits/"));
+  ASSERT_EQ(commits.size(), 1u);
+  EXPECT_EQ(commits[0].key, StreamCheckpoint::CommitKey(2));
+  EXPECT_EQ(Counts(), std::make_pair(int64_t{15}, int64_t{15}));
 }
 
 TEST_F(StreamRunnerTest, AvailableNowStopsAtTheEndItFoundAtStart) {
