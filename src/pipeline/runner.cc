@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -45,14 +45,16 @@ class Run {
 
   // Where the flows' events go from now on.
   void LogTo(EventLog* log) { log_ = log; }
-  // From now on, a view or a ONCE flow is logged only when it wrote something.
-  void LogOnlyChanges() { only_changes_ = true; }
+  // The run's first pass is over: from now on, a view or a ONCE flow is logged only when it
+  // wrote something, and the datasets to refresh fully were refreshed (not again each pass).
+  void PastFirstPass() { past_first_pass_ = true; }
 
   Status RunDataset(const GraphNode& node, std::vector<FlowRun>& out) {
     const pipeline::Dataset& dataset = pipeline_.datasets[node.dataset];
     const std::string where =
         dataset.place.Describe() + ": " + DatasetKindName(dataset.kind) + " " + dataset.name;
-    if (RefreshesFully(dataset)) RETURN_IF_ERROR(Forget(dataset, node).WithContext(where));
+    if (!past_first_pass_ && RefreshesFully(dataset))
+      RETURN_IF_ERROR(Forget(dataset, node).WithContext(where));
     for (size_t f : node.flows) {
       const pipeline::Flow& flow = pipeline_.flows[f];
       if (options_.cancellation != nullptr && options_.cancellation->cancelled()) {
@@ -75,7 +77,7 @@ class Run {
         return logged.ok() ? ran : ran.WithContext("(and the event log failed: " + logged.ToString() + ")");
       }
       const bool wrote = run.batches > 0 && run.refresh != "unchanged";
-      if (flow.kind != FlowKind::kStream && flow.kind != FlowKind::kAutoCdc && (wrote || !only_changes_)) {
+      if (flow.kind != FlowKind::kStream && flow.kind != FlowKind::kAutoCdc && (wrote || !past_first_pass_)) {
         Event progress = FlowEvent("flow_progress", run);
         progress.rows_written = run.rows_written;
         progress.quarantined = run.quarantined;
@@ -190,6 +192,7 @@ class Run {
     RETURN_IF_ERROR(
         sql::RunDropTable(session_.context(), "DROP TABLE IF EXISTS " + QuotedName(dataset), drop).status());
     for (size_t f : node.flows) {
+      streams_.erase(pipeline_.flows[f].name);
       const std::string prefix = CheckpointFolder(pipeline_.flows[f]) + "/";
       ASSIGN_OR_RETURN(std::vector<ObjectInfo> objects, options_.state->List(prefix));
       for (const ObjectInfo& object : objects) RETURN_IF_ERROR(options_.state->Delete(object.key));
@@ -440,8 +443,23 @@ class Run {
     return out;
   }
 
-  // A streaming flow's stream (an AUTO CDC flow's too), run until its sources' ends.
+  // A streaming flow's stream (an AUTO CDC flow's too), run until its sources' ends: the one
+  // the session ran in the passes before, or one opened now. A stream that fails is dropped,
+  // to be opened again from its checkpoint by the next pass.
   Status RunStream(const pipeline::Dataset& dataset, const pipeline::Flow& flow, FlowRun& run) {
+    auto kept = streams_.find(flow.name);
+    if (kept == streams_.end()) {
+      ASSIGN_OR_RETURN(std::unique_ptr<stream::StreamRunner> opened, OpenStream(dataset, flow));
+      kept = streams_.emplace(flow.name, std::move(opened)).first;
+    }
+    Status ran = RunKeptStream(*kept->second, run);
+    if (!ran.ok()) streams_.erase(kept);
+    return ran;
+  }
+
+  // `flow`'s stream on this run's session, from its checkpoint.
+  Result<std::unique_ptr<stream::StreamRunner>> OpenStream(const pipeline::Dataset& dataset,
+                                                           const pipeline::Flow& flow) {
     std::shared_ptr<ObjectStore> checkpoint = NewPrefixedObjectStore(options_.state, CheckpointFolder(flow));
     auto open = [&]() -> Result<std::unique_ptr<stream::StreamRunner>> {
       if (flow.kind != FlowKind::kAutoCdc) {
@@ -458,7 +476,11 @@ class Run {
       // Most often a query edited since the checkpoint began (a new stream).
       return opened.status().WithContext("run it from its sources again with --full-refresh " + dataset.name);
     }
-    ASSIGN_OR_RETURN(std::unique_ptr<stream::StreamRunner> runner, std::move(opened));
+    return opened;
+  }
+
+  // Runs `runner` available-now, its batches counted in `run` and logged.
+  Status RunKeptStream(stream::StreamRunner& runner, FlowRun& run) {
     stream::RunOptions run_options;
     run_options.trigger = stream::Trigger::kAvailableNow;
     run_options.cancellation = options_.cancellation;
@@ -478,7 +500,7 @@ class Run {
       progress.dead_letters = batch->dead_letters;
       progress.quarantined = run.quarantined - quarantined_before;
       progress.duration_ms = batch->duration_ms;
-      progress.backlog = runner->Backlog();
+      progress.backlog = runner.Backlog();
       run.end_to_end_ms = stream::EndToEndMs(*batch);
       run.backlog = progress.backlog;
       run.duration_ms = MillisecondsSince(flow_started);
@@ -488,10 +510,10 @@ class Run {
       // the pass's end).
       Status appended = log_->AppendDeferred(
           {progress},
-          delta::SetTransaction{runner->metadata().stream_id + "/events", batch->batch_id, std::nullopt});
+          delta::SetTransaction{runner.metadata().stream_id + "/events", batch->batch_id, std::nullopt});
       if (logged.ok()) logged = appended;
     };
-    RETURN_IF_ERROR(runner->Run(run_options));
+    RETURN_IF_ERROR(runner.Run(run_options));
     return logged;
   }
 
@@ -514,7 +536,11 @@ class Run {
   const PipelineDefinition& pipeline_;
   const PipelineRunOptions& options_;
   EventLog* log_ = nullptr;  // set before any dataset runs
-  bool only_changes_ = false;
+  bool past_first_pass_ = false;
+  // The streams of the flows this run's session ran, by flow name, kept from pass to pass
+  // (a dataset runs on the same session every pass, Workers): a stream's state stays in
+  // memory between its batches, not read back from its checkpoint every pass.
+  std::map<std::string, std::unique_ptr<stream::StreamRunner>> streams_;
 };
 
 // Runs the datasets of a pass: wave after wave of the graph (a dataset's wave is one past the
@@ -543,9 +569,9 @@ class Workers {
     concurrent_ = options.open_session && options.parallelism > 1 && !temporary_views;
   }
 
-  void LogOnlyChanges() {
-    only_changes_ = true;
-    for (Run* run : runs_) run->LogOnlyChanges();
+  void PastFirstPass() {
+    past_first_pass_ = true;
+    for (Run* run : runs_) run->PastFirstPass();
   }
 
   // One pass over every dataset; `out` gets their flows' runs in graph order.
@@ -579,15 +605,17 @@ class Workers {
       worker->log = log_.Fork(*worker->session);
       worker->run = std::make_unique<Run>(*worker->session, pipeline_, options_);
       worker->run->LogTo(worker->log.get());
-      if (only_changes_) worker->run->LogOnlyChanges();
+      if (past_first_pass_) worker->run->PastFirstPass();
       runs_.push_back(worker->run.get());
       workers_.push_back(std::move(worker));
     }
-    std::atomic<size_t> next{0};
     std::mutex mu;
     Status first_error;  // GUARDED_BY(mu)
-    auto work = [&](Run& run) {
-      for (size_t i = next++; i < wave.size(); i = next++) {
+    // The wave's i-th dataset runs on session i % width, the same in every pass, where its
+    // flows' streams are kept (Run::RunStream).
+    auto work = [&](size_t w) {
+      Run& run = *runs_[w];
+      for (size_t i = w; i < wave.size(); i += width) {
         {
           std::lock_guard<std::mutex> lock(mu);
           if (!first_error.ok()) return;
@@ -598,8 +626,8 @@ class Workers {
       }
     };
     std::vector<std::thread> threads;
-    for (size_t w = 1; w < width; w++) threads.emplace_back(work, std::ref(*runs_[w]));
-    work(*runs_[0]);
+    for (size_t w = 1; w < width; w++) threads.emplace_back(work, w);
+    work(0);
     for (std::thread& thread : threads) thread.join();
     return first_error;
   }
@@ -617,7 +645,7 @@ class Workers {
   EventLog& log_;                           // the run's own session's
   std::vector<std::vector<size_t>> waves_;  // node indexes
   bool concurrent_ = false;
-  bool only_changes_ = false;
+  bool past_first_pass_ = false;
   std::vector<Run*> runs_;  // [0]: the run's own session's
   std::vector<std::unique_ptr<Worker>> workers_;
 };
@@ -741,7 +769,7 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
     }
     if (!ran.ok() || !options.continuous || stopped) break;
     // The passes after the first log a view or a ONCE flow only when it wrote something.
-    workers.LogOnlyChanges();
+    workers.PastFirstPass();
     const auto wait = std::chrono::milliseconds(options.interval_ms) -
                       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                             pass_started);

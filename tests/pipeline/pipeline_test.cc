@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -462,6 +463,66 @@ TEST_F(PipelineRunTest, ContinuousRunsPassAfterPassUntilStopped) {
       Sql("SELECT count(*) FROM pipeline_event_log WHERE flow = 'gold' AND refresh = 'unchanged'")[0][0],
       "0");
   EXPECT_EQ(Sql("SELECT count(*) FROM bronze")[0][0], "5");
+}
+
+// A continuous run keeps each flow's stream from pass to pass: a de-duplicating stream's
+// state stays in memory (here, its objects in the checkpoint are damaged meanwhile, and no
+// pass reads them back), and a dataset to refresh fully is refreshed in the first pass only.
+TEST_F(PipelineRunTest, AContinuousRunKeepsItsStreamsFromPassToPassAndRefreshesFullyOnce) {
+  Write("unique.sql",
+        "CREATE OR REFRESH STREAMING TABLE unique_events AS\n"
+        "SELECT DISTINCT ON (id) * FROM STREAM(events) WATERMARK ts DELAY OF INTERVAL 1 HOUR;\n");
+  Sql("CREATE TABLE events (id BIGINT, ts TIMESTAMP);"
+      "INSERT INTO events VALUES (1, TIMESTAMP '2026-12-01 10:00:00'), (2, TIMESTAMP '2026-12-01 "
+      "10:00:01');");
+  PipelineOptions options;
+  options.folder = folder_.string();
+  options.warehouse = warehouse_;
+  options.continuous = true;
+  options.interval_ms = 50;
+  options.full_refresh = {"bronze"};
+  ASSERT_OK_AND_ASSIGN(auto pipeline, Pipeline::Open(options));
+  std::optional<Result<std::vector<PipelineFlowRun>>> ended;
+  std::thread runner([&] { ended = pipeline->Run(); });
+  auto wait_for = [&](const std::string& query, const std::string& wanted) {
+    std::string seen;
+    for (int i = 0; i < 600 && seen != wanted; i++) {
+      auto session = Session::Open({.warehouse = warehouse_});
+      if (!session.ok()) return session.status().ToString();
+      auto rows = (*session)->Execute(query);
+      seen = rows.ok() ? rows->back().result.rows[0][0].value_or("") : rows.status().ToString();
+      if (seen != wanted) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return seen;
+  };
+  const std::string unique = "SELECT count(*) || '/' || count(DISTINCT id) FROM unique_events";
+  const std::string gold = "SELECT string_agg(region || '=' || n, ' ' ORDER BY region) FROM gold";
+  EXPECT_EQ(wait_for(unique, "2/2"), "2/2");
+  EXPECT_EQ(wait_for(gold, "eu=2 us=1"), "eu=2 us=1");
+  int damaged = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(warehouse_ + "/_pipelines")) {
+    const std::string path = entry.path().string();
+    if (path.find("unique_events/state/") != std::string::npos && entry.path().extension() == ".parquet") {
+      std::ofstream(entry.path(), std::ios::trunc) << "not parquet";
+      damaged++;
+    }
+  }
+  EXPECT_GT(damaged, 0);
+  Sql("INSERT INTO events VALUES (2, TIMESTAMP '2026-12-01 10:00:02'), (3, TIMESTAMP '2026-12-01 10:00:03');"
+      "INSERT INTO raw VALUES (4, 'us', 3)");
+  EXPECT_EQ(wait_for(unique, "3/3"), "3/3");
+  EXPECT_EQ(wait_for(gold, "eu=2 us=2"), "eu=2 us=2");
+  pipeline->Stop();
+  runner.join();
+  ASSERT_TRUE(ended.has_value());
+  ASSERT_OK(ended->status());
+  for (const PipelineFlowRun& flow : **ended) {
+    if (flow.flow == "bronze") EXPECT_EQ(flow.rows_written, 4);  // refreshed once: 3, then 1
+  }
+  EXPECT_EQ(
+      Sql("SELECT count(*) FROM pipeline_event_log WHERE flow = 'bronze' AND event_type = 'flow_progress' "
+          "AND batch_id = 0")[0][0],
+      "1");
 }
 
 }  // namespace
