@@ -183,4 +183,22 @@ Status BatchStateFiles::DeleteBefore(const std::optional<Chain>& before) {
   return Status::OK();
 }
 
+Result<bool> KeptState::Start(int64_t batch_id, const std::function<Status()>& join,
+                              const std::function<Status()>& discard) {
+  const int64_t previous = batch_id - 1;
+  if (waiting_) {
+    const int64_t waiting = *waiting_;
+    waiting_.reset();
+    if (waiting == previous && held_ == previous - 1) {
+      held_.reset();
+      RETURN_IF_ERROR(join());
+      held_ = previous;
+    }
+    RETURN_IF_ERROR(discard());
+  }
+  if (held_ == previous) return true;
+  held_.reset();
+  return false;
+}
+
 }  // namespace basin::stream

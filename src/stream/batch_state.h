@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -51,6 +52,27 @@ class StatefulInput {
   // Drops kStreamInput and what else Prepare() left for the statement; called once the
   // statement ran or failed, and after a Prepare() that failed.
   virtual Status Finish() = 0;
+};
+
+// Which batch's state a run holds in memory (a temporary table), and the batch whose
+// changes wait to join it. A batch's changes join the state when the next batch starts,
+// which says that batch committed; the same batch run again (after a failure) starts from
+// the state as it was, not read back.
+class KeptState {
+ public:
+  // Batch `batch_id` starts. When the changes waiting are batch_id - 1's and follow the state
+  // held, `join` adds them; `discard` then drops them, joined or not. Whether the state held
+  // is batch_id - 1's: when it is not, the caller reads it back and says Hold(batch_id - 1).
+  Result<bool> Start(int64_t batch_id, const std::function<Status()>& join,
+                     const std::function<Status()>& discard);
+  // The state held is batch `batch_id`'s.
+  void Hold(int64_t batch_id) { held_ = batch_id; }
+  // Batch `batch_id`'s changes wait to join the state.
+  void Wait(int64_t batch_id) { waiting_ = batch_id; }
+
+ private:
+  std::optional<int64_t> held_;  // unset while none is known, or while its rows change
+  std::optional<int64_t> waiting_;
 };
 
 // The state objects of a stream's batches, in `store` (the checkpoint's state/ folder).

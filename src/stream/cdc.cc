@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <utility>
 
 #include "common/strings.h"
@@ -12,7 +13,7 @@ namespace {
 
 // The temporary tables a batch is prepared in.
 constexpr char kBatch[] = "temp.basin_cdc_batch";        // the batch's changes, projected
-constexpr char kState[] = "temp.basin_cdc_state";        // the state of the batch before
+constexpr char kState[] = "temp.basin_cdc_state";        // type 2: the state of the batch before
 constexpr char kFloor[] = "temp.basin_cdc_floor";        // type 1: the truncate floors
 constexpr char kEvents[] = "temp.basin_cdc_events";      // type 2: the touched keys' changes
 constexpr char kLatest[] = "temp.basin_cdc_latest";      // type 1: each key's outcome
@@ -31,8 +32,8 @@ constexpr char kReset[] = "basin_cdc_reset";      // the key was deleted since t
 constexpr char kBatchId[] = "basin_cdc_batch";    // type 1 state: the batch that wrote the row
 
 // CREATE OR REPLACE TEMP TABLE `table` (one of the above) AS `query`.
-std::string CreateTemp(const char* table, const std::string& query) {
-  return std::string("CREATE OR REPLACE TEMP TABLE ") + std::string(table).substr(5) + " AS " + query;
+std::string CreateTemp(const std::string& table, const std::string& query) {
+  return "CREATE OR REPLACE TEMP TABLE " + table.substr(5) + " AS " + query;
 }
 
 std::string Join(const std::vector<std::string>& parts, const std::string& separator) {
@@ -183,7 +184,17 @@ CdcApplier::CdcApplier(engine::Connection& conn, CdcPlan plan, std::string relat
       relation_(std::move(relation)),
       files_(conn, std::move(store), where),
       clock_(std::move(clock)),
-      where_(std::move(where)) {}
+      where_(std::move(where)) {
+  static std::atomic<uint64_t> appliers{0};
+  const std::string n = std::to_string(appliers++);
+  state_table_ = "temp.basin_cdc_kept_" + n;
+  changes_table_ = "temp.basin_cdc_changes_" + n;
+}
+
+CdcApplier::~CdcApplier() {
+  for (const std::string& table : {state_table_, changes_table_})
+    (void)conn_.Execute("DROP TABLE IF EXISTS " + table);
+}
 
 std::string CdcApplier::SameKeys(const std::string& a, const std::string& b) const {
   std::vector<std::string> same;
@@ -223,21 +234,14 @@ Status CdcApplier::Prepare(BatchRead& read, DeadLetterWriter& /*dead_letters*/) 
                                    Join(plan_.flow.keys, ", ") + "))");
   }
   const int64_t now_ms = clock_->NowMs();
-  const bool type1 = plan_.flow.scd_type == 1;
-  // Type 1's rows say which batch wrote them (its states may hold changes).
-  RETURN_IF_ERROR(
-      conn_.Execute(CreateTemp(kState, StateShape(type1 ? ", 0::BIGINT AS " + std::string(kBatchId) : ""))));
-  ASSIGN_OR_RETURN(std::optional<nlohmann::json> state, files_.Load(read.batch_id - 1, kState));
-  if (type1 && state && state->contains("base")) {
-    if (!state->value("nowMs", nlohmann::json()).is_number_integer()) {
-      return Status::Corruption(where + ": the state of the batch before holds changes without \"nowMs\"");
-    }
-    RETURN_IF_ERROR(ReduceType1State((*state)["base"].get<int64_t>(), (*state)["nowMs"].get<int64_t>())
-                        .WithContext(where));
+  Status prepared = plan_.flow.scd_type == 1 ? TakeType1State(read.batch_id, where)
+                                             : conn_.Execute(CreateTemp(kState, StateShape("")));
+  if (prepared.ok() && plan_.flow.scd_type == 2) prepared = files_.Load(read.batch_id - 1, kState).status();
+  if (prepared.ok()) {
+    prepared = (plan_.flow.scd_type == 1 ? PrepareType1(read.batch_id, now_ms, state_table_)
+                                         : PrepareType2(read.batch_id, now_ms, kState))
+                   .WithContext(where);
   }
-  Status prepared =
-      (type1 ? PrepareType1(read.batch_id, now_ms, kState) : PrepareType2(read.batch_id, now_ms, kState))
-          .WithContext(where);
   // The tables the input view reads stay until Finish().
   for (const char* table : {kBatch, kEvents}) {
     Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS ") + table);
@@ -256,8 +260,34 @@ std::string CdcApplier::Expired(int64_t now_ms) const {
          std::to_string(now_ms - plan_.flow.tombstone_retention_ms);
 }
 
-Status CdcApplier::ReduceType1State(int64_t base, int64_t now_ms) {
-  const std::string state = kState;
+Status CdcApplier::TakeType1State(int64_t batch_id, const std::string& where) {
+  const int64_t previous = batch_id - 1;
+  auto join = [&]() -> Status {
+    RETURN_IF_ERROR(
+        conn_.Execute("INSERT INTO " + state_table_ + " BY NAME SELECT * FROM " + changes_table_));
+    return ReduceType1State(state_table_, previous - 1, waiting_now_ms_);
+  };
+  ASSIGN_OR_RETURN(bool held, kept_.Start(batch_id, join, [&] {
+    return conn_.Execute("DROP TABLE IF EXISTS " + changes_table_);
+  }));
+  if (held) return Status::OK();
+  // Read back: its rows say which batch wrote them (the state may hold changes).
+  RETURN_IF_ERROR(
+      conn_.Execute(CreateTemp(state_table_, StateShape(", 0::BIGINT AS " + std::string(kBatchId)))));
+  ASSIGN_OR_RETURN(std::optional<nlohmann::json> state, files_.Load(previous, state_table_));
+  if (state && state->contains("base")) {
+    if (!state->value("nowMs", nlohmann::json()).is_number_integer()) {
+      return Status::Corruption(where + ": the state of the batch before holds changes without \"nowMs\"");
+    }
+    RETURN_IF_ERROR(
+        ReduceType1State(state_table_, (*state)["base"].get<int64_t>(), (*state)["nowMs"].get<int64_t>())
+            .WithContext(where));
+  }
+  kept_.Hold(previous);
+  return Status::OK();
+}
+
+Status CdcApplier::ReduceType1State(const std::string& state, int64_t base, int64_t now_ms) {
   // The latest batch's row of each key the changes after `base` hold (a full state written
   // by an earlier Basin has no batches: its rows are older than any change), and the
   // highest floor.
@@ -353,9 +383,15 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
   ASSIGN_OR_RETURN(engine::QueryResult counted,
                    conn_.Query(std::string("SELECT (SELECT count(*) FROM ") + kLatest +
                                ") + (SELECT count(*) FROM " + kFloor + " WHERE floor IS NOT NULL)"));
-  return files_.SaveChanges(batch_id, {{"nowMs", now_ms}}, std::stoll(counted.at(0, 0).value_or("0")),
-                            latest + " UNION ALL BY NAME " + floor,
-                            kept + " UNION ALL BY NAME " + latest + " UNION ALL BY NAME " + floor);
+  const std::string batch_changes = latest + " UNION ALL BY NAME " + floor;
+  RETURN_IF_ERROR(files_.SaveChanges(batch_id, {{"nowMs", now_ms}},
+                                     std::stoll(counted.at(0, 0).value_or("0")), batch_changes,
+                                     kept + " UNION ALL BY NAME " + batch_changes));
+  // Kept for the next batch, which starts from the state with them (TakeType1State).
+  RETURN_IF_ERROR(conn_.Execute(CreateTemp(changes_table_, batch_changes)));
+  waiting_now_ms_ = now_ms;
+  kept_.Wait(batch_id);
+  return Status::OK();
 }
 
 Status CdcApplier::PrepareType2(int64_t batch_id, int64_t now_ms, const std::string& state) {

@@ -92,6 +92,9 @@ class CdcApplier : public StatefulInput {
   // it), with its state in `store` (the checkpoint's state/ folder).
   CdcApplier(engine::Connection& conn, CdcPlan plan, std::string relation, std::shared_ptr<ObjectStore> store,
              std::shared_ptr<const Clock> clock, std::string where);
+  ~CdcApplier() override;
+  CdcApplier(const CdcApplier&) = delete;
+  CdcApplier& operator=(const CdcApplier&) = delete;
 
   // StatefulInput: fills kStreamInput with the rows the MERGE applies (the flow's columns,
   // basin_cdc_action 'upsert' or 'delete', basin_cdc_reset; for type 2 __START_AT and
@@ -100,11 +103,15 @@ class CdcApplier : public StatefulInput {
   Status Finish() override;
 
  private:
-  // Reduces a type 1 state read back from changes since the full state of batch `base` (in
-  // kState) to the one its batch (at `now_ms`) kept: each key's row from the latest batch
-  // that wrote it, the highest floor, and neither the keys below it nor the tombstones past
-  // their retention.
-  Status ReduceType1State(int64_t base, int64_t now_ms);
+  // Fills state_table_ with type 1's state after batch `batch_id` - 1: the one in memory
+  // (with the changes of that batch when it was the last one prepared, which committed since
+  // the next batch runs), else read back from the checkpoint.
+  Status TakeType1State(int64_t batch_id, const std::string& where);
+  // Reduces a type 1 `state` table holding rows written since the full state of batch `base`
+  // to the one the last batch of them (at `now_ms`) kept: each key's row from the latest
+  // batch that wrote it, the highest floor, and neither the keys below it nor the tombstones
+  // past their retention.
+  Status ReduceType1State(const std::string& state, int64_t base, int64_t now_ms);
   // Fill kStreamInput and save batch `batch_id`'s state, from `state` (the batch before's).
   Status PrepareType1(int64_t batch_id, int64_t now_ms, const std::string& state);
   Status PrepareType2(int64_t batch_id, int64_t now_ms, const std::string& state);
@@ -123,6 +130,14 @@ class CdcApplier : public StatefulInput {
   BatchStateFiles files_;
   std::shared_ptr<const Clock> clock_;
   std::string where_;
+  // Type 1: the state kept in memory between batches (as StreamState keeps its own), named
+  // per applier, since a session may run several flows' streams.
+  std::string state_table_;
+  // The changes of the last batch prepared (in changes_table_, from when it ran), which join
+  // the state when the next batch starts.
+  std::string changes_table_;
+  int64_t waiting_now_ms_ = 0;
+  KeptState kept_;
 };
 
 }  // namespace basin::stream

@@ -291,25 +291,19 @@ Result<std::unique_ptr<StreamState>> StreamState::Open(engine::Connection& conn,
 
 Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
   const int64_t previous = batch_id - 1;
-  if (pending_) {
-    // The batch before committed: its changes join the state. The same batch run again
-    // starts from the state as it is.
-    const Pending pending = *pending_;
-    pending_.reset();
-    if (pending.batch_id == previous && state_batch_ == previous - 1) {
-      state_batch_.reset();
-      if (pending.changed) {
-        RETURN_IF_ERROR(
-            conn_.Execute("INSERT INTO " + state_table_ + " BY NAME SELECT * FROM " + changes_table_));
-      }
-      RETURN_IF_ERROR(Evict(pending.watermark));
-      state_batch_ = previous;
-      state_watermark_ = pending.watermark;
+  auto join = [&]() -> Status {
+    if (pending_.changed) {
+      RETURN_IF_ERROR(
+          conn_.Execute("INSERT INTO " + state_table_ + " BY NAME SELECT * FROM " + changes_table_));
     }
-    RETURN_IF_ERROR(conn_.Execute("DROP TABLE IF EXISTS " + changes_table_));
-  }
-  if (state_batch_ == previous) return state_watermark_;
-  state_batch_.reset();
+    RETURN_IF_ERROR(Evict(pending_.watermark));
+    state_watermark_ = pending_.watermark;
+    return Status::OK();
+  };
+  ASSIGN_OR_RETURN(bool held, kept_.Start(batch_id, join, [&] {
+    return conn_.Execute("DROP TABLE IF EXISTS " + changes_table_);
+  }));
+  if (held) return state_watermark_;
   const StatePlan& p = *plan_;
   // The state table, empty, shaped from the batch's rows.
   const std::string columns = p.kind == StatePlan::Kind::kDedup
@@ -329,7 +323,7 @@ Result<std::optional<int64_t>> StreamState::LoadState(int64_t batch_id) {
   }
   // A state of changes holds rows its watermark passed since its base.
   RETURN_IF_ERROR(Evict(watermark));
-  state_batch_ = previous;
+  kept_.Hold(previous);
   state_watermark_ = watermark;
   return watermark;
 }
@@ -362,7 +356,8 @@ Status StreamState::SaveState(int64_t batch_id, std::optional<int64_t> watermark
         batch_id, meta, std::stoll(counted.at(0, 0).value_or("0")), "SELECT * FROM " + changes_table_,
         "SELECT * FROM " + StateWithChanges() + (evicted.empty() ? "" : " WHERE NOT (" + evicted + ")")));
   }
-  pending_ = Pending{batch_id, watermark, changed_};
+  pending_ = Pending{watermark, changed_};
+  kept_.Wait(batch_id);
   return Status::OK();
 }
 

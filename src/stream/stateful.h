@@ -99,19 +99,16 @@ class StreamState : public StatefulInput {
   std::string state_table_;
   std::string changes_table_;
   bool changed_ = false;  // AddChanges() filled changes_table_ in this batch
-  // The batch whose state state_table_ holds, with the watermark it left; unset while none is
-  // known (before the first batch, and while its rows are being changed).
-  std::optional<int64_t> state_batch_;
+  // The batch whose state state_table_ holds, with the watermark it left, and the changes of
+  // the last batch whose state was written (in changes_table_, when `changed`), with its
+  // watermark.
+  KeptState kept_;
   std::optional<int64_t> state_watermark_;
-  // The last batch whose state was written: its changes (in changes_table_) join the state
-  // table when the batch after it starts, which only a committed batch has; a batch run again
-  // (after a failure) starts from the state table as it is, not read back.
   struct Pending {
-    int64_t batch_id = 0;
     std::optional<int64_t> watermark;
     bool changed = false;
   };
-  std::optional<Pending> pending_;
+  Pending pending_;
 };
 
 }  // namespace basin::stream

@@ -4,11 +4,14 @@
 // pipeline refuses.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "basin/kafka_dev.h"
@@ -23,24 +26,71 @@ namespace {
 
 class CdcTest : public PipelineHarness {
  protected:
-  // customers (type 1) and customers_history (type 2) from the changes in `changes`.
-  void WriteCustomerFlows() {
+  // customers (type 1) and customers_history (type 2) from the changes in `changes`, read
+  // as `source`.
+  void WriteCustomerFlows(const std::string& source = "STREAM(changes)") {
     Write("customers.sql",
           "CREATE OR REFRESH STREAMING TABLE customers;\n"
-          "CREATE FLOW customers_cdc AS AUTO CDC INTO customers FROM STREAM(changes)\n"
-          "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq\n"
-          "  COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1;\n"
-          "CREATE OR REFRESH STREAMING TABLE customers_history;\n"
-          "CREATE FLOW customers_history_cdc AS AUTO CDC INTO customers_history FROM STREAM(changes)\n"
-          "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq\n"
-          "  COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2;\n");
+          "CREATE FLOW customers_cdc AS AUTO CDC INTO customers FROM " +
+              source +
+              "\n"
+              "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq\n"
+              "  COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 1;\n"
+              "CREATE OR REFRESH STREAMING TABLE customers_history;\n"
+              "CREATE FLOW customers_history_cdc AS AUTO CDC INTO customers_history FROM " +
+              source +
+              "\n"
+              "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq\n"
+              "  COLUMNS * EXCEPT (op, seq) STORED AS SCD TYPE 2;\n");
     Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT)");
+  }
+  // Two targets of the same changes: kept keeps tombstones (two days by default),
+  // forgotten not at all.
+  static std::string TombstoneFlows() {
+    return "CREATE OR REFRESH STREAMING TABLE kept;\n"
+           "CREATE FLOW kept_cdc AS AUTO CDC INTO kept FROM STREAM(changes)\n"
+           "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS id, name;\n"
+           "CREATE OR REFRESH STREAMING TABLE forgotten TBLPROPERTIES ('basin.cdc.tombstoneRetention' = "
+           "'interval 0 seconds');\n"
+           "CREATE FLOW forgotten_cdc AS AUTO CDC INTO forgotten FROM STREAM(changes)\n"
+           "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS id, name;\n";
+  }
+  // Runs the pipeline continuously (a pass every 20 ms) until StopContinuous().
+  void StartContinuous() {
+    PipelineOptions options;
+    options.folder = folder_.string();
+    options.warehouse = warehouse_;
+    options.continuous = true;
+    options.interval_ms = 20;
+    ASSERT_OK_AND_ASSIGN(continuous_, Pipeline::Open(options));
+    continuous_thread_ = std::thread([this] { continuous_ended_ = continuous_->Run(); });
+  }
+  Result<std::vector<PipelineFlowRun>> StopContinuous() {
+    continuous_->Stop();
+    continuous_thread_.join();
+    return *std::move(continuous_ended_);
+  }
+  void TearDown() override {
+    if (continuous_thread_.joinable()) (void)StopContinuous();
+  }
+  // What `read` gives once it gives `wanted`, or after about ten seconds.
+  static std::string WaitFor(const std::function<std::string()>& read, const std::string& wanted) {
+    std::string seen = read();
+    for (int i = 0; i < 500 && seen != wanted; i++) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      seen = read();
+    }
+    return seen;
   }
   std::string Type1() { return Printed(Sql("SELECT id, name FROM customers ORDER BY id")); }
   std::string Type2() {
     return Printed(
         Sql("SELECT id, name, __START_AT, __END_AT FROM customers_history ORDER BY id, __START_AT"));
   }
+
+  std::unique_ptr<Pipeline> continuous_;
+  std::thread continuous_thread_;
+  std::optional<Result<std::vector<PipelineFlowRun>>> continuous_ended_;
 };
 
 TEST_F(CdcTest, RandomChangeStreamsMatchTheModelOverSeveralRuns) {
@@ -69,6 +119,49 @@ TEST_F(CdcTest, RandomChangeStreamsMatchTheModelOverSeveralRuns) {
     ASSERT_OK(Run({"all"}).status());
     ASSERT_EQ(Type1(), "");
   }
+}
+
+// A continuous run keeps each flow's stream from pass to pass: each batch (here, a commit
+// each) starts from the state the batch before left in memory, its changes applied.
+TEST_F(CdcTest, AContinuousRunMatchesTheModelBatchByBatch) {
+  WriteCustomerFlows();
+  ASSERT_NO_FATAL_FAILURE(StartContinuous());
+  std::mt19937_64 rng(7);
+  const std::vector<Change> changes = RandomChanges(rng, /*keys=*/10, /*count=*/120);
+  std::vector<Change> sent;
+  const size_t commits = 12;
+  for (size_t part = 0; part < commits; part++) {
+    std::vector<Change> slice(changes.begin() + changes.size() * part / commits,
+                              changes.begin() + changes.size() * (part + 1) / commits);
+    Sql("INSERT INTO changes VALUES " + ChangeValues(slice));
+    sent.insert(sent.end(), slice.begin(), slice.end());
+    const std::string type1 = ModelType1(sent), type2 = ModelType2(sent);
+    ASSERT_EQ(WaitFor([&] { return Type1(); }, type1), type1) << "after commit " << part;
+    ASSERT_EQ(WaitFor([&] { return Type2(); }, type2), type2) << "after commit " << part;
+  }
+  ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> flows, StopContinuous());
+  for (const PipelineFlowRun& flow : flows)
+    EXPECT_EQ(flow.batches, static_cast<int64_t>(commits)) << flow.flow;
+}
+
+// The same in memory: a tombstone past its retention leaves the state when the next batch
+// starts, and a late change of its key then lands.
+TEST_F(CdcTest, AContinuousRunDropsTombstonesFromItsStateInMemoryAtTheirRetention) {
+  Write("a.sql", TombstoneFlows());
+  Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT)");
+  ASSERT_NO_FATAL_FAILURE(StartContinuous());
+  auto both = [&] {
+    return Printed(Sql("SELECT id, name FROM kept ORDER BY id")) + " " +
+           Printed(Sql("SELECT id, name FROM forgotten ORDER BY id"));
+  };
+  Sql("INSERT INTO changes VALUES (1, 'a', 'UPSERT', 1), (1, NULL, 'DELETE', 3)");
+  ASSERT_EQ(WaitFor(both, " "), " ");
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past zero seconds
+  Sql("INSERT INTO changes VALUES (2, 'b', 'UPSERT', 1)");
+  ASSERT_EQ(WaitFor(both, "2=b; 2=b;"), "2=b; 2=b;");
+  Sql("INSERT INTO changes VALUES (1, 'late', 'UPSERT', 2)");
+  EXPECT_EQ(WaitFor(both, "2=b; 1=late;2=b;"), "2=b; 1=late;2=b;");
+  ASSERT_OK(StopContinuous().status());
 }
 
 // Debezium's JSON envelope of a change: a snapshot read ('r'), create, update or delete, with
@@ -186,14 +279,7 @@ TEST_F(CdcTest, TrackHistoryOnSomeColumnsWithAStructSequence) {
 
 TEST_F(CdcTest, TombstonesKeepLateInsertsOutForTheirRetention) {
   // Two targets of the same changes: one keeps tombstones (two days by default), one not at all.
-  Write("a.sql",
-        "CREATE OR REFRESH STREAMING TABLE kept;\n"
-        "CREATE FLOW kept_cdc AS AUTO CDC INTO kept FROM STREAM(changes)\n"
-        "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS id, name;\n"
-        "CREATE OR REFRESH STREAMING TABLE forgotten TBLPROPERTIES ('basin.cdc.tombstoneRetention' = "
-        "'interval 0 seconds');\n"
-        "CREATE FLOW forgotten_cdc AS AUTO CDC INTO forgotten FROM STREAM(changes)\n"
-        "  KEYS (id) APPLY AS DELETE WHEN op = 'DELETE' SEQUENCE BY seq COLUMNS id, name;\n");
+  Write("a.sql", TombstoneFlows());
   Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT);"
       "INSERT INTO changes VALUES (1, 'a', 'UPSERT', 1), (1, NULL, 'DELETE', 3)");
   ASSERT_OK(Run().status());
