@@ -73,8 +73,17 @@ class CdcTest : public PipelineHarness {
   void TearDown() override {
     if (continuous_thread_.joinable()) (void)StopContinuous();
   }
-  // What `read` gives once it gives `wanted`, or after about ten seconds.
-  static std::string WaitFor(const std::function<std::string()>& read, const std::string& wanted) {
+  // What `query` reads (its rows Printed, or its error: the tables may not be there yet)
+  // once it reads `wanted`, or after about ten seconds.
+  std::string WaitFor(const std::string& query, const std::string& wanted) {
+    auto read = [&]() -> std::string {
+      auto session = Session::Open({.warehouse = warehouse_});
+      if (!session.ok()) return session.status().ToString();
+      auto results = (*session)->Execute(query);
+      if (!results.ok()) return results.status().ToString();
+      const auto& rows = results->back().result.rows;
+      return rows.size() == 1 && rows[0].size() == 1 ? rows[0][0].value_or("") : Printed(rows);
+    };
     std::string seen = read();
     for (int i = 0; i < 500 && seen != wanted; i++) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -82,11 +91,11 @@ class CdcTest : public PipelineHarness {
     }
     return seen;
   }
-  std::string Type1() { return Printed(Sql("SELECT id, name FROM customers ORDER BY id")); }
-  std::string Type2() {
-    return Printed(
-        Sql("SELECT id, name, __START_AT, __END_AT FROM customers_history ORDER BY id, __START_AT"));
-  }
+  static constexpr const char* kType1 = "SELECT id, name FROM customers ORDER BY id";
+  static constexpr const char* kType2 =
+      "SELECT id, name, __START_AT, __END_AT FROM customers_history ORDER BY id, __START_AT";
+  std::string Type1() { return Printed(Sql(kType1)); }
+  std::string Type2() { return Printed(Sql(kType2)); }
 
   std::unique_ptr<Pipeline> continuous_;
   std::thread continuous_thread_;
@@ -136,12 +145,14 @@ TEST_F(CdcTest, AContinuousRunMatchesTheModelBatchByBatch) {
     Sql("INSERT INTO changes VALUES " + ChangeValues(slice));
     sent.insert(sent.end(), slice.begin(), slice.end());
     const std::string type1 = ModelType1(sent), type2 = ModelType2(sent);
-    ASSERT_EQ(WaitFor([&] { return Type1(); }, type1), type1) << "after commit " << part;
-    ASSERT_EQ(WaitFor([&] { return Type2(); }, type2), type2) << "after commit " << part;
+    ASSERT_EQ(WaitFor(kType1, type1), type1) << "after commit " << part;
+    ASSERT_EQ(WaitFor(kType2, type2), type2) << "after commit " << part;
   }
   ASSERT_OK_AND_ASSIGN(std::vector<PipelineFlowRun> flows, StopContinuous());
+  // A batch a commit at least (and the first pass's, of the table's empty snapshot, when it
+  // ran before the first commit).
   for (const PipelineFlowRun& flow : flows)
-    EXPECT_EQ(flow.batches, static_cast<int64_t>(commits)) << flow.flow;
+    EXPECT_GE(flow.batches, static_cast<int64_t>(commits)) << flow.flow;
 }
 
 // The same in memory: a tombstone past its retention leaves the state when the next batch
@@ -150,10 +161,10 @@ TEST_F(CdcTest, AContinuousRunDropsTombstonesFromItsStateInMemoryAtTheirRetentio
   Write("a.sql", TombstoneFlows());
   Sql("CREATE TABLE changes (id BIGINT, name VARCHAR, op VARCHAR, seq BIGINT)");
   ASSERT_NO_FATAL_FAILURE(StartContinuous());
-  auto both = [&] {
-    return Printed(Sql("SELECT id, name FROM kept ORDER BY id")) + " " +
-           Printed(Sql("SELECT id, name FROM forgotten ORDER BY id"));
-  };
+  const std::string both =
+      "SELECT (SELECT coalesce(string_agg(id || '=' || name || ';', '' ORDER BY id), '') FROM kept) || ' ' "
+      "|| "
+      "(SELECT coalesce(string_agg(id || '=' || name || ';', '' ORDER BY id), '') FROM forgotten)";
   Sql("INSERT INTO changes VALUES (1, 'a', 'UPSERT', 1), (1, NULL, 'DELETE', 3)");
   ASSERT_EQ(WaitFor(both, " "), " ");
   std::this_thread::sleep_for(std::chrono::milliseconds(5));  // past zero seconds
