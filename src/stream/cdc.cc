@@ -14,9 +14,9 @@ namespace {
 // The temporary tables a batch is prepared in.
 constexpr char kBatch[] = "temp.basin_cdc_batch";        // the batch's changes, projected
 constexpr char kState[] = "temp.basin_cdc_state";        // type 2: the state of the batch before
-constexpr char kFloor[] = "temp.basin_cdc_floor";        // type 1: the truncate floors
+constexpr char kFloor[] = "temp.basin_cdc_floor";        // type 1: the truncate floors (+ _<n>)
 constexpr char kEvents[] = "temp.basin_cdc_events";      // type 2: the touched keys' changes
-constexpr char kLatest[] = "temp.basin_cdc_latest";      // type 1: each key's outcome
+constexpr char kLatest[] = "temp.basin_cdc_latest";      // type 1: each key's outcome (+ _<n>)
 constexpr char kHistory[] = "temp.basin_cdc_history";    // type 2: the touched keys' versions
 constexpr char kVersions[] = "temp.basin_cdc_versions";  // type 2: their versions rebuilt
 
@@ -188,11 +188,12 @@ CdcApplier::CdcApplier(engine::Connection& conn, CdcPlan plan, std::string relat
   static std::atomic<uint64_t> appliers{0};
   const std::string n = std::to_string(appliers++);
   state_table_ = "temp.basin_cdc_kept_" + n;
-  changes_table_ = "temp.basin_cdc_changes_" + n;
+  latest_table_ = std::string(kLatest) + "_" + n;
+  floor_table_ = std::string(kFloor) + "_" + n;
 }
 
 CdcApplier::~CdcApplier() {
-  for (const std::string& table : {state_table_, changes_table_})
+  for (const std::string& table : {state_table_, latest_table_, floor_table_})
     (void)conn_.Execute("DROP TABLE IF EXISTS " + table);
 }
 
@@ -263,13 +264,11 @@ std::string CdcApplier::Expired(int64_t now_ms) const {
 Status CdcApplier::TakeType1State(int64_t batch_id, const std::string& where) {
   const int64_t previous = batch_id - 1;
   auto join = [&]() -> Status {
-    RETURN_IF_ERROR(
-        conn_.Execute("INSERT INTO " + state_table_ + " BY NAME SELECT * FROM " + changes_table_));
+    RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state_table_ + " BY NAME " + changes_));
     return ReduceType1State(state_table_, previous - 1, waiting_now_ms_);
   };
-  ASSIGN_OR_RETURN(bool held, kept_.Start(batch_id, join, [&] {
-    return conn_.Execute("DROP TABLE IF EXISTS " + changes_table_);
-  }));
+  // The tables the changes are made of are made again by the batch.
+  ASSIGN_OR_RETURN(bool held, kept_.Start(batch_id, join, [] { return Status::OK(); }));
   if (held) return Status::OK();
   // Read back: its rows say which batch wrote them (the state may hold changes).
   RETURN_IF_ERROR(
@@ -309,7 +308,7 @@ Status CdcApplier::ReduceType1State(const std::string& state, int64_t base, int6
 
 Status CdcApplier::Finish() {
   Status finished = conn_.Execute(std::string("DROP VIEW IF EXISTS temp.") + kStreamInput);
-  for (const char* table : {kBatch, kState, kFloor, kEvents, kLatest, kHistory, kVersions}) {
+  for (const char* table : {kBatch, kState, kEvents, kHistory, kVersions}) {
     Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS ") + table);
     if (finished.ok()) finished = dropped;
   }
@@ -320,14 +319,14 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
   const CdcFlow& flow = plan_.flow;
   const std::string sequence = kSequence;
   // The floor the state had, and the batch's latest truncate when it is above it.
-  RETURN_IF_ERROR(conn_.Execute(
-      CreateTemp(kFloor, std::string("SELECT previous, CASE WHEN ") +
-                             "previous IS NULL OR truncated > previous THEN truncated END AS truncated, " +
-                             "greatest(previous, truncated) AS floor FROM (SELECT (SELECT max(" + sequence +
-                             ") FROM " + state + " WHERE " + kIsFloor + ") AS previous, (SELECT max(" +
-                             sequence + ") FROM " + kBatch + " WHERE " + kTruncate + ") AS truncated)")));
+  RETURN_IF_ERROR(conn_.Execute(CreateTemp(
+      floor_table_, std::string("SELECT previous, CASE WHEN ") +
+                        "previous IS NULL OR truncated > previous THEN truncated END AS truncated, " +
+                        "greatest(previous, truncated) AS floor FROM (SELECT (SELECT max(" + sequence +
+                        ") FROM " + state + " WHERE " + kIsFloor + ") AS previous, (SELECT max(" + sequence +
+                        ") FROM " + kBatch + " WHERE " + kTruncate + ") AS truncated)")));
   // The changes newer than their key's last one and the floor.
-  const std::string floor_value = "(SELECT floor FROM " + std::string(kFloor) + ")";
+  const std::string floor_value = "(SELECT floor FROM " + floor_table_ + ")";
   const std::string events = "(SELECT b.* FROM " + std::string(kBatch) + " AS b ANTI JOIN (SELECT * FROM " +
                              state + " WHERE NOT " + kIsFloor + ") AS s ON " + SameKeys("s", "b") +
                              " AND b." + sequence + " <= s." + sequence + " WHERE NOT b." + kTruncate +
@@ -351,44 +350,45 @@ Status CdcApplier::PrepareType1(int64_t batch_id, int64_t now_ms, const std::str
                                         " END) OVER (PARTITION BY " + keys + ") AS last_delete FROM " +
                                         events + ")"
                                   : events;
-  RETURN_IF_ERROR(conn_.Execute(CreateTemp(
-      kLatest, "SELECT " + keys + ", " + (values.empty() ? "" : Join(values, ", ") + ", ") + "max(" +
-                   sequence + ") AS " + sequence + ", arg_max(" + kDelete + ", " + order + ") AS " + kDelete +
-                   ", bool_or(" + kDelete + ") AS " + kReset + " FROM " + changes + " GROUP BY " + keys)));
+  RETURN_IF_ERROR(conn_.Execute(
+      CreateTemp(latest_table_, "SELECT " + keys + ", " + (values.empty() ? "" : Join(values, ", ") + ", ") +
+                                    "max(" + sequence + ") AS " + sequence + ", arg_max(" + kDelete + ", " +
+                                    order + ") AS " + kDelete + ", bool_or(" + kDelete + ") AS " + kReset +
+                                    " FROM " + changes + " GROUP BY " + keys)));
   // The state's keys the batch did not change (its floor aside).
-  const std::string unchanged = "(SELECT s.* FROM " + state + " AS s ANTI JOIN " + kLatest + " AS l ON " +
-                                SameKeys("l", "s") + " WHERE NOT s." + kIsFloor + ")";
+  const std::string unchanged = "(SELECT s.* FROM " + state + " AS s ANTI JOIN " + latest_table_ +
+                                " AS l ON " + SameKeys("l", "s") + " WHERE NOT s." + kIsFloor + ")";
   // What the MERGE applies: each key's outcome, and a truncate's deletes of the keys whose
   // latest change is older than it.
   std::string input = "SELECT * EXCLUDE (" + sequence + ", " + kDelete + "), CASE WHEN " + kDelete +
-                      " THEN 'delete' ELSE 'upsert' END AS " + kAction + " FROM " + kLatest;
+                      " THEN 'delete' ELSE 'upsert' END AS " + kAction + " FROM " + latest_table_;
   if (flow.truncate_when) {
     input += " UNION ALL BY NAME SELECT " + Keys("s") + ", 'delete' AS " + kAction + ", true AS " + kReset +
-             " FROM " + unchanged + " AS s, " + kFloor + " AS f WHERE NOT s." + kDeleted + " AND s." +
+             " FROM " + unchanged + " AS s, " + floor_table_ + " AS f WHERE NOT s." + kDeleted + " AND s." +
              sequence + " < f.truncated";
   }
   RETURN_IF_ERROR(conn_.Execute(std::string("CREATE OR REPLACE TEMP VIEW ") + kStreamInput + " AS " + input));
   // The state: keys not changed (but those a truncate removed, and tombstones past their
   // retention), the changed keys' latest changes, and the floor.
-  const std::string kept = "SELECT s.* FROM " + unchanged + " AS s, " + kFloor +
+  const std::string kept = "SELECT s.* FROM " + unchanged + " AS s, " + floor_table_ +
                            " AS f WHERE NOT coalesce(s." + sequence + " < f.truncated, false) AND NOT (" +
                            Expired(now_ms) + ")";
   const std::string written = std::to_string(now_ms) + "::BIGINT AS " + kAtMs + ", " +
                               std::to_string(batch_id) + "::BIGINT AS " + kBatchId;
   const std::string latest = "SELECT " + keys + ", " + sequence + ", " + kDelete + " AS " + kDeleted + ", " +
-                             written + ", false AS " + kIsFloor + " FROM " + kLatest;
+                             written + ", false AS " + kIsFloor + " FROM " + latest_table_;
   const std::string floor = "SELECT floor AS " + sequence + ", " + written + ", true AS " + kIsFloor +
-                            " FROM " + kFloor + " WHERE floor IS NOT NULL";
+                            " FROM " + floor_table_ + " WHERE floor IS NOT NULL";
   // The state written is what the batch changed (its keys' rows and the floor), or all it keeps.
   ASSIGN_OR_RETURN(engine::QueryResult counted,
-                   conn_.Query(std::string("SELECT (SELECT count(*) FROM ") + kLatest +
-                               ") + (SELECT count(*) FROM " + kFloor + " WHERE floor IS NOT NULL)"));
-  const std::string batch_changes = latest + " UNION ALL BY NAME " + floor;
+                   conn_.Query(std::string("SELECT (SELECT count(*) FROM ") + latest_table_ +
+                               ") + (SELECT count(*) FROM " + floor_table_ + " WHERE floor IS NOT NULL)"));
+  // The batch's changes join the state in memory when the next batch starts
+  // (TakeType1State), from the tables they are made of, kept until then.
+  changes_ = latest + " UNION ALL BY NAME " + floor;
   RETURN_IF_ERROR(files_.SaveChanges(batch_id, {{"nowMs", now_ms}},
-                                     std::stoll(counted.at(0, 0).value_or("0")), batch_changes,
-                                     kept + " UNION ALL BY NAME " + batch_changes));
-  // Kept for the next batch, which starts from the state with them (TakeType1State).
-  RETURN_IF_ERROR(conn_.Execute(CreateTemp(changes_table_, batch_changes)));
+                                     std::stoll(counted.at(0, 0).value_or("0")), changes_,
+                                     kept + " UNION ALL BY NAME " + changes_));
   waiting_now_ms_ = now_ms;
   kept_.Wait(batch_id);
   return Status::OK();

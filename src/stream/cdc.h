@@ -133,9 +133,12 @@ class CdcApplier : public StatefulInput {
   // Type 1: the state kept in memory between batches (as StreamState keeps its own), named
   // per applier, since a session may run several flows' streams.
   std::string state_table_;
-  // The changes of the last batch prepared (in changes_table_, from when it ran), which join
-  // the state when the next batch starts.
-  std::string changes_table_;
+  // Type 1's tables of each key's outcome and of the floor, kept after a batch: its changes
+  // (`changes_`, a query of them, from when it ran at `waiting_now_ms_`) join the state when
+  // the next batch starts.
+  std::string latest_table_;
+  std::string floor_table_;
+  std::string changes_;
   int64_t waiting_now_ms_ = 0;
   KeptState kept_;
 };
