@@ -1,6 +1,7 @@
 #include "stream/batch_state.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <string_view>
 #include <utility>
@@ -181,6 +182,11 @@ Status BatchStateFiles::DeleteBefore(const std::optional<Chain>& before) {
   }
   deleted_before_ = std::max(deleted_before_.value_or(keep), keep);
   return Status::OK();
+}
+
+std::string KeptTableName(const std::string& table) {
+  static std::atomic<uint64_t> tables{0};
+  return table + "_" + std::to_string(tables++);
 }
 
 Result<bool> KeptState::Start(int64_t batch_id, const std::function<Status()>& join,

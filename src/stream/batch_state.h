@@ -54,6 +54,10 @@ class StatefulInput {
   virtual Status Finish() = 0;
 };
 
+// `table` (temp.<name>) with a number of its own in the process: the name of a temporary
+// table a stateful input keeps between batches, as a session may run several streams.
+std::string KeptTableName(const std::string& table);
+
 // Which batch's state a run holds in memory (a temporary table), and the batch whose
 // changes wait to join it. A batch's changes join the state when the next batch starts,
 // which says that batch committed; the same batch run again (after a failure) starts from

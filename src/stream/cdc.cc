@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <atomic>
 #include <utility>
 
 #include "common/strings.h"
@@ -185,11 +184,9 @@ CdcApplier::CdcApplier(engine::Connection& conn, CdcPlan plan, std::string relat
       files_(conn, std::move(store), where),
       clock_(std::move(clock)),
       where_(std::move(where)) {
-  static std::atomic<uint64_t> appliers{0};
-  const std::string n = std::to_string(appliers++);
-  state_table_ = "temp.basin_cdc_kept_" + n;
-  latest_table_ = std::string(kLatest) + "_" + n;
-  floor_table_ = std::string(kFloor) + "_" + n;
+  state_table_ = KeptTableName("temp.basin_cdc_kept");
+  latest_table_ = KeptTableName(kLatest);
+  floor_table_ = KeptTableName(kFloor);
 }
 
 CdcApplier::~CdcApplier() {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -130,10 +129,8 @@ struct StatePlan {
 StreamState::StreamState(engine::Connection& conn, std::unique_ptr<StatePlan> plan,
                          std::shared_ptr<ObjectStore> store, std::string where)
     : conn_(conn), plan_(std::move(plan)), files_(conn, std::move(store), where), where_(std::move(where)) {
-  static std::atomic<uint64_t> streams{0};
-  const std::string n = std::to_string(streams++);
-  state_table_ = std::string("temp.") + kStateTable + "_" + n;
-  changes_table_ = std::string("temp.") + kChangesTable + "_" + n;
+  state_table_ = KeptTableName(std::string("temp.") + kStateTable);
+  changes_table_ = KeptTableName(std::string("temp.") + kChangesTable);
 }
 
 StreamState::~StreamState() {
