@@ -232,14 +232,17 @@ Status CdcApplier::Prepare(BatchRead& read, DeadLetterWriter& /*dead_letters*/) 
                                    Join(plan_.flow.keys, ", ") + "))");
   }
   const int64_t now_ms = clock_->NowMs();
-  Status prepared = plan_.flow.scd_type == 1 ? TakeType1State(read.batch_id, where)
-                                             : conn_.Execute(CreateTemp(kState, StateShape("")));
-  if (prepared.ok() && plan_.flow.scd_type == 2) prepared = files_.Load(read.batch_id - 1, kState).status();
-  if (prepared.ok()) {
-    prepared = (plan_.flow.scd_type == 1 ? PrepareType1(read.batch_id, now_ms, state_table_)
-                                         : PrepareType2(read.batch_id, now_ms, kState))
-                   .WithContext(where);
+  // Type 1's state is kept between batches; type 2's is read back every batch.
+  Status prepared;
+  if (plan_.flow.scd_type == 1) {
+    prepared = TakeType1State(read.batch_id);
+    if (prepared.ok()) prepared = PrepareType1(read.batch_id, now_ms, state_table_);
+  } else {
+    prepared = conn_.Execute(CreateTemp(kState, StateShape("")));
+    if (prepared.ok()) prepared = files_.Load(read.batch_id - 1, kState).status();
+    if (prepared.ok()) prepared = PrepareType2(read.batch_id, now_ms, kState);
   }
+  prepared = prepared.WithContext(where);
   // The tables the input view reads stay until Finish().
   for (const char* table : {kBatch, kEvents}) {
     Status dropped = conn_.Execute(std::string("DROP TABLE IF EXISTS ") + table);
@@ -258,7 +261,7 @@ std::string CdcApplier::Expired(int64_t now_ms) const {
          std::to_string(now_ms - plan_.flow.tombstone_retention_ms);
 }
 
-Status CdcApplier::TakeType1State(int64_t batch_id, const std::string& where) {
+Status CdcApplier::TakeType1State(int64_t batch_id) {
   const int64_t previous = batch_id - 1;
   auto join = [&]() -> Status {
     RETURN_IF_ERROR(conn_.Execute("INSERT INTO " + state_table_ + " BY NAME " + changes_));
@@ -273,11 +276,10 @@ Status CdcApplier::TakeType1State(int64_t batch_id, const std::string& where) {
   ASSIGN_OR_RETURN(std::optional<nlohmann::json> state, files_.Load(previous, state_table_));
   if (state && state->contains("base")) {
     if (!state->value("nowMs", nlohmann::json()).is_number_integer()) {
-      return Status::Corruption(where + ": the state of the batch before holds changes without \"nowMs\"");
+      return Status::Corruption("the state of the batch before holds changes without \"nowMs\"");
     }
     RETURN_IF_ERROR(
-        ReduceType1State(state_table_, (*state)["base"].get<int64_t>(), (*state)["nowMs"].get<int64_t>())
-            .WithContext(where));
+        ReduceType1State(state_table_, (*state)["base"].get<int64_t>(), (*state)["nowMs"].get<int64_t>()));
   }
   kept_.Hold(previous);
   return Status::OK();

@@ -106,7 +106,7 @@ class CdcApplier : public StatefulInput {
   // Fills state_table_ with type 1's state after batch `batch_id` - 1: the one in memory
   // (with the changes of that batch when it was the last one prepared, which committed since
   // the next batch runs), else read back from the checkpoint.
-  Status TakeType1State(int64_t batch_id, const std::string& where);
+  Status TakeType1State(int64_t batch_id);
   // Reduces a type 1 `state` table holding rows written since the full state of batch `base`
   // to the one the last batch of them (at `now_ms`) kept: each key's row from the latest
   // batch that wrote it, the highest floor, and neither the keys below it nor the tombstones
