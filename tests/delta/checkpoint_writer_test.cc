@@ -11,6 +11,7 @@
 #include "checkpoint_test_util.h"
 #include "delta/checkpoint_worker.h"
 #include "delta/log_segment.h"
+#include "testing/forwarding_store.h"
 
 namespace basin::delta {
 namespace {
@@ -141,40 +142,19 @@ TEST(CheckpointWriterTest, RewritingACheckpointGivesTheSameTable) {
 }
 
 // Fails every Put of a checkpoint file; everything else passes through.
-class NoCheckpointStore final : public ObjectStore {
+class NoCheckpointStore final : public ::basin::testing::ForwardingStore {
  public:
-  explicit NoCheckpointStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
-  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
-                                                   const ObjectReadOptions& options = {}) override {
-    return base_->OpenRead(key, options);
-  }
+  using ForwardingStore::ForwardingStore;
+
   Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
                                                     const ObjectWriteOptions& options = {}) override {
     if (key.find(".checkpoint.") != std::string::npos) return Status::IOError("disk full writing " + key);
-    return base_->OpenWrite(key, options);
+    return ForwardingStore::OpenWrite(key, options);
   }
-  Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
-  Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
-    return base_->GetRange(key, offset, length);
-  }
-  Result<ObjectInfo> Head(const std::string& key) override { return base_->Head(key); }
   Status Put(const std::string& key, const std::string& data) override {
     if (key.find(".checkpoint.") != std::string::npos) return Status::IOError("disk full writing " + key);
-    return base_->Put(key, data);
+    return ForwardingStore::Put(key, data);
   }
-  Status PutIfAbsent(const std::string& key, const std::string& data) override {
-    return base_->PutIfAbsent(key, data);
-  }
-  Status Delete(const std::string& key) override { return base_->Delete(key); }
-  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
-  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
-  std::optional<std::string> LocalPath(const std::string& key) const override {
-    return base_->LocalPath(key);
-  }
-  std::string Describe() const override { return "no-checkpoint(" + base_->Describe() + ")"; }
-
- private:
-  std::shared_ptr<ObjectStore> base_;
 };
 
 TEST(CheckpointWriterTest, FailedCheckpointDoesNotFailTheCommit) {

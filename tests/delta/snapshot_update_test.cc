@@ -8,6 +8,7 @@
 #include "delta/file_stats.h"
 #include "delta/protocol.h"
 #include "delta/snapshot.h"
+#include "testing/forwarding_store.h"
 
 namespace basin::delta {
 namespace {
@@ -16,60 +17,7 @@ using testing::ExpectSameTable;
 using testing::TestAdd;
 using testing::TestRemove;
 
-// A store that records which keys were read and how often the log was listed.
-class RecordingStore final : public ObjectStore {
- public:
-  explicit RecordingStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
-
-  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
-                                                   const ObjectReadOptions& options = {}) override {
-    reads.insert(key);
-    return base_->OpenRead(key, options);
-  }
-  Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
-                                                    const ObjectWriteOptions& options = {}) override {
-    return base_->OpenWrite(key, options);
-  }
-  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
-  Result<std::string> Get(const std::string& key) override {
-    reads.insert(key);
-    return base_->Get(key);
-  }
-  Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
-    reads.insert(key);
-    return base_->GetRange(key, offset, length);
-  }
-  Result<ObjectInfo> Head(const std::string& key) override { return base_->Head(key); }
-  Status Put(const std::string& key, const std::string& data) override { return base_->Put(key, data); }
-  Status PutIfAbsent(const std::string& key, const std::string& data) override {
-    return base_->PutIfAbsent(key, data);
-  }
-  Status Delete(const std::string& key) override { return base_->Delete(key); }
-  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override {
-    listings++;
-    return base_->List(prefix);
-  }
-  Result<std::vector<ObjectInfo>> ListAfter(const std::string& prefix,
-                                            const std::string& start_after) override {
-    listings++;
-    return base_->ListAfter(prefix, start_after);
-  }
-  std::optional<std::string> LocalPath(const std::string& key) const override {
-    return base_->LocalPath(key);
-  }
-  std::string Describe() const override { return "recording " + base_->Describe(); }
-
-  void Reset() {
-    reads.clear();
-    listings = 0;
-  }
-
-  std::set<std::string> reads;
-  int listings = 0;
-
- private:
-  std::shared_ptr<ObjectStore> base_;
-};
+using ::basin::testing::RecordingStore;
 
 class SnapshotUpdateTest : public ::testing::Test {
  protected:

@@ -13,6 +13,7 @@
 #include "delta/commit_writer.h"
 #include "delta/log_segment.h"
 #include "storage/faulty_object_store.h"
+#include "testing/forwarding_store.h"
 #include "transaction_test_util.h"
 
 namespace basin::delta {
@@ -454,47 +455,25 @@ TEST(TransactionFaultTest, RandomStorageFailuresNeverDuplicateOrLoseCommits) {
 // A store on which another writer always takes the next version first: each commit
 // PutIfAbsent finds that version just written by a blind append (which conflicts with no
 // blind append), so a transaction loses every race and keeps backing off.
-class AlwaysBeatenStore final : public ObjectStore {
+class AlwaysBeatenStore final : public ::basin::testing::ForwardingStore {
  public:
-  explicit AlwaysBeatenStore(std::shared_ptr<ObjectStore> base) : base_(std::move(base)) {}
+  using ForwardingStore::ForwardingStore;
 
-  Result<std::unique_ptr<ReadableObject>> OpenRead(const std::string& key,
-                                                   const ObjectReadOptions& options = {}) override {
-    return base_->OpenRead(key, options);
-  }
-  Result<std::unique_ptr<WritableObject>> OpenWrite(const std::string& key,
-                                                    const ObjectWriteOptions& options = {}) override {
-    return base_->OpenWrite(key, options);
-  }
-  bool CheapRandomReads() const override { return base_->CheapRandomReads(); }
-  Result<std::string> Get(const std::string& key) override { return base_->Get(key); }
-  Result<std::string> GetRange(const std::string& key, uint64_t offset, uint64_t length) override {
-    return base_->GetRange(key, offset, length);
-  }
-  Result<ObjectInfo> Head(const std::string& key) override { return base_->Head(key); }
-  Status Put(const std::string& key, const std::string& data) override { return base_->Put(key, data); }
   Status PutIfAbsent(const std::string& key, const std::string& data) override {
     const std::string prefix = "_delta_log/";
     if (key.starts_with(prefix) && key.ends_with(".json")) {
       const int64_t version = std::stoll(key.substr(prefix.size()));
       std::vector<Action> winner{MakeCommitInfo(1700000000000, "WRITE"),
                                  TestAdd("winner-" + std::to_string(version) + ".parquet")};
-      RETURN_IF_ERROR(WriteCommit(*base_, version, winner));
+      RETURN_IF_ERROR(WriteCommit(base(), version, winner));
       races_lost_++;
     }
-    return base_->PutIfAbsent(key, data);
+    return ForwardingStore::PutIfAbsent(key, data);
   }
-  Status Delete(const std::string& key) override { return base_->Delete(key); }
-  Result<std::vector<ObjectInfo>> List(const std::string& prefix) override { return base_->List(prefix); }
-  std::optional<std::string> LocalPath(const std::string& key) const override {
-    return base_->LocalPath(key);
-  }
-  std::string Describe() const override { return "always-beaten " + base_->Describe(); }
 
   int races_lost() const { return races_lost_.load(); }
 
  private:
-  std::shared_ptr<ObjectStore> base_;
   std::atomic<int> races_lost_{0};
 };
 
