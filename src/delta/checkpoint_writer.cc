@@ -244,6 +244,9 @@ Result<CheckpointInfo> WriteCheckpoint(ObjectStore& store, ParquetLogIO& io, con
                                        int64_t now_ms, const CheckpointOptions& options) {
   const std::string where =
       snapshot.table_root + ": writing the checkpoint of version " + std::to_string(snapshot.version);
+  if (snapshot.tombstone_state != TombstoneState::kKept) {
+    return Status::Internal(where + ": the snapshot does not hold its tombstones");
+  }
   CheckpointPolicy policy = CheckpointPolicy::kClassic;
   if (options.policy) {
     policy = *options.policy;

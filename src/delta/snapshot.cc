@@ -94,18 +94,19 @@ Status ParseLines(std::string_view lines, const std::string& where, std::string_
   }
   for (size_t i = 1; i < parts.size(); i++) {
     const Part& part = parts[i];
-    parts[i].actions = std::async(std::launch::async, [&where, part_lines = part.lines,
-                                                       part_line = part.first_line]() -> Result<std::vector<Action>> {
-      std::vector<Action> actions;
-      RETURN_IF_ERROR(ForEachAction(
-          part_lines, where, "",
-          [&](Action& a) {
-            actions.push_back(std::move(a));
-            return Status::OK();
-          },
-          part_line));
-      return actions;
-    });
+    parts[i].actions = std::async(
+        std::launch::async,
+        [&where, part_lines = part.lines, part_line = part.first_line]() -> Result<std::vector<Action>> {
+          std::vector<Action> actions;
+          RETURN_IF_ERROR(ForEachAction(
+              part_lines, where, "",
+              [&](Action& a) {
+                actions.push_back(std::move(a));
+                return Status::OK();
+              },
+              part_line));
+          return actions;
+        });
   }
   // The other threads finish (the futures wait) before an error is returned.
   RETURN_IF_ERROR(ForEachAction(parts[0].lines, where, "", visit, parts[0].first_line));
@@ -372,7 +373,8 @@ class Replay {
     std::vector<std::pair<std::string, const Event*>> keyed;
     keyed.reserve(events.size());
     for (const Event& e : events) {
-      keyed.emplace_back(e.kind == Event::kAdd ? Add(e.index).ReplayKey() : removes_[e.index].ReplayKey(), &e);
+      keyed.emplace_back(e.kind == Event::kAdd ? Add(e.index).ReplayKey() : removes_[e.index].ReplayKey(),
+                         &e);
     }
     std::vector<bool> done(keyed.size(), false);
     std::vector<Event> same_key;
@@ -401,6 +403,16 @@ class Replay {
   std::vector<RemoveFile> removes_;
   std::vector<Event> events_;
 };
+
+// Drops `snapshot`'s tombstones when they outnumber its limit (kOverLimit).
+void LimitTombstones(Snapshot& snapshot) {
+  if (snapshot.tombstone_state != TombstoneState::kKept || snapshot.tombstone_limit == 0 ||
+      snapshot.tombstones.size() <= snapshot.tombstone_limit) {
+    return;
+  }
+  snapshot.tombstones = TombstoneList();
+  snapshot.tombstone_state = TombstoneState::kOverLimit;
+}
 
 }  // namespace
 
@@ -511,7 +523,9 @@ Result<std::shared_ptr<Snapshot>> LoadSnapshot(std::shared_ptr<ObjectStore> stor
   if (!schema.ok()) return schema.status().WithContext(where);
   snapshot->schema = std::move(*schema);
   replay.Finish(&snapshot->files, &snapshot->tombstones);
-  snapshot->tombstones_kept = options.keep_tombstones;
+  snapshot->tombstone_limit = options.tombstone_limit;
+  snapshot->tombstone_state = options.keep_tombstones ? TombstoneState::kKept : TombstoneState::kNotKept;
+  LimitTombstones(*snapshot);
   snapshot->set_transactions = std::move(replay.state.txns);
   snapshot->domain_metadata = std::move(replay.state.domains);
   snapshot->commit_file = segment.last_commit;
@@ -620,7 +634,8 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
   const Snapshot& old = *snapshot;
   auto reload = [&]() -> Result<std::shared_ptr<const Snapshot>> {
     SnapshotOptions options;
-    options.keep_tombstones = old.tombstones_kept;
+    options.keep_tombstones = old.tombstone_state != TombstoneState::kNotKept;
+    options.tombstone_limit = old.tombstone_limit;
     ASSIGN_OR_RETURN(std::shared_ptr<Snapshot> fresh, LoadSnapshot(old.store, old.table_root, io, options));
     return std::shared_ptr<const Snapshot>(std::move(fresh));
   };
@@ -652,7 +667,8 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
         std::string key = remove->ReplayKey();
         touched.emplace(key, ReplayKeyHash(remove->path, remove->deletion_vector));
         added.erase(key);
-        if (old.tombstones_kept) removed.insert_or_assign(std::move(key), std::move(*remove));
+        if (old.tombstone_state == TombstoneState::kKept)
+          removed.insert_or_assign(std::move(key), std::move(*remove));
       } else if (auto* p = std::get_if<Protocol>(&a)) {
         protocol = std::move(*p);
       } else {
@@ -692,12 +708,14 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
                                            kept, next->files);
     if (extended) next->stats_cache.Seed(std::move(extended));
   }
-  next->tombstones_kept = old.tombstones_kept;
-  if (old.tombstones_kept) {
+  next->tombstone_state = old.tombstone_state;
+  next->tombstone_limit = old.tombstone_limit;
+  if (old.tombstone_state == TombstoneState::kKept) {
     std::vector<RemoveFile> new_tombstones;
     new_tombstones.reserve(removed.size());
     for (auto& [key, remove] : removed) new_tombstones.push_back(std::move(remove));
     next->tombstones = old.tombstones.Updated(replaced, std::move(new_tombstones));
+    LimitTombstones(*next);
   }
   next->set_transactions = std::move(state.txns);
   next->domain_metadata = std::move(state.domains);

@@ -29,21 +29,32 @@
 
 namespace basin::delta {
 
+// Whether a snapshot holds its tombstones.
+enum class TombstoneState : uint8_t {
+  kNotKept,  // loaded without SnapshotOptions::keep_tombstones
+  kKept,     // `tombstones` holds every one
+  // There were more than SnapshotOptions::tombstone_limit: none is held, and UpdateSnapshot
+  // brings the snapshot forward without them (a checkpoint then loads its version again).
+  kOverLimit,
+};
+
 struct Snapshot {
   int64_t version = -1;
   Protocol protocol;
   Metadata metadata;
-  StructType schema;                                       // parsed metadata.schema_string
+  StructType schema;  // parsed metadata.schema_string
   // Active files, in no particular order, in chunks shared with the snapshots this one
   // was brought forward from or to (delta/file_list.h).
   FileList files;
   std::map<std::string, SetTransaction> set_transactions;  // by appId
   std::map<std::string, DomainMetadata> domain_metadata;   // by domain, live ones only
   // Removed files not re-added since, for checkpoints and VACUUM; filled only when
-  // SnapshotOptions::keep_tombstones (tombstones can outnumber live files).
+  // SnapshotOptions::keep_tombstones (tombstones can outnumber live files), and only while
+  // they number at most its tombstone_limit.
   TombstoneList tombstones;
-  bool tombstones_kept = false;  // whether `tombstones` was filled
-  int64_t timestamp_ms = 0;      // in-commit timestamp when enabled, else commit file mtime
+  TombstoneState tombstone_state = TombstoneState::kNotKept;
+  size_t tombstone_limit = 0;  // the options', carried forward by UpdateSnapshot
+  int64_t timestamp_ms = 0;    // in-commit timestamp when enabled, else commit file mtime
   // Commit file `version` as listed, when it is still in the log: UpdateSnapshot checks
   // that the log it extends is the one this snapshot was read from.
   std::optional<ObjectInfo> commit_file;
@@ -67,6 +78,11 @@ struct SnapshotOptions {
   std::optional<int64_t> version;        // exactly this version (NotFound if not reconstructable)
   std::optional<std::string> timestamp;  // the latest version committed at or before this time
   bool keep_tombstones = false;          // fill Snapshot::tombstones
+  // With keep_tombstones: past this many tombstones none is kept (kOverLimit), so that a
+  // snapshot kept up to date for long (a session's, under a stream whose compactions remove
+  // a file a batch) holds memory bounded by its files, not by the week of removes Delta
+  // retains. 0: no limit.
+  size_t tombstone_limit = 0;
 };
 
 // REQUIRES: `store` is rooted at the table folder (keys like "_delta_log/...").

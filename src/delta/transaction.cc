@@ -34,11 +34,11 @@ metrics::Counter& commit_retries =
 
 // The snapshot of `version`, committed by a transaction that read `read` (null for a table
 // it created): `read` brought forward by the commits since, when that reaches exactly
-// `version` and kept its tombstones; null otherwise. It is the checkpoint's state without
-// replaying the log from the last checkpoint on.
+// `version` and kept its tombstones (all of them); null otherwise. It is the checkpoint's
+// state without replaying the log from the last checkpoint on.
 std::shared_ptr<const Snapshot> CommittedSnapshot(const std::shared_ptr<const Snapshot>& read,
                                                   ParquetLogIO& io, int64_t version) {
-  if (!read || !read->tombstones_kept) return nullptr;
+  if (!read || read->tombstone_state != TombstoneState::kKept) return nullptr;
   auto updated = UpdateSnapshot(read, io);
   return updated.ok() && (*updated)->version == version ? *updated : nullptr;
 }

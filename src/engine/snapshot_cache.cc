@@ -12,7 +12,8 @@ bool SameObject(const ObjectInfo& a, const ObjectInfo& b) {
 
 }  // namespace
 
-SnapshotCache::SnapshotCache(size_t capacity) : capacity_(capacity) {}
+SnapshotCache::SnapshotCache(size_t capacity, size_t tombstone_limit)
+    : capacity_(capacity), tombstone_limit_(tombstone_limit) {}
 
 std::shared_ptr<const delta::Snapshot> SnapshotCache::Find(const std::string& location,
                                                            std::optional<int64_t> version) {
@@ -80,13 +81,14 @@ Result<std::shared_ptr<const delta::Snapshot>> SnapshotCache::Get(const std::sha
   // The latest version: bring the newest cached snapshot of this table up to date, which
   // looks up the commits after its version and reads only those.
   std::shared_ptr<const delta::Snapshot> snapshot = Find(location, std::nullopt);
-  if (snapshot && snapshot->tombstones_kept) {
+  if (snapshot && snapshot->tombstone_state != delta::TombstoneState::kNotKept) {
     ASSIGN_OR_RETURN(auto updated, delta::UpdateSnapshot(snapshot, log_io_));
     if (updated != snapshot) Insert(location, updated);
     return updated;
   }
   delta::SnapshotOptions latest = options;
   latest.keep_tombstones = true;
+  latest.tombstone_limit = tombstone_limit_;
   ASSIGN_OR_RETURN(snapshot, delta::LoadSnapshot(store, location, log_io_, latest));
   Insert(location, snapshot);
   return snapshot;

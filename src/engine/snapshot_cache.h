@@ -10,7 +10,10 @@
 //
 // Latest snapshots keep their tombstones (the removes a checkpoint must still carry, at
 // most the retention's worth): a commit on one writes its checkpoint from it, brought
-// forward by its own commit, without replaying the log from the last checkpoint.
+// forward by its own commit, without replaying the log from the last checkpoint. Up to
+// `tombstone_limit` of them: a table with more (a stream compacting its files for a week)
+// is brought forward without any, and its checkpoints load their version instead, so that
+// the cache's memory follows the tables' files, not their history.
 //
 // Thread safety: all methods may be called from any thread.
 #pragma once
@@ -33,7 +36,9 @@ namespace basin::engine {
 class SnapshotCache {
  public:
   // Parquet checkpoints are read, and written by commits, through a DuckDBParquetLogIO.
-  explicit SnapshotCache(size_t capacity = 32);
+  static constexpr size_t kDefaultTombstoneLimit = 10'000;
+
+  explicit SnapshotCache(size_t capacity = 32, size_t tombstone_limit = kDefaultTombstoneLimit);
 
   // The snapshot of the table in `store` that `options` selects (the latest when empty).
   // `location` identifies the table (its folder or URL) and names it in errors. The latest
@@ -68,6 +73,7 @@ class SnapshotCache {
 
   DuckDBParquetLogIO log_io_;
   size_t capacity_;
+  size_t tombstone_limit_;
   std::mutex mutex_;
   std::list<Entry> entries_;  // most recently used first; guarded by mutex_
 };

@@ -128,6 +128,80 @@ TEST_F(SnapshotUpdateTest, CarriesTombstones) {
   EXPECT_EQ(updated->tombstones[0].path, "b.parquet");
 }
 
+TEST_F(SnapshotUpdateTest, TombstonesPastTheLimitAreDroppedAndTheSnapshotStillUpdates) {
+  Commit([](Transaction& txn) {
+    for (const char* path : {"a.parquet", "b.parquet", "c.parquet", "d.parquet"}) txn.Add(TestAdd(path));
+  });
+  Commit([](Transaction& txn) { txn.Remove(TestRemove("a.parquet")); });
+  SnapshotOptions limited;
+  limited.keep_tombstones = true;
+  limited.tombstone_limit = 2;
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Snapshot> old, table_->Load(limited));
+  EXPECT_EQ(old->tombstone_state, TombstoneState::kKept);
+  EXPECT_EQ(old->tombstones.size(), 1u);
+
+  Commit([](Transaction& txn) { txn.Remove(TestRemove("b.parquet")); });
+  std::shared_ptr<const Snapshot> two = Update(old);
+  EXPECT_EQ(two->tombstone_state, TombstoneState::kKept);
+  EXPECT_EQ(two->tombstones.size(), 2u);
+
+  Commit([](Transaction& txn) { txn.Remove(TestRemove("c.parquet")); });
+  std::shared_ptr<const Snapshot> three = Update(two);
+  EXPECT_EQ(three->tombstone_state, TombstoneState::kOverLimit);
+  EXPECT_TRUE(three->tombstones.empty());
+
+  // Brought forward without tombstones, reading only the new commit.
+  Commit([](Transaction& txn) { txn.Add(TestAdd("e.parquet")); });
+  store_->Reset();
+  std::shared_ptr<const Snapshot> four = Update(three);
+  EXPECT_EQ(store_->reads, (std::set<std::string>{CommitKey(5)}));
+  EXPECT_EQ(four->tombstone_state, TombstoneState::kOverLimit);
+  EXPECT_TRUE(four->tombstones.empty());
+  ExpectSameTable(*four, *Load());
+
+  // A load past the limit holds none either; within it, all.
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Snapshot> loaded, table_->Load(limited));
+  EXPECT_EQ(loaded->tombstone_state, TombstoneState::kOverLimit);
+  EXPECT_TRUE(loaded->tombstones.empty());
+  limited.tombstone_limit = 3;
+  ASSERT_OK_AND_ASSIGN(loaded, table_->Load(limited));
+  EXPECT_EQ(loaded->tombstone_state, TombstoneState::kKept);
+  EXPECT_EQ(loaded->tombstones.size(), 3u);
+}
+
+TEST_F(SnapshotUpdateTest, ACommitOnASnapshotPastItsTombstoneLimitCheckpointsEveryTombstone) {
+  Commit([](Transaction& txn) {
+    for (const char* path : {"a.parquet", "b.parquet", "c.parquet"}) txn.Add(TestAdd(path));
+  });  // version 1
+  Commit([](Transaction& txn) {
+    txn.Remove(TestRemove("a.parquet"));
+    txn.Remove(TestRemove("b.parquet"));
+  });  // version 2
+  SnapshotOptions limited;
+  limited.keep_tombstones = true;
+  limited.tombstone_limit = 1;
+  ASSERT_OK_AND_ASSIGN(std::shared_ptr<const Snapshot> read, table_->Load(limited));
+  ASSERT_EQ(read->tombstone_state, TombstoneState::kOverLimit);
+
+  // Version 3 is due a checkpoint (every 3 commits): written from its version loaded again.
+  TransactionOptions options = testing::TableFixture::Options();
+  options.checkpoint_io = &table_->log_io();
+  Transaction txn(read, options);
+  txn.Remove(TestRemove("c.parquet"));
+  ASSERT_OK_AND_ASSIGN(CommitResult result, txn.Commit());
+  ASSERT_EQ(result.version, 3);
+  ASSERT_OK(result.checkpoint_status);
+  ASSERT_EQ(result.checkpoint_version, std::optional<int64_t>(3));
+
+  // A load of version 3 starts from that checkpoint and reads every tombstone from it.
+  store_->Reset();
+  std::shared_ptr<const Snapshot> loaded = Load(/*keep_tombstones=*/true);
+  EXPECT_EQ(store_->reads.count(CommitKey(2)), 0u);
+  std::set<std::string> paths;
+  for (const RemoveFile& remove : loaded->tombstones) paths.insert(remove.path);
+  EXPECT_EQ(paths, (std::set<std::string>{"a.parquet", "b.parquet", "c.parquet"}));
+}
+
 TEST_F(SnapshotUpdateTest, ReloadsWhenTheLogWasReplaced) {
   Commit([](Transaction& txn) { txn.Add(TestAdd("a.parquet")); });
   std::shared_ptr<const Snapshot> old = Load();
