@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <thread>
 
@@ -332,6 +333,115 @@ TEST_F(KafkaClusterTest, MicroBatchesReadEveryRecordOnce) {
   EXPECT_EQ(seen.size(), 98u);
   for (const auto& [value, times] : seen) EXPECT_EQ(times, 1) << value;
   EXPECT_EQ(batches, 7);  // ceil(98 / 16)
+}
+
+// Reads `reader` in batches of at most 50 planned from the watermarks after `committed`,
+// producing more records during the third, until nothing is left; checks each batch's
+// records are exactly its ranges'. Returns every value read with the times it was read.
+std::map<std::string, int> ReadInBatches(KafkaReader& reader, const std::function<void()>& during_third,
+                                         std::optional<PartitionOffsets>& committed,
+                                         const std::string& bootstrap) {
+  std::map<std::string, int> seen;
+  auto options = ParseKafkaOptions({{"bootstrapServers", bootstrap},
+                                    {"subscribe", "payments"},
+                                    {"startingOffsets", "earliest"},
+                                    {"maxOffsetsPerTrigger", "50"}});
+  EXPECT_OK(options.status());
+  for (int batch = 0; batch < 100; batch++) {
+    if (batch == 3) during_third();
+    auto partitions = reader.ListPartitions(options->subscription);
+    EXPECT_OK(partitions.status());
+    auto marks = reader.QueryWatermarks(*partitions);
+    EXPECT_OK(marks.status());
+    auto ranges = PlanRanges(*options, committed, *marks);
+    EXPECT_OK(ranges.status());
+    if (!ranges.ok()) break;
+    std::map<TopicPartition, std::vector<int64_t>> read, wanted;
+    for (const PartitionRange& range : *ranges) {
+      for (int64_t o = range.start_offset; o < range.end_offset; o++) wanted[range.tp].push_back(o);
+    }
+    if (wanted.empty()) break;
+    EXPECT_OK(reader.Read(*ranges, [&](const KafkaRecord& record) {
+      read[TopicPartition{std::string(record.topic), record.partition}].push_back(record.offset);
+      seen[std::string(*record.value)]++;
+      return Status::OK();
+    }));
+    EXPECT_EQ(read, wanted) << "batch " << batch;
+    committed = PartitionOffsets{};
+    for (const PartitionRange& range : *ranges) (*committed)[range.tp] = range.end_offset;
+  }
+  return seen;
+}
+
+// A stream's batches, one after another on one reader, go on from what the client fetched
+// (one assignment in all), and read every record once, including records produced between
+// batches; a Read of other ranges, or after a failed Read, assigns again.
+TEST_F(KafkaClusterTest, ConsecutiveReadsGoOnWithoutAssigningAgain) {
+  Produce("payments", 0, 0, 120);
+  Produce("payments", 1, 1000, 70);
+  Produce("payments", 2, 2000, 5);
+  std::optional<PartitionOffsets> committed;
+  std::map<std::string, int> seen = ReadInBatches(
+      *reader_, [&] { Produce("payments", 2, 2005, 40); }, committed, cluster_->bootstrap_servers());
+  EXPECT_EQ(seen.size(), 235u);
+  for (const auto& [value, times] : seen) EXPECT_EQ(times, 1) << value;
+  EXPECT_EQ(reader_->assignments(), 1);
+
+  // Records produced since the last batch: the next one still goes on.
+  Produce("payments", 1, 1070, 10);
+  seen = ReadInBatches(
+      *reader_, [] {}, committed, cluster_->bootstrap_servers());
+  EXPECT_EQ(seen.size(), 10u);
+  EXPECT_EQ(reader_->assignments(), 1);
+
+  // Another range of a partition: assigned again.
+  ASSERT_OK_AND_ASSIGN(auto again, ReadAll({{kP0, 10, 20}}));
+  EXPECT_EQ(Offsets(again), Iota(10, 20));
+  EXPECT_EQ(reader_->assignments(), 2);
+  // A Read that fails (here going on from the last) leaves nothing to go on from: the
+  // next one assigns again.
+  EXPECT_ERROR_WITH(
+      reader_->Read({{kP0, 20, 30}}, [](const KafkaRecord&) { return Status::Cancelled("stop"); }),
+      kCancelled, "stop");
+  ASSERT_OK_AND_ASSIGN(again, ReadAll({{kP0, 20, 30}}));
+  EXPECT_EQ(Offsets(again), Iota(20, 30));
+  EXPECT_EQ(reader_->assignments(), 3);
+}
+
+// A Read going on from the last that finds nothing queued assigns its partitions afresh,
+// once (librdkafka 2.0 may have stopped fetching for a second), and still reads its range.
+TEST_F(KafkaClusterTest, AReadGoingOnThatFindsNothingQueuedAssignsAfreshOnce) {
+  Produce("payments", 0, 0, 10);
+  ASSERT_OK_AND_ASSIGN(auto first, ReadAll({{kP0, 0, 10}}));
+  EXPECT_EQ(Offsets(first), Iota(0, 10));
+  EXPECT_EQ(reader_->assignments(), 1);
+  // The next range's records arrive only after its Read has polled in vain.
+  std::thread late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    Produce("payments", 0, 10, 20);
+  });
+  auto next = ReadAll({{kP0, 10, 30}});
+  late.join();
+  ASSERT_OK(next.status());
+  EXPECT_EQ(Offsets(*next), Iota(10, 30));
+  EXPECT_EQ(reader_->assignments(), 2);
+}
+
+// With no room to hold what arrives past a range, a partition is assigned again rather
+// than missing a record.
+TEST_F(KafkaClusterTest, ConsecutiveReadsWithoutRoomToHoldRecordsReadEveryRecordOnce) {
+  Produce("payments", 0, 0, 120);
+  Produce("payments", 1, 1000, 70);
+  KafkaReaderOptions no_room = testing::FastReaderOptions();
+  no_room.held_bytes_limit = 0;
+  ASSERT_OK_AND_ASSIGN(auto reader,
+                       KafkaReader::Open(testing::ReaderOptions(cluster_->bootstrap_servers()), no_room));
+  std::optional<PartitionOffsets> committed;
+  std::map<std::string, int> seen = ReadInBatches(
+      *reader, [&] { Produce("payments", 2, 2000, 40); }, committed, cluster_->bootstrap_servers());
+  EXPECT_EQ(seen.size(), 230u);
+  for (const auto& [value, times] : seen) EXPECT_EQ(times, 1) << value;
+  EXPECT_GT(reader->assignments(), 1);
 }
 
 TEST_F(KafkaClusterTest, APaymentFeedLandsEveryEvent) {

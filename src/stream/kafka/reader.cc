@@ -1,7 +1,10 @@
 #include "stream/kafka/reader.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <deque>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -160,7 +163,9 @@ KafkaReader::KafkaReader(HandlePtr consumer, KafkaReaderOptions options)
     : consumer_(std::move(consumer)), options_(options) {}
 
 KafkaReader::~KafkaReader() {
-  // A consumer that was assigned partitions leaves cleanly before it is destroyed.
+  // A consumer that was assigned partitions leaves cleanly before it is destroyed, and the
+  // messages it gave go before it.
+  assigned_.reset();
   rd_kafka_consumer_close(consumer_.get());
 }
 
@@ -189,6 +194,12 @@ Result<std::unique_ptr<KafkaReader>> KafkaReader::Open(const KafkaOptions& optio
       // the broker's delayed ACK: about half the reads of a 160,000-record topic from the
       // dev cluster took 40 ms longer. Kafka's Java clients set TCP_NODELAY too.
       {"socket.nagle.disable", "true"},
+      // librdkafka 2.0 counts this against the records queued for all the client's
+      // partitions together, and once they pass it stops fetching for a second, however fast
+      // they are then taken: a stream 100,000 records behind its fetches (its next batch,
+      // prefetched) waited that second. The prefetch stays bounded by
+      // queued.max.messages.kbytes (64 MB).
+      {"queued.min.messages", "10000000"},
   };
   // The user's kafka.* options may override the defaults above (not the ones Basin owns:
   // ParseKafkaOptions refuses those).
@@ -278,28 +289,102 @@ Result<PartitionOffsets> KafkaReader::QueryOffsets(const std::vector<TopicPartit
   return result;
 }
 
+struct KafkaReader::Assigned {
+  explicit Assigned(rd_kafka_t* rk) : polled(rk) {}
+
+  // Keeps `message` of `tp` for the next Read when it lies at or past where that Read would
+  // start the partition and the limit allows; else drops it (past the limit, the partition
+  // can no longer go on without being assigned again).
+  void Hold(MessagePtr message, const TopicPartition& tp, size_t limit) {
+    auto at = next.find(tp);
+    if (at == next.end() || message->offset < at->second) return;
+    const size_t bytes = message->key_len + message->len;
+    if (held_bytes + bytes > limit) {
+      next.erase(at);
+      if (auto it = held.find(tp); it != held.end()) {
+        for (const MessagePtr& m : it->second) held_bytes -= m->key_len + m->len;
+        held.erase(it);
+      }
+      return;
+    }
+    held_bytes += bytes;
+    held[tp].push_back(std::move(message));
+  }
+
+  // The held records of `tp`, taken out in offset order.
+  std::deque<MessagePtr> Take(const TopicPartition& tp) {
+    auto it = held.find(tp);
+    if (it == held.end()) return {};
+    std::deque<MessagePtr> taken = std::move(it->second);
+    held.erase(it);
+    for (const MessagePtr& m : taken) held_bytes -= m->key_len + m->len;
+    return taken;
+  }
+
+  // Declared first: destroyed after the held records and before the assignment changes.
+  PolledMessages polled;  // taken from the client's queue, not yet looked at
+  // The assigned partitions a next Read may go on with, each at the offset it would start at.
+  std::map<TopicPartition, int64_t> next;
+  std::map<TopicPartition, std::deque<MessagePtr>> held;  // records past that offset
+  size_t held_bytes = 0;
+};
+
+Status KafkaReader::Assign(const std::vector<PartitionRange>& ranges) {
+  Unassign();
+  PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
+  for (const PartitionRange& range : ranges) {
+    rd_kafka_topic_partition_list_add(list.get(), range.tp.topic.c_str(), range.tp.partition)->offset =
+        range.start_offset;
+  }
+  if (rd_kafka_resp_err_t err = rd_kafka_assign(consumer_.get(), list.get());
+      err != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    return KafkaStatus(err, "assigning " + std::to_string(ranges.size()) + " Kafka partitions");
+  }
+  assignments_++;
+  assigned_ = std::make_unique<Assigned>(consumer_.get());
+  for (const PartitionRange& range : ranges) assigned_->next[range.tp] = range.start_offset;
+  return Status::OK();
+}
+
+void KafkaReader::Unassign() {
+  if (!assigned_) return;
+  assigned_.reset();  // its messages, before the partitions they came from are released
+  rd_kafka_assign(consumer_.get(), nullptr);
+}
+
 Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
                          const CancellationToken* cancellation, Headers headers) {
   RETURN_IF_ERROR(CheckRanges(ranges));
   std::map<TopicPartition, PartitionProgress> progress;
-  PartitionListPtr assignment(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
+  std::vector<PartitionRange> to_read;
   for (const PartitionRange& range : ranges) {
     if (range.size() == 0) continue;
     progress.emplace(range.tp, PartitionProgress{range, range.start_offset, std::nullopt, false});
-    rd_kafka_topic_partition_list_add(assignment.get(), range.tp.topic.c_str(), range.tp.partition)->offset =
-        range.start_offset;
+    to_read.push_back(range);
   }
   if (progress.empty()) return Status::OK();
 
-  rd_kafka_t* rk = consumer_.get();
-  if (rd_kafka_resp_err_t err = rd_kafka_assign(rk, assignment.get()); err != RD_KAFKA_RESP_ERR_NO_ERROR) {
-    return KafkaStatus(err, "assigning " + std::to_string(progress.size()) + " Kafka partitions");
+  // Going on where the last Read ended, or from an assignment of these ranges.
+  const bool goes_on = assigned_ && std::all_of(to_read.begin(), to_read.end(), [&](const PartitionRange& r) {
+                         auto at = assigned_->next.find(r.tp);
+                         return at != assigned_->next.end() && at->second == r.start_offset;
+                       });
+  if (!goes_on) RETURN_IF_ERROR(Assign(to_read));
+  Assigned* assigned = assigned_.get();  // replaced when the Read assigns afresh
+  // Unless every range is read, the partitions are released (and their records dropped).
+  struct ReleaseUnlessRead {
+    KafkaReader* reader;
+    bool read = false;
+    ~ReleaseUnlessRead() {
+      if (!read) reader->Unassign();
+    }
+  } release{this};
+  // The records held for these partitions come first, then the client's queue.
+  std::deque<MessagePtr> held;
+  for (const PartitionRange& range : to_read) {
+    std::deque<MessagePtr> taken = assigned->Take(range.tp);
+    std::move(taken.begin(), taken.end(), std::back_inserter(held));
   }
-  // Whatever ends the Read, the partitions are released (and their prefetched records dropped).
-  struct Unassign {
-    rd_kafka_t* rk;
-    ~Unassign() { rd_kafka_assign(rk, nullptr); }
-  } unassign{rk};
 
   size_t unfinished = progress.size();
   auto last_progress = SteadyClock::now();
@@ -309,19 +394,20 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
   bool stall_check_due = false;       // no progress for stall_timeout_ms, as of that reading
   const auto stall_timeout = std::chrono::milliseconds(options_.stall_timeout_ms);
   std::optional<Status> last_transient_error;  // a broker error librdkafka is retrying
+  bool kicked = false;  // the Read, going on from the last, assigned its partitions afresh
   // Records arrive in runs from one partition: the last partition seen is looked up first.
   auto last = progress.end();
   KafkaRecord record;
-  PolledMessages polled(rk);
 
-  // Marks a partition's range as read. The partition is not paused: librdkafka keeps a paused
-  // partition paused across assignments and then resumes fetching it only after its broker
-  // thread's next idle wake-up (up to a second). What it prefetches past the range until the
-  // Read ends is skipped, and bounded by queued.max.messages.kbytes.
+  // Marks a partition's range as read; the next Read may start it at the range's end. The
+  // partition is not paused: librdkafka keeps a paused partition paused across assignments
+  // and then resumes fetching it only after its broker thread's next idle wake-up (up to a
+  // second). What it prefetches past the range is held for the next Read (Assigned::Hold).
   auto finish = [&](std::map<TopicPartition, PartitionProgress>::iterator it) {
     it->second.done = true;
     unfinished--;
     last_progress = SteadyClock::now();
+    assigned->next[it->first] = it->second.range.end_offset;
   };
   // The first unfinished partition, for messages about a stalled or cancelled Read.
   auto first_unfinished = [&]() -> const PartitionProgress& {
@@ -365,9 +451,28 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
                                  " ms reading " + where + cause,
                              /*retryable=*/true);
     }
-    MessagePtr message = polled.Next(static_cast<int>(options_.poll_interval_ms));
+    MessagePtr message;
+    if (!held.empty()) {
+      message = std::move(held.front());
+      held.pop_front();
+    } else {
+      message = assigned->polled.Next(static_cast<int>(options_.poll_interval_ms));
+    }
     if (!message) {
       passes = kClockEvery - 1;  // read the clock on the next pass
+      if (goes_on && !kicked) {
+        // The client may have stopped fetching a while ago (librdkafka 2.0 stops for a
+        // second once its queue passed queued.max.messages.kbytes, and only a new
+        // assignment starts it again): once per Read, the unfinished partitions are assigned
+        // afresh where they stand.
+        kicked = true;
+        std::vector<PartitionRange> rest;
+        for (const auto& [tp, state] : progress) {
+          if (!state.done) rest.push_back(PartitionRange{tp, state.next_offset, state.range.end_offset});
+        }
+        RETURN_IF_ERROR(Assign(rest));
+        assigned = assigned_.get();
+      }
       continue;
     }
 
@@ -412,13 +517,20 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
       continue;
     }
 
-    if (state == progress.end() || state->second.done)
-      continue;  // a record of a finished or foreign partition
+    if (state == progress.end() || state->second.done) {
+      // A record of a finished partition, or of one this Read does not read: the next's.
+      if (message->rkt != nullptr) {
+        TopicPartition tp{rd_kafka_topic_name(message->rkt), message->partition};
+        assigned->Hold(std::move(message), tp, options_.held_bytes_limit);
+      }
+      continue;
+    }
     last = state;
     PartitionProgress& partition = state->second;
     if (message->offset < partition.next_offset) continue;  // already passed on
     if (message->offset >= partition.range.end_offset) {
       finish(state);
+      assigned->Hold(std::move(message), state->first, options_.held_bytes_limit);
       continue;
     }
     FillRecord(*message, headers, record);
@@ -428,6 +540,7 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
     last_transient_error.reset();
     if (partition.next_offset >= partition.range.end_offset) finish(state);
   }
+  release.read = true;
   return Status::OK();
 }
 

@@ -7,9 +7,14 @@
 // it cannot fetch (auto.offset.reset=error). The group id librdkafka requires for assign()
 // is set but no group is ever joined.
 //
-// Memory: records reach the callback one at a time and the reader keeps none of them; what
-// librdkafka prefetches is bounded by its queued.max.messages.kbytes and fetch.max.bytes
-// (settable as kafka.* options).
+// Consecutive Reads: a Read that reads all its ranges leaves its partitions assigned, so
+// that a next Read going on where it ended (a stream's next batch) takes the records
+// librdkafka already prefetched instead of fetching them again (Read).
+//
+// Memory: records reach the callback one at a time; between Reads the reader keeps the
+// records that arrived past the ranges read (at most KafkaReaderOptions::held_bytes_limit).
+// What librdkafka prefetches is bounded by its queued.max.messages.kbytes and
+// fetch.max.bytes (settable as kafka.* options).
 //
 // Thread safety: a reader is used by one thread at a time. The cancellation token passed to
 // Read may be cancelled from any thread.
@@ -80,6 +85,10 @@ struct KafkaReaderOptions {
   int64_t stall_timeout_ms = 30'000;
   // How often a Read looks at its cancellation token while it waits for records.
   int64_t poll_interval_ms = 100;
+  // Bytes (keys and values) of the records past the ranges read that the reader keeps for
+  // the next Read; a partition whose records would go past it is assigned again by a Read
+  // that reads it, and its records are fetched again.
+  size_t held_bytes_limit = size_t{32} << 20;
 };
 
 class KafkaReader {
@@ -134,12 +143,30 @@ class KafkaReader {
   // librdkafka retries itself, only once the stall timeout passes); the callback's status
   // when it fails. Records already passed to the callback stay passed: a failed Read is
   // retried from the batch's start.
+  //
+  // A Read that read every range leaves the client assigned. When each range of the next
+  // Read starts where the last range of its partition ended (and the client is assigned
+  // that partition), that Read goes on from the records the client prefetched and those
+  // that arrived past the ranges (kept up to held_bytes_limit), without assigning; any
+  // other Read, and every Read after a failed one, assigns its partitions afresh and the
+  // records are fetched again.
   enum class Headers { kRead, kSkipped };
   Status Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
               const CancellationToken* cancellation = nullptr, Headers headers = Headers::kRead);
 
+  // How many times Reads assigned partitions to the client.
+  int64_t assignments() const { return assignments_; }
+
  private:
+  // The client's assignment between Reads, with what it holds for the next one.
+  struct Assigned;
+
   KafkaReader(HandlePtr consumer, KafkaReaderOptions options);
+
+  // Releases the assignment (dropping its records), then assigns the ranges' partitions
+  // at their starts.
+  Status Assign(const std::vector<PartitionRange>& ranges);
+  void Unassign();
 
   // The partitions' offsets at `logical` (RD_KAFKA_OFFSET_BEGINNING or _END), in one
   // ListOffsets request per leader; `which` names them in errors ("start", "end").
@@ -148,6 +175,8 @@ class KafkaReader {
 
   HandlePtr consumer_;
   const KafkaReaderOptions options_;
+  std::unique_ptr<Assigned> assigned_;  // null when the client is assigned nothing
+  int64_t assignments_ = 0;
 };
 
 }  // namespace basin::stream::kafka
