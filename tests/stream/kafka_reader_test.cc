@@ -178,10 +178,7 @@ TEST_F(KafkaClusterTest, KeysValuesHeadersAndTombstones) {
 // reading less would commit a different batch than the one planned.
 TEST_F(KafkaClusterTest, ARangeBeyondTheHighWatermarkIsAnError) {
   Produce("payments", 0, 0, 100);
-  KafkaReaderOptions quick = testing::FastReaderOptions();
-  quick.stall_timeout_ms = 1000;
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       KafkaReader::Open(testing::ReaderOptions(cluster_->bootstrap_servers()), quick));
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenReader([](KafkaReaderOptions& o) { o.stall_timeout_ms = 1000; }));
   std::vector<int64_t> seen;
   Status status = reader->Read({{kP0, 90, 120}}, [&](const KafkaRecord& r) {
     seen.push_back(r.offset);
@@ -432,10 +429,7 @@ TEST_F(KafkaClusterTest, AReadGoingOnThatFindsNothingQueuedAssignsAfreshOnce) {
 TEST_F(KafkaClusterTest, ConsecutiveReadsWithoutRoomToHoldRecordsReadEveryRecordOnce) {
   Produce("payments", 0, 0, 120);
   Produce("payments", 1, 1000, 70);
-  KafkaReaderOptions no_room = testing::FastReaderOptions();
-  no_room.held_bytes_limit = 0;
-  ASSERT_OK_AND_ASSIGN(auto reader,
-                       KafkaReader::Open(testing::ReaderOptions(cluster_->bootstrap_servers()), no_room));
+  ASSERT_OK_AND_ASSIGN(auto reader, OpenReader([](KafkaReaderOptions& o) { o.held_bytes_limit = 0; }));
   std::optional<PartitionOffsets> committed;
   std::map<std::string, int> seen = ReadInBatches(
       *reader, [&] { Produce("payments", 2, 2000, 40); }, committed, cluster_->bootstrap_servers());

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -46,6 +47,13 @@ class KafkaClusterTest : public ::testing::Test {
     ASSERT_OK_AND_ASSIGN(
         reader_, KafkaReader::Open(ReaderOptions(cluster_->bootstrap_servers()), FastReaderOptions()));
     ASSERT_OK_AND_ASSIGN(producer_, KafkaProducer::Open(cluster_->bootstrap_servers()));
+  }
+
+  // A reader of the cluster with `options` changed from FastReaderOptions() by `change`.
+  Result<std::unique_ptr<KafkaReader>> OpenReader(const std::function<void(KafkaReaderOptions&)>& change) {
+    KafkaReaderOptions options = FastReaderOptions();
+    change(options);
+    return KafkaReader::Open(ReaderOptions(cluster_->bootstrap_servers()), options);
   }
 
   // Sends records "v<first>".."v<first+count-1>", keyed "k<i>", to one partition, and waits
