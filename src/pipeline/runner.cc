@@ -49,6 +49,12 @@ class Run {
   // wrote something, and the datasets to refresh fully were refreshed (not again each pass).
   void PastFirstPass() { past_first_pass_ = true; }
 
+  // The run waits before its next pass: the kept streams let go of what they keep only for
+  // a batch that follows at once (stream::StreamRunner::Idle).
+  void Idle() {
+    for (auto& [name, stream] : streams_) stream->Idle();
+  }
+
   Status RunDataset(const GraphNode& node, std::vector<FlowRun>& out) {
     const pipeline::Dataset& dataset = pipeline_.datasets[node.dataset];
     const std::string where =
@@ -574,6 +580,10 @@ class Workers {
     for (Run* run : runs_) run->PastFirstPass();
   }
 
+  void Idle() {
+    for (Run* run : runs_) run->Idle();
+  }
+
   // One pass over every dataset; `out` gets their flows' runs in graph order.
   Status Pass(std::vector<FlowRun>& out) {
     std::vector<std::vector<FlowRun>> by_node(graph_.nodes.size());
@@ -773,6 +783,7 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
     const auto wait = std::chrono::milliseconds(options.interval_ms) -
                       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                             pass_started);
+    if (wait.count() > 0) workers.Idle();
     if (options.cancellation != nullptr) {
       if (options.cancellation->WaitFor(std::max(wait, std::chrono::milliseconds(0)))) stopped = true;
     } else if (wait.count() > 0) {

@@ -582,6 +582,10 @@ Result<std::optional<BatchCommit>> StreamRunner::RunBatch(const CancellationToke
   }
 }
 
+void StreamRunner::Idle() {
+  for (Impl::Source& source : impl_->sources) source.reader->Idle();
+}
+
 Status StreamRunner::Run(const RunOptions& options) {
   for (Impl::Source& source : impl_->sources) {
     source.reader->CapAtCurrentEnd(options.trigger == Trigger::kAvailableNow);
@@ -598,6 +602,7 @@ Status StreamRunner::Run(const RunOptions& options) {
     const auto spent =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     const auto wait = std::chrono::milliseconds(options.interval_ms) - spent;
+    if (wait.count() > 0) Idle();
     if (wait.count() > 0 && options.cancellation != nullptr) {
       options.cancellation->WaitFor(wait);
     } else if (wait.count() > 0) {

@@ -129,6 +129,11 @@ class StreamRunner {
   // Run returns and when the runner is destroyed.
   Result<std::optional<BatchCommit>> RunBatch(const CancellationToken* abandon = nullptr);
 
+  // The caller waits before the next RunBatch (Run does, between a continuous trigger's
+  // batches): the sources let go of what they keep only for a batch that follows at once
+  // (BatchSource::Idle).
+  void Idle();
+
   // Batches as `options.trigger` says. Cancelled stops between batches (a batch in flight
   // finishes or fails; a re-run resumes it).
   Status Run(const RunOptions& options);

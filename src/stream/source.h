@@ -126,6 +126,10 @@ class BatchSource {
   // starts it with ReadAhead, which take what the source began (a run of one stateless
   // source, planning ahead, that goes on after the batch). Off until called.
   virtual void ReadNextEarly(bool /*allowed*/) {}
+
+  // The stream waits before its next batch (a continuous trigger's interval, a pipeline's
+  // pass): the source may let go of what it keeps only for a batch that follows at once.
+  virtual void Idle() {}
 };
 
 // maxFilesPerTrigger and maxBytesPerTrigger as a source bounds a batch: it takes items (files,

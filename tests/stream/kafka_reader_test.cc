@@ -372,7 +372,7 @@ std::map<std::string, int> ReadInBatches(KafkaReader& reader, const std::functio
 
 // A stream's batches, one after another on one reader, go on from what the client fetched
 // (one assignment in all), and read every record once, including records produced between
-// batches; a Read of other ranges, or after a failed Read, assigns again.
+// batches; a Read after Release(), of other ranges, or after a failed Read, assigns again.
 TEST_F(KafkaClusterTest, ConsecutiveReadsGoOnWithoutAssigningAgain) {
   Produce("payments", 0, 0, 120);
   Produce("payments", 1, 1000, 70);
@@ -391,10 +391,17 @@ TEST_F(KafkaClusterTest, ConsecutiveReadsGoOnWithoutAssigningAgain) {
   EXPECT_EQ(seen.size(), 10u);
   EXPECT_EQ(reader_->assignments(), 1);
 
+  // Released (a stream waiting for its next batch): the next Read assigns again.
+  reader_->Release();
+  Produce("payments", 1, 1080, 5);
+  seen = ReadInBatches(*reader_, [] {}, committed, cluster_->bootstrap_servers());
+  EXPECT_EQ(seen.size(), 5u);
+  EXPECT_EQ(reader_->assignments(), 2);
+
   // Another range of a partition: assigned again.
   ASSERT_OK_AND_ASSIGN(auto again, ReadAll({{kP0, 10, 20}}));
   EXPECT_EQ(Offsets(again), Iota(10, 20));
-  EXPECT_EQ(reader_->assignments(), 2);
+  EXPECT_EQ(reader_->assignments(), 3);
   // A Read that fails (here going on from the last) leaves nothing to go on from: the
   // next one assigns again.
   EXPECT_ERROR_WITH(
@@ -402,7 +409,7 @@ TEST_F(KafkaClusterTest, ConsecutiveReadsGoOnWithoutAssigningAgain) {
       kCancelled, "stop");
   ASSERT_OK_AND_ASSIGN(again, ReadAll({{kP0, 20, 30}}));
   EXPECT_EQ(Offsets(again), Iota(20, 30));
-  EXPECT_EQ(reader_->assignments(), 3);
+  EXPECT_EQ(reader_->assignments(), 4);
 }
 
 // A Read going on from the last that finds nothing queued assigns its partitions afresh,

@@ -303,6 +303,17 @@ class KafkaSource final : public BatchSource {
     read_next_early_ = allowed;
   }
 
+  void Idle() override {
+    std::lock_guard<std::mutex> lock(plan_mu_);
+    // A read begun early goes on into the next batch: its client stays assigned.
+    if (early_ || !reader_) return;
+    // On the read thread, behind any read there (the reader's other user).
+    read_thread_.Submit([reader = reader_.get()] {
+      reader->Release();
+      return Status::OK();
+    });
+  }
+
   void CapAtCurrentEnd(bool capped) override {
     cap_.reset();
     if (capped) cap_.emplace();

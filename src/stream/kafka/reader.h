@@ -154,6 +154,11 @@ class KafkaReader {
   Status Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
               const CancellationToken* cancellation = nullptr, Headers headers = Headers::kRead);
 
+  // Releases the partitions a Read left assigned, and the records held for the next: an
+  // assigned client keeps fetching (a request a millisecond at a partition's end, with
+  // fetch.wait.max.ms at 1), which a stream waiting for its next batch has no use for.
+  void Release() { Unassign(); }
+
   // How many times Reads assigned partitions to the client.
   int64_t assignments() const { return assignments_; }
 
