@@ -517,7 +517,9 @@ TEST_F(PipelineRunTest, AContinuousRunKeepsItsStreamsFromPassToPassAndRefreshesF
   ASSERT_TRUE(ended.has_value());
   ASSERT_OK(ended->status());
   for (const PipelineFlowRun& flow : **ended) {
-    if (flow.flow == "bronze") EXPECT_EQ(flow.rows_written, 4);  // refreshed once: 3, then 1
+    if (flow.flow == "bronze") {
+      EXPECT_EQ(flow.rows_written, 4);  // refreshed once: 3, then 1
+    }
   }
   EXPECT_EQ(
       Sql("SELECT count(*) FROM pipeline_event_log WHERE flow = 'bronze' AND event_type = 'flow_progress' "
