@@ -330,7 +330,7 @@ struct KafkaReader::Assigned {
 };
 
 Status KafkaReader::Assign(const std::vector<PartitionRange>& ranges) {
-  Unassign();
+  Release();
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
   for (const PartitionRange& range : ranges) {
     rd_kafka_topic_partition_list_add(list.get(), range.tp.topic.c_str(), range.tp.partition)->offset =
@@ -346,7 +346,7 @@ Status KafkaReader::Assign(const std::vector<PartitionRange>& ranges) {
   return Status::OK();
 }
 
-void KafkaReader::Unassign() {
+void KafkaReader::Release() {
   if (!assigned_) return;
   assigned_.reset();  // its messages, before the partitions they came from are released
   rd_kafka_assign(consumer_.get(), nullptr);
@@ -376,7 +376,7 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
     KafkaReader* reader;
     bool read = false;
     ~ReleaseUnlessRead() {
-      if (!read) reader->Unassign();
+      if (!read) reader->Release();
     }
   } release{this};
   // The records held for these partitions come first, then the client's queue.

@@ -149,7 +149,9 @@ class KafkaReader {
   // that partition), that Read goes on from the records the client prefetched and those
   // that arrived past the ranges (kept up to held_bytes_limit), without assigning; any
   // other Read, and every Read after a failed one, assigns its partitions afresh and the
-  // records are fetched again.
+  // records are fetched again. A Read that goes on and finds nothing queued within
+  // poll_interval_ms assigns its unfinished partitions afresh where they stand, once
+  // (librdkafka 2.0 may have stopped fetching for a second, its queue past a threshold).
   enum class Headers { kRead, kSkipped };
   Status Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
               const CancellationToken* cancellation = nullptr, Headers headers = Headers::kRead);
@@ -157,7 +159,7 @@ class KafkaReader {
   // Releases the partitions a Read left assigned, and the records held for the next: an
   // assigned client keeps fetching (a request a millisecond at a partition's end, with
   // fetch.wait.max.ms at 1), which a stream waiting for its next batch has no use for.
-  void Release() { Unassign(); }
+  void Release();
 
   // How many times Reads assigned partitions to the client.
   int64_t assignments() const { return assignments_; }
@@ -171,7 +173,6 @@ class KafkaReader {
   // Releases the assignment (dropping its records), then assigns the ranges' partitions
   // at their starts.
   Status Assign(const std::vector<PartitionRange>& ranges);
-  void Unassign();
 
   // The partitions' offsets at `logical` (RD_KAFKA_OFFSET_BEGINNING or _END), in one
   // ListOffsets request per leader; `which` names them in errors ("start", "end").
