@@ -667,8 +667,9 @@ Result<std::shared_ptr<const Snapshot>> UpdateSnapshot(std::shared_ptr<const Sna
         std::string key = remove->ReplayKey();
         touched.emplace(key, ReplayKeyHash(remove->path, remove->deletion_vector));
         added.erase(key);
-        if (old.tombstone_state == TombstoneState::kKept)
+        if (old.tombstone_state == TombstoneState::kKept) {
           removed.insert_or_assign(std::move(key), std::move(*remove));
+        }
       } else if (auto* p = std::get_if<Protocol>(&a)) {
         protocol = std::move(*p);
       } else {
