@@ -392,9 +392,10 @@ TEST_F(KafkaClusterTest, ConsecutiveReadsGoOnWithoutAssigningAgain) {
   EXPECT_EQ(reader_->assignments(), 1);
 
   // Released (a stream waiting for its next batch): the next Read assigns again.
-  reader_->Release();
+  EXPECT_TRUE(reader_->Release());
   Produce("payments", 1, 1080, 5);
-  seen = ReadInBatches(*reader_, [] {}, committed, cluster_->bootstrap_servers());
+  seen = ReadInBatches(
+      *reader_, [] {}, committed, cluster_->bootstrap_servers());
   EXPECT_EQ(seen.size(), 5u);
   EXPECT_EQ(reader_->assignments(), 2);
 
@@ -413,20 +414,25 @@ TEST_F(KafkaClusterTest, ConsecutiveReadsGoOnWithoutAssigningAgain) {
 }
 
 // A Read going on from the last that finds nothing queued assigns its partitions afresh,
-// once (librdkafka 2.0 may have stopped fetching for a second), and still reads its range.
+// once (librdkafka 2.0 may have stopped fetching for a second), and still reads its range;
+// Release() from another thread during it does nothing.
 TEST_F(KafkaClusterTest, AReadGoingOnThatFindsNothingQueuedAssignsAfreshOnce) {
   Produce("payments", 0, 0, 10);
   ASSERT_OK_AND_ASSIGN(auto first, ReadAll({{kP0, 0, 10}}));
   EXPECT_EQ(Offsets(first), Iota(0, 10));
   EXPECT_EQ(reader_->assignments(), 1);
-  // The next range's records arrive only after its Read has polled in vain.
+  // The next range's records arrive only after its Read has polled in vain; releasing the
+  // reader from another thread meanwhile releases nothing.
+  std::atomic<bool> released{true};
   std::thread late([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    released = reader_->Release();
     Produce("payments", 0, 10, 20);
   });
   auto next = ReadAll({{kP0, 10, 30}});
   late.join();
   ASSERT_OK(next.status());
+  EXPECT_FALSE(released);
   EXPECT_EQ(Offsets(*next), Iota(10, 30));
   EXPECT_EQ(reader_->assignments(), 2);
 }

@@ -307,11 +307,9 @@ class KafkaSource final : public BatchSource {
     std::lock_guard<std::mutex> lock(plan_mu_);
     // A read begun early goes on into the next batch: its client stays assigned.
     if (early_ || !reader_) return;
-    // On the read thread, behind any read there (the reader's other user).
-    read_thread_.Submit([reader = reader_.get()] {
-      reader->Release();
-      return Status::OK();
-    });
+    // Not queued on the read thread: a read's `then` may be about to queue an early read
+    // there (it waits for plan_mu_), which would then wait behind this for room.
+    reader_->Release();  // nothing while a read runs: it goes on into the next batch
   }
 
   void CapAtCurrentEnd(bool capped) override {

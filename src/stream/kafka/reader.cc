@@ -330,7 +330,7 @@ struct KafkaReader::Assigned {
 };
 
 Status KafkaReader::Assign(const std::vector<PartitionRange>& ranges) {
-  Release();
+  Unassign();
   PartitionListPtr list(rd_kafka_topic_partition_list_new(static_cast<int>(ranges.size())));
   for (const PartitionRange& range : ranges) {
     rd_kafka_topic_partition_list_add(list.get(), range.tp.topic.c_str(), range.tp.partition)->offset =
@@ -346,7 +346,14 @@ Status KafkaReader::Assign(const std::vector<PartitionRange>& ranges) {
   return Status::OK();
 }
 
-void KafkaReader::Release() {
+bool KafkaReader::Release() {
+  std::unique_lock<std::mutex> lock(reading_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;
+  Unassign();
+  return true;
+}
+
+void KafkaReader::Unassign() {
   if (!assigned_) return;
   assigned_.reset();  // its messages, before the partitions they came from are released
   rd_kafka_assign(consumer_.get(), nullptr);
@@ -355,6 +362,7 @@ void KafkaReader::Release() {
 Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const RecordCallback& callback,
                          const CancellationToken* cancellation, Headers headers) {
   RETURN_IF_ERROR(CheckRanges(ranges));
+  std::lock_guard<std::mutex> reading(reading_);
   std::map<TopicPartition, PartitionProgress> progress;
   std::vector<PartitionRange> to_read;
   for (const PartitionRange& range : ranges) {
@@ -376,7 +384,7 @@ Status KafkaReader::Read(const std::vector<PartitionRange>& ranges, const Record
     KafkaReader* reader;
     bool read = false;
     ~ReleaseUnlessRead() {
-      if (!read) reader->Release();
+      if (!read) reader->Unassign();
     }
   } release{this};
   // The records held for these partitions come first, then the client's queue.

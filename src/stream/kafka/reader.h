@@ -16,13 +16,14 @@
 // What librdkafka prefetches is bounded by its queued.max.messages.kbytes and
 // fetch.max.bytes (settable as kafka.* options).
 //
-// Thread safety: a reader is used by one thread at a time. The cancellation token passed to
-// Read may be cancelled from any thread.
+// Thread safety: a reader is used by one thread at a time, but for Release(). The
+// cancellation token passed to Read may be cancelled from any thread.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -159,7 +160,9 @@ class KafkaReader {
   // Releases the partitions a Read left assigned, and the records held for the next: an
   // assigned client keeps fetching (a request a millisecond at a partition's end, with
   // fetch.wait.max.ms at 1), which a stream waiting for its next batch has no use for.
-  void Release();
+  // Safe from any thread: while a Read runs (on another), it releases nothing and returns
+  // false, and never waits for that Read.
+  bool Release();
 
   // How many times Reads assigned partitions to the client.
   int64_t assignments() const { return assignments_; }
@@ -173,6 +176,8 @@ class KafkaReader {
   // Releases the assignment (dropping its records), then assigns the ranges' partitions
   // at their starts.
   Status Assign(const std::vector<PartitionRange>& ranges);
+  // Release() with reading_ held.
+  void Unassign();
 
   // The partitions' offsets at `logical` (RD_KAFKA_OFFSET_BEGINNING or _END), in one
   // ListOffsets request per leader; `which` names them in errors ("start", "end").
@@ -181,7 +186,8 @@ class KafkaReader {
 
   HandlePtr consumer_;
   const KafkaReaderOptions options_;
-  std::unique_ptr<Assigned> assigned_;  // null when the client is assigned nothing
+  std::mutex reading_;                  // held by Read, so that Release() can tell
+  std::unique_ptr<Assigned> assigned_;  // null when the client is assigned nothing; guarded by reading_
   int64_t assignments_ = 0;
 };
 
