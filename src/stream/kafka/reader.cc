@@ -292,22 +292,21 @@ Result<PartitionOffsets> KafkaReader::QueryOffsets(const std::vector<TopicPartit
 struct KafkaReader::Assigned {
   explicit Assigned(rd_kafka_t* rk) : polled(rk) {}
 
+  // What a held message counts against the limit.
+  static size_t Bytes(const rd_kafka_message_t& message) { return message.key_len + message.len; }
+
   // Keeps `message` of `tp` for the next Read when it lies at or past where that Read would
   // start the partition and the limit allows; else drops it (past the limit, the partition
-  // can no longer go on without being assigned again).
+  // can no longer go on without being assigned again, and what it held goes too).
   void Hold(MessagePtr message, const TopicPartition& tp, size_t limit) {
     auto at = next.find(tp);
     if (at == next.end() || message->offset < at->second) return;
-    const size_t bytes = message->key_len + message->len;
-    if (held_bytes + bytes > limit) {
+    if (held_bytes + Bytes(*message) > limit) {
       next.erase(at);
-      if (auto it = held.find(tp); it != held.end()) {
-        for (const MessagePtr& m : it->second) held_bytes -= m->key_len + m->len;
-        held.erase(it);
-      }
+      Take(tp);
       return;
     }
-    held_bytes += bytes;
+    held_bytes += Bytes(*message);
     held[tp].push_back(std::move(message));
   }
 
@@ -317,7 +316,7 @@ struct KafkaReader::Assigned {
     if (it == held.end()) return {};
     std::deque<MessagePtr> taken = std::move(it->second);
     held.erase(it);
-    for (const MessagePtr& m : taken) held_bytes -= m->key_len + m->len;
+    for (const MessagePtr& m : taken) held_bytes -= Bytes(*m);
     return taken;
   }
 
