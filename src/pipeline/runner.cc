@@ -59,8 +59,9 @@ class Run {
     const pipeline::Dataset& dataset = pipeline_.datasets[node.dataset];
     const std::string where =
         dataset.place.Describe() + ": " + DatasetKindName(dataset.kind) + " " + dataset.name;
-    if (!past_first_pass_ && RefreshesFully(dataset))
+    if (!past_first_pass_ && RefreshesFully(dataset)) {
       RETURN_IF_ERROR(Forget(dataset, node).WithContext(where));
+    }
     for (size_t f : node.flows) {
       const pipeline::Flow& flow = pipeline_.flows[f];
       if (options_.cancellation != nullptr && options_.cancellation->cancelled()) {
@@ -778,7 +779,8 @@ Result<std::vector<FlowRun>> RunPipeline(sql::Session& session, const PipelineDe
       stopped = true;
     }
     if (!ran.ok() || !options.continuous || stopped) break;
-    // The passes after the first log a view or a ONCE flow only when it wrote something.
+    // The passes after the first log a view or a ONCE flow only when it wrote something,
+    // and refresh nothing fully.
     workers.PastFirstPass();
     const auto wait = std::chrono::milliseconds(options.interval_ms) -
                       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -

@@ -602,10 +602,11 @@ Status StreamRunner::Run(const RunOptions& options) {
     const auto spent =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
     const auto wait = std::chrono::milliseconds(options.interval_ms) - spent;
-    if (wait.count() > 0) Idle();
-    if (wait.count() > 0 && options.cancellation != nullptr) {
+    if (wait.count() <= 0) continue;
+    Idle();
+    if (options.cancellation != nullptr) {
       options.cancellation->WaitFor(wait);
-    } else if (wait.count() > 0) {
+    } else {
       std::this_thread::sleep_for(wait);
     }
   }
