@@ -246,8 +246,8 @@ Result<int64_t> QueryInt(engine::Connection& conn, const std::string& sql) {
   return value;
 }
 
-double ProcessMemoryMiB(const std::string& field) {
-  std::ifstream status("/proc/self/status");
+double ProcessMemoryMiB(const std::string& field, int pid) {
+  std::ifstream status(pid == 0 ? std::string("/proc/self/status") : fmt::format("/proc/{}/status", pid));
   std::string line;
   while (std::getline(status, line)) {
     if (line.rfind(field + ":", 0) == 0) return std::stod(line.substr(field.size() + 1)) / 1024.0;  // in kB

@@ -127,9 +127,9 @@ void Progress(const std::string& name, const std::string& text);
 // Prints "summary <name>: <text>" and flushes.
 void PrintSummary(const std::string& name, const std::string& text);
 
-// A memory figure of /proc/self/status ("VmRSS", the resident set now; "VmHWM", its peak) in
-// MiB; -1 when /proc cannot tell.
-double ProcessMemoryMiB(const std::string& field);
+// A memory figure of /proc/<pid>/status ("VmRSS", the resident set now; "VmHWM", its peak) in
+// MiB, of this process when `pid` is 0; -1 when /proc cannot tell.
+double ProcessMemoryMiB(const std::string& field, int pid = 0);
 
 // Runs the program `argv[0]` with arguments `argv` in a child process, passing each piece of
 // its standard output to `on_output`; returns the child's peak resident memory in bytes

@@ -8,8 +8,8 @@
 #include <thread>
 #include <vector>
 
-#include "basin/kafka_dev.h"
 #include "bench_util.h"
+#include "cluster_process.h"
 #include "common/cancellation.h"
 #include "stream/kafka/feed.h"
 #include "stream/kafka/generator.h"
@@ -21,7 +21,7 @@ namespace basin::bench {
 
 struct LiveStream::Impl {
   std::unique_ptr<sql::Session> session;
-  std::unique_ptr<KafkaDevCluster> cluster;
+  std::unique_ptr<ClusterProcess> cluster;
   std::unique_ptr<stream::kafka::KafkaProducer> producer;
   std::optional<stream::kafka::PaymentEventGenerator> generator;
   std::unique_ptr<stream::StreamRunner> runner;
@@ -53,10 +53,11 @@ Result<std::unique_ptr<LiveStream>> LiveStream::Start(const std::string& warehou
                                                       const std::string& checkpoint, int64_t events,
                                                       double events_per_second) {
   auto impl = std::make_unique<Impl>();
+  // First: the cluster's process is forked before this one starts threads.
+  ASSIGN_OR_RETURN(impl->cluster, ClusterProcess::Start({{"payments", kPartitions}}));
   ASSIGN_OR_RETURN(impl->session, OpenStreamSession(warehouse));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   RETURN_IF_ERROR(impl->session->Execute("CREATE TABLE bronze (id BIGINT NOT NULL, ts TIMESTAMP)").status());
-  ASSIGN_OR_RETURN(impl->cluster, KafkaDevCluster::Start({{"payments", kPartitions}}));
   ASSIGN_OR_RETURN(impl->producer,
                    stream::kafka::KafkaProducer::Open(impl->cluster->bootstrap_servers(),
                                                       stream::kafka::FeedProducerProperties()));
@@ -103,6 +104,7 @@ Status LiveStream::Finish() {
 
 int64_t LiveStream::batches() const { return impl_->batches; }
 double LiveStream::feed_seconds() const { return impl_->feed_seconds; }
+double LiveStream::ClusterResidentMiB() const { return impl_->cluster->ResidentMiB(); }
 
 std::string LiveStream::BatchDurations() const {
   std::vector<int64_t> sorted = impl_->batch_ms;

@@ -16,9 +16,10 @@ namespace basin::bench {
 
 class LiveStream {
  public:
-  // Starts the cluster (kPartitions partitions: librdkafka's mock cluster keeps about 5 MB
-  // of each), bronze in `warehouse`, the stream with its checkpoint in `checkpoint`, and a
-  // feed of `events` events at `events_per_second`.
+  // Starts the cluster in a child process (kPartitions partitions: librdkafka's mock
+  // cluster keeps about 5 MB of each; call before this process starts threads), bronze in
+  // `warehouse`, the stream with its checkpoint in `checkpoint`, and a feed of `events`
+  // events at `events_per_second`.
   static Result<std::unique_ptr<LiveStream>> Start(const std::string& warehouse,
                                                    const std::string& checkpoint, int64_t events,
                                                    double events_per_second);
@@ -29,6 +30,8 @@ class LiveStream {
 
   int64_t batches() const;
   double feed_seconds() const;  // valid after Finish()
+  // The dev cluster's resident set in MiB: it runs in a process of its own (ClusterProcess).
+  double ClusterResidentMiB() const;
   // The committed batches' durations, p50, p99 and worst, as text; valid after Finish().
   std::string BatchDurations() const;
 
