@@ -33,8 +33,15 @@ struct DatabaseOptions {
   std::string memory_limit;  // empty: DuckDB's default, e.g. "2GB"
 };
 
+// After a task whose allocations peaked past this, DuckDB's allocator flushes the task's
+// thread's caches (Database::Open says why Basin sets it).
+inline constexpr const char* kAllocatorFlushThreshold = "4MiB";
+
 class Database {
  public:
+  // Opens DuckDB as Basin runs it: `options`, no external file cache
+  // (docs/duckdb-integration.md), and an allocator that hands freed memory back
+  // (kAllocatorFlushThreshold, jemalloc's background threads).
   static Result<std::shared_ptr<Database>> Open(const DatabaseOptions& options = {});
   ~Database();
   Database(const Database&) = delete;

@@ -1,0 +1,28 @@
+#include <gtest/gtest.h>
+
+#include "engine/duckdb.h"
+#include "testing/test_util.h"
+
+namespace basin::engine {
+namespace {
+
+std::string Setting(Connection& conn, const std::string& name) {
+  auto values = conn.QueryValues("SELECT current_setting('" + name + "')::VARCHAR");
+  EXPECT_TRUE(values.ok()) << values.status().ToString();
+  if (!values.ok() || values->rows.size() != 1) return "";
+  return values->rows[0][0].text;
+}
+
+// A long-running stream's memory stays bounded only if DuckDB's allocator hands back what its
+// batches freed: these settings are why (Database::Open).
+TEST(DatabaseTest, OpensWithAnAllocatorThatHandsFreedMemoryBack) {
+  ASSERT_OK_AND_ASSIGN(auto db, Database::Open());
+  ASSERT_OK_AND_ASSIGN(auto conn, Connection::Open(db));
+  EXPECT_EQ(Setting(*conn, "allocator_background_threads"), "true");
+  EXPECT_EQ(Setting(*conn, "allocator_flush_threshold"),
+            "4.0 MiB");  // kAllocatorFlushThreshold, as DuckDB shows it
+  EXPECT_EQ(Setting(*conn, "enable_external_file_cache"), "false");
+}
+
+}  // namespace
+}  // namespace basin::engine
