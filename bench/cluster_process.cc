@@ -47,13 +47,17 @@ bool WriteAll(int fd, const std::string& text) {
 }  // namespace
 
 Result<std::unique_ptr<ClusterProcess>> ClusterProcess::Start(const std::vector<KafkaDevTopic>& topics) {
-  int report[2], keep_alive[2];
-  if (pipe2(report, O_CLOEXEC) != 0 || pipe2(keep_alive, O_CLOEXEC) != 0) {
-    return Status::IOError(std::string("a pipe for the dev cluster's process: ") + std::strerror(errno));
-  }
+  int report[2] = {-1, -1}, keep_alive[2] = {-1, -1};
+  auto fail = [&](const std::string& what) {
+    const Status status = Status::IOError(what + " for the dev cluster's process: " + std::strerror(errno));
+    for (int fd : {report[0], report[1], keep_alive[0], keep_alive[1]}) {
+      if (fd >= 0) close(fd);
+    }
+    return status;
+  };
+  if (pipe2(report, O_CLOEXEC) != 0 || pipe2(keep_alive, O_CLOEXEC) != 0) return fail("a pipe");
   const pid_t pid = fork();
-  if (pid < 0)
-    return Status::IOError(std::string("forking the dev cluster's process: ") + std::strerror(errno));
+  if (pid < 0) return fail("forking");
   if (pid == 0) {
     close(report[0]);
     close(keep_alive[1]);

@@ -13,14 +13,14 @@ std::string Setting(Connection& conn, const std::string& name) {
   return values->rows[0][0].text;
 }
 
-// A long-running stream's memory stays bounded only if DuckDB's allocator hands back what its
-// batches freed: these settings are why (Database::Open).
+// DuckDB's allocator hands back what a long-running stream's batches freed only with these
+// settings (Database::Open says what they changed in stream_memory_bench).
 TEST(DatabaseTest, OpensWithAnAllocatorThatHandsFreedMemoryBack) {
   ASSERT_OK_AND_ASSIGN(auto db, Database::Open());
   ASSERT_OK_AND_ASSIGN(auto conn, Connection::Open(db));
   EXPECT_EQ(Setting(*conn, "allocator_background_threads"), "true");
-  EXPECT_EQ(Setting(*conn, "allocator_flush_threshold"),
-            "4.0 MiB");  // kAllocatorFlushThreshold, as DuckDB shows it
+  // kAllocatorFlushThreshold, as DuckDB shows it.
+  EXPECT_EQ(Setting(*conn, "allocator_flush_threshold"), "4.0 MiB");
   EXPECT_EQ(Setting(*conn, "enable_external_file_cache"), "false");
 }
 
