@@ -448,7 +448,7 @@ TEST_F(HttpMetricsTest, KeptFiguresFollowAppendsDeletesAndOptimize) {
     return followed;
   };
   expect_right("CREATE TABLE");
-  for (const std::string& statement :
+  for (const char* statement :
        {"INSERT INTO s.t VALUES (1, 'a'), (2, 'b')", "INSERT INTO s.t SELECT range, 'x' FROM range(10, 20)",
         "DELETE FROM s.t WHERE id = 1", "UPDATE s.t SET name = 'y' WHERE id = 12", "OPTIMIZE s.t",
         "INSERT INTO s.t VALUES (3, 'c')", "DELETE FROM s.t WHERE id >= 10"}) {
