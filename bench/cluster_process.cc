@@ -1,6 +1,7 @@
 #include "cluster_process.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,80 +11,49 @@
 #include "bench_util.h"
 
 namespace basin::bench {
-namespace {
-
-// Writes all of `text` to `fd`; false on an error.
-bool WriteAll(int fd, const std::string& text) {
-  size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = write(fd, text.data() + written, text.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    written += static_cast<size_t>(n);
-  }
-  return true;
-}
-
-// The child: starts the cluster, sends its bootstrap servers (or "error: ...") on `report`,
-// then runs it until `keep_alive` reaches its end (the parent closed it, or ended).
-[[noreturn]] void RunChild(const std::vector<KafkaDevTopic>& topics, int report, int keep_alive) {
-  Result<std::unique_ptr<KafkaDevCluster>> cluster = KafkaDevCluster::Start(topics);
-  const std::string line =
-      cluster.ok() ? (*cluster)->bootstrap_servers() + "\n" : "error: " + cluster.status().ToString() + "\n";
-  const bool sent = WriteAll(report, line);
-  close(report);
-  if (cluster.ok() && sent) {
-    char byte;
-    for (;;) {
-      const ssize_t n = read(keep_alive, &byte, 1);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-    }
-  }
-  if (cluster.ok()) (*cluster).reset();  // stops the cluster before the child exits
-  _exit(0);
-}
-
-}  // namespace
 
 Result<std::unique_ptr<ClusterProcess>> ClusterProcess::Start(const std::vector<KafkaDevTopic>& topics) {
-  int report[2] = {-1, -1}, keep_alive[2] = {-1, -1};
-  auto fail = [&](const std::string& what) {
-    const Status status = Status::IOError(what + " for the dev cluster's process: " + std::strerror(errno));
-    for (int fd : {report[0], report[1], keep_alive[0], keep_alive[1]}) {
-      if (fd >= 0) close(fd);
-    }
-    return status;
-  };
-  if (pipe2(report, O_CLOEXEC) != 0 || pipe2(keep_alive, O_CLOEXEC) != 0) return fail("a pipe");
-  const pid_t pid = fork();
-  if (pid < 0) return fail("forking");
-  if (pid == 0) {
-    close(report[0]);
-    close(keep_alive[1]);
-    RunChild(topics, report[1], keep_alive[0]);
+  std::string spec;
+  for (const KafkaDevTopic& topic : topics) {
+    spec += (spec.empty() ? "" : ",") + topic.name + ":" + std::to_string(topic.partitions);
   }
-  close(report[1]);
-  close(keep_alive[0]);
+  std::vector<std::string> argv = {BASIN_CLI, "kafka-dev", "--topics", spec};
+  std::vector<char*> args;
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    return Status::IOError(std::string("a pipe for basin kafka-dev: ") + std::strerror(errno));
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {  // only async-signal-safe calls from here
+    dup2(out[1], STDOUT_FILENO);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  if (pid < 0) {
+    close(out[0]);
+    return Status::IOError(std::string("forking basin kafka-dev: ") + std::strerror(errno));
+  }
+  // Its first line, flushed as soon as the cluster listens (scripts wait for it too).
   std::string line;
   char c;
-  while (true) {
-    const ssize_t n = read(report[0], &c, 1);
+  for (;;) {
+    const ssize_t n = read(out[0], &c, 1);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0 || c == '\n') break;
     line += c;
   }
-  close(report[0]);
-  auto process = std::unique_ptr<ClusterProcess>(new ClusterProcess(pid, keep_alive[1], line));
-  if (line.empty() || line.rfind("error: ", 0) == 0) {
-    return Status::Internal("the dev cluster's process did not start: " +
-                            (line.empty() ? std::string("it ended without a word") : line));
-  }
+  close(out[0]);  // its later output, if any, goes nowhere
+  auto process = std::unique_ptr<ClusterProcess>(new ClusterProcess(pid, line));
+  if (line.empty())
+    return Status::Internal(std::string(BASIN_CLI) + " kafka-dev printed no bootstrap servers");
   return process;
 }
 
 ClusterProcess::~ClusterProcess() {
-  close(keep_alive_);
+  kill(pid_, SIGTERM);
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

@@ -53,11 +53,10 @@ Result<std::unique_ptr<LiveStream>> LiveStream::Start(const std::string& warehou
                                                       const std::string& checkpoint, int64_t events,
                                                       double events_per_second) {
   auto impl = std::make_unique<Impl>();
-  // First: the cluster's process is forked before this one starts threads.
-  ASSIGN_OR_RETURN(impl->cluster, ClusterProcess::Start({{"payments", kPartitions}}));
   ASSIGN_OR_RETURN(impl->session, OpenStreamSession(warehouse));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(impl->session->connection().raw()));
   RETURN_IF_ERROR(impl->session->Execute("CREATE TABLE bronze (id BIGINT NOT NULL, ts TIMESTAMP)").status());
+  ASSIGN_OR_RETURN(impl->cluster, ClusterProcess::Start({{"payments", kPartitions}}));
   ASSIGN_OR_RETURN(impl->producer,
                    stream::kafka::KafkaProducer::Open(impl->cluster->bootstrap_servers(),
                                                       stream::kafka::FeedProducerProperties()));

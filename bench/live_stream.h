@@ -16,10 +16,9 @@ namespace basin::bench {
 
 class LiveStream {
  public:
-  // Starts the cluster in a child process (kPartitions partitions: librdkafka's mock
-  // cluster keeps about 5 MB of each; call before this process starts threads), bronze in
-  // `warehouse`, the stream with its checkpoint in `checkpoint`, and a feed of `events`
-  // events at `events_per_second`.
+  // Starts the cluster as `basin kafka-dev` (kPartitions partitions: librdkafka's mock
+  // cluster keeps about 5 MB of each), bronze in `warehouse`, the stream with its
+  // checkpoint in `checkpoint`, and a feed of `events` events at `events_per_second`.
   static Result<std::unique_ptr<LiveStream>> Start(const std::string& warehouse,
                                                    const std::string& checkpoint, int64_t events,
                                                    double events_per_second);

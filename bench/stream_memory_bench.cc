@@ -1,7 +1,7 @@
 // Resident memory of a long stream: payment events fed at a steady 5,000 events/s for ten
 // minutes (scaled by BASIN_BENCH_SCALE) through a continuous stream into bronze (the dev
-// cluster runs in a child process, as a real cluster runs outside the stream's: its bounded
-// window of each partition, about 90 MiB, is reported apart). Reads the
+// cluster runs as `basin kafka-dev`, as a real cluster runs outside the stream's process:
+// its bounded window of each partition, about 90 MiB, is reported apart). Reads the
 // resident set each second after the first tenth of the run, and prints the median of each
 // tenth after it, to tell a plateau from a climb, the ratio of the last tenth's to the
 // second's (target: flat, about 1), the first and last readings and the peak, and how long
