@@ -21,6 +21,14 @@ struct OptimizeRequest {
   // Bin-packing rewrites a bin only when it holds at least this many files (as Delta's
   // optimize.minNumFiles), or a file with deleted rows.
   int64_t min_files_per_bin = 2;
+  // A writer's automatic compaction (Delta's auto compaction: commitInfo's
+  // operationParameters.auto is true), a stream's of its sink. Its bins are size-tiered: a
+  // file joins a bin only when the smaller files in it weigh at least half as much, so a
+  // compaction rewrites the new small files, and merges a file an earlier one wrote only
+  // once half as much again has come. A row is then rewritten a logarithmic number of times
+  // on its way to a file of the target size, not by every compaction until then (whose work
+  // and memory would grow with the table).
+  bool automatic = false;
 };
 
 // Bin-packs small files (below delta.targetFileSize) of each partition toward the target

@@ -49,9 +49,9 @@ bool HasDeletedRows(const delta::AddFile& file) {
 
 // Delta's bin-packing: small files (and files with deleted rows) of one partition, by
 // size, filled into bins up to the target size; a bin is worth rewriting when it merges
-// enough files or drops deleted rows.
+// enough files or drops deleted rows. `tiered`: size-tiered, as OptimizeRequest::automatic.
 std::vector<std::vector<size_t>> PackBins(const delta::Snapshot& table, const std::vector<size_t>& files,
-                                          int64_t target_size, int64_t min_files_per_bin) {
+                                          int64_t target_size, int64_t min_files_per_bin, bool tiered) {
   std::vector<size_t> candidates;
   for (size_t index : files) {
     const delta::AddFile& file = table.files[index];
@@ -73,7 +73,8 @@ std::vector<std::vector<size_t>> PackBins(const delta::Snapshot& table, const st
   };
   for (size_t index : candidates) {
     int64_t size = table.files[index].size;
-    if (!bin.empty() && bin_size + size > target_size) close_bin();
+    const bool outweighs = tiered && size > 2 * bin_size;  // the smaller files weigh under half of it
+    if (!bin.empty() && (outweighs || bin_size + size > target_size)) close_bin();
     bin.push_back(index);
     bin_size += size;
   }
@@ -238,7 +239,7 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
       bins.push_back(files);  // Z-order clusters a whole partition
       continue;
     }
-    for (auto& bin : PackBins(snapshot, files, target_size, request.min_files_per_bin))
+    for (auto& bin : PackBins(snapshot, files, target_size, request.min_files_per_bin, request.automatic))
       bins.push_back(std::move(bin));
   }
 
@@ -308,7 +309,7 @@ Result<CommandResult> Optimize(const CommandContext& ctx, std::shared_ptr<const 
   for (const delta::StructField* field : zorder_columns) zorder_names.push_back(field->name);
   txn.SetOperation("OPTIMIZE", {{"predicate", JsonStringList(predicate).dump()},
                                 {"zOrderBy", JsonStringList(zorder_names).dump()},
-                                {"auto", false}});
+                                {"auto", request.automatic}});
   nlohmann::json commit_metrics = {
       {"numAddedFiles", added_sizes.size()},         {"numRemovedFiles", removed_sizes.size()},
       {"numAddedBytes", files_added["totalSize"]},   {"numRemovedBytes", files_removed["totalSize"]},

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <utility>
 
+#include "commands/maintenance.h"
 #include "commands/table_features.h"
-#include "common/strings.h"
 #include "common/thread_priority.h"
 #include "sql/session_context.h"
 
@@ -55,15 +55,24 @@ std::string SinkCompactor::Compact() {
     if (!opened.ok()) return failed(opened.status());
     session_ = std::move(*opened);
   }
-  Result<std::shared_ptr<const delta::Snapshot>> snapshot = session_->context().LoadTable(location_);
-  if (snapshot.ok() && !commands::TablePropertyIsTrue((*snapshot)->metadata, "delta.autoOptimize.autoCompact",
-                                                      /*fallback=*/true)) {
+  sql::SessionContext& context = session_->context();
+  // As OPTIMIZE on the table: the session's user needs MANAGE on it.
+  Status allowed = context.governor().RequireOnTable(security::Privilege::kManage, table_);
+  if (!allowed.ok()) return failed(allowed);
+  Result<std::shared_ptr<const delta::Snapshot>> snapshot = context.LoadTable(location_);
+  if (!snapshot.ok()) return failed(snapshot.status());
+  if (!commands::TablePropertyIsTrue((*snapshot)->metadata, "delta.autoOptimize.autoCompact",
+                                     /*fallback=*/true)) {
     return "";
   }
-  Result<std::vector<sql::StatementResult>> optimized =
-      session_->Execute("OPTIMIZE " + QuoteIdentifier(table_.schema) + "." + QuoteIdentifier(table_.table));
+  commands::OptimizeRequest request;
+  request.automatic = true;
+  Result<commands::CommandResult> optimized =
+      commands::Optimize(context.MakeCommandContext(), *std::move(snapshot), request);
   if (!optimized.ok()) return failed(optimized.status());
-  return "compacted " + table + " (OPTIMIZE)";
+  if (optimized->commit.version < 0) return "";  // nothing was worth merging
+  return "compacted " + table + ": " + std::to_string(optimized->metrics.value("numFilesRemoved", 0)) +
+         " files into " + std::to_string(optimized->metrics.value("numFilesAdded", 0));
 }
 
 }  // namespace basin::stream

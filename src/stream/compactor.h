@@ -1,16 +1,20 @@
 // SinkCompactor: a stream's automatic compaction of its sink, off the batches' path.
 //
-// Every kCompactEveryBatches batches the runner asks for one. It runs OPTIMIZE on a thread
-// the compactor keeps, at background priority (common/thread_priority.h), through a session
-// of its own over the same warehouse (opened on first use, with the stream's session's
-// options, so the same user, but one DuckDB thread), while the next batches run and commit:
-// Delta's conflict rules let a compaction and a stream's appends commit side by side.
+// Every kCompactEveryBatches batches the runner asks for one. It bin-packs the sink's small
+// files as OPTIMIZE does, in size-tiered bins (commands::OptimizeRequest::automatic: the
+// files earlier compactions wrote are not rewritten by every one), on a thread the
+// compactor keeps, at background priority (common/thread_priority.h), through a session of
+// its own over the same warehouse (opened on first use, with the stream's session's
+// options, so the same user, who needs MANAGE on the sink, but one DuckDB thread), while the
+// next batches run and commit: Delta's conflict rules let a compaction and a stream's
+// appends commit side by side.
 // The sink is left alone when its `delta.autoOptimize.autoCompact` property is false. A
 // compaction that fails (a conflict with another writer's delete, say) never fails the
 // stream; the next request tries again. A request while one runs is dropped: the one under
 // way already takes the small files.
 //
-// What a compaction did is told once, by TakeNotice, after it ended.
+// What a compaction did is told once, by TakeNotice, after it ended ("compacted
+// default.bronze: 52 files into 1").
 //
 // Thread safety: one thread calls Request, TakeNotice and Wait; the compaction runs on the
 // compactor's own.

@@ -185,6 +185,64 @@ CommandContext ContextWithConcurrentCommit(TableFixture& table, std::function<vo
   return ctx;
 }
 
+// A writer's automatic compaction packs size-tiered bins: a file an earlier compaction
+// wrote is merged again only once the smaller files beside it weigh half as much, not by
+// every compaction (rows of md5 text, so that a file's size follows its rows).
+TEST(OptimizeTest, AutomaticCompactionMergesEarlierOutputOnlyOnceHalfAsMuchHasCome) {
+  TableFixture table;
+  ASSERT_OK(table.Create({{"id", "long"}, {"name", "string"}}));
+  int64_t next_id = 0;
+  auto append = [&](int files) -> Status {
+    for (int f = 0; f < files; f++, next_id += 1000) {
+      RETURN_IF_ERROR(table.Append("SELECT i AS id, md5(i::VARCHAR) AS name FROM range(" +
+                                   std::to_string(next_id) + ", " + std::to_string(next_id + 1000) +
+                                   ") t(i)"));
+    }
+    return Status::OK();
+  };
+  OptimizeRequest automatic;
+  automatic.automatic = true;
+  auto compact = [&]() -> Result<CommandResult> {
+    ASSIGN_OR_RETURN(auto snapshot, table.Load());
+    return Optimize(table.Context(), snapshot, automatic);
+  };
+  auto rows_per_file = [&]() -> Result<std::vector<int64_t>> {
+    ASSIGN_OR_RETURN(auto snapshot, table.Load());
+    std::vector<int64_t> rows;
+    for (const delta::AddFile& file : snapshot->files) {
+      rows.push_back(nlohmann::json::parse(delta::StatsJson(file).value_or("{}")).value("numRecords", -1));
+    }
+    std::sort(rows.begin(), rows.end());
+    return rows;
+  };
+
+  // Four small files become one of 4,000 rows, committed as Delta's auto compaction.
+  ASSERT_OK(append(4));
+  ASSERT_OK_AND_ASSIGN(CommandResult first, compact());
+  EXPECT_EQ(first.metrics["numFilesRemoved"], 4);
+  ASSERT_OK_AND_ASSIGN(auto actions, table.Commit(first.commit.version));
+  ASSERT_NE(InfoOf(actions), nullptr);
+  EXPECT_EQ(InfoOf(actions)->raw["operationParameters"]["auto"], true);
+  // One more weighs under half the 4,000 rows: nothing is worth a rewrite (OPTIMIZE would
+  // merge both).
+  ASSERT_OK(append(1));
+  ASSERT_OK_AND_ASSIGN(CommandResult second, compact());
+  EXPECT_EQ(second.commit.version, -1);
+  // With another, the small files weigh half as much: all three become one file.
+  ASSERT_OK(append(1));
+  ASSERT_OK_AND_ASSIGN(CommandResult third, compact());
+  EXPECT_EQ(third.metrics["numFilesRemoved"], 3);
+  ASSERT_OK_AND_ASSIGN(std::vector<int64_t> after_third, rows_per_file());
+  EXPECT_EQ(after_third, (std::vector<int64_t>{6000}));
+  // Two more weigh a third of the 6,000 rows: they are merged, and it is left as it is.
+  ASSERT_OK(append(2));
+  ASSERT_OK_AND_ASSIGN(CommandResult fourth, compact());
+  EXPECT_EQ(fourth.metrics["numFilesRemoved"], 2);
+  ASSERT_OK_AND_ASSIGN(std::vector<int64_t> after_fourth, rows_per_file());
+  EXPECT_EQ(after_fourth, (std::vector<int64_t>{2000, 6000}));
+  ASSERT_INTEROP(table.root(), 8000);
+}
+
 TEST(OptimizeTest, ConcurrentAppendBetweenReadAndCommitCommitsBoth) {
   TableFixture table;
   ASSERT_OK_AND_ASSIGN(auto before, MakeSmallFiles(table, 4, /*partitioned=*/false));
