@@ -489,6 +489,8 @@ Status Connection::Execute(const std::string& sql) {
   return Status::OK();
 }
 
+Status Connection::ForgetOpenedFiles() { return Execute("SET GLOBAL enable_external_file_cache = false"); }
+
 Result<QueryResult> Connection::Query(const std::string& sql) {
   ResultGuard guard;
   if (duckdb_query(conn_, sql.c_str(), &guard.result) != DuckDBSuccess) {

@@ -162,6 +162,15 @@ class Connection {
   // Runs the statement and returns the number of rows it produced, without materializing.
   Result<uint64_t> CountRows(const std::string& sql);
 
+  // Forgets the files DuckDB's readers opened on this connection's database. DuckDB keeps
+  // an entry for every file path a reader opened (its external file cache's, a few hundred
+  // bytes, even with the cache off) for as long as the database lives: a database that
+  // reads each new file of a growing table, as a stream's compaction does, grows by them
+  // for ever. Turning enable_external_file_cache off (again) empties them.
+  // REQUIRES: no query runs on the database meanwhile (a reader's handle refers to its
+  // file's entry).
+  Status ForgetOpenedFiles();
+
   // Asks the running query to stop; it then fails with Cancelled. Also cancels
   // cancellation(), which stops what Basin itself waits for between queries (a commit's
   // retry backoff).

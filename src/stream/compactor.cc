@@ -69,7 +69,11 @@ std::string SinkCompactor::Compact() {
   request.automatic = true;
   Result<commands::CommandResult> optimized =
       commands::Optimize(context.MakeCommandContext(), *std::move(snapshot), request);
+  // Each compaction reads files no earlier one read: the database would keep an entry for
+  // every one of them.
+  Status forgotten = context.conn().ForgetOpenedFiles();
   if (!optimized.ok()) return failed(optimized.status());
+  if (!forgotten.ok()) return failed(forgotten);
   if (optimized->commit.version < 0) return "";  // nothing was worth merging
   return "compacted " + table + ": " + std::to_string(optimized->metrics.value("numFilesRemoved", 0)) +
          " files into " + std::to_string(optimized->metrics.value("numFilesAdded", 0));
