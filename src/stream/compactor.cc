@@ -71,12 +71,19 @@ std::string SinkCompactor::Compact() {
       commands::Optimize(context.MakeCommandContext(), *std::move(snapshot), request);
   // Each compaction reads files no earlier one read: the database would keep an entry for
   // every one of them.
-  Status forgotten = context.conn().ForgetOpenedFiles();
-  if (!optimized.ok()) return failed(optimized.status());
-  if (!forgotten.ok()) return failed(forgotten);
-  if (optimized->commit.version < 0) return "";  // nothing was worth merging
-  return "compacted " + table + ": " + std::to_string(optimized->metrics.value("numFilesRemoved", 0)) +
-         " files into " + std::to_string(optimized->metrics.value("numFilesAdded", 0));
+  const Status forgotten = context.conn().ForgetOpenedFiles();
+  std::string notice;
+  if (!optimized.ok()) {
+    notice = failed(optimized.status());
+  } else if (optimized->commit.version >= 0) {  // else nothing was worth merging
+    notice = "compacted " + table + ": " + std::to_string(optimized->metrics.value("numFilesRemoved", 0)) +
+             " files into " + std::to_string(optimized->metrics.value("numFilesAdded", 0));
+  }
+  if (!forgotten.ok()) {
+    notice += (notice.empty() ? "" : "; ") +
+              std::string("the compaction's session kept the files it read: ") + forgotten.message();
+  }
+  return notice;
 }
 
 }  // namespace basin::stream
