@@ -649,7 +649,7 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   impl->governor_ = std::make_unique<Governor>(impl->warehouse_, *impl->conn_, options.user);
   auto lakehouse = std::make_shared<engine::Lakehouse>();
   lakehouse->warehouse = impl->warehouse_;
-  impl->snapshots = std::make_shared<engine::SnapshotCache>();
+  impl->snapshots = options.snapshots ? options.snapshots : std::make_shared<engine::SnapshotCache>();
   lakehouse->snapshots = impl->snapshots;
   lakehouse->base_dir = options.warehouse_dir;
   lakehouse->open_table_store = OpenTableStore;
@@ -698,6 +698,7 @@ void Session::SetProgressCallback(std::function<void(const commands::Progress&)>
   impl_->progress = std::move(callback);
 }
 const SessionOptions& Session::options() const { return impl_->options; }
+const std::shared_ptr<engine::SnapshotCache>& Session::snapshot_cache() const { return impl_->snapshots; }
 void Session::AllowStreams(bool allowed) { impl_->streams_allowed_ = allowed; }
 namespace {
 // Installs `stream` as STREAM source number `source`'s, or with null, removes its.

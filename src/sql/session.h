@@ -55,6 +55,10 @@ struct SessionOptions {
   // background work (a stream's compaction of its sink) takes one, leaving the other cores
   // to the work it runs beside.
   int threads = 0;
+  // The snapshot cache to read tables through (it is thread-safe); null: one of the
+  // session's own. A stream's compaction shares its stream's session's: one copy of the
+  // sink's snapshot in memory, and one DuckDB database writing its checkpoints, not two.
+  std::shared_ptr<engine::SnapshotCache> snapshots = nullptr;
 };
 
 // Where the session is between BEGIN and its COMMIT or ROLLBACK. In an aborted block (a
@@ -164,6 +168,9 @@ class Session {
   // while Execute() runs. Empty to stop.
   void SetProgressCallback(std::function<void(const commands::Progress&)> callback);
   const SessionOptions& options() const;
+  // The snapshot cache the session reads tables through, for another session to share
+  // (SessionOptions::snapshots).
+  const std::shared_ptr<engine::SnapshotCache>& snapshot_cache() const;
   // Whether an INSERT or a MERGE may read STREAM sources (refused as not yet run otherwise): a stream
   // runner (stream/runner.h) turns it on while it runs a micro-batch's statement, whose
   // sources then read the batch it installed.

@@ -472,7 +472,9 @@ Result<std::unique_ptr<StreamRunner>> StreamRunner::OpenWith(sql::Session& sessi
   impl->session = &session;
   impl->clock = std::move(clock);
   ASSIGN_OR_RETURN(impl->statement, ReadStatement(session, statement, cdc != nullptr));
-  impl->compactor = std::make_unique<SinkCompactor>(session.options(), impl->statement.sink.name,
+  sql::SessionOptions compaction = session.options();
+  compaction.snapshots = session.snapshot_cache();
+  impl->compactor = std::make_unique<SinkCompactor>(std::move(compaction), impl->statement.sink.name,
                                                     impl->statement.sink.location);
   StreamMetadata proposed;
   proposed.stream_id = NewUuid();

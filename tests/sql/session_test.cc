@@ -8,6 +8,7 @@
 
 #include "delta/commit_writer.h"
 #include "engine/parquet_writer.h"
+#include "sql/session_context.h"
 #include "testing/test_util.h"
 
 namespace basin::sql {
@@ -129,6 +130,24 @@ TEST_F(SessionTest, CachedSnapshotsNeverGoStale) {
   std::filesystem::remove_all(dir_.str() + "/t");
   CreateTable("t", {"SELECT 1000000 AS x"});
   EXPECT_EQ(One("SELECT sum(x) FROM delta_scan('t', version => 0)").at(0, 0), "1000000");
+}
+
+// A session opened with another's snapshot cache reads tables through it: the snapshot one
+// loaded is the other's, not a second copy (a stream's compaction shares its stream's).
+TEST_F(SessionTest, SharesAnotherSessionsSnapshotCache) {
+  CreateTable("t", {"SELECT 1 AS x", "SELECT 2 AS x"});
+  const std::string location = dir_.str() + "/t";
+  ASSERT_OK_AND_ASSIGN(auto first, session_->context().LoadTable(location));
+  SessionOptions options = session_->options();
+  options.snapshots = session_->snapshot_cache();
+  ASSERT_OK_AND_ASSIGN(auto sharing, Session::Open(options));
+  EXPECT_EQ(sharing->snapshot_cache(), session_->snapshot_cache());
+  ASSERT_OK_AND_ASSIGN(auto shared, sharing->context().LoadTable(location));
+  EXPECT_EQ(shared.get(), first.get());
+  ASSERT_OK_AND_ASSIGN(auto own, Session::Open(session_->options()));
+  ASSERT_OK_AND_ASSIGN(auto apart, own->context().LoadTable(location));
+  EXPECT_NE(apart.get(), first.get());
+  EXPECT_EQ(apart->version, first->version);
 }
 
 TEST_F(SessionTest, DescribeHistoryAndDetail) {
