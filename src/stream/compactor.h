@@ -6,9 +6,8 @@
 // compactor keeps, at background priority (common/thread_priority.h), through a session of
 // its own over the same warehouse (opened on first use, with the stream's session's
 // options, so the same user, who needs MANAGE on the sink, and the same snapshot cache, but
-// one DuckDB thread), while the
-// next batches run and commit: Delta's conflict rules let a compaction and a stream's
-// appends commit side by side.
+// one DuckDB thread), while the next batches run and commit: Delta's conflict rules let a
+// compaction and a stream's appends commit side by side.
 // The sink is left alone when its `delta.autoOptimize.autoCompact` property is false. A
 // compaction that fails (a conflict with another writer's delete, say) never fails the
 // stream; the next request tries again. A request while one runs is dropped: the one under
