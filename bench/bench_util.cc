@@ -1,15 +1,18 @@
 #include "bench_util.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 
@@ -297,32 +300,40 @@ void PrintSummary(const std::string& name, const std::string& text) {
   std::fflush(stdout);
 }
 
-Result<int64_t> RunProgram(const std::vector<std::string>& argv,
-                           const std::function<void(std::string_view)>& on_output, const std::string& what) {
+Result<StartedProgram> StartProgram(const std::vector<std::string>& argv, const std::string& what) {
+  std::vector<char*> args;  // built before the fork: the child makes only async-signal-safe calls
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
   int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return Status::IOError("pipe failed");
-  pid_t pid = ::fork();
-  if (pid < 0) return Status::IOError("fork failed");
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return Status::IOError("a pipe for " + what + ": " + std::strerror(errno));
+  }
+  const pid_t pid = ::fork();
   if (pid == 0) {
     ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    std::vector<char*> args;
-    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
-    args.push_back(nullptr);
     ::execv(args[0], args.data());
     std::_Exit(127);
   }
   ::close(pipe_fds[1]);
+  if (pid < 0) {
+    ::close(pipe_fds[0]);
+    return Status::IOError("forking " + what + ": " + std::strerror(errno));
+  }
+  return StartedProgram{pid, pipe_fds[0]};
+}
+
+Result<int64_t> RunProgram(const std::vector<std::string>& argv,
+                           const std::function<void(std::string_view)>& on_output, const std::string& what) {
+  ASSIGN_OR_RETURN(const StartedProgram started, StartProgram(argv, what));
   std::vector<char> buffer(1 << 16);
   ssize_t n;
-  while ((n = ::read(pipe_fds[0], buffer.data(), buffer.size())) > 0) {
+  while ((n = ::read(started.stdout_fd, buffer.data(), buffer.size())) > 0) {
     on_output(std::string_view(buffer.data(), static_cast<size_t>(n)));
   }
-  ::close(pipe_fds[0]);
+  ::close(started.stdout_fd);
   int status = 0;
   struct rusage usage {};
-  ::wait4(pid, &status, 0, &usage);
+  ::wait4(started.pid, &status, 0, &usage);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     return Status::Internal(what + " failed (see its error above)");
   }

@@ -131,6 +131,17 @@ void PrintSummary(const std::string& name, const std::string& text);
 // MiB, of this process when `pid` is 0; -1 when /proc cannot tell.
 double ProcessMemoryMiB(const std::string& field, int pid = 0);
 
+// A program StartProgram started: its process id, and the read end of its standard output,
+// which the caller closes.
+struct StartedProgram {
+  int pid = -1;
+  int stdout_fd = -1;
+};
+
+// Starts the program `argv[0]` with arguments `argv` in a child process whose standard output
+// is a pipe (its standard error this process's). IOError naming `what` when it cannot.
+Result<StartedProgram> StartProgram(const std::vector<std::string>& argv, const std::string& what);
+
 // Runs the program `argv[0]` with arguments `argv` in a child process, passing each piece of
 // its standard output to `on_output`; returns the child's peak resident memory in bytes
 // (ru_maxrss). Internal, naming `what`, when it does not exit 0.
