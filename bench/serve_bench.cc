@@ -13,7 +13,8 @@
 //   (context, not a goal: an OLTP engine with a B-tree against files on a lakehouse); skipped,
 //   with the reason, when its binaries are absent (scripts/setup.sh --bench installs them);
 // - the same statements through basin::Session in this process (what `basin sql` runs), 16
-//   threads with a session each and the same writer, for as many queries as the server ran:
+//   threads with a session each (sharing a TableCache, as the server's connections do) and
+//   the same writer, for as many queries as the server ran:
 //   server p50 / in-process p50 is the protocol's overhead.
 
 #include <fmt/format.h>
@@ -135,8 +136,10 @@ class WireClient final : public Client {
 // makes of an int8 parameter.
 class InProcessClient final : public Client {
  public:
-  static Result<std::unique_ptr<Client>> Open(const std::string& warehouse) {
-    ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Open({.warehouse = warehouse}));
+  static Result<std::unique_ptr<Client>> Open(const std::string& warehouse,
+                                              std::shared_ptr<TableCache> tables = nullptr) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                     Session::Open({.warehouse = warehouse, .tables = std::move(tables)}));
     return std::unique_ptr<Client>(new InProcessClient(std::move(session)));
   }
 
@@ -373,9 +376,12 @@ Result<LoadFigures> RunServer(const std::filesystem::path& warehouse, int64_t ro
 
 Result<LoadFigures> RunInProcess(const std::filesystem::path& warehouse, int64_t rows, int client_count,
                                  const LoadLimit& limit) {
-  ASSIGN_OR_RETURN(auto clients,
-                   OpenClients(client_count, [&] { return InProcessClient::Open(warehouse.string()); }));
-  ASSIGN_OR_RETURN(auto writer, InProcessClient::Open(warehouse.string()));
+  // The server's connections share one cache of table snapshots; so do these sessions.
+  std::shared_ptr<TableCache> tables = NewTableCache(32);
+  ASSIGN_OR_RETURN(auto clients, OpenClients(client_count, [&] {
+                     return InProcessClient::Open(warehouse.string(), tables);
+                   }));
+  ASSIGN_OR_RETURN(auto writer, InProcessClient::Open(warehouse.string(), tables));
   return RunLoad(
       fmt::format("in-process basin::Session, {} thread{}", client_count, client_count == 1 ? "" : "s"),
       clients, *writer, rows, limit);

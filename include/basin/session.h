@@ -31,6 +31,19 @@ namespace basin {
 
 class ObjectStore;
 
+// The table snapshots (each table's files and metadata, read from its Delta log) that
+// sessions share when given the same cache, with the database that reads the logs'
+// checkpoints. Sessions sharing one read a table's log once and hold its file list once,
+// however many of them read the table: a server's connections share the server's. Sharing
+// changes nothing a session sees: each statement still reads the latest version, and each
+// session's grants are checked before a table is read.
+//
+// Thread safety: any number of sessions, on any threads, may share one.
+class TableCache;
+// A cache keeping the snapshots of up to `table_versions` table versions; the least recently
+// read goes first. Each session otherwise keeps 32 of its own.
+std::shared_ptr<TableCache> NewTableCache(size_t table_versions);
+
 struct SessionOptions {
   // The warehouse's local folder ("" is the working folder) or "memory://<name>";
   // relative delta_scan paths resolve against it too.
@@ -59,6 +72,8 @@ struct SessionOptions {
   // they read in the table basin_system.lineage (docs/lineage.md). basin serve's
   // sessions, streams and pipelines record it; off by default for embedding programs.
   bool record_lineage = false;
+  // The snapshots the session reads tables through; null: a cache of the session's own.
+  std::shared_ptr<TableCache> tables = nullptr;
 };
 
 // One row: a cell per column, NULL as nullopt.

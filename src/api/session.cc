@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "api/table_cache.h"
 #include "engine/duckdb.h"
 #include "engine/lakehouse.h"
 #include "engine/sql_text.h"
@@ -138,6 +139,10 @@ struct Session::Impl {
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
+std::shared_ptr<TableCache> NewTableCache(size_t table_versions) {
+  return std::make_shared<TableCache>(table_versions);
+}
+
 Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
@@ -146,7 +151,8 @@ Result<std::unique_ptr<Session>> Session::Open(const SessionOptions& options) {
                                                       .copy_to_caller = options.copy_to_caller,
                                                       .statement_timeout_ms = options.statement_timeout_ms,
                                                       .user = options.user,
-                                                      .record_lineage = options.record_lineage}));
+                                                      .record_lineage = options.record_lineage,
+                                                      .snapshots = options.tables}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*impl->session));
   if (options.track_progress) {
     // DuckDB tracks progress without drawing its own bar.

@@ -31,6 +31,10 @@
 namespace basin {
 namespace {
 
+// Table versions whose snapshots the server's connections share (a session alone keeps 32):
+// as many hot tables as the connections together read, each snapshot held once.
+constexpr size_t kServerTableVersions = 256;
+
 // A listening TCP socket on `address`:`port`.
 Result<int> Listen(const std::string& address, int port) {
   addrinfo hints{};
@@ -221,6 +225,7 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   }
   impl->context.tls_required = options.tls_required;
   impl->context.statement_timeout_ms = options.statement_timeout_ms;
+  impl->context.tables = NewTableCache(kServerTableVersions);
   // The warehouse must open as a session would, before anyone connects.
   SessionOptions session_options;
   session_options.warehouse = options.warehouse;
@@ -262,9 +267,9 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
             " (database " + options.database + (impl->context.tls ? ", TLS" : "") +
             (options.tls_required ? " required" : "") + ")");
   if (options.http_port >= 0) {
-    ASSIGN_OR_RETURN(impl->http, server::http::HttpServer::Start(options, clock, *impl->tokens, *impl->users,
-                                                                 *impl->grants, impl->audit.get(),
-                                                                 *impl->metrics, *impl->flows));
+    ASSIGN_OR_RETURN(impl->http, server::http::HttpServer::Start(
+                                     options, clock, *impl->tokens, *impl->users, *impl->grants,
+                                     impl->audit.get(), *impl->metrics, *impl->flows, impl->context.tables));
     impl->Log("HTTP API on " + options.bind_address + ":" + std::to_string(impl->http->port()));
   }
   RETURN_IF_ERROR(impl->flows->StartAll());

@@ -306,6 +306,38 @@ TEST_F(ApiTest, SessionWritesSeenByTablesAndNotices) {
   ASSERT_OK(warehouse_->GetTable("made_in_sql"));
 }
 
+TEST_F(ApiTest, SessionsSharingATableCacheSeeEachOthersCommits) {
+  std::shared_ptr<TableCache> tables = NewTableCache(2);
+  auto open = [&] { return Session::Open({.warehouse = dir_.str(), .tables = tables}).value(); };
+  std::unique_ptr<Session> writer = open();
+  std::unique_ptr<Session> reader = open();
+  auto count = [&](Session& session, const std::string& sql) -> std::optional<std::string> {
+    auto results = session.Execute(sql);
+    EXPECT_TRUE(results.ok()) << sql << ": " << results.status().ToString();
+    return results.ok() ? results->back().result.rows.at(0).at(0) : std::nullopt;
+  };
+  ASSERT_OK(writer->Execute("CREATE TABLE t AS SELECT range AS i FROM range(3)"));
+  EXPECT_EQ(count(*reader, "SELECT count(*) FROM t"), "3");
+  // The reader's cached snapshot is brought up to date by the writer's commits, whichever
+  // session read the table last.
+  ASSERT_OK(writer->Execute("INSERT INTO t VALUES (3)"));
+  EXPECT_EQ(count(*reader, "SELECT count(*) FROM t"), "4");
+  EXPECT_EQ(count(*writer, "SELECT count(*) FROM t"), "4");
+  ASSERT_OK(reader->Execute("DELETE FROM t WHERE i < 2"));
+  EXPECT_EQ(count(*writer, "SELECT count(*) FROM t"), "2");
+  EXPECT_EQ(count(*writer, "SELECT count(*) FROM t VERSION AS OF 1"), "4");
+  // More table versions than the cache keeps: older ones are read again from the log.
+  for (int version = 0; version <= 2; version++) {
+    const std::string sql = "SELECT count(*) FROM t VERSION AS OF " + std::to_string(version);
+    EXPECT_EQ(count(*reader, sql), count(*writer, sql));
+  }
+  // A table dropped by one session and created again by another is the new table to both.
+  ASSERT_OK(reader->Execute("DROP TABLE t"));
+  EXPECT_ERROR_WITH(writer->Execute("SELECT count(*) FROM t"), kNotFound, "does not exist");
+  ASSERT_OK(writer->Execute("CREATE TABLE t AS SELECT 'x' AS s"));
+  EXPECT_EQ(count(*reader, "SELECT s FROM t"), "x");
+}
+
 TEST_F(ApiTest, InterruptStopsARunningStatement) {
   std::unique_ptr<Session> session = Session::Open({.warehouse = dir_.str(), .track_progress = true}).value();
   std::atomic<bool> done{false};

@@ -1,5 +1,6 @@
 #include "server/http/http_context.h"
 
+#include "api/table_cache.h"
 #include "server/http/result_encoding.h"
 #include "server/http/statement_registry.h"
 #include "sql/session.h"
@@ -33,6 +34,7 @@ Result<std::unique_ptr<Session>> HttpContext::OpenSession(const std::string& use
   options.copy_to_caller = true;
   options.statement_timeout_ms = statement_timeout_ms;
   options.record_lineage = true;
+  options.tables = tables;
   return Session::Open(options);
 }
 
@@ -41,7 +43,8 @@ Result<std::unique_ptr<sql::Session>> HttpContext::OpenSqlSession(const std::str
                              .copy_to_caller = true,
                              .statement_timeout_ms = statement_timeout_ms,
                              .user = user,
-                             .record_lineage = true});
+                             .record_lineage = true,
+                             .snapshots = tables});
 }
 
 Result<security::Access> HttpContext::AccessOf(const std::string& user) const {

@@ -42,6 +42,8 @@ struct HttpContext {
   AuditLog* audit = nullptr;         // null: requests are not audited
   FlowSet* flows = nullptr;          // the streams and pipelines the server runs
   int64_t statement_timeout_ms = 0;  // each session's statement_timeout (ServerOptions)
+  // The server's table snapshots, which every session of a route reads through.
+  std::shared_ptr<TableCache> tables;
   // Where Parquet results are written before they are sent, and deleted once sent: a folder
   // of the process's temporary folder.
   std::shared_ptr<ObjectStore> scratch;

@@ -72,12 +72,10 @@ HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
-Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& options,
-                                                      std::shared_ptr<const Clock> clock,
-                                                      const security::TokenStore& tokens,
-                                                      const security::UserStore& users,
-                                                      const security::GrantStore& grants, AuditLog* audit,
-                                                      ServerMetrics& metrics, FlowSet& flows) {
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(
+    const ServerOptions& options, std::shared_ptr<const Clock> clock, const security::TokenStore& tokens,
+    const security::UserStore& users, const security::GrantStore& grants, AuditLog* audit,
+    ServerMetrics& metrics, FlowSet& flows, std::shared_ptr<TableCache> tables) {
   const HttpLimits& limits = options.http;
   if (limits.threads < 1 || limits.max_body_bytes < 1 || limits.max_statement_bytes < 1 ||
       limits.page_size < 1 || limits.max_page_size < limits.page_size || limits.read_timeout_ms < 1 ||
@@ -98,6 +96,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(const ServerOptions& optio
   context.metrics = &metrics;
   context.flows = &flows;
   context.statement_timeout_ms = options.statement_timeout_ms;
+  context.tables = std::move(tables);
   std::error_code no_temp;
   const std::filesystem::path temp = std::filesystem::temp_directory_path(no_temp);
   if (no_temp) return Status::IOError("no temporary folder for Parquet results: " + no_temp.message());

@@ -22,13 +22,12 @@ class HttpServer {
  public:
   // Listens on `options.bind_address`:`options.http_port` and serves on threads of its own.
   // IOError naming the address when it cannot be bound. `audit`: where requests are
-  // recorded; null for none.
-  static Result<std::unique_ptr<HttpServer>> Start(const ServerOptions& options,
-                                                   std::shared_ptr<const Clock> clock,
-                                                   const security::TokenStore& tokens,
-                                                   const security::UserStore& users,
-                                                   const security::GrantStore& grants, AuditLog* audit,
-                                                   ServerMetrics& metrics, FlowSet& flows);
+  // recorded; null for none. `tables`: the table snapshots the routes' sessions read through
+  // (the server's, which its PostgreSQL connections share).
+  static Result<std::unique_ptr<HttpServer>> Start(
+      const ServerOptions& options, std::shared_ptr<const Clock> clock, const security::TokenStore& tokens,
+      const security::UserStore& users, const security::GrantStore& grants, AuditLog* audit,
+      ServerMetrics& metrics, FlowSet& flows, std::shared_ptr<TableCache> tables);
   ~HttpServer();  // Stop()
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

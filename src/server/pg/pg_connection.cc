@@ -334,6 +334,7 @@ Status PgConnection::Serve() {
   options.statement_timeout_ms = context_.statement_timeout_ms;
   options.user = user_name;  // its grants decide what each statement may do
   options.record_lineage = true;
+  options.tables = context_.tables;
   Result<std::unique_ptr<Session>> opened = Session::Open(options);
   if (!opened.ok()) {
     (void)socket.WriteAll(ErrorMessage('E', "FATAL", SqlStateOf(opened.status()), opened.status().message()));

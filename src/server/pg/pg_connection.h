@@ -35,6 +35,8 @@ struct ServerContext {
   // Connections that did not switch to TLS are refused (28000); a CancelRequest is not.
   bool tls_required = false;
   int64_t statement_timeout_ms = 0;  // each session's default (SessionOptions)
+  // The server's table snapshots, which every connection's session reads through.
+  std::shared_ptr<TableCache> tables;
 };
 
 class PgConnection {
