@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "basin/session.h"
 #include "basin/status.h"
 
 namespace basin {
@@ -63,6 +64,9 @@ struct PipelineOptions {
   // (SessionOptions::user): creating its tables needs CREATE on the pipeline's schema, a
   // flow's reads SELECT on its sources. Empty: the process's rights, unchecked.
   std::string user = {};
+  // The table snapshots the pipeline's sessions read through (SessionOptions::tables); null:
+  // a cache of their own.
+  std::shared_ptr<TableCache> tables = nullptr;
 };
 
 // How the rows a flow wrote fared against one expectation of its table.

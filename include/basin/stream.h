@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 
+#include "basin/session.h"
 #include "basin/status.h"
 
 namespace basin {
@@ -38,6 +39,9 @@ struct StreamOptions {
   // user): a batch whose user lacks SELECT on the source or MODIFY on the sink fails with
   // PermissionDenied and commits nothing. Empty: the process's rights, unchecked.
   std::string user = {};
+  // The table snapshots the stream reads its tables through (SessionOptions::tables), its
+  // sink's compaction too; null: a cache of its own.
+  std::shared_ptr<TableCache> tables = nullptr;
 };
 
 // A batch that committed, as Run() reports it.

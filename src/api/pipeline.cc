@@ -1,6 +1,7 @@
 // basin::Pipeline (include/basin/pipeline.h) over pipeline::RunPipeline.
 #include "basin/pipeline.h"
 
+#include "api/table_cache.h"
 #include "basin/object_store.h"
 #include "common/cancellation.h"
 #include "pipeline/definition.h"
@@ -104,9 +105,10 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Open(const PipelineOptions& options)
                                      impl->loaded.view.name);
     }
   }
-  ASSIGN_OR_RETURN(
-      impl->session,
-      sql::Session::Open({.warehouse_dir = options.warehouse, .user = options.user, .record_lineage = true}));
+  ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse,
+                                                      .user = options.user,
+                                                      .record_lineage = true,
+                                                      .snapshots = options.tables}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*impl->session));
   RETURN_IF_ERROR(pipeline::CheckOutsideTables(*impl->session, impl->loaded.definition));
   ASSIGN_OR_RETURN(impl->state, OpenStoreAt(options.warehouse + "/_pipelines/" + impl->loaded.view.name));
@@ -125,10 +127,12 @@ Result<std::vector<PipelineFlowRun>> Pipeline::Run(
   run.cancellation = &impl_->stop;
   run.continuous = impl_->options.continuous;
   run.parallelism = impl_->loaded.definition.settings.parallelism;
-  run.open_session = [warehouse = impl_->options.warehouse,
-                      user = impl_->options.user]() -> Result<std::unique_ptr<sql::Session>> {
-    ASSIGN_OR_RETURN(std::unique_ptr<sql::Session> session,
-                     sql::Session::Open({.warehouse_dir = warehouse, .user = user, .record_lineage = true}));
+  run.open_session = [warehouse = impl_->options.warehouse, user = impl_->options.user,
+                      tables = impl_->options.tables]() -> Result<std::unique_ptr<sql::Session>> {
+    ASSIGN_OR_RETURN(
+        std::unique_ptr<sql::Session> session,
+        sql::Session::Open(
+            {.warehouse_dir = warehouse, .user = user, .record_lineage = true, .snapshots = tables}));
     RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*session));
     return session;
   };

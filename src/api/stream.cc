@@ -1,6 +1,7 @@
 // basin::Stream (include/basin/stream.h) over stream::StreamRunner.
 #include "basin/stream.h"
 
+#include "api/table_cache.h"
 #include "basin/clock.h"
 #include "basin/object_store.h"
 #include "common/cancellation.h"
@@ -48,7 +49,8 @@ Result<std::unique_ptr<Stream>> Stream::Open(const StreamOptions& options) {
   ASSIGN_OR_RETURN(impl->session, sql::Session::Open({.warehouse_dir = options.warehouse,
                                                       .user = options.user,
                                                       .record_lineage = true,
-                                                      .threads = stream::StreamSessionThreads()}));
+                                                      .threads = stream::StreamSessionThreads(),
+                                                      .snapshots = options.tables}));
   RETURN_IF_ERROR(stream::kafka::RegisterReadKafka(*impl->session));
   ASSIGN_OR_RETURN(auto checkpoint, OpenLocalObjectStore(options.checkpoint));
   ASSIGN_OR_RETURN(impl->runner, stream::StreamRunner::Open(*impl->session, std::move(checkpoint),

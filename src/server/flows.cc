@@ -317,7 +317,8 @@ class Flow {
 };
 
 Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options, const security::UserStore& users,
-                                               std::function<void(const std::string&)> log) {
+                                               std::function<void(const std::string&)> log,
+                                               std::shared_ptr<TableCache> tables) {
   if (!log) log = [](const std::string&) {};
   std::unique_ptr<FlowSet> set(new FlowSet());
   std::set<std::string> names;
@@ -348,6 +349,7 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options, con
     stream.trigger = "continuous";
     stream.interval_ms = options.stream_interval_ms;
     stream.user = options.flow_owner;
+    stream.tables = tables;
     RETURN_IF_ERROR(
         add(served.name, FlowKind::kStream, /*event_log=*/"",
             [stream](const StatusUpdate& update) { return RunningStream::Open(stream, update); }));
@@ -359,6 +361,7 @@ Result<std::unique_ptr<FlowSet>> FlowSet::Open(const ServerOptions& options, con
     pipeline.warehouse = options.warehouse.empty() ? "." : options.warehouse;
     pipeline.continuous = true;
     pipeline.user = options.flow_owner;
+    pipeline.tables = tables;
     RETURN_IF_ERROR(add(graph.name, FlowKind::kPipeline, graph.event_log,
                         [pipeline](const StatusUpdate&) { return RunningPipeline::Open(pipeline); }));
   }

@@ -93,10 +93,12 @@ class FlowSet {
   // The flows of `options`, none running yet. InvalidArgument for a stream's name that is
   // not an identifier, two flows of one name, streams without a checkpoint root; a pipeline
   // folder's errors as ReadPipelineGraph gives them; InvalidArgument when there are flows and
-  // options.flow_owner is no user in `users`. Each flow's sessions run as that owner. `log`
-  // hears of flows that start, stop and fail.
+  // options.flow_owner is no user in `users`. Each flow's sessions run as that owner, and
+  // read tables through `tables` (the server's, which its connections share). `log` hears
+  // of flows that start, stop and fail.
   static Result<std::unique_ptr<FlowSet>> Open(const ServerOptions& options, const security::UserStore& users,
-                                               std::function<void(const std::string&)> log);
+                                               std::function<void(const std::string&)> log,
+                                               std::shared_ptr<TableCache> tables);
   ~FlowSet();  // Close(), then Join()
   FlowSet(const FlowSet&) = delete;
   FlowSet& operator=(const FlowSet&) = delete;

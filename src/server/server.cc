@@ -243,7 +243,8 @@ Result<std::unique_ptr<Server>> Server::Start(const ServerOptions& options) {
   }
   impl->metrics = std::make_unique<server::ServerMetrics>(options.warehouse, clock);
   impl->context.metrics = impl->metrics.get();
-  ASSIGN_OR_RETURN(impl->flows, server::FlowSet::Open(options, *impl->users, options.log));
+  ASSIGN_OR_RETURN(impl->flows,
+                   server::FlowSet::Open(options, *impl->users, options.log, impl->context.tables));
   impl->metrics->registry().AddCollector(
       [flows = impl->flows.get()] { return server::FlowFamilies(flows->List()); });
   impl->context.warehouse = options.warehouse;
