@@ -38,6 +38,14 @@ void SnapshotCache::Insert(const std::string& location, std::shared_ptr<const de
   entries_.remove_if(
       [&](const Entry& e) { return e.location == location && e.snapshot->version == snapshot->version; });
   entries_.push_front(Entry{location, std::move(snapshot)});
+  size_t versions = 0;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    if (it->location == location && ++versions > kVersionsPerTable) {
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   if (entries_.size() > capacity_) entries_.pop_back();
 }
 

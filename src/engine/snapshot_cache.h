@@ -37,6 +37,12 @@ class SnapshotCache {
  public:
   // Parquet checkpoints are read, and written by commits, through a DuckDBParquetLogIO.
   static constexpr size_t kDefaultTombstoneLimit = 10'000;
+  // Versions of one table kept at most, the least recently read going first: each reader of
+  // a table that is written all the time brings the latest forward, and every superseded
+  // version would otherwise stay until the cache's capacity pushed it out (a server's
+  // cache of 256 held 256 versions of a streamed table, each with what its file list
+  // shares with none of the others).
+  static constexpr size_t kVersionsPerTable = 8;
 
   explicit SnapshotCache(size_t capacity = 32, size_t tombstone_limit = kDefaultTombstoneLimit);
 
