@@ -64,11 +64,10 @@ int RunChild(const std::string& mode, const std::string& warehouse, int sessions
 Result<double> MiBPerSession(const std::string& self, const std::string& mode, const std::string& warehouse,
                              int sessions) {
   std::string output;
-  ASSIGN_OR_RETURN(int64_t peak_bytes,
-                   RunProgram(
-                       {self, "--child", mode, warehouse, std::to_string(sessions)},
-                       [&](std::string_view piece) { output.append(piece); }, "the " + mode + " child"));
-  (void)peak_bytes;
+  RETURN_IF_ERROR(RunProgram(
+                      {self, "--child", mode, warehouse, std::to_string(sessions)},
+                      [&](std::string_view piece) { output.append(piece); }, "the " + mode + " child")
+                      .status());
   std::istringstream in(output);
   double first = 0, last = 0;
   if (!(in >> first >> last) || first <= 0) {
